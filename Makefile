@@ -1,0 +1,30 @@
+# One-command setup: `make demo` and `make test` create .venv when missing, install the project
+# (torch==2.13.0 first, so that no other requirement pulls a CUDA build), then run.
+PYTHON ?= python3.11
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: demo test install clean-data bench
+
+demo: $(STAMP)
+	$(BIN)/arastance demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+bench: $(STAMP)
+	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
+
+clean-data:
+	rm -rf data

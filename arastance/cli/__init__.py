@@ -1,0 +1,41 @@
+"""The ``arastance`` command line.
+
+Each stage adds its commands in its own module of :mod:`arastance.cli.commands`, which defines
+``register(app)``; modules are found automatically, so stages never edit a shared file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import typer
+
+from arastance.cli import commands
+from arastance.cli.common import fail
+from arastance.config import SettingsError
+
+app = typer.Typer(
+    name="arastance",
+    help="Build and keep current an Arabic claim-article stance dataset, and train its models.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register_commands() -> None:
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        module.register(app)
+
+
+_register_commands()
+
+
+def main() -> None:
+    """Console-script entry point: configuration errors end the run with their message."""
+    try:
+        app()
+    except SettingsError as exc:
+        fail(str(exc))

@@ -1,0 +1,22 @@
+"""``arastance stats``: the dataset tables from the warehouse views."""
+
+import typer
+
+from arastance.cli.common import fail, print_table, settings
+from warehouse import WarehouseError, open_warehouse
+from warehouse.stats import source_stats, split_label_counts
+
+
+def stats() -> None:
+    """Print the per-source table (method's layout) and the per-split label counts."""
+    s = settings()
+    try:
+        with open_warehouse(s.warehouse, read_only=True) as wh:
+            print_table(source_stats(wh), title="Claims, articles and stances per source")
+            print_table(split_label_counts(wh), title="Labels per split")
+    except WarehouseError as exc:
+        fail(str(exc))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("stats")(stats)

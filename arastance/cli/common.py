@@ -1,0 +1,46 @@
+"""Helpers shared by the command modules: settings, warehouse access and table output."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from arastance.config import Settings, SettingsError, load_settings
+from arastance.logging import configure_logging
+
+console = Console()
+err_console = Console(stderr=True, soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print an error in red on stderr and exit with ``code``."""
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def settings() -> Settings:
+    """Load and validate the settings, or stop with a message naming each bad setting."""
+    try:
+        s = load_settings()
+    except SettingsError as exc:
+        fail(str(exc))
+    configure_logging(s.log_level)
+    return s
+
+
+def print_table(rows: Sequence[dict[str, Any]], title: str | None = None, columns: Sequence[str] | None = None) -> None:
+    """Render rows (dictionaries) as a table; an empty result says so."""
+    cols = list(columns or (rows[0].keys() if rows else []))
+    if not cols:
+        console.print(f"{title + ': ' if title else ''}(no rows)")
+        return
+    table = Table(title=title, show_lines=False)
+    for c in cols:
+        table.add_column(str(c), overflow="fold")
+    for row in rows:
+        table.add_row(*["" if row.get(c) is None else str(row.get(c)) for c in cols])
+    console.print(table)

@@ -1,0 +1,38 @@
+"""Structured logging: ``key=value`` fields after the message, readable and grep-able.
+
+Inside a Prefect run, Prefect's own handlers also pick these records up.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+_STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
+
+
+class KeyValueFormatter(logging.Formatter):
+    """Append every ``extra=`` field of a record as ``key=value``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        base = super().format(record)
+        fields = {k: v for k, v in record.__dict__.items() if k not in _STANDARD and not k.startswith("_")}
+        if not fields:
+            return base
+        return base + " " + " ".join(f"{k}={v!r}" if isinstance(v, str) and " " in v else f"{k}={v}" for k, v in fields.items())
+
+
+def get_logger(name: str) -> logging.Logger:
+    return logging.getLogger(name)
+
+
+def configure_logging(level: str = "INFO") -> None:
+    """Send the project's records to stderr once, in key=value form."""
+    root = logging.getLogger()
+    if any(isinstance(h.formatter, KeyValueFormatter) for h in root.handlers):
+        root.setLevel(level)
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
+    root.addHandler(handler)
+    root.setLevel(level)

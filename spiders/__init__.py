@@ -1,0 +1,1 @@
+"""The Scrapy project: spiders only parse, item pipelines only persist (to staging files)."""

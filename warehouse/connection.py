@@ -1,0 +1,184 @@
+"""Opening the warehouse: one writer at a time, all-or-nothing batches, typed row access."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+import duckdb
+import pyarrow as pa
+
+from arastance.logging import get_logger
+
+log = get_logger(__name__)
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class WarehouseError(RuntimeError):
+    """A warehouse operation that cannot go ahead; the message says which input is wrong."""
+
+
+class WarehouseBusyError(WarehouseError):
+    """Another process holds the warehouse file's write lock."""
+
+
+def _is_lock_error(exc: duckdb.Error) -> bool:
+    return "lock" in str(exc).lower()
+
+
+class Warehouse:
+    """A DuckDB connection to the warehouse file with the project's write discipline.
+
+    A second writer in another process waits up to ``wait_s`` seconds for the lock held by the
+    first, then fails with :class:`WarehouseBusyError`; DuckDB's own file lock guarantees the
+    file is never written by two processes at once.
+    """
+
+    def __init__(self, path: str | Path, *, read_only: bool = False, wait_s: float = 30.0) -> None:
+        self.path = Path(path)
+        self.read_only = read_only
+        if read_only and not self.path.exists():
+            raise WarehouseError(f"warehouse {self.path} does not exist; run `arastance warehouse migrate`")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                self.con = duckdb.connect(str(self.path), read_only=read_only)
+                break
+            except duckdb.IOException as exc:
+                if not _is_lock_error(exc):
+                    raise WarehouseError(f"cannot open warehouse {self.path}: {exc}") from exc
+                if time.monotonic() >= deadline:
+                    raise WarehouseBusyError(
+                        f"warehouse {self.path} is locked by another process (only one writer at a "
+                        f"time; waited {wait_s:.0f}s): {exc}"
+                    ) from exc
+                time.sleep(0.2)
+        self._columns: dict[str, list[str]] = {}
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> "Warehouse":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Run a write batch as one transaction: all of it is stored, or none of it."""
+        if self.read_only:
+            raise WarehouseError(f"warehouse {self.path} was opened read-only")
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield self.con
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        else:
+            self.con.execute("COMMIT")
+
+    # -- reading ---------------------------------------------------------------------------
+    def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run a statement and return its rows as dictionaries."""
+        cur = self.con.execute(sql, params) if params is not None else self.con.execute(sql)
+        if cur.description is None:
+            return []
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    def scalar(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None) -> Any:
+        row = (self.con.execute(sql, params) if params is not None else self.con.execute(sql)).fetchone()
+        return None if row is None else row[0]
+
+    def tables(self) -> list[str]:
+        return [r[0] for r in self.con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name"
+        ).fetchall()]
+
+    def table_counts(self) -> dict[str, int]:
+        """Exact row count of every table."""
+        return {t: int(self.scalar(f'SELECT count(*) FROM "{t}"')) for t in self.tables()}
+
+    def columns(self, table: str) -> list[str]:
+        if table not in self._columns:
+            if not _IDENT.match(table):
+                raise WarehouseError(f"invalid table name {table!r}")
+            cols = [r[0] for r in self.con.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ? "
+                "ORDER BY column_index", [table]
+            ).fetchall()]
+            if not cols:
+                raise WarehouseError(f"no table {table!r} in warehouse {self.path}")
+            self._columns[table] = cols
+        return self._columns[table]
+
+    # -- writing ---------------------------------------------------------------------------
+    def insert_rows(
+        self,
+        table: str,
+        rows: Sequence[Mapping[str, Any]],
+        *,
+        on_conflict: Literal["ignore", "update", "error"] = "ignore",
+        update_columns: Sequence[str] | None = None,
+    ) -> int:
+        """Insert a batch by column name and return how many rows are new.
+
+        ``ignore`` keeps the stored row when a key already exists (idempotent loads);
+        ``update`` overwrites ``update_columns`` (default: every column given) of the stored row.
+        Rows repeating a key inside one batch keep their first occurrence. The caller wraps the
+        call in :meth:`transaction` when several tables must change together.
+        """
+        if not rows:
+            return 0
+        known = self.columns(table)
+        given = list(rows[0].keys())
+        unknown = [c for c in given if c not in known]
+        if unknown:
+            raise WarehouseError(f"table {table!r} has no column(s) {unknown}; it has {known}")
+        for i, row in enumerate(rows):
+            if list(row.keys()) != given:
+                raise WarehouseError(f"row {i} for table {table!r} has columns {list(row.keys())}, expected {given}")
+        batch = pa.Table.from_pylist([dict(r) for r in rows])
+        before = int(self.scalar(f'SELECT count(*) FROM "{table}"'))
+        cols = ", ".join(f'"{c}"' for c in given)
+        select = f"SELECT {cols} FROM __batch"
+        if on_conflict == "error":
+            sql = f'INSERT INTO "{table}" ({cols}) {select}'
+        elif on_conflict == "ignore":
+            sql = f'INSERT OR IGNORE INTO "{table}" ({cols}) {select}'
+        else:
+            targets = list(update_columns or given)
+            sets = ", ".join(f'"{c}" = excluded."{c}"' for c in targets)
+            sql = f'INSERT INTO "{table}" ({cols}) {select} ON CONFLICT DO UPDATE SET {sets}'
+        self.con.register("__batch", batch)
+        try:
+            self.con.execute(sql)
+        except duckdb.Error as exc:
+            raise WarehouseError(f"cannot write {len(rows)} row(s) to {table!r}: {exc}") from exc
+        finally:
+            self.con.unregister("__batch")
+        return int(self.scalar(f'SELECT count(*) FROM "{table}"')) - before
+
+
+def open_warehouse(
+    path: str | Path | None = None, *, read_only: bool = False, migrate: bool = True, wait_s: float = 30.0
+) -> Warehouse:
+    """Open the warehouse (the configured one by default) and bring its schema up to date."""
+    if path is None:
+        from arastance.config import load_settings
+
+        path = load_settings().warehouse
+    wh = Warehouse(path, read_only=read_only, wait_s=wait_s)
+    if migrate and not read_only:
+        from warehouse.migrate import apply_migrations
+
+        apply_migrations(wh)
+    return wh

@@ -1,0 +1,84 @@
+"""Numbered SQL migrations, applied in order, once each, never dropping data."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import resources
+
+from arastance.logging import get_logger
+from warehouse.connection import Warehouse, WarehouseError
+
+log = get_logger(__name__)
+
+_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode("utf-8")).hexdigest()[:16]
+
+
+def available_migrations() -> list[Migration]:
+    """The migration files shipped in ``warehouse/migrations``, by version."""
+    found: dict[int, Migration] = {}
+    for entry in resources.files("warehouse.migrations").iterdir():
+        m = _NAME.match(entry.name)
+        if not m:
+            continue
+        version = int(m.group(1))
+        if version in found:
+            raise WarehouseError(f"two migrations share version {version:03d}: {found[version].name}, {m.group(2)}")
+        found[version] = Migration(version, m.group(2), entry.read_text(encoding="utf-8"))
+    return [found[v] for v in sorted(found)]
+
+
+def _ensure_version_table(wh: Warehouse) -> None:
+    wh.con.execute(
+        "CREATE TABLE IF NOT EXISTS schema_version ("
+        " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, checksum VARCHAR NOT NULL,"
+        " applied_at TIMESTAMP NOT NULL)"
+    )
+
+
+def applied_versions(wh: Warehouse) -> dict[int, str]:
+    """Version -> checksum of every migration already applied to this warehouse."""
+    _ensure_version_table(wh)
+    return {int(v): c for v, c in wh.con.execute("SELECT version, checksum FROM schema_version").fetchall()}
+
+
+def apply_migrations(wh: Warehouse, up_to: int | None = None) -> list[int]:
+    """Apply the pending migrations (each in its own transaction); return the versions applied.
+
+    A migration whose file changed after it was applied is an error: its effect on existing
+    warehouses would differ from a fresh one. Changes go into a new numbered file.
+    """
+    applied = applied_versions(wh)
+    done: list[int] = []
+    for mig in available_migrations():
+        if up_to is not None and mig.version > up_to:
+            break
+        if mig.version in applied:
+            if applied[mig.version] != mig.checksum:
+                raise WarehouseError(
+                    f"migration {mig.version:03d}_{mig.name}.sql changed after it was applied to "
+                    f"{wh.path}; put schema changes in a new numbered migration"
+                )
+            continue
+        with wh.transaction() as con:
+            con.execute(mig.sql)
+            con.execute(
+                "INSERT INTO schema_version VALUES (?, ?, ?, ?)",
+                [mig.version, mig.name, mig.checksum, datetime.now(timezone.utc).replace(tzinfo=None)],
+            )
+        log.info("applied migration", extra={"version": mig.version, "migration": mig.name, "warehouse": str(wh.path)})
+        done.append(mig.version)
+    return done

@@ -1,0 +1,18 @@
+"""Typed readers for the statistics views."""
+
+from typing import Any
+
+from warehouse.connection import Warehouse
+from warehouse.sql import load_sql
+
+
+def source_stats(wh: Warehouse) -> list[dict[str, Any]]:
+    """Per source and veracity: claims, articles, agree/disagree/discuss/unrelated, pairs; then a total."""
+    rows = wh.query(load_sql("source_stats"))
+    return [] if len(rows) == 1 and rows[0]["pairs"] is None else rows
+
+
+def split_label_counts(wh: Warehouse) -> list[dict[str, Any]]:
+    """Per split: claims and label counts; then a total."""
+    rows = wh.query(load_sql("split_label_counts"))
+    return [] if len(rows) == 1 and rows[0]["pairs"] is None else rows
