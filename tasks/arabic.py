@@ -1,0 +1,62 @@
+"""Arabic text normalisation and tokenisation for matching.
+
+The normalised form is only ever used to compare texts (hashing, TF-IDF, BM25, shingles); the
+display text is kept as published. Normalisation folds the variation that carries no meaning
+for retrieval: diacritics (tashkeel), tatweel, alef variants (أ إ آ ٱ -> ا), alef maqsura
+(ى -> ي), taa marbuta (ة -> ه), hamza carriers (ؤ -> و, ئ -> ي), Arabic-Indic and Persian digits
+(٠-٩, ۰-۹ -> 0-9), Arabic punctuation (، ؛ ؟ -> , ; ?) and Latin case.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_DIACRITICS = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]")
+_TATWEEL = "\u0640"
+_TRANSLATE = str.maketrans(
+    {
+        "أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا",
+        "ى": "ي", "ة": "ه", "ؤ": "و", "ئ": "ي",
+        "،": ",", "؛": ";", "؟": "?", "٪": "%",
+        **{chr(0x0660 + i): str(i) for i in range(10)},
+        **{chr(0x06F0 + i): str(i) for i in range(10)},
+    }
+)
+_SPACES = re.compile(r"\s+")
+# A token is a run of letters/digits (Arabic or Latin); punctuation separates tokens.
+_TOKEN = re.compile(r"[0-9A-Za-z\u0621-\u064a\u066e-\u06d3\u06fa-\u06ff]+")
+
+
+def strip_diacritics(text: str) -> str:
+    """Remove tashkeel and tatweel, keeping every letter."""
+    return _DIACRITICS.sub("", text).replace(_TATWEEL, "")
+
+
+def to_western_digits(text: str) -> str:
+    """Turn Arabic-Indic (٠-٩) and Persian (۰-۹) digits into 0-9; nothing else changes."""
+    return text.translate({**{0x0660 + i: str(i) for i in range(10)}, **{0x06F0 + i: str(i) for i in range(10)}})
+
+
+def normalize(text: str | None) -> str:
+    """The matching form of ``text``: folded letters, western digits, one space between words."""
+    if not text:
+        return ""
+    text = unicodedata.normalize("NFKC", text)
+    text = strip_diacritics(text).translate(_TRANSLATE).lower()
+    return _SPACES.sub(" ", text).strip()
+
+
+def tokenize(text: str | None) -> list[str]:
+    """Normalised word tokens; punctuation (Arabic or Latin) and symbols are dropped."""
+    return _TOKEN.findall(normalize(text))
+
+
+def arabic_ratio(text: str | None) -> float:
+    """Share of letters that are Arabic, to tell an Arabic page from a foreign one."""
+    if not text:
+        return 0.0
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return 0.0
+    return sum(1 for c in letters if "\u0600" <= c <= "\u06ff" or "\u0750" <= c <= "\u077f") / len(letters)

@@ -1,0 +1,1 @@
+"""Stance detection: datasets, evidence selection, models and evaluation."""
