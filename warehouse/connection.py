@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Literal
 
@@ -95,8 +95,8 @@ class Warehouse:
         return [dict(zip(names, row)) for row in cur.fetchall()]
 
     def scalar(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None) -> Any:
-        row = (self.con.execute(sql, params) if params is not None else self.con.execute(sql)).fetchone()
-        return None if row is None else row[0]
+        rows = (self.con.execute(sql, params) if params is not None else self.con.execute(sql)).fetchall()
+        return rows[0][0] if rows else None
 
     def tables(self) -> list[str]:
         return [r[0] for r in self.con.execute(
@@ -164,7 +164,8 @@ class Warehouse:
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot write {len(rows)} row(s) to {table!r}: {exc}") from exc
         finally:
-            self.con.unregister("__batch")
+            with suppress(duckdb.TransactionException):  # an aborted transaction drops it anyway
+                self.con.unregister("__batch")
         return int(self.scalar(f'SELECT count(*) FROM "{table}"')) - before
 
 

@@ -1,9 +1,11 @@
 """Annotation rounds and dataset splits."""
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from arastance.config.base import SettingsGroup
 
 
-class AnnotationSettings(BaseModel):
+class AnnotationSettings(SettingsGroup):
     """Two annotators a pair, a third to adjudicate; 70/15/15 split by claim."""
 
     annotators_per_pair: int = Field(default=2, ge=1, le=10)

@@ -1,9 +1,11 @@
 """Crawler behaviour: politeness, throttling and incremental re-crawls."""
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from arastance.config.base import SettingsGroup
 
 
-class CrawlSettings(BaseModel):
+class CrawlSettings(SettingsGroup):
     """Scrapy politeness knobs; defaults are conservative for third-party news sites."""
 
     user_agent: str = (

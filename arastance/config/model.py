@@ -1,12 +1,15 @@
 """Stance models: the CPU default and transformer fine-tuning."""
 
+from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field, HttpUrl
+
+from arastance.config.base import SettingsGroup
 
 
-class ModelSettings(BaseModel):
-    """Defaults follow the AraStance paper's fine-tuning set-up."""
+class ModelSettings(SettingsGroup):
+    """Defaults follow the AraStance paper's fine-tuning set-up; the CPU model's follow the benchmark."""
 
     default: Literal["cpu", "transformer"] = "cpu"
     transformer: str = Field(
@@ -25,3 +28,25 @@ class ModelSettings(BaseModel):
     patience: int = Field(default=5, ge=1)
     seed: int = 42
     retrain_after_new_labels: int = Field(default=200, ge=1)
+    # -- the CPU default model --------------------------------------------------------------
+    cpu_variant: Literal["tfidf", "tfidf_sim", "full", "e5_only"] = Field(
+        default="full", description="feature set of the CPU model (see tasks.stance.cpu_model.VARIANTS)"
+    )
+    two_stage: bool = Field(default=False, description="related/unrelated first, then agree/disagree/discuss")
+    regularization_c: float = Field(default=1.0, gt=0, description="inverse regularisation of the logistic regression")
+    evidence: Literal["select", "truncate"] = Field(
+        default="select", description="pick the article sentences most similar to the claim, or keep the first tokens"
+    )
+    evidence_tokens: int = Field(default=200, ge=16, le=4096, description="token budget of the evidence text")
+    evidence_sentences: int = Field(default=3, ge=1, le=50, description="article sentences embedded with e5 per pair")
+    embedding_cache: Path | None = Field(
+        default=None, description="SQLite cache of e5 embeddings; defaults to <data_dir>/cache/e5.sqlite"
+    )
+    models_dir: Path | None = Field(default=None, description="where trained models go; defaults to <data_dir>/models")
+    datasets_dir: Path = Field(
+        default=Path("../shared/datasets"), description="public stance datasets (benchmarks and downloads)"
+    )
+    arastance_url: HttpUrl = Field(
+        default=HttpUrl("https://raw.githubusercontent.com/Tariq60/arastance/main/data/"),
+        description="base URL of the official AraStance JSON Lines files",
+    )

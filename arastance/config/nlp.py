@@ -3,10 +3,10 @@
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
+from arastance.config.base import SettingsGroup
 
 
-class NlpSettings(BaseModel):
+class NlpSettings(SettingsGroup):
     """``auto`` uses Stanza when its Arabic models are installed, the rule-based analyzer otherwise."""
 
     analyzer: Literal["auto", "stanza", "rules"] = "auto"

@@ -2,10 +2,12 @@
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, HttpUrl, SecretStr
+from pydantic import Field, HttpUrl, SecretStr
+
+from arastance.config.base import SettingsGroup
 
 
-class SearchSettings(BaseModel):
+class SearchSettings(SettingsGroup):
     """The offline default is the local BM25 index; web backends need a key."""
 
     backend: Literal["local", "google", "brave"] = "local"

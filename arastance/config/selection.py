@@ -2,10 +2,12 @@
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from arastance.config.base import SettingsGroup
 
 
-class SelectionSettings(BaseModel):
+class SelectionSettings(SettingsGroup):
     """The method's defaults: +/-3 months, at most 10 headlines per seed."""
 
     window_months: int = Field(default=3, ge=1, le=36)

@@ -1,9 +1,11 @@
 """Base URLs of the crawled sites: the real sites by default, the offline snapshots in the demo."""
 
-from pydantic import BaseModel, HttpUrl
+from pydantic import HttpUrl
+
+from arastance.config.base import SettingsGroup
 
 
-class SitesSettings(BaseModel):
+class SitesSettings(SettingsGroup):
     """Where each spider starts; changing a site's address never needs a code change."""
 
     araanews: HttpUrl = HttpUrl("https://araanews.ae/")

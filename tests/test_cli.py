@@ -1,0 +1,42 @@
+"""The command line: stage commands listed, SQL read-only by default, config errors named."""
+
+from typer.testing import CliRunner
+
+from arastance.cli import app
+
+runner = CliRunner()
+
+
+def test_help_lists_the_foundation_commands() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("config", "warehouse", "sql", "stats", "demo"):
+        assert command in result.output
+
+
+def test_migrate_then_sql_prints_a_table() -> None:
+    assert runner.invoke(app, ["warehouse", "migrate"]).exit_code == 0
+    result = runner.invoke(app, ["sql", "SELECT 6 * 7 AS answer"])
+    assert result.exit_code == 0, result.output
+    assert "answer" in result.output and "42" in result.output
+
+
+def test_sql_is_read_only_unless_asked() -> None:
+    runner.invoke(app, ["warehouse", "migrate"])
+    result = runner.invoke(app, ["sql", "DELETE FROM claims"])
+    assert result.exit_code == 2
+    assert "read-only" in result.output or "read-only" in str(result.stderr)
+
+
+def test_invalid_setting_stops_the_command_naming_it(monkeypatch) -> None:
+    monkeypatch.setenv("ARASTANCE_SEARCH__BACKEND", "bing")
+    result = runner.invoke(app, ["config", "show"])
+    assert result.exit_code == 2
+    assert "ARASTANCE_SEARCH__BACKEND" in result.output + str(result.stderr)
+
+
+def test_config_show_masks_secrets(monkeypatch) -> None:
+    monkeypatch.setenv("ARASTANCE_SEARCH__BRAVE_API_KEY", "brv-secret-123")
+    result = runner.invoke(app, ["config", "show"])
+    assert result.exit_code == 0
+    assert "brv-secret-123" not in result.output and "****" in result.output

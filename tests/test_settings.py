@@ -1,0 +1,79 @@
+"""Configuration: defaults, environment, arastance.toml, validation errors and masking."""
+
+from pathlib import Path
+
+import pytest
+
+from arastance.config import SettingsError, load_settings, masked_settings
+
+
+def test_defaults_derive_the_warehouse_from_the_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARASTANCE_DATA_DIR")
+    s = load_settings()
+    assert s.data_dir == Path("data")
+    assert s.warehouse == Path("data/warehouse.duckdb")
+    assert s.search.backend == "local"
+    assert s.selection.window_months == 3 and s.selection.top_k == 10
+
+
+def test_environment_overrides_nested_groups(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ARASTANCE_SEARCH__BACKEND", "brave")
+    monkeypatch.setenv("ARASTANCE_SELECTION__TOP_K", "7")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_PATH", str(tmp_path / "w.duckdb"))
+    s = load_settings()
+    assert s.search.backend == "brave"
+    assert s.selection.top_k == 7
+    assert s.warehouse == tmp_path / "w.duckdb"
+
+
+def test_toml_file_is_read_and_environment_wins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "arastance.toml").write_text(
+        '[selection]\nwindow_months = 4\ntop_k = 3\n[sites]\ndabegad = "http://127.0.0.1:9/dabegad/"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("ARASTANCE_SELECTION__TOP_K", "5")
+    s = load_settings()
+    assert s.selection.window_months == 4
+    assert s.selection.top_k == 5
+    assert str(s.sites.dabegad) == "http://127.0.0.1:9/dabegad/"
+
+
+@pytest.mark.parametrize(
+    ("var", "value", "named"),
+    [
+        ("ARASTANCE_SEARCH__BACKEND", "bing", "search.backend (ARASTANCE_SEARCH__BACKEND)"),
+        ("ARASTANCE_SELECTION__TOP_K", "0", "selection.top_k (ARASTANCE_SELECTION__TOP_K)"),
+        ("ARASTANCE_SITES__REUTERS", "not a url", "sites.reuters (ARASTANCE_SITES__REUTERS)"),
+        ("ARASTANCE_LOG_LEVEL", "LOUD", "log_level"),
+    ],
+)
+def test_invalid_values_fail_naming_the_setting(monkeypatch: pytest.MonkeyPatch, var: str, value: str, named: str) -> None:
+    monkeypatch.setenv(var, value)
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert named in str(err.value)
+
+
+def test_unknown_key_in_toml_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "arastance.toml").write_text("[search]\nbakend = 'local'\n", encoding="utf-8")
+    with pytest.raises(SettingsError, match=r"search\.bakend"):
+        load_settings()
+
+
+def test_missing_named_config_file_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_CONFIG", "nowhere.toml")
+    with pytest.raises(SettingsError, match="nowhere.toml"):
+        load_settings()
+
+
+def test_malformed_toml_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    (tmp_path / "arastance.toml").write_text("[search\n", encoding="utf-8")
+    with pytest.raises(SettingsError, match="arastance.toml"):
+        load_settings()
+
+
+def test_secrets_are_masked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_SEARCH__GOOGLE_API_KEY", "AIza-very-secret")
+    shown = masked_settings(load_settings())
+    assert shown["search"]["google_api_key"] == "****"
+    assert "AIza-very-secret" not in repr(shown)

@@ -1,0 +1,61 @@
+"""The statistics views against a small hand-made sample with hand-computed counts."""
+
+from warehouse import Warehouse
+from warehouse.stats import source_stats, split_label_counts
+
+T = "2016-03-01 00:00:00"
+
+
+def _claim(cid: str, source: str, veracity: str, status: str = "active") -> dict:
+    return {"claim_id": cid, "source_id": source, "url": f"u/{cid}", "canonical_url": f"u/{cid}",
+            "veracity": veracity, "first_seen": T, "last_seen": T, "status": status}
+
+
+def _sample(wh: Warehouse) -> None:
+    wh.insert_rows("claims", [
+        _claim("f1", "dabegad", "false"), _claim("f2", "dabegad", "false"),
+        _claim("t1", "reuters", "true"), _claim("x1", "norumors", "false", status="excluded"),
+    ])
+    pairs = [  # (pair, claim, article, gold label)
+        ("p1", "f1", "a1", "agree"), ("p2", "f1", "a2", "disagree"), ("p3", "f1", "a3", "unrelated"),
+        ("p4", "f2", "a1", "discuss"), ("p5", "f2", "a4", "disagree"),
+        ("p6", "t1", "a5", "agree"), ("p7", "t1", "a6", "unrelated"),
+        ("p8", "x1", "a7", "agree"),          # excluded claim: never counted
+        ("p9", "f2", "a8", None),              # not yet labelled: not counted
+    ]
+    wh.insert_rows("claim_article_pairs", [
+        {"pair_id": p, "claim_id": c, "article_id": a, "created_at": T} for p, c, a, _ in pairs
+    ])
+    wh.insert_rows("gold_labels", [
+        {"pair_id": p, "label": lab, "method": "agreed", "decided_at": T} for p, _, _, lab in pairs if lab
+    ])
+    wh.insert_rows("splits", [
+        {"claim_id": "f1", "split": "train", "assigned_at": T}, {"claim_id": "f2", "split": "test", "assigned_at": T},
+        {"claim_id": "t1", "split": "train", "assigned_at": T}, {"claim_id": "x1", "split": "dev", "assigned_at": T},
+    ])
+
+
+def test_per_source_table_matches_hand_counts(warehouse: Warehouse) -> None:
+    _sample(warehouse)
+    rows = {(r["source"], r["veracity"]): r for r in source_stats(warehouse)}
+    assert set(rows) == {("dabegad", "false"), ("reuters", "true"), ("total", "")}
+    d = rows[("dabegad", "false")]
+    assert (d["claims"], d["articles"], d["agree"], d["disagree"], d["discuss"], d["unrelated"], d["pairs"]) == (2, 4, 1, 2, 1, 1, 5)
+    r = rows[("reuters", "true")]
+    assert (r["claims"], r["articles"], r["agree"], r["unrelated"], r["pairs"]) == (1, 2, 1, 1, 2)
+    t = rows[("total", "")]
+    assert (t["claims"], t["agree"], t["disagree"], t["discuss"], t["unrelated"], t["pairs"]) == (3, 2, 2, 1, 2, 7)
+
+
+def test_per_split_table_matches_hand_counts(warehouse: Warehouse) -> None:
+    _sample(warehouse)
+    rows = {r["split"]: r for r in split_label_counts(warehouse)}
+    assert list(rows) == ["train", "test", "total"]
+    assert (rows["train"]["claims"], rows["train"]["agree"], rows["train"]["unrelated"], rows["train"]["pairs"]) == (2, 2, 2, 5)
+    assert (rows["test"]["claims"], rows["test"]["discuss"], rows["test"]["disagree"], rows["test"]["pairs"]) == (1, 1, 1, 2)
+    assert rows["total"]["pairs"] == 7
+
+
+def test_empty_warehouse_gives_empty_tables(warehouse: Warehouse) -> None:
+    assert source_stats(warehouse) == []
+    assert split_label_counts(warehouse) == []

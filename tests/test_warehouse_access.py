@@ -1,0 +1,86 @@
+"""The access layer: idempotent batches, all-or-nothing transactions, one writer at a time."""
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from warehouse import Warehouse, WarehouseBusyError, WarehouseError, open_warehouse
+
+SOURCES = [
+    {"source_id": "araanews", "name": "Araanews", "country": "AE", "kind": "fact_check"},
+    {"source_id": "dabegad", "name": "Dabegad", "country": "EG", "kind": "fact_check"},
+]
+
+
+def test_loading_the_same_batch_twice_adds_nothing(warehouse: Warehouse) -> None:
+    assert warehouse.insert_rows("sources", SOURCES) == 2
+    assert warehouse.insert_rows("sources", SOURCES) == 0
+    assert warehouse.scalar("SELECT count(*) FROM sources") == 2
+
+
+def test_repeated_keys_inside_one_batch_are_stored_once(warehouse: Warehouse) -> None:
+    assert warehouse.insert_rows("sources", SOURCES + SOURCES[:1]) == 2
+
+
+def test_update_mode_overwrites_the_named_columns(warehouse: Warehouse) -> None:
+    warehouse.insert_rows("sources", SOURCES)
+    changed = [{"source_id": "dabegad", "name": "Dabegad (EG)", "country": "EG", "kind": "fact_check"}]
+    assert warehouse.insert_rows("sources", changed, on_conflict="update", update_columns=["name"]) == 0
+    assert warehouse.scalar("SELECT name FROM sources WHERE source_id = 'dabegad'") == "Dabegad (EG)"
+
+
+def test_a_batch_that_fails_midway_leaves_no_rows(warehouse: Warehouse) -> None:
+    bad_claim = {  # veracity violates the CHECK constraint
+        "claim_id": "c1", "source_id": "araanews", "url": "u", "canonical_url": "u",
+        "veracity": "maybe", "first_seen": "2016-01-01", "last_seen": "2016-01-01",
+    }
+    with pytest.raises(WarehouseError, match="claims"):
+        with warehouse.transaction():
+            warehouse.insert_rows("sources", SOURCES)
+            warehouse.insert_rows("claims", [bad_claim])
+    assert warehouse.scalar("SELECT count(*) FROM sources") == 0
+    assert warehouse.scalar("SELECT count(*) FROM claims") == 0
+
+
+def test_unknown_columns_and_tables_are_named(warehouse: Warehouse) -> None:
+    with pytest.raises(WarehouseError, match="no column.*'colour'"):
+        warehouse.insert_rows("sources", [{"source_id": "x", "colour": "red"}])
+    with pytest.raises(WarehouseError, match="no table 'nope'"):
+        warehouse.insert_rows("nope", [{"a": 1}])
+
+
+def test_read_only_connections_refuse_write_batches(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    open_warehouse(path).close()
+    with Warehouse(path, read_only=True) as wh:
+        with pytest.raises(WarehouseError, match="read-only"):
+            with wh.transaction():
+                pass
+
+
+def test_missing_file_opened_read_only_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(WarehouseError, match="does not exist"):
+        Warehouse(tmp_path / "absent.duckdb", read_only=True)
+
+
+def test_a_second_writer_process_waits_then_gets_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    with open_warehouse(path) as wh:
+        wh.insert_rows("sources", SOURCES)
+        script = textwrap.dedent(f"""
+            import sys
+            from warehouse import Warehouse, WarehouseBusyError
+            try:
+                Warehouse({str(path)!r}, wait_s=0.5)
+            except WarehouseBusyError as exc:
+                print("BUSY", exc)
+                sys.exit(3)
+        """)
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3, done.stderr
+    assert "locked by another process" in done.stdout
+    with Warehouse(path, read_only=True) as wh:  # the file is intact
+        assert wh.scalar("SELECT count(*) FROM sources") == 2
