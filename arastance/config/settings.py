@@ -18,6 +18,7 @@ from arastance.config.annotation import AnnotationSettings
 from arastance.config.crawl import CrawlSettings
 from arastance.config.model import ModelSettings
 from arastance.config.nlp import NlpSettings
+from arastance.config.orchestration import OrchestrationSettings
 from arastance.config.search import SearchSettings
 from arastance.config.selection import SelectionSettings
 from arastance.config.sites import SitesSettings
@@ -53,6 +54,7 @@ class Settings(BaseSettings):
     nlp: NlpSettings = NlpSettings()
     annotation: AnnotationSettings = AnnotationSettings()
     model: ModelSettings = ModelSettings()
+    orchestration: OrchestrationSettings = OrchestrationSettings()
 
     @model_validator(mode="after")
     def _derive_paths(self) -> "Settings":

@@ -1,0 +1,64 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Dataset statistics
+#
+# The AraStance dataset table (claims, articles and stance counts per source and veracity) and
+# the label counts per split, read from the claim warehouse. The warehouse is the configured one
+# (`ARASTANCE_WAREHOUSE_PATH`, or `data/warehouse.duckdb` after `make demo`).
+
+# %%
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from arastance.config import load_settings
+from warehouse import open_warehouse
+from warehouse.stats import source_stats, split_label_counts
+
+LABELS = ["agree", "disagree", "discuss", "unrelated"]
+settings = load_settings()
+with open_warehouse(settings.warehouse, read_only=True) as wh:
+    per_source = pd.DataFrame(source_stats(wh))
+    per_split = pd.DataFrame(split_label_counts(wh))
+print(f"warehouse: {settings.warehouse}")
+
+# %% [markdown]
+# ## Claims, articles and stances per source
+
+# %%
+per_source
+
+# %% [markdown]
+# ## Labels per split
+
+# %%
+per_split
+
+# %% [markdown]
+# ## Label distribution
+# Share of each stance per source (left) and per split (right): the method's dataset is
+# dominated by *unrelated* and *discuss*, and a split that departs from the others is a warning.
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+for ax, frame, key in ((axes[0], per_source, "source"), (axes[1], per_split, "split")):
+    body = frame[frame[key] != "total"] if len(frame) else frame
+    if body.empty:
+        ax.set_title(f"no gold labels yet ({key})")
+        continue
+    counts = body.set_index(key)[LABELS].astype(float)
+    (counts.div(counts.sum(axis=1), axis=0)).plot.bar(stacked=True, ax=ax, rot=0)
+    ax.set_ylabel("share of pairs")
+    ax.set_title(f"stance distribution per {key}")
+fig.tight_layout()
