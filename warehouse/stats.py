@@ -16,3 +16,13 @@ def split_label_counts(wh: Warehouse) -> list[dict[str, Any]]:
     """Per split: claims and label counts; then a total."""
     rows = wh.query(load_sql("split_label_counts"))
     return [] if len(rows) == 1 and rows[0]["pairs"] is None else rows
+
+
+def left_out_claims(wh: Warehouse) -> list[dict[str, Any]]:
+    """Per source and veracity: claims left out as all-unrelated, and their unrelated pairs.
+
+    Empty on a warehouse not yet migrated to the dataset flags (read-only opens do not migrate).
+    """
+    if "dataset_claim_flags" not in wh.tables():
+        return []
+    return wh.query(load_sql("dataset_left_out"))

@@ -3,11 +3,29 @@
 from pathlib import Path
 from typing import Literal
 
+from pydantic import Field
+
 from arastance.config.base import SettingsGroup
+
+# Stanza's own default; a mirror of the stanza-resources repository can be configured instead.
+STANZA_RESOURCES_URL = "https://raw.githubusercontent.com/stanfordnlp/stanza-resources/main"
 
 
 class NlpSettings(SettingsGroup):
     """``auto`` uses Stanza when its Arabic models are installed, the rule-based analyzer otherwise."""
 
     analyzer: Literal["auto", "stanza", "rules"] = "auto"
-    stanza_dir: Path | None = None
+    stanza_dir: Path | None = Field(
+        default=None,
+        description="Stanza models directory; defaults to Stanza's own ($STANZA_RESOURCES_DIR or its cache)",
+    )
+    stanza_resources_url: str = Field(
+        default=STANZA_RESOURCES_URL, description="where `arastance nlp download` finds Stanza's resources.json"
+    )
+    stanza_use_gpu: bool = Field(default=False, description="run the Stanza pipeline on a GPU when one is present")
+    max_query_entities: int = Field(
+        default=5, ge=0, le=20, description="named entities prepended to a query, first seen first"
+    )
+    min_cut_words: int = Field(
+        default=2, ge=1, le=10, description="rule-based clause cut: words the kept prefix must have at least"
+    )

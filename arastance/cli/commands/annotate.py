@@ -1,0 +1,108 @@
+"""``arastance annotate``: task files out, labels in, progress and agreement, adjudication."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import typer
+
+from arastance.cli.common import console, fail, print_table, settings
+from arastance.config import Settings
+from tasks.annotation.records import AnnotationFileError
+from tasks.annotation.workflow import NoPairsLeftError, adjudicate, export_round, import_annotations, round_reports
+from warehouse import WarehouseError, open_warehouse
+from warehouse import annotation as store
+
+annotate_app = typer.Typer(help="Stance annotation: export tasks, import labels, agreement, gold labels.", no_args_is_help=True)
+
+
+def _tasks_dir(s: Settings, out: Path | None) -> Path:
+    return out or s.annotation.tasks_dir or s.data_dir / "annotation"
+
+
+@annotate_app.command("export")
+def export(
+    kind: str = typer.Argument("production", help="pilot (every annotator labels every pair) or production"),
+    size: int | None = typer.Option(None, help="pairs in the round (pilot default: annotation.pilot_size; production: all left)"),
+    out: Path | None = typer.Option(None, help="directory for the task files (default <data_dir>/annotation)"),
+) -> None:
+    """Create the next round and write its Label Studio JSON, CSV and labeling config per annotator."""
+    if kind not in ("pilot", "production"):
+        fail(f"round kind must be 'pilot' or 'production', not {kind!r} (adjudication rounds come from `annotate adjudicate`)")
+    round_kind: Literal["pilot", "production"] = "pilot" if kind == "pilot" else "production"
+    s = settings()
+    try:
+        with open_warehouse(s.warehouse) as wh:
+            done = export_round(wh, round_kind, s.annotation, _tasks_dir(s, out), size=size)
+    except (WarehouseError, NoPairsLeftError, ValueError) as exc:
+        fail(str(exc))
+    console.print(f"round [bold]{done.round}[/] ({done.kind}): {done.pairs} pair(s), {done.assignments} assignment(s)")
+    print_table([{"file": str(p)} for p in done.files], title=f"Files in {done.directory}")
+
+
+@annotate_app.command("import")
+def import_(
+    files: list[Path] = typer.Argument(..., help="Label Studio JSON exports (.json) or filled-in task sheets (.csv)"),
+    round_name: str | None = typer.Option(None, "--round", help="the round every label belongs to (default: the file's round field)"),
+) -> None:
+    """Import annotations; each file is all-or-nothing and importing it again changes nothing."""
+    s = settings()
+    rows = []
+    try:
+        with open_warehouse(s.warehouse) as wh:
+            for path in files:
+                res = import_annotations(wh, path, annotator_map=s.annotation.annotator_map, round_override=round_name)
+                status = "imported before: nothing to do" if res.already_imported else "imported"
+                rows.append({"file": str(path), "annotations": res.annotations, "new": res.new, "status": status})
+    except AnnotationFileError as exc:
+        if rows:
+            print_table(rows, title="Imported before the error")
+        fail(str(exc))
+    except WarehouseError as exc:
+        fail(str(exc))
+    print_table(rows, title="Annotation import")
+
+
+@annotate_app.command("status")
+def status() -> None:
+    """Progress per round and annotator, agreement per round (kappa, shares, confusions), gold labels."""
+    s = settings()
+    try:
+        with open_warehouse(s.warehouse) as wh:
+            progress = store.progress(wh)
+            reports = round_reports(wh)
+            gold = store.gold_summary(wh)
+            per_annotator = store.annotator_agreement(wh)
+    except WarehouseError as exc:
+        fail(str(exc))
+    print_table(progress, title="Progress per round and annotator")
+    for report in reports:
+        print_table(report.summary_rows(), title=f"Agreement in {report.round}")
+        print_table(report.confusion, title=f"Confused label pairs in {report.round}")
+    print_table(gold, title="Gold labels")
+    print_table(per_annotator, title="Annotators against the gold labels")
+
+
+@annotate_app.command("adjudicate")
+def adjudicate_cmd(
+    out: Path | None = typer.Option(None, help="directory for the adjudication task files (default <data_dir>/annotation)"),
+) -> None:
+    """Store agreed/adjudicated gold labels and send disputed pairs to a third annotator."""
+    s = settings()
+    try:
+        with open_warehouse(s.warehouse) as wh:
+            result = adjudicate(wh, s.annotation, _tasks_dir(s, out))
+    except (WarehouseError, ValueError) as exc:
+        fail(str(exc))
+    print_table(
+        [{"gold": result.gold, "disputed": result.disputed, "pending": result.pending}], title="Pairs by decision"
+    )
+    if result.new_round is not None:
+        r = result.new_round
+        console.print(f"round [bold]{r.round}[/]: {r.pairs} disputed pair(s) sent to a third annotator")
+        print_table([{"file": str(p)} for p in r.files], title=f"Files in {r.directory}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(annotate_app, name="annotate")

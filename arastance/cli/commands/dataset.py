@@ -1,0 +1,80 @@
+"""``arastance dataset``: build (gold labels, flags, splits, statistics) and export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from arastance.cli.common import console, fail, print_table, settings
+from tasks.annotation.workflow import decide_gold_labels
+from tasks.dataset.assemble import assign_claim_splits, dataset_statistics, flag_unrelated_claims
+from tasks.dataset.arastance_format import DatasetFileError
+from tasks.dataset.export import export_dataset
+from tasks.dataset.load_export import load_export
+from warehouse import WarehouseError, open_warehouse
+
+dataset_app = typer.Typer(help="Assemble the stance dataset and export it in the AraStance format.", no_args_is_help=True)
+
+
+@dataset_app.command("build")
+def build() -> None:
+    """Decide gold labels, leave out all-unrelated claims, split new claims, print the tables."""
+    s = settings()
+    try:
+        with open_warehouse(s.warehouse) as wh:
+            decisions = decide_gold_labels(wh, s.annotation)
+            flags = flag_unrelated_claims(wh)
+            split = assign_claim_splits(wh, s.annotation)
+            stats = dataset_statistics(wh)
+    except (WarehouseError, ValueError) as exc:
+        fail(str(exc))
+    gold = sum(1 for d in decisions if d.status == "gold")
+    console.print(
+        f"{gold} gold pair(s); {flags.flagged} claim(s) left out as all-unrelated; "
+        f"{split.assigned} claim(s) newly split, {split.total} in all"
+    )
+    print_table(stats["sources"], title="Claims, articles and stances per source")
+    print_table(stats["splits"], title="Labels per split")
+    print_table(stats["left_out"], title="Claims left out (every document unrelated)")
+
+
+@dataset_app.command("export")
+def export(
+    out: Path | None = typer.Option(None, help="output directory (default <data_dir>/dataset)"),
+) -> None:
+    """Write <split>.jsonl (AraStance format) and <split>.parquet for train, dev and test."""
+    s = settings()
+    target = out or s.annotation.export_dir or s.data_dir / "dataset"
+    try:
+        with open_warehouse(s.warehouse) as wh:
+            summary = export_dataset(wh, target)
+    except WarehouseError as exc:
+        fail(str(exc))
+    print_table(
+        [{"split": k, "claims": summary.claims[k], "pairs": summary.pairs[k]} for k in summary.claims],
+        title=f"Dataset exported to {summary.directory}",
+    )
+
+
+@dataset_app.command("load")
+def load(
+    directory: Path = typer.Argument(..., help="directory with <split>.jsonl (or .parquet) files in the AraStance format"),
+    source: str = typer.Option("arastance", help="source id the loaded claims get"),
+    veracity: str = typer.Option("false", help="veracity of the loaded claims: false or true"),
+    fmt: str = typer.Option("jsonl", "--format", help="jsonl or parquet"),
+) -> None:
+    """Load an AraStance-format dataset (ours or the public release) as gold pairs with their splits."""
+    if veracity not in ("false", "true") or fmt not in ("jsonl", "parquet"):
+        fail(f"--veracity must be false or true and --format jsonl or parquet (got {veracity!r}, {fmt!r})")
+    s = settings()
+    try:
+        with open_warehouse(s.warehouse) as wh:
+            loaded = load_export(wh, directory, source_id=source, veracity=veracity, fmt=fmt)  # type: ignore[arg-type]
+    except (WarehouseError, DatasetFileError, ValueError) as exc:
+        fail(str(exc))
+    print_table([vars(loaded)], title=f"New rows loaded from {directory}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(dataset_app, name="dataset")

@@ -1,0 +1,99 @@
+"""Prefect flow ``build_dataset``: gold labels, all-unrelated flags, claim splits, statistics.
+
+The flow only orchestrates; each step is a function of :mod:`tasks.annotation.workflow` or
+:mod:`tasks.dataset`, and the SQL lives in :mod:`warehouse.annotation` and
+:mod:`warehouse.dataset`. Steps that write retry when another writer holds the warehouse.
+Running it twice changes nothing the second time: decisions are reproducible and splits
+are append-only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.cache_policies import NO_CACHE
+
+from arastance.config import load_settings
+from arastance.config.annotation import AnnotationSettings
+from tasks.annotation.workflow import decide_gold_labels
+from tasks.dataset.assemble import FlagResult, SplitResult, assign_claim_splits, dataset_statistics, flag_unrelated_claims
+from tasks.dataset.export import ExportSummary, export_dataset
+from warehouse import open_warehouse
+
+
+@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+def decide_gold(warehouse_path: Path, cfg: AnnotationSettings) -> dict[str, int]:
+    """Store the agreed and adjudicated labels; count what is still waiting."""
+    with open_warehouse(warehouse_path) as wh:
+        decisions = decide_gold_labels(wh, cfg)
+    return {status: sum(1 for d in decisions if d.status == status) for status in ("gold", "disputed", "pending")}
+
+
+@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+def flag_claims(warehouse_path: Path) -> FlagResult:
+    """Leave out claims whose documents are all unrelated (flag, never delete)."""
+    with open_warehouse(warehouse_path) as wh:
+        return flag_unrelated_claims(wh)
+
+
+@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+def split_claims(warehouse_path: Path, cfg: AnnotationSettings) -> SplitResult:
+    """Give new dataset claims a split; assigned claims keep theirs."""
+    with open_warehouse(warehouse_path) as wh:
+        return assign_claim_splits(wh, cfg)
+
+
+@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+def read_statistics(warehouse_path: Path) -> dict[str, list[dict[str, Any]]]:
+    """The per-source, per-split and left-out tables."""
+    with open_warehouse(warehouse_path) as wh:
+        return dataset_statistics(wh)
+
+
+@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+def write_export(warehouse_path: Path, out_dir: Path) -> ExportSummary:
+    """AraStance JSON Lines and Parquet, one file per split."""
+    with open_warehouse(warehouse_path) as wh:
+        return export_dataset(wh, out_dir)
+
+
+def _publish(stats: dict[str, list[dict[str, Any]]], gold: dict[str, int], flags: FlagResult, split: SplitResult) -> None:
+    create_table_artifact(stats["sources"], key="dataset-sources", description="Claims, articles and stances per source")
+    create_table_artifact(stats["splits"], key="dataset-splits", description="Labels per split")
+    create_table_artifact(stats["left_out"], key="dataset-left-out", description="Claims left out: every document unrelated")
+    create_markdown_artifact(
+        "# Dataset build\n\n"
+        f"- gold-labelled pairs: {gold['gold']}; disputed (waiting for a third annotator): {gold['disputed']}; "
+        f"pending (fewer labels than needed): {gold['pending']}\n"
+        f"- claims left out as all-unrelated: {flags.flagged} ({flags.newly_flagged} new, {flags.unflagged} no longer)\n"
+        f"- claims newly split: {split.assigned} (of {split.total})\n",
+        key="dataset-build-report",
+    )
+
+
+@flow(name="build_dataset", validate_parameters=True)
+def build_dataset(
+    warehouse_path: str | None = None,
+    export: bool = True,
+    export_dir: str | None = None,
+    split_seed: int | None = None,
+) -> dict[str, Any]:
+    """Assemble gold labels, splits and statistics, publish the tables, and export the dataset."""
+    settings = load_settings()
+    cfg = settings.annotation if split_seed is None else settings.annotation.model_copy(update={"split_seed": split_seed})
+    path = Path(warehouse_path) if warehouse_path else settings.warehouse
+    gold = decide_gold(path, cfg)
+    flags = flag_claims(path)
+    split = split_claims(path, cfg)
+    stats = read_statistics(path)
+    _publish(stats, gold, flags, split)
+    result: dict[str, Any] = {**gold, "flagged": flags.flagged, "newly_split": split.assigned, "split_claims": split.total}
+    if export:
+        out = Path(export_dir) if export_dir else (cfg.export_dir or settings.data_dir / "dataset")
+        summary = write_export(path, out)
+        result["export_dir"] = str(summary.directory)
+        result["exported_pairs"] = sum(summary.pairs.values())
+    return result

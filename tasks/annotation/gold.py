@@ -1,0 +1,67 @@
+"""Gold labels: the agreed label, or the adjudicated one where annotators differ.
+
+Rules, per pair:
+1. an adjudication-round label decides (the latest one, if there were several): ``adjudicated``;
+2. otherwise each annotator's latest label from pilot/production rounds counts once:
+   all equal (two or more annotators) gives ``agreed``; with three or more annotators a strict
+   majority decides (the extra annotators acted as adjudicators): ``adjudicated``;
+3. a single label is gold (``single``) only when a round asks for one annotator per pair;
+4. anything else waits: ``pending`` (too few labels) or ``disputed`` (needs a third annotator).
+
+The decision time is the time of the last label that counted, so deciding again gives the
+same rows.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+
+@dataclass(frozen=True, slots=True)
+class GoldDecision:
+    pair_id: str
+    status: Literal["gold", "disputed", "pending"]
+    label: str | None
+    method: Literal["agreed", "adjudicated", "single"] | None
+    decided_at: datetime | None
+    annotators: tuple[str, ...]
+
+
+def decide(pair_id: str, rows: Iterable[Mapping[str, Any]], *, annotators_per_pair: int) -> GoldDecision:
+    """Decide one pair from its annotation rows (``annotator_id, label, round_kind, annotated_at``)."""
+    rows = sorted(rows, key=lambda r: (r["annotated_at"], r["annotator_id"]))
+    who = tuple(sorted({r["annotator_id"] for r in rows}))
+    adjudications = [r for r in rows if r["round_kind"] == "adjudication"]
+    if adjudications:
+        last = adjudications[-1]
+        return GoldDecision(pair_id, "gold", last["label"], "adjudicated", last["annotated_at"], who)
+    latest: dict[str, Mapping[str, Any]] = {}
+    for r in rows:
+        latest[r["annotator_id"]] = r
+    if not latest:
+        return GoldDecision(pair_id, "pending", None, None, None, who)
+    when = max(r["annotated_at"] for r in latest.values())
+    counts = Counter(r["label"] for r in latest.values())
+    label, top = counts.most_common(1)[0]
+    n = len(latest)
+    if n == 1:
+        if annotators_per_pair == 1:
+            return GoldDecision(pair_id, "gold", label, "single", when, who)
+        return GoldDecision(pair_id, "pending", None, None, None, who)
+    if top == n:
+        return GoldDecision(pair_id, "gold", label, "agreed", when, who)
+    if n >= 3 and top * 2 > n:
+        return GoldDecision(pair_id, "gold", label, "adjudicated", when, who)
+    return GoldDecision(pair_id, "disputed", None, None, None, who)
+
+
+def decide_all(rows: Iterable[Mapping[str, Any]], *, annotators_per_pair: int) -> list[GoldDecision]:
+    """Decide every pair that has annotation rows, in pair order."""
+    by_pair: dict[str, list[Mapping[str, Any]]] = {}
+    for r in rows:
+        by_pair.setdefault(r["pair_id"], []).append(r)
+    return [decide(p, by_pair[p], annotators_per_pair=annotators_per_pair) for p in sorted(by_pair)]

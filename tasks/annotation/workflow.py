@@ -1,0 +1,251 @@
+"""The annotation workflow on the warehouse: export a round, import labels, decide gold labels.
+
+Each step is a plain function of a :class:`~warehouse.Warehouse` so that the CLI, the Prefect
+flow and the demo share one implementation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from arastance.config.annotation import AnnotationSettings
+from arastance.logging import get_logger
+from tasks.annotation.agreement import RoundAgreement, group_labels, round_agreement
+from tasks.annotation.assignment import (
+    adjudication_assignment,
+    pilot_assignment,
+    production_assignment,
+    sample_pairs,
+)
+from tasks.annotation.csv_io import parse_csv, tasks_to_csv
+from tasks.annotation.gold import GoldDecision, decide_all
+from tasks.annotation.label_studio import labeling_config, parse_export, tasks_to_json
+from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, RoundKind
+from warehouse import Warehouse, stable_id
+from warehouse import annotation as store
+
+log = get_logger(__name__)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
+
+
+class NoPairsLeftError(ValueError):
+    """Every annotatable pair is assigned or labelled already: there is nothing for a new round."""
+
+
+@dataclass(frozen=True)
+class RoundExport:
+    """A round just created and the files written for it (one JSON and one CSV per annotator)."""
+
+    round: str
+    kind: str
+    pairs: int
+    assignments: int
+    directory: Path
+    files: list[Path] = field(default_factory=list)
+
+
+def write_round_files(wh: Warehouse, round_name: str, out_dir: Path) -> list[Path]:
+    """Write ``<out_dir>/<round>/``: the labeling config and, per annotator, Label Studio JSON and CSV."""
+    rows = store.round_tasks(wh, round_name)
+    by_annotator: dict[str, list[AnnotationTask]] = {}
+    for r in rows:
+        task = AnnotationTask(
+            pair_id=r["pair_id"], round=round_name, annotator_id=r["annotator_id"], claim_id=r["claim_id"],
+            claim=r["claim"], claim_url=r["claim_url"], source_id=r["source_id"], article_id=r["article_id"],
+            article_title=r["article_title"], article_url=r["article_url"], article=r["article"],
+        )
+        by_annotator.setdefault(task.annotator_id, []).append(task)
+    directory = out_dir / round_name
+    directory.mkdir(parents=True, exist_ok=True)
+    config = directory / "labeling_config.xml"
+    config.write_text(labeling_config(), encoding="utf-8")
+    files = [config]
+    for annotator, tasks in sorted(by_annotator.items()):
+        for path, text in ((directory / f"{annotator}.json", tasks_to_json(tasks)), (directory / f"{annotator}.csv", tasks_to_csv(tasks))):
+            path.write_text(text, encoding="utf-8")
+            files.append(path)
+    return files
+
+
+def export_round(
+    wh: Warehouse,
+    kind: RoundKind,
+    cfg: AnnotationSettings,
+    out_dir: Path,
+    *,
+    size: int | None = None,
+    now: datetime | None = None,
+) -> RoundExport:
+    """Create the next pilot or production round over pairs nobody has been given yet, and write its files.
+
+    A pilot gives ``size`` (default ``cfg.pilot_size``) pairs to every annotator; a production
+    round gives every remaining pair (at most ``size``) to ``cfg.annotators_per_pair`` annotators.
+    """
+    if kind == "adjudication":
+        raise ValueError("adjudication rounds come from `adjudicate`, which knows the disputed pairs")
+    pool = store.unassigned_pair_ids(wh)
+    round_name = store.next_round_name(wh, kind)
+    seed = cfg.assignment_seed + len(store.round_kinds(wh))
+    if kind == "pilot":
+        assignments = pilot_assignment(pool, cfg.annotators, size or cfg.pilot_size, seed)
+    else:
+        chosen = sample_pairs(pool, size, seed) if size is not None else sorted(pool)
+        assignments = production_assignment(chosen, cfg.annotators, cfg.annotators_per_pair, seed)
+    if not assignments:
+        raise NoPairsLeftError(f"no pairs left to annotate for a {kind} round (every pair is assigned or labelled)")
+    created = store.create_round(
+        wh, round_name=round_name, kind=kind, seed=seed, annotators=cfg.annotators, assignments=assignments, now=now or _now()
+    )
+    files = write_round_files(wh, round_name, out_dir)
+    pairs = len({p for p, _ in assignments})
+    log.info("annotation round exported", extra={"round": round_name, "kind": kind, "pairs": pairs, "assignments": created})
+    return RoundExport(round_name, kind, pairs, created, out_dir / round_name, files)
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    file: Path
+    annotations: int
+    new: int
+    already_imported: bool
+
+
+def read_annotation_file(
+    path: Path, *, annotator_map: Mapping[str, str] | None = None, round_override: str | None = None
+) -> tuple[str, list[Annotation]]:
+    """Parse a Label Studio export (``.json``) or a filled-in task sheet (``.csv``)."""
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return "label_studio", parse_export(path, annotator_map=annotator_map, round_override=round_override)
+    if suffix == ".csv":
+        return "csv", parse_csv(path, round_override=round_override)
+    raise AnnotationFileError(str(path), [f"unknown file type {suffix!r}; expected .json (Label Studio export) or .csv"])
+
+
+def _check_against_warehouse(wh: Warehouse, path: Path, records: Sequence[Annotation]) -> dict[str, str]:
+    """Every record must name a known round and pair and agree with what is stored; returns round kinds."""
+    kinds = store.round_kinds(wh)
+    known = store.known_pair_ids(wh, (r.pair_id for r in records))
+    stored = store.stored_labels(wh, (r.pair_id for r in records))
+    problems: list[str] = []
+    for r in records:
+        if r.round not in kinds:
+            problems.append(f"{r.where}: unknown round {r.round!r} (rounds: {', '.join(sorted(kinds)) or 'none yet'})")
+        if r.pair_id not in known:
+            problems.append(f"{r.where}: unknown pair {r.pair_id!r} (not in claim_article_pairs)")
+        old = stored.get((r.pair_id, r.annotator_id, r.round))
+        if old is not None and old["label"] != r.label:
+            problems.append(
+                f"{r.where}: annotator {r.annotator_id!r} labels pair {r.pair_id} {r.label!r} in round {r.round!r}, "
+                f"but {old['label']!r} is stored already (from {old['source_file']})"
+            )
+    if problems:
+        raise AnnotationFileError(str(path), problems)
+    return kinds
+
+
+def import_annotations(
+    wh: Warehouse,
+    path: Path,
+    *,
+    annotator_map: Mapping[str, str] | None = None,
+    round_override: str | None = None,
+    now: datetime | None = None,
+) -> ImportResult:
+    """Import one file all-or-nothing; the same bytes imported again change nothing."""
+    data = path.read_bytes() if path.is_file() else None
+    if data is None:
+        raise AnnotationFileError(str(path), ["no such file"])
+    digest = hashlib.sha256(data).hexdigest()
+    earlier = store.import_record(wh, digest)
+    if earlier is not None:
+        log.info("annotation file imported before", extra={"file": str(path), "first_import": str(earlier["imported_at"])})
+        return ImportResult(path, int(earlier["annotations"]), 0, True)
+    fmt, records = read_annotation_file(path, annotator_map=annotator_map, round_override=round_override)
+    kinds = _check_against_warehouse(wh, path, records)
+    rows = [
+        {
+            "annotation_id": stable_id(r.pair_id, r.annotator_id, r.round),
+            "pair_id": r.pair_id,
+            "annotator_id": r.annotator_id,
+            "label": r.label,
+            "round": r.round,
+            "round_kind": kinds[r.round],
+            "annotated_at": r.annotated_at,
+            "source_file": path.name,
+        }
+        for r in records
+    ]
+    record = {"file_hash": digest, "file_name": str(path), "file_format": fmt, "annotations": len(rows), "imported_at": now or _now()}
+    new = store.store_annotations(wh, rows, record)
+    log.info("annotations imported", extra={"file": str(path), "format": fmt, "annotations": len(rows), "new": new})
+    return ImportResult(path, len(rows), new, False)
+
+
+@dataclass(frozen=True)
+class AdjudicationResult:
+    decisions: list[GoldDecision]
+    gold: int
+    disputed: int
+    pending: int
+    new_round: RoundExport | None
+
+
+def decide_gold_labels(wh: Warehouse, cfg: AnnotationSettings) -> list[GoldDecision]:
+    """Decide every annotated pair and store the gold labels of the decided ones."""
+    decisions = decide_all(store.annotations(wh), annotators_per_pair=cfg.annotators_per_pair)
+    gold = [
+        {"pair_id": d.pair_id, "label": d.label, "method": d.method, "decided_at": d.decided_at}
+        for d in decisions
+        if d.status == "gold"
+    ]
+    store.upsert_gold_labels(wh, gold)
+    return decisions
+
+
+def adjudicate(
+    wh: Warehouse, cfg: AnnotationSettings, out_dir: Path, *, now: datetime | None = None
+) -> AdjudicationResult:
+    """Store gold labels, then send disputed pairs not yet with an adjudicator to a third annotator."""
+    decisions = decide_gold_labels(wh, cfg)
+    kinds = store.round_kinds(wh)
+    waiting = {
+        r["pair_id"]
+        for name, kind in kinds.items()
+        if kind == "adjudication"
+        for r in store.round_tasks(wh, name)
+    }
+    disputed = {d.pair_id: d.annotators for d in decisions if d.status == "disputed" and d.pair_id not in waiting}
+    new_round = None
+    if disputed:
+        round_name = store.next_round_name(wh, "adjudication")
+        seed = cfg.assignment_seed + len(kinds)
+        assignments = adjudication_assignment(disputed, cfg.annotators, seed)
+        created = store.create_round(
+            wh, round_name=round_name, kind="adjudication", seed=seed, annotators=cfg.annotators,
+            assignments=assignments, now=now or _now(),
+        )
+        files = write_round_files(wh, round_name, out_dir)
+        new_round = RoundExport(round_name, "adjudication", len(disputed), created, out_dir / round_name, files)
+    count = {s: sum(1 for d in decisions if d.status == s) for s in ("gold", "disputed", "pending")}
+    log.info("gold labels decided", extra={**count, "adjudication_round": new_round.round if new_round else None})
+    return AdjudicationResult(decisions, count["gold"], count["disputed"], count["pending"], new_round)
+
+
+def round_reports(wh: Warehouse) -> list[RoundAgreement]:
+    """Agreement of every pilot and production round that has labels, in round order."""
+    reports = []
+    for name, kind in sorted(store.round_kinds(wh).items()):
+        if kind == "adjudication":
+            continue
+        labels = group_labels(store.annotations(wh, name))
+        if labels:
+            reports.append(round_agreement(name, labels))
+    return reports

@@ -1,0 +1,338 @@
+"""The rule-based analyzer used when Stanza's Arabic models are not installed.
+
+Entities come from the gazetteers (countries, cities, organisations, public figures), from
+organisation-name patterns (a head noun such as وزارة، هيئة، جامعة with its construct chain:
+وزارة الصحة والسكان، جامعة زايد، الاتحاد السعودي لكرة القدم) and from person-name patterns: a
+title (الرئيس، الأمير، الشيخ، الوزير ...) followed by a name, and compound names (عبد الله،
+أبو بكر، محمد بن سلمان). The first verb phrase is approximated by
+cutting the claim at the first clause boundary: a comma (، or ,), a semicolon (؛ ;), a
+sentence end (. ؟ ? !), the proclitic و when it opens a new clause (و + a verb or a clause
+particle: "وأعلن", "وقد", "وهو"; never a word that merely begins with و such as وزير) or a
+relative pronoun (الذي، التي، الذين ...). A boundary that would leave fewer than
+``min_cut_words`` words is passed over.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from tasks.claim_analysis.analysis import ClaimAnalysis, Entity
+from tasks.claim_analysis.gazetteer import Gazetteer, GazetteerError, default_gazetteer, load_list, word_set
+from tasks.claim_analysis.tokens import Token, proclitic_readings, stem_surface, word_tokens
+
+# Punctuation that ends a clause, and the reason recorded for a cut there. A Latin comma or
+# period between two letters or digits (1,000 / 3.5 / example.com) is no boundary.
+_PUNCTUATION_REASONS = {"،": "comma", ",": "comma", "؛": "semicolon", ";": "semicolon",
+                        ".": "sentence_end", "؟": "sentence_end", "?": "sentence_end",
+                        "!": "sentence_end", "…": "sentence_end"}
+_PUNCTUATION = re.compile("[" + re.escape("".join(_PUNCTUATION_REASONS)) + "]")
+# What may be left dangling at the end of a cut: spaces, separators and a lone و.
+_TRAILING = re.compile(r"(?:[\s\-–—:،,؛;]+|\s+و)+$")
+# Names are at most this many words (محمد بن سلمان بن عبد العزيز).
+_MAX_NAME_TOKENS = 5
+# Words that join a name to the next word of the name.
+_NAME_LINKS = frozenset({"عبد", "ابو", "ابي", "ابا", "بن", "ابن", "بنت"})
+_NAME_STARTERS = frozenset({"عبد", "ابو"})
+
+
+def _expand_verbs() -> frozenset[str]:
+    """Inflected forms of the verbs in ``verbs.txt`` (normalised), future prefix included."""
+    forms: set[str] = set()
+    for entry in load_list("verbs"):
+        if len(entry.words) != 2:
+            raise GazetteerError(f"{entry.file} line {entry.line}: expected 'perfect imperfect', got {entry.text!r}")
+        perfect, imperfect = entry.words
+        forms.update({perfect, perfect + "ت", perfect + "وا", perfect + "ا"})
+        if perfect.endswith("ي"):  # defective: نفى -> نفت، نفوا
+            forms.update({perfect[:-1] + "ت", perfect[:-1] + "وا"})
+        stem = imperfect[1:]
+        present = {p + stem for p in ("ي", "ت", "ن", "ا")}
+        present |= {f + "ون" for f in present if f[0] in "يت"} | {f + "ان" for f in present if f[0] in "يت"}
+        if imperfect.endswith("ي"):  # ينفي -> ينفون
+            present |= {p + stem[:-1] + "ون" for p in ("ي", "ت")}
+        forms |= present | {"س" + f for f in present}
+    return frozenset(forms)
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The word lists the rules need, loaded once."""
+
+    gazetteer: Gazetteer
+    clause_starts: frozenset[str]
+    relatives: frozenset[str]
+    titles: tuple[tuple[str, ...], ...]
+    given_names: frozenset[str]
+    stopwords: frozenset[str]
+    organisation_heads: frozenset[str]
+
+    @classmethod
+    @cache
+    def default(cls) -> "Lexicon":
+        return cls(
+            gazetteer=default_gazetteer(),
+            clause_starts=_expand_verbs() | word_set("clause_openers"),
+            relatives=word_set("relative_pronouns"),
+            titles=tuple(sorted({e.words for e in load_list("titles")}, key=lambda t: (-len(t), t))),
+            given_names=word_set("given_names"),
+            stopwords=word_set("stopwords") | word_set("clause_openers"),
+            organisation_heads=word_set("organisation_heads"),
+        )
+
+
+class RuleAnalyzer:
+    """Entities and the clause cut of a claim, from word lists and punctuation only."""
+
+    def __init__(self, lexicon: Lexicon | None = None, *, min_cut_words: int = 2) -> None:
+        self.lexicon = lexicon or Lexicon.default()
+        self.min_cut_words = min_cut_words
+        heads = self.lexicon.organisation_heads
+        self._organisation_words = heads | {"ال" + h for h in heads}
+        self._name_words = _NAME_STARTERS | self.lexicon.given_names
+        self._titles_by_first: dict[str, list[tuple[str, ...]]] = {}
+        for title in self.lexicon.titles:  # longest first, as the lexicon orders them
+            self._titles_by_first.setdefault(title[0], []).append(title)
+
+    def analyze(self, text: str) -> ClaimAnalysis:
+        tokens = word_tokens(text)
+        verb_phrase, reason = self.cut(text, tokens)
+        return ClaimAnalysis(
+            text=text,
+            entities=tuple(self.entities(text, tokens)),
+            verb_phrase=verb_phrase,
+            cut_reason=reason,
+            analyzer="rules",
+        )
+
+    # -- the clause cut --------------------------------------------------------------------
+    def _opens_clause(self, tokens: Sequence[Token], i: int) -> str | None:
+        """Why a clause starts at token ``i`` (``coordination``, ``relative_pronoun``), or None."""
+        norm = tokens[i].norm
+        if norm in self.lexicon.relatives or (norm[:1] in "وف" and norm[1:] in self.lexicon.relatives):
+            return "relative_pronoun"
+        if norm == "و":
+            nxt = tokens[i + 1].norm if i + 1 < len(tokens) else ""
+            return "coordination" if nxt in self.lexicon.clause_starts else None
+        if norm.startswith("و") and len(norm) > 2 and norm[1:] in self.lexicon.clause_starts:
+            return "coordination"
+        return None
+
+    def cut(self, text: str, tokens: Sequence[Token]) -> tuple[str, str]:
+        """The claim up to its first clause boundary, and the boundary's kind (``none`` if uncut)."""
+        boundaries: list[tuple[int, str]] = []
+        for m in _PUNCTUATION.finditer(text):
+            before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
+            if m.group() in ",." and before.isalnum() and after.isalnum():
+                continue  # inside a number (1,000 / 2.5) or a name (example.com)
+            boundaries.append((m.start(), _PUNCTUATION_REASONS[m.group()]))
+        for i in range(len(tokens)):
+            reason = self._opens_clause(tokens, i)
+            if reason:
+                boundaries.append((tokens[i].start, reason))
+        for offset, reason in sorted(boundaries):
+            prefix = _TRAILING.sub("", text[:offset].strip())
+            if len(word_tokens(prefix)) >= self.min_cut_words:
+                return prefix, reason
+        return text.strip(), "none"
+
+    # -- entities ----------------------------------------------------------------------------
+    def _title_at(self, tokens: Sequence[Token], i: int) -> int:
+        """Length (in tokens) of a title starting at ``i`` (proclitics allowed), 0 if none."""
+        for _, stem in proclitic_readings(tokens[i].norm):
+            for title in self._titles_by_first.get(stem, ()):
+                n = len(title)
+                if i + n <= len(tokens) and all(tokens[i + k].norm == title[k] for k in range(1, n)):
+                    return n
+        return 0
+
+    def _is_nisba(self, norm: str) -> bool:
+        """A definite adjective of origin (الأمريكي، المصرية) or a nisba family name (السيسي)."""
+        return norm.startswith("ال") and len(norm) > 4 and (norm.endswith("ي") or norm.endswith("يه"))
+
+    def _is_free_word(self, norm: str) -> bool:
+        """A word that may be an unlisted name: not a function word, verb, article noun or place."""
+        lex = self.lexicon
+        return (
+            len(norm) >= 2
+            and norm.isalpha()
+            and not norm.startswith("ال")
+            and norm not in lex.stopwords
+            and norm not in lex.clause_starts
+            and norm not in lex.relatives
+            and not lex.gazetteer.contains(norm)
+        )
+
+    def _name_reading(self, token: Token) -> tuple[str, str]:
+        """(proclitics, stem) of a name's first word: "وعبد" -> ("و", "عبد"); else ("", word)."""
+        return next(((p, s) for p, s in proclitic_readings(token.norm) if s in self._name_words), ("", token.norm))
+
+    def _name_length(self, tokens: Sequence[Token], i: int, *, after_title: bool, foreign: bool = False) -> int:
+        """How many tokens from ``i`` form a person's name (0 when none starts there).
+
+        A name is a sequence of given names and compounds (عبد/أبو/بن + word, also chained as in
+        بن عبد العزيز), optionally ending in a family name: a nisba (السيسي) or ال + a given name
+        (اليوسف). After a title, one unlisted word is accepted as the name (ترامب), or as the
+        family name after a given name (محمد مرسي) or, when the title had an adjective of origin
+        (``foreign``: المدرب البرتغالي باولو سوزا), after an unlisted first name.
+        """
+        lex = self.lexicon
+        j, units, given_first = i, 0, False
+        while j < len(tokens) and j - i < _MAX_NAME_TOKENS:
+            norm = self._name_reading(tokens[j])[1] if j == i else tokens[j].norm
+            if norm in _NAME_LINKS and j + 1 < len(tokens) and (units or after_title or norm in _NAME_STARTERS):
+                j += 2
+                if tokens[j - 1].norm in _NAME_STARTERS and j < len(tokens):  # بن عبد العزيز
+                    j += 1
+            elif norm in lex.given_names:
+                given_first = given_first or units == 0
+                j += 1
+            elif units and (self._is_nisba(norm) or (norm.startswith("ال") and norm[2:] in lex.given_names)):
+                return j + 1 - i  # a family name (السيسي، اليوسف) ends the name
+            elif after_title and self._is_free_word(norm) and (units == 0 or (units == 1 and (given_first or foreign))):
+                j += 1
+                if units:
+                    return j - i  # an unlisted family name ends the name
+            else:
+                break
+            units += 1
+        return min(j, len(tokens)) - i
+
+    def _is_definite_noun(self, norm: str) -> bool:
+        lex = self.lexicon
+        return norm.startswith("ال") and len(norm) > 3 and norm not in lex.relatives and norm not in lex.stopwords
+
+    def _is_chain_noun(self, norm: str) -> bool:
+        """An indefinite Arabic word inside a construct chain (هيئة *تنظيم* الاتصالات)."""
+        lex = self.lexicon
+        return (
+            norm.isalpha()
+            and not norm.isascii()
+            and not norm.startswith("ال")
+            and norm not in lex.given_names
+            and norm not in lex.stopwords
+            and norm not in lex.clause_starts
+            and norm not in lex.relatives
+        )
+
+    def _organisation_length(self, tokens: Sequence[Token], i: int) -> int:
+        """Tokens from ``i`` that name an organisation by pattern (0 when none starts there).
+
+        Either a head noun in construct state (وزارة، هيئة، جامعة ...), at most two indefinite
+        nouns (هيئة تنظيم ...) and a genitive (see :meth:`_genitive_length`): "جامعة زايد"،
+        "شركة Apple"، "مستشفى الملك فهد"; or a definite head with an adjective of origin
+        (الاتحاد السعودي، البنك المركزي). Modifiers follow (see :meth:`_modifiers_length`).
+        """
+        lex = self.lexicon
+        stems = {stem for _, stem in proclitic_readings(tokens[i].norm)}
+        definite_head = any(s.startswith("ال") and s[2:] in lex.organisation_heads for s in stems)
+        if not definite_head and not stems & lex.organisation_heads:
+            return 0
+        j = i + 1
+        if definite_head:
+            if j >= len(tokens) or not self._is_nisba(tokens[j].norm):
+                return 0  # "الشركة" alone is no name
+        else:
+            while (j < len(tokens) and j - i <= 2 and self._is_chain_noun(tokens[j].norm)
+                   and lex.gazetteer.match_at(tokens, j, proclitics=False) is None):
+                j += 1  # indefinite nouns of the construct chain
+            genitive = self._genitive_length(tokens, j) if j < len(tokens) else 0
+            if not genitive:
+                return 0
+            j += genitive
+        return j + self._modifiers_length(tokens, j, complement=definite_head) - i
+
+    def _genitive_length(self, tokens: Sequence[Token], j: int) -> int:
+        """A name (listed without proclitic, given, Latin) or a definite noun ending an org's chain.
+
+        A title there brings its person's name along (مستشفى الملك فهد); a listed name with a
+        preposition (بالقاهرة) is no genitive.
+        """
+        lex = self.lexicon
+        norm = tokens[j].norm
+        listed = lex.gazetteer.match_at(tokens, j, proclitics=False)
+        if listed is not None:
+            return listed.length
+        if norm in lex.given_names or (norm.isascii() and norm.isalpha()):
+            return 1
+        if not self._is_definite_noun(norm):
+            return 0
+        title = self._title_at(tokens, j)
+        if title and j + title < len(tokens):
+            return title + self._name_length(tokens, j + title, after_title=True)
+        return 1
+
+    def _modifiers_length(self, tokens: Sequence[Token], j: int, *, complement: bool) -> int:
+        """Adjectives of origin, one other definite adjective (العاملة), one و-coordinated noun
+        (والسكان، ووقاية المجتمع) and, after a definite head, one ل-complement (لكرة القدم)."""
+        start, coordinated, adjective = j, False, False
+        while j < len(tokens):
+            norm = tokens[j].norm
+            nxt_definite = j + 1 < len(tokens) and self._is_definite_noun(tokens[j + 1].norm)
+            if self._is_nisba(norm):
+                j += 1
+            elif not adjective and self._is_definite_noun(norm):
+                adjective, j = True, j + 1  # وزارة القوى العاملة
+            elif complement and norm.startswith("لل") and len(norm) > 4:
+                complement, j = False, j + 1
+            elif complement and norm.startswith("ل") and self._is_chain_noun(norm[1:]) and nxt_definite:
+                complement, j = False, j + 2
+            elif not coordinated and norm.startswith("و") and self._is_definite_noun(norm[1:]):
+                coordinated, j = True, j + 1
+            elif not coordinated and norm.startswith("و") and self._is_chain_noun(norm[1:]) and nxt_definite:
+                coordinated, j = True, j + 2
+            else:
+                break
+        return j - start
+
+    def _span(self, text: str, tokens: Sequence[Token], start: int, n: int, names: frozenset[str], label: str) -> Entity:
+        """The span as written, without a proclitic on its first word (وعبد الله -> عبد الله)."""
+        first = tokens[start]
+        prefix, stem = next(((p, s) for p, s in proclitic_readings(first.norm) if s in names), ("", first.norm))
+        rest = text[first.end : tokens[start + n - 1].end]
+        return Entity(text=stem_surface(first, prefix, stem) + rest, label=label)
+
+    def entities(self, text: str, tokens: Sequence[Token]) -> list[Entity]:
+        """Gazetteer entries, organisations and person names, left to right, never overlapping.
+
+        Where a listed entry and the organisation pattern both start, the longer span wins
+        ("وزارة الصحة والسكان" over the listed "وزارة الصحة").
+        """
+        found: list[Entity] = []
+        gazetteer = self.lexicon.gazetteer
+        i = 0
+        while i < len(tokens):
+            match = gazetteer.match_at(tokens, i)
+            organisation = self._organisation_length(tokens, i)
+            if organisation > (match.length if match else 0):
+                found.append(self._span(text, tokens, i, organisation, self._organisation_words, "ORG"))
+                i += organisation
+                continue
+            if match is not None:
+                found.append(match.entity())
+                i += match.length
+                continue
+            title = self._title_at(tokens, i)
+            start = i + title
+            while title and start < len(tokens) and start - i - title < 2 and self._is_nisba(tokens[start].norm):
+                start += 1  # adjectives of the title: الرئيس الأمريكي ...
+            if start >= len(tokens) or (title and gazetteer.match_at(tokens, start) is not None):
+                i = max(start, i + 1)  # a listed name after the title is matched as such
+                continue
+            n = self._name_length(tokens, start, after_title=bool(title), foreign=start > i + title)
+            if n and self._is_person_start(tokens, start, title):
+                found.append(self._span(text, tokens, start, n, self._name_words, "PER"))
+                i = start + n
+            else:
+                i += max(title, 1)
+        return found
+
+    def _is_person_start(self, tokens: Sequence[Token], start: int, title: int) -> bool:
+        """Without a title, only a compound (عبد الله، أبو بكر) or given name + بن starts a name."""
+        if title:
+            return True
+        stem = self._name_reading(tokens[start])[1]
+        has_link = start + 1 < len(tokens) and tokens[start + 1].norm in {"بن", "ابن"}
+        return stem in _NAME_STARTERS or (stem in self.lexicon.given_names and has_link)

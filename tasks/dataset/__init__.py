@@ -1,0 +1,1 @@
+"""The stance dataset: assembly from gold labels, claim-level splits and AraStance-format files."""

@@ -1,0 +1,118 @@
+"""The public AraStance file format: JSON Lines, one claim per line, and the same as Parquet.
+
+A line is ``{"id", "claim", "article": [...], "article_title": [...], "article_url": [...],
+"stance": [...]}``, the four lists parallel (one entry per article). Stances are written as the
+release writes them (``Agree``, ``Disagree``, ``Discuss``, ``Unrelated``) and read in any letter
+case; in memory they are the project's lower-case labels. Writers emit keys and records in a
+fixed order so that writing what was read gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tasks.stance.labels import FOUR_WAY
+
+FIELDS: tuple[str, ...] = ("id", "claim", "article", "article_title", "article_url", "stance")
+_LISTS: tuple[str, ...] = ("article", "article_title", "article_url", "stance")
+
+SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("claim", pa.string(), nullable=False),
+        *(pa.field(name, pa.list_(pa.string()), nullable=False) for name in _LISTS),
+    ]
+)
+
+
+class DatasetFileError(ValueError):
+    """A dataset file that is not in the AraStance format; the message names file, line and field."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRecord:
+    """One claim with its articles and their stances, as one line of an AraStance file."""
+
+    id: str
+    claim: str
+    article: tuple[str, ...]
+    article_title: tuple[str, ...]
+    article_url: tuple[str, ...]
+    stance: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        """The record as one line of the release: lists, and stances capitalised."""
+        out = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        out["stance"] = [s.capitalize() for s in self.stance]
+        return out
+
+
+def record_from_dict(obj: object, where: str) -> ClaimRecord:
+    """Validate one parsed line: every field present, lists parallel, stances 4-way."""
+    if not isinstance(obj, dict):
+        raise DatasetFileError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+    missing = [f for f in FIELDS if f not in obj]
+    if missing:
+        raise DatasetFileError(f"{where}: missing field(s) {missing}")
+    for name in ("id", "claim"):
+        if not isinstance(obj[name], str):
+            raise DatasetFileError(f"{where}: field {name!r} must be a string")
+    lists = {}
+    for name in _LISTS:
+        value = obj[name]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise DatasetFileError(f"{where}: field {name!r} must be a list of strings")
+        lists[name] = tuple(value)
+    lengths = {name: len(v) for name, v in lists.items()}
+    if len(set(lengths.values())) != 1:
+        raise DatasetFileError(f"{where}: article, article_title, article_url and stance differ in length {lengths}")
+    stances = tuple(s.strip().lower() for s in lists["stance"])
+    bad = [raw for raw, s in zip(lists["stance"], stances) if s not in FOUR_WAY]
+    if bad:
+        raise DatasetFileError(f"{where}: unknown stance(s) {bad}; expected {FOUR_WAY} in any letter case")
+    return ClaimRecord(obj["id"], obj["claim"], **{**lists, "stance": stances})
+
+
+def write_jsonl(records: Sequence[ClaimRecord], path: Path) -> None:
+    """One record per line, keys in :data:`FIELDS` order, Arabic kept as text (not escapes)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="\n") as fh:
+        for record in records:
+            fh.write(json.dumps(record.as_dict(), ensure_ascii=False) + "\n")
+
+
+def read_jsonl(path: Path) -> list[ClaimRecord]:
+    """Records of an AraStance JSON Lines file, in file order; a bad line names file and line."""
+    records = []
+    with path.open(encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetFileError(f"{path}, line {line_no}: invalid JSON: {exc.msg}") from None
+            records.append(record_from_dict(obj, f"{path}, line {line_no}"))
+    return records
+
+
+def write_parquet(records: Sequence[ClaimRecord], path: Path) -> None:
+    """The same records as a Parquet table with list columns (no pandas index, fixed schema)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pylist([r.as_dict() for r in records], schema=SCHEMA)
+    pq.write_table(table, path, compression="zstd")
+
+
+def read_parquet(path: Path) -> list[ClaimRecord]:
+    """Records of a Parquet file written by :func:`write_parquet` (or any with the same columns)."""
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise DatasetFileError(f"{path}: not a readable Parquet file: {exc}") from None
+    return [record_from_dict(row, f"{path}, row {i + 1}") for i, row in enumerate(table.to_pylist())]

@@ -1,0 +1,98 @@
+"""Writing the built dataset as AraStance JSON Lines and Parquet, one file per split, and reading it back.
+
+Files are deterministic: claims in id order, articles in retrieval rank order, fixed key order
+and compression, and a manifest whose checksums let anyone verify a copy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from arastance.logging import get_logger
+from tasks.dataset.arastance_format import ClaimRecord, read_jsonl, read_parquet, write_jsonl, write_parquet
+from tasks.dataset.splits import SPLITS
+from warehouse import Warehouse
+from warehouse import dataset as store
+
+log = get_logger(__name__)
+
+Format = Literal["jsonl", "parquet"]
+
+
+def group_records(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[ClaimRecord]]:
+    """Gold pair rows (already in export order) -> claim records per split."""
+    grouped: dict[str, dict[str, list[Mapping[str, Any]]]] = {s: {} for s in SPLITS}
+    for row in rows:
+        grouped[row["split"]].setdefault(row["claim_id"], []).append(row)
+    out: dict[str, list[ClaimRecord]] = {}
+    for split, claims in grouped.items():
+        out[split] = [
+            ClaimRecord(
+                id=claim_id,
+                claim=pairs[0]["claim"] or "",
+                article=tuple(p["article"] or "" for p in pairs),
+                article_title=tuple(p["article_title"] or "" for p in pairs),
+                article_url=tuple(p["article_url"] for p in pairs),
+                stance=tuple(p["stance"] for p in pairs),
+            )
+            for claim_id, pairs in claims.items()
+        ]
+    return out
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    directory: Path
+    files: list[Path]
+    claims: dict[str, int]
+    pairs: dict[str, int]
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def write_dataset(records: Mapping[str, Sequence[ClaimRecord]], out_dir: Path) -> ExportSummary:
+    """Write ``<split>.jsonl`` and ``<split>.parquet`` for every split, and ``manifest.json``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files: list[Path] = []
+    claims: dict[str, int] = {}
+    pairs: dict[str, int] = {}
+    for split in SPLITS:
+        recs = list(records.get(split, []))
+        write_jsonl(recs, out_dir / f"{split}.jsonl")
+        write_parquet(recs, out_dir / f"{split}.parquet")
+        files += [out_dir / f"{split}.jsonl", out_dir / f"{split}.parquet"]
+        claims[split] = len(recs)
+        pairs[split] = sum(len(r.stance) for r in recs)
+    manifest = {
+        "format": "arastance-jsonl",
+        "fields": ["id", "claim", "article", "article_title", "article_url", "stance"],
+        "splits": {s: {"claims": claims[s], "pairs": pairs[s]} for s in SPLITS},
+        "files": {p.name: _sha256(p) for p in files},
+    }
+    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    files.append(out_dir / "manifest.json")
+    return ExportSummary(out_dir, files, claims, pairs)
+
+
+def export_dataset(wh: Warehouse, out_dir: Path) -> ExportSummary:
+    """Export the warehouse's dataset (gold pairs of split, unflagged claims)."""
+    summary = write_dataset(group_records(store.dataset_rows(wh)), out_dir)
+    log.info("dataset exported", extra={"dir": str(out_dir), "claims": sum(summary.claims.values()), "pairs": sum(summary.pairs.values())})
+    return summary
+
+
+def read_dataset(directory: Path, fmt: Format = "jsonl") -> dict[str, list[ClaimRecord]]:
+    """The records of an exported dataset per split (a missing split file reads as empty)."""
+    reader = read_jsonl if fmt == "jsonl" else read_parquet
+    out: dict[str, list[ClaimRecord]] = {}
+    for split in SPLITS:
+        path = directory / f"{split}.{fmt}"
+        out[split] = reader(path) if path.is_file() else []
+    return out

@@ -1,0 +1,83 @@
+"""Test data for the annotation and dataset stages: claims, articles and pairs written by hand."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from warehouse import Warehouse, stable_id
+
+T0 = datetime(2021, 1, 1, 12, 0, 0)
+SOURCES = ("araanews", "dabegad", "norumors", "reuters")
+
+
+def add_claims(
+    wh: Warehouse, n_claims: int, articles_per_claim: int = 3, *, start: int = 0, sources: tuple[str, ...] = SOURCES
+) -> list[str]:
+    """Write ``n_claims`` claims (round-robin over ``sources``) with their articles and pairs; return pair ids."""
+    claims, articles, pairs = [], [], []
+    for i in range(start, start + n_claims):
+        source = sources[i % len(sources)]
+        url = f"https://{source}.example/claim-{i}/"
+        claim_id = stable_id(source, url)
+        claims.append({
+            "claim_id": claim_id, "source_id": source, "url": url, "canonical_url": url,
+            "title": f"عنوان الادعاء {i}", "cleaned_text": f"الادعاء رقم {i} عن افتتاح جسر في المدينة",
+            "veracity": "true" if source == "reuters" else "false", "published_date": date(2019, 1, 1 + i % 28),
+            "first_seen": T0, "last_seen": T0,
+        })
+        for j in range(articles_per_claim):
+            a_url = f"https://news{j}.example/{i}/{j}.html"
+            article_id = stable_id(a_url)
+            articles.append({
+                "article_id": article_id, "url": a_url, "canonical_url": a_url, "domain": f"news{j}.example",
+                "title": f"خبر {i}-{j}", "text": f"نص الخبر {i}-{j} عن الحدث.", "published_date": date(2019, 2, 1),
+                "fetch_status": "ok",
+            })
+            pairs.append({
+                "pair_id": stable_id(claim_id, article_id), "claim_id": claim_id, "article_id": article_id,
+                "rank": j + 1, "similarity": 0.5, "reason": "test", "created_at": T0,
+            })
+    with wh.transaction():
+        wh.insert_rows("claims", claims)
+        wh.insert_rows("articles", articles)
+        wh.insert_rows("claim_article_pairs", pairs)
+    return [p["pair_id"] for p in pairs]
+
+
+def add_round(wh: Warehouse, round_name: str, kind: str, assignments: list[tuple[str, str]] | None = None) -> None:
+    """Register a round (and optional assignments) directly."""
+    wh.insert_rows("annotation_rounds", [{
+        "round": round_name, "round_kind": kind, "seed": 1, "annotators": json.dumps(["ann-1", "ann-2", "ann-3"]),
+        "created_at": T0,
+    }])
+    if assignments:
+        wh.insert_rows("annotation_assignments", [
+            {"round": round_name, "pair_id": p, "annotator_id": a, "assigned_at": T0} for p, a in assignments
+        ])
+
+
+def ls_task(pair_id: str, round_name: str, annotations: list[dict[str, Any]], task_id: int = 1) -> dict[str, Any]:
+    """A task as Label Studio exports it."""
+    return {"id": task_id, "data": {"pair_id": pair_id, "round": round_name, "claim": "ادعاء", "article": "مقال"},
+            "annotations": annotations}
+
+
+def ls_annotation(annotator: Any, label: str, created_at: str = "2021-03-02T10:00:00.000000Z") -> dict[str, Any]:
+    return {"id": 1, "completed_by": annotator, "created_at": created_at, "was_cancelled": False,
+            "result": [{"from_name": "stance", "to_name": "article", "type": "choices", "value": {"choices": [label]}}]}
+
+
+def write_json(path: Path, payload: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def add_gold(wh: Warehouse, labels: dict[str, str]) -> None:
+    """Gold labels written directly, for dataset tests that skip annotation."""
+    wh.insert_rows("gold_labels", [
+        {"pair_id": p, "label": label, "method": "agreed", "decided_at": T0} for p, label in labels.items()
+    ], on_conflict="update")

@@ -1,0 +1,204 @@
+"""Task files out and labels in: Label Studio JSON and CSV, good and malformed."""
+
+from __future__ import annotations
+
+import csv
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from helpers_annotation import add_claims, add_round, ls_annotation, ls_task, write_json
+
+from arastance.config import load_settings
+from tasks.annotation.label_studio import labeling_config
+from tasks.annotation.records import AnnotationFileError
+from tasks.annotation.workflow import export_round, import_annotations
+from warehouse import Warehouse
+
+
+def _counts(wh: Warehouse) -> tuple[int, int]:
+    return wh.scalar("SELECT count(*) FROM annotations"), wh.scalar("SELECT count(*) FROM annotation_imports")
+
+
+def test_labeling_config_is_rtl_with_claim_article_and_four_choices() -> None:
+    root = ET.fromstring(labeling_config())
+    assert root.tag == "View" and "direction: rtl" in root.get("style", "")
+    assert [t.get("name") for t in root.iter("Text")] == ["claim", "article"]
+    choices = root.find("Choices")
+    assert choices is not None and choices.get("toName") == "article" and choices.get("choice") == "single"
+    assert [c.get("value") for c in choices.iter("Choice")] == ["agree", "disagree", "discuss", "unrelated"]
+
+
+def test_export_writes_label_studio_json_and_csv_per_annotator(warehouse: Warehouse, tmp_path: Path) -> None:
+    add_claims(warehouse, 4, 2)
+    done = export_round(warehouse, "pilot", load_settings().annotation, tmp_path / "tasks", size=5)
+    assert (done.round, done.kind, done.pairs, done.assignments) == ("pilot-1", "pilot", 5, 15)
+    tasks = json.loads((done.directory / "ann-2.json").read_text(encoding="utf-8"))
+    assert len(tasks) == 5 and all(set(t) == {"data"} for t in tasks)
+    first = tasks[0]["data"]
+    assert first["round"] == "pilot-1" and first["annotator_id"] == "ann-2"
+    assert first["claim"].startswith("الادعاء رقم") and first["article"].startswith("نص الخبر")
+    with (done.directory / "ann-2.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["pair_id"] for r in rows] == [t["data"]["pair_id"] for t in tasks]
+    assert all(r["label"] == "" for r in rows)
+    assert (done.directory / "labeling_config.xml").read_text(encoding="utf-8") == labeling_config()
+
+
+def test_label_studio_export_imports_and_reimport_is_a_no_op(warehouse: Warehouse, tmp_path: Path) -> None:
+    pairs = add_claims(warehouse, 2, 2)
+    add_round(warehouse, "prod-1", "production")
+    payload = [
+        ls_task(pairs[0], "prod-1", [ls_annotation("ann-1", "agree"), ls_annotation("ann-2", "Discuss ")], 1),
+        ls_task(pairs[1], "prod-1", [ls_annotation({"id": 7, "email": "ann-3"}, "unrelated"),
+                                     {**ls_annotation("ann-1", "agree"), "was_cancelled": True}], 2),
+        ls_task(pairs[2], "prod-1", [], 3),  # not annotated yet
+    ]
+    path = write_json(tmp_path / "export.json", payload)
+    first = import_annotations(warehouse, path)
+    assert (first.annotations, first.new, first.already_imported) == (3, 3, False)
+    rows = warehouse.query("SELECT pair_id, annotator_id, label, round, round_kind, annotated_at FROM annotations ORDER BY annotator_id, pair_id")
+    assert [(r["annotator_id"], r["label"]) for r in rows] == [("ann-1", "agree"), ("ann-2", "discuss"), ("ann-3", "unrelated")]
+    assert all(r["round_kind"] == "production" and str(r["annotated_at"]) == "2021-03-02 10:00:00" for r in rows)
+    again = import_annotations(warehouse, path)
+    assert again.already_imported and again.new == 0
+    assert _counts(warehouse) == (3, 1)
+
+
+def test_annotator_map_turns_label_studio_user_ids_into_annotator_ids(warehouse: Warehouse, tmp_path: Path) -> None:
+    pairs = add_claims(warehouse, 1, 1)
+    add_round(warehouse, "prod-1", "production")
+    path = write_json(tmp_path / "e.json", [ls_task(pairs[0], "prod-1", [ls_annotation(12, "agree")])])
+    import_annotations(warehouse, path, annotator_map={"12": "ann-2"})
+    assert warehouse.scalar("SELECT annotator_id FROM annotations") == "ann-2"
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ("[{\"data\": {\"pair_id\": \"x\"}", "line 1, column"),
+        ({"tasks": []}, "expected a JSON list"),
+        ([{"annotations": []}], "task 1: missing field 'data'"),
+        ([{"id": 4, "data": {"round": "prod-1"}, "annotations": []}], "task 1 (id 4): missing field 'data.pair_id'"),
+        ("TASK_NO_RESULT", "annotation 1: missing field 'result'"),
+        ("TASK_NO_AUTHOR", "annotation 1: missing field 'completed_by'"),
+        ("TASK_BAD_TIME", "invalid field 'created_at'"),
+        ("TASK_BAD_LABEL", "unknown label 'agrees'"),
+        ("TASK_TWO_LABELS", "expected exactly one label"),
+        ("TASK_UNKNOWN_PAIR", "unknown pair 'nope'"),
+        ("TASK_UNKNOWN_ROUND", "unknown round 'prod-9'"),
+        ("TASK_CONFLICT", "but task 1 (id 1), annotation 1 says 'agree'"),
+    ],
+)
+def test_malformed_label_studio_files_name_the_row_and_import_nothing(
+    warehouse: Warehouse, tmp_path: Path, payload: object, message: str
+) -> None:
+    pairs = add_claims(warehouse, 1, 2)
+    add_round(warehouse, "prod-1", "production")
+    good = ls_task(pairs[1], "prod-1", [ls_annotation("ann-1", "agree")], 2)  # a valid task next to the bad one
+    bad_annotation = ls_annotation("ann-2", "agree")
+    cases = {
+        "TASK_NO_RESULT": {k: v for k, v in bad_annotation.items() if k != "result"},
+        "TASK_NO_AUTHOR": {k: v for k, v in bad_annotation.items() if k != "completed_by"},
+        "TASK_BAD_TIME": {**bad_annotation, "created_at": "yesterday"},
+        "TASK_BAD_LABEL": ls_annotation("ann-2", "agrees"),
+        "TASK_TWO_LABELS": {**bad_annotation, "result": [{"value": {"choices": ["agree", "discuss"]}}]},
+    }
+    path = tmp_path / "bad.json"
+    if isinstance(payload, str) and payload in cases:
+        write_json(path, [ls_task(pairs[0], "prod-1", [cases[payload]]), good])
+    elif payload == "TASK_UNKNOWN_PAIR":
+        write_json(path, [ls_task("nope", "prod-1", [bad_annotation]), good])
+    elif payload == "TASK_UNKNOWN_ROUND":
+        write_json(path, [ls_task(pairs[0], "prod-9", [bad_annotation]), good])
+    elif payload == "TASK_CONFLICT":
+        write_json(path, [ls_task(pairs[0], "prod-1", [bad_annotation], 1),
+                          ls_task(pairs[0], "prod-1", [ls_annotation("ann-2", "discuss")], 2)])
+    elif isinstance(payload, str):
+        path.write_text(payload, encoding="utf-8")
+    else:
+        write_json(path, payload)
+    with pytest.raises(AnnotationFileError) as err:
+        import_annotations(warehouse, path)
+    assert str(path) in str(err.value) and message in str(err.value)
+    assert _counts(warehouse) == (0, 0)
+
+
+def test_a_label_conflicting_with_a_stored_one_is_refused(warehouse: Warehouse, tmp_path: Path) -> None:
+    pairs = add_claims(warehouse, 1, 1)
+    add_round(warehouse, "prod-1", "production")
+    import_annotations(warehouse, write_json(tmp_path / "a.json", [ls_task(pairs[0], "prod-1", [ls_annotation("ann-1", "agree")])]))
+    changed = write_json(tmp_path / "b.json", [ls_task(pairs[0], "prod-1", [ls_annotation("ann-1", "disagree", "2021-03-03T10:00:00Z")])])
+    with pytest.raises(AnnotationFileError, match="'agree' is stored already \\(from a.json\\)"):
+        import_annotations(warehouse, changed)
+    assert warehouse.scalar("SELECT label FROM annotations") == "agree"
+    assert _counts(warehouse) == (1, 1)
+
+
+def _write_csv(path: Path, rows: list[dict[str, str]], header: list[str] | None = None) -> Path:
+    header = header or ["pair_id", "round", "annotator_id", "claim", "label", "annotated_at"]
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=header, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_csv_sheet_imports_skipping_empty_labels(warehouse: Warehouse, tmp_path: Path) -> None:
+    pairs = add_claims(warehouse, 1, 3)
+    add_round(warehouse, "pilot-1", "pilot")
+    path = _write_csv(tmp_path / "ann-1.csv", [
+        {"pair_id": pairs[0], "round": "pilot-1", "annotator_id": "ann-1", "claim": "نص، بفاصلة", "label": "unrelated",
+         "annotated_at": "2021-04-01T08:30:00+02:00"},
+        {"pair_id": pairs[1], "round": "pilot-1", "annotator_id": "ann-1", "label": "Agree", "annotated_at": ""},
+        {"pair_id": pairs[2], "round": "pilot-1", "annotator_id": "ann-1", "label": ""},
+    ])
+    result = import_annotations(warehouse, path)
+    assert (result.annotations, result.new) == (2, 2)
+    rows = {r["pair_id"]: r for r in warehouse.query("SELECT * FROM annotations")}
+    assert rows[pairs[0]]["label"] == "unrelated" and str(rows[pairs[0]]["annotated_at"]) == "2021-04-01 06:30:00"
+    assert rows[pairs[1]]["label"] == "agree" and rows[pairs[1]]["round_kind"] == "pilot"
+    assert import_annotations(warehouse, path).already_imported
+
+
+@pytest.mark.parametrize(
+    ("rows", "header", "message"),
+    [
+        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1"}], ["pair_id", "round", "annotator_id"], "line 1: missing column(s) ['label']"),
+        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "", "label": "agree"}], None, "line 2: missing field(s) ['annotator_id']"),
+        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1", "label": "yes"}], None, "line 2: unknown label 'yes'"),
+        ([{"pair_id": "zzz", "round": "pilot-1", "annotator_id": "ann-1", "label": "agree"}], None, "line 2: unknown pair 'zzz'"),
+        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1", "label": "agree"},
+          {"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1", "label": "discuss"}], None, "line 3: annotator 'ann-1' labels pair"),
+        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1", "label": "agree", "annotated_at": "soon"}], None, "line 2: invalid annotated_at 'soon'"),
+    ],
+)
+def test_malformed_csv_files_name_the_line_and_import_nothing(
+    warehouse: Warehouse, tmp_path: Path, rows: list[dict[str, str]], header: list[str] | None, message: str
+) -> None:
+    pairs = add_claims(warehouse, 1, 2)
+    add_round(warehouse, "pilot-1", "pilot")
+    for row in rows:
+        if row.get("pair_id") == "P0":
+            row["pair_id"] = pairs[0]
+    good = {"pair_id": pairs[1], "round": "pilot-1", "annotator_id": "ann-1", "label": "agree"}
+    path = _write_csv(tmp_path / "bad.csv", rows + [good], header)
+    with pytest.raises(AnnotationFileError) as err:
+        import_annotations(warehouse, path)
+    assert str(path) in str(err.value) and message in str(err.value)
+    assert _counts(warehouse) == (0, 0)
+
+
+def test_csv_with_broken_quoting_or_unknown_suffix_is_refused(warehouse: Warehouse, tmp_path: Path) -> None:
+    add_round(warehouse, "pilot-1", "pilot")
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("pair_id,round,annotator_id,label\np,pilot-1,ann-1,agree,extra\n", encoding="utf-8")
+    with pytest.raises(AnnotationFileError, match="line 2: more fields than the header"):
+        import_annotations(warehouse, ragged)
+    other = tmp_path / "labels.xlsx"
+    other.write_bytes(b"PK")
+    with pytest.raises(AnnotationFileError, match="unknown file type '.xlsx'"):
+        import_annotations(warehouse, other)
+    with pytest.raises(AnnotationFileError, match="no such file"):
+        import_annotations(warehouse, tmp_path / "missing.json")

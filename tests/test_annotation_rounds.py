@@ -1,0 +1,191 @@
+"""Rounds: balanced seeded assignment, gold decisions, adjudication and the simulated campaign."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from helpers_annotation import add_claims, ls_annotation, ls_task, write_json
+
+from arastance.config import load_settings
+from tasks.annotation.assignment import adjudication_assignment, pilot_assignment, production_assignment
+from tasks.annotation.demo import run_demo_campaign
+from tasks.annotation.gold import decide
+from tasks.annotation.records import AnnotationTask
+from tasks.annotation.simulate import simulate_export, simulated_label
+from tasks.annotation.workflow import NoPairsLeftError, adjudicate, export_round, import_annotations, round_reports
+from warehouse import Warehouse
+from warehouse import annotation as store
+
+POOL = ["ann-1", "ann-2", "ann-3"]
+
+
+def test_production_assignment_is_balanced_distinct_and_reproducible() -> None:
+    pairs = [f"p{i:03d}" for i in range(101)]
+    out = production_assignment(pairs, POOL, 2, seed=3)
+    per_pair = Counter(p for p, _ in out)
+    assert set(per_pair) == set(pairs) and set(per_pair.values()) == {2}
+    assert all(len({a for p2, a in out if p2 == p}) == 2 for p in pairs[:10])
+    load = Counter(a for _, a in out)
+    assert sum(load.values()) == 202 and max(load.values()) - min(load.values()) <= 1
+    assert production_assignment(list(reversed(pairs)), POOL, 2, seed=3) == out  # input order does not matter
+    assert production_assignment(pairs, POOL, 2, seed=4) != out
+    with pytest.raises(ValueError, match="needs at least 4 annotators"):
+        production_assignment(pairs, POOL, 4, seed=3)
+
+
+def test_pilot_gives_a_seeded_sample_to_every_annotator() -> None:
+    pairs = [f"p{i}" for i in range(30)]
+    out = pilot_assignment(pairs, POOL, 10, seed=1)
+    assert len(out) == 30 and Counter(a for _, a in out) == {a: 10 for a in POOL}
+    assert out == pilot_assignment(set(pairs), POOL, 10, seed=1)
+
+
+def test_adjudication_prefers_an_annotator_who_has_not_labelled_the_pair() -> None:
+    disputed = {"p1": ("ann-1", "ann-2"), "p2": ("ann-1", "ann-3"), "p3": ("ann-2", "ann-3"), "p4": ("ann-1", "ann-2")}
+    out = dict(adjudication_assignment(disputed, POOL, seed=0))
+    assert out == {"p1": "ann-3", "p2": "ann-2", "p3": "ann-1", "p4": "ann-3"}
+    everyone = adjudication_assignment({"p5": POOL, "p6": POOL, "p7": POOL}, POOL, seed=0)
+    assert sorted(a for _, a in everyone) == POOL  # nobody is fresh: the pool shares the work
+
+
+def _row(annotator: str, label: str, kind: str = "production", minute: int = 0) -> dict:
+    return {"annotator_id": annotator, "label": label, "round_kind": kind, "annotated_at": datetime(2021, 1, 1, 0, minute)}
+
+
+def test_gold_decision_rules() -> None:
+    agreed = decide("p", [_row("a", "agree", minute=1), _row("b", "agree", minute=5)], annotators_per_pair=2)
+    assert (agreed.status, agreed.label, agreed.method, agreed.decided_at.minute) == ("gold", "agree", "agreed", 5)
+    disputed = decide("p", [_row("a", "agree"), _row("b", "discuss")], annotators_per_pair=2)
+    assert (disputed.status, disputed.label, disputed.annotators) == ("disputed", None, ("a", "b"))
+    adjudicated = decide("p", [_row("a", "agree"), _row("b", "discuss"), _row("c", "discuss", "adjudication", 9)], annotators_per_pair=2)
+    assert (adjudicated.label, adjudicated.method) == ("discuss", "adjudicated")
+    majority = decide("p", [_row("a", "agree", "pilot"), _row("b", "agree", "pilot"), _row("c", "unrelated", "pilot")], annotators_per_pair=2)
+    assert (majority.label, majority.method) == ("agree", "adjudicated")
+    split3 = decide("p", [_row("a", "agree", "pilot"), _row("b", "disagree", "pilot"), _row("c", "unrelated", "pilot")], annotators_per_pair=2)
+    assert split3.status == "disputed"
+    assert decide("p", [_row("a", "agree")], annotators_per_pair=2).status == "pending"
+    single = decide("p", [_row("a", "agree")], annotators_per_pair=1)
+    assert (single.status, single.method) == ("gold", "single")
+
+
+def _label_file(tasks_file: Path, labels: dict[tuple[str, str], str], out: Path) -> Path:
+    tasks = json.loads(tasks_file.read_text(encoding="utf-8"))
+    return write_json(out, [
+        ls_task(t["data"]["pair_id"], t["data"]["round"],
+                [ls_annotation(t["data"]["annotator_id"], labels[(t["data"]["pair_id"], t["data"]["annotator_id"])])], i)
+        for i, t in enumerate(tasks, start=1)
+    ])
+
+
+def test_production_then_adjudication_gives_gold_labels(warehouse: Warehouse, tmp_path: Path) -> None:
+    cfg = load_settings().annotation
+    pairs = add_claims(warehouse, 3, 2)  # six pairs
+    prod = export_round(warehouse, "production", cfg, tmp_path / "tasks")
+    assert prod.round == "prod-1" and prod.pairs == 6 and prod.assignments == 12
+    assigned = warehouse.query("SELECT pair_id, annotator_id FROM annotation_assignments")
+    disputed_pair = pairs[0]
+    labels = {(r["pair_id"], r["annotator_id"]): "agree" for r in assigned}
+    first_two = sorted(a for p, a in labels if p == disputed_pair)
+    labels[(disputed_pair, first_two[1])] = "discuss"
+    for tasks_file in sorted(prod.directory.glob("*.json")):
+        import_annotations(warehouse, _label_file(tasks_file, labels, tmp_path / "done" / tasks_file.name))
+    progress = {(r["round"], r["annotator_id"]): (r["assigned"], r["done"]) for r in store.progress(warehouse)}
+    assert sum(a for a, _ in progress.values()) == 12 and all(a == d for a, d in progress.values())
+    with pytest.raises(NoPairsLeftError):
+        export_round(warehouse, "production", cfg, tmp_path / "tasks")
+
+    result = adjudicate(warehouse, cfg, tmp_path / "tasks")
+    assert (result.gold, result.disputed, result.pending) == (5, 1, 0)
+    assert result.new_round is not None and result.new_round.round == "adjudication-1"
+    third = warehouse.query("SELECT pair_id, annotator_id FROM annotation_assignments WHERE round = 'adjudication-1'")
+    assert len(third) == 1 and third[0]["pair_id"] == disputed_pair and third[0]["annotator_id"] not in first_two
+    # adjudicating again does not send the same pair twice
+    assert adjudicate(warehouse, cfg, tmp_path / "tasks").new_round is None
+
+    adj_file = result.new_round.directory / f"{third[0]['annotator_id']}.json"
+    import_annotations(warehouse, _label_file(adj_file, {(disputed_pair, third[0]["annotator_id"]): "discuss"}, tmp_path / "adj.json"))
+    final = adjudicate(warehouse, cfg, tmp_path / "tasks")
+    assert (final.gold, final.disputed) == (6, 0)
+    gold = {r["pair_id"]: (r["label"], r["method"]) for r in warehouse.query("SELECT * FROM gold_labels")}
+    assert gold[disputed_pair] == ("discuss", "adjudicated")
+    assert Counter(m for _, m in gold.values()) == {"agreed": 5, "adjudicated": 1}
+    quality = {r["annotator_id"]: (r["labelled_gold_pairs"], r["same_as_gold"]) for r in store.annotator_agreement(warehouse)}
+    assert sum(n for n, _ in quality.values()) == 12 and quality[first_two[1]][0] - quality[first_two[1]][1] == 0
+    assert quality[first_two[0]][0] - quality[first_two[0]][1] == 1  # said agree where gold is discuss
+    [report] = round_reports(warehouse)
+    assert report.round == "prod-1" and (report.shares.full, report.shares.none) == (5, 1)
+    assert report.confusion == [{"label_a": "agree", "label_b": "discuss", "count": 1, "share": 1.0}]
+
+
+def _task(pair: str, annotator: str) -> AnnotationTask:
+    return AnnotationTask(pair, "pilot-1", annotator, "c", "ادعاء", "u", "dabegad", "a", "t", "https://x.example/a", "نص")
+
+
+def test_simulated_disagreements_are_mostly_discuss_against_agree_or_unrelated() -> None:
+    confusions: Counter[tuple[str, str]] = Counter()
+    for i in range(3000):
+        truth = ("agree", "unrelated", "discuss", "disagree")[i % 4]
+        given = simulated_label(_task(f"p{i}", "ann-2"), truth, 0.8, seed=1)
+        if given != truth:
+            confusions[tuple(sorted((truth, given)))] += 1  # type: ignore[arg-type]
+    involving_discuss = sum(n for pair, n in confusions.items() if "discuss" in pair)
+    assert 0.1 < sum(confusions.values()) / 3000 < 0.3
+    assert involving_discuss / sum(confusions.values()) > 0.7
+    assert simulated_label(_task("p1", "ann-1"), "agree", 0.5, seed=9) == simulated_label(_task("p1", "ann-1"), "agree", 0.5, seed=9)
+
+
+def test_simulated_export_is_seeded_and_goes_through_the_normal_import(warehouse: Warehouse, tmp_path: Path) -> None:
+    cfg = load_settings().annotation
+    add_claims(warehouse, 2, 2)
+    pilot = export_round(warehouse, "pilot", cfg, tmp_path / "tasks", size=4)
+    tasks_file = pilot.directory / "ann-1.json"
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert simulate_export(tasks_file, lambda t: "agree", a, seed=2) == 4
+    simulate_export(tasks_file, lambda t: "agree", b, seed=2)
+    assert a.read_bytes() == b.read_bytes()
+    assert import_annotations(warehouse, a).new == 4
+
+
+def test_demo_campaign_runs_pilot_production_and_adjudication(warehouse: Warehouse, tmp_path: Path) -> None:
+    cfg = load_settings().annotation
+    pairs = add_claims(warehouse, 12, 3)
+    truth = {p: ("agree", "disagree", "discuss", "unrelated", "unrelated")[i % 5] for i, p in enumerate(pairs)}
+    campaign = run_demo_campaign(warehouse, cfg, lambda t: truth[t.pair_id], tmp_path / "demo", seed=4, pilot_size=10)
+    assert campaign.rounds[:2] == ["pilot-1", "prod-1"]
+    assert campaign.gold == len(pairs) and campaign.disputed == 0
+    pilot, prod = campaign.reports
+    sent_to_third = warehouse.scalar("SELECT count(*) FROM annotation_assignments WHERE round = 'adjudication-1'")
+    assert sent_to_third == pilot.shares.none + prod.shares.none > 0  # every pair without a majority, once
+    assert campaign.rounds == ["pilot-1", "prod-1", "adjudication-1"]
+    assert campaign.annotations == 10 * 3 + 26 * 2 + sent_to_third
+    assert pilot.round == "pilot-1" and pilot.raters_per_pair == 3 and pilot.kappa_pairs == 10
+    assert 0.3 < pilot.kappa <= 1.0
+    gold = {r["pair_id"]: r["label"] for r in warehouse.query("SELECT pair_id, label FROM gold_labels")}
+    assert sum(gold[p] == truth[p] for p in pairs) / len(pairs) > 0.85
+
+
+def test_world_truth_reads_the_snapshot_worlds_stances() -> None:
+    from snapshots.world import build_world
+
+    from tasks.annotation.demo import world_truth
+
+    world = build_world()
+    truth = world_truth(world)
+    post = world.posts[0]
+    about = [a for a in world.articles if a.topic_id == post.rumour_id]
+    other = next(a for a in world.articles if a.topic_id not in (None, post.rumour_id))
+    claim_url = f"http://127.0.0.1:8080/{post.site}{post.path}"
+
+    def task(source: str, url: str, article_url: str) -> AnnotationTask:
+        return AnnotationTask("p", "r", "ann-1", "c", "ادعاء", url, source, "a", "t", article_url, "نص")
+
+    assert about and [truth(task(post.site, claim_url, a.url)) for a in about] == [a.stance for a in about]
+    assert truth(task(post.site, claim_url, other.url)) == "unrelated"
+    headline = next(h for h in world.headlines if any(a.topic_id == h.headline_id for a in world.articles))
+    story = next(a for a in world.articles if a.topic_id == headline.headline_id)
+    assert truth(task("reuters", f"https://www.reuters.com{headline.path}", story.url)) == story.stance
+    assert truth(task("dabegad", "https://dabegad.com/no/such/post/", story.url)) == "unrelated"

@@ -1,0 +1,163 @@
+"""The rule-based analyzer: clause cuts, gazetteer entities with normalisation, person names."""
+
+from __future__ import annotations
+
+import pytest
+
+from tasks.claim_analysis.analysis import Entity
+from tasks.claim_analysis.gazetteer import Gazetteer, GazetteerError, load_list
+from tasks.claim_analysis.rules import RuleAnalyzer
+from tasks.claim_analysis.tokens import proclitic_readings, word_tokens
+
+
+@pytest.fixture(scope="module")
+def rules() -> RuleAnalyzer:
+    return RuleAnalyzer()
+
+
+@pytest.mark.parametrize(
+    ("claim", "phrase", "reason"),
+    [
+        # Arabic comma, Latin comma, Arabic semicolon, Arabic question mark
+        ("أعلن الرئيس انسحاب بلاده من الاتفاق، وأكد أن القرار نهائي", "أعلن الرئيس انسحاب بلاده من الاتفاق", "comma"),
+        ("أعلنت الحكومة رفع الأسعار, ثم تراجعت عن القرار", "أعلنت الحكومة رفع الأسعار", "comma"),
+        ("وفاة الفنان في مستشفى بالقاهرة؛ وأسرته تنفي الخبر", "وفاة الفنان في مستشفى بالقاهرة", "semicolon"),
+        ("هل ألغت وزارة التعليم الامتحانات؟ الحقيقة أنها لم تلغها", "هل ألغت وزارة التعليم الامتحانات", "sentence_end"),
+        ("سقوط طائرة في البحر. ونجاة جميع الركاب", "سقوط طائرة في البحر", "sentence_end"),
+        # و as a proclitic opening a clause: before a verb, a particle or a pronoun
+        ("الوزير يعلن زيادة الرواتب ويقول إنها تبدأ الشهر المقبل", "الوزير يعلن زيادة الرواتب", "coordination"),
+        ("منع التجول في المدينة وقد بدأ تطبيقه أمس", "منع التجول في المدينة", "coordination"),
+        ("اعتقال لاعب مشهور وهو في طريقه إلى المطار", "اعتقال لاعب مشهور", "coordination"),
+        ("إغلاق المدارس غدا و سيعلن الوزير التفاصيل", "إغلاق المدارس غدا", "coordination"),
+        # relative pronouns, bare and after و
+        ("صورة الطفل التي انتشرت على مواقع التواصل مفبركة", "صورة الطفل", "relative_pronoun"),
+        ("ظهور الحيوان الذي هرب من حديقة الحيوان", "ظهور الحيوان", "relative_pronoun"),
+        ("قرار الحكومة بتعويض المتضررين والذين فقدوا منازلهم", "قرار الحكومة بتعويض المتضررين", "relative_pronoun"),
+        ("سرقة سيارات المواطنين اللواتي تركنها أمام المنزل", "سرقة سيارات المواطنين", "relative_pronoun"),
+    ],
+)
+def test_cut_at_the_first_clause_boundary(rules: RuleAnalyzer, claim: str, phrase: str, reason: str) -> None:
+    result = rules.analyze(claim)
+    assert (result.verb_phrase, result.cut_reason) == (phrase, reason)
+    assert result.analyzer == "rules"
+    assert result.was_cut
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # words that merely begin with و are no clause: وزير، وزارة، وصول، واشنطن
+        "وزير الصحة يعلن وصول شحنة لقاحات إلى واشنطن",
+        # و joining two nouns is no clause either
+        "ارتفاع أسعار الذهب والفضة في الأسواق",
+        # a Latin comma or period inside a number is part of the number
+        "صرف منحة قدرها 1,500 درهم لكل أسرة بنسبة 2.5 بالمئة",
+        # ... and so is a period inside a web address
+        "موقع news.example.com ينشر صورا للحادث",
+    ],
+)
+def test_no_cut_without_a_clause_boundary(rules: RuleAnalyzer, claim: str) -> None:
+    result = rules.analyze(claim)
+    assert result.verb_phrase == claim
+    assert result.cut_reason == "none"
+    assert not result.was_cut
+
+
+def test_a_boundary_too_close_to_the_start_is_passed_over(rules: RuleAnalyzer) -> None:
+    # A cut after one word leaves no usable query; the next boundary is taken instead.
+    result = rules.analyze("عاجل، الحكومة تقرر تعطيل الدوام الرسمي، والمدارس تغلق أبوابها")
+    assert result.verb_phrase == "عاجل، الحكومة تقرر تعطيل الدوام الرسمي"
+    assert RuleAnalyzer(min_cut_words=1).analyze("عاجل، الحكومة تقرر").verb_phrase == "عاجل"
+
+
+def test_mixed_latin_text_is_kept_and_matched(rules: RuleAnalyzer) -> None:
+    result = rules.analyze("شركة Apple تطلق هاتف iPhone جديدا في الإمارات, ويقول خبراء إنه خطير")
+    assert result.verb_phrase == "شركة Apple تطلق هاتف iPhone جديدا في الإمارات"
+    assert result.cut_reason == "comma"
+    assert result.entities == (Entity("شركة Apple", "ORG"), Entity("الإمارات", "LOC"))
+    assert rules.analyze("هاتف جديد من Apple").entities == (Entity("Apple", "ORG"),)
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        # hamza/alef and taa marbuta variants find the gazetteer entry; the entry's spelling is used
+        ("السعوديه تمنح الاردن منحة مالية", [("السعودية", "LOC"), ("الأردن", "LOC")]),
+        ("اغلاق الحدود بين مصر وليبيا", [("مصر", "LOC"), ("ليبيا", "LOC")]),
+        # clitics: وال، بال، لل، ل before a name without the article
+        ("وصول وفد من الكويت والبحرين بالرياض للإمارات ولبنان", [
+            ("الكويت", "LOC"), ("البحرين", "LOC"), ("الرياض", "LOC"), ("الإمارات", "LOC"), ("لبنان", "LOC"),
+        ]),
+        # the longest entry wins
+        ("منظمة الصحة العالمية تحذر من وباء في الولايات المتحدة الأمريكية", [
+            ("منظمة الصحة العالمية", "ORG"), ("الولايات المتحدة الأمريكية", "LOC"),
+        ]),
+        # an entry written with the article needs it: رياض الأطفال is no city
+        ("إغلاق رياض الأطفال في جدة", [("جدة", "LOC")]),
+        # organisations by pattern: head noun + construct chain + adjectives; longer than a listed entry
+        ("هيئة تنظيم الاتصالات والحكومة الرقمية تحجب تطبيقا", [("هيئة تنظيم الاتصالات والحكومة الرقمية", "ORG")]),
+        ("وكالة الفضاء الأوروبية أعلنت", [("وكالة الفضاء الأوروبية", "ORG")]),
+        ("ولوزارة الصحة والسكان قرار جديد", [("وزارة الصحة والسكان", "ORG")]),
+        ("طلاب جامعة زايد", [("جامعة زايد", "ORG")]),
+        ("وزارة القوى العاملة توقف التأشيرات", [("وزارة القوى العاملة", "ORG")]),
+        ("أطباء مستشفى الملك فهد بجدة", [("مستشفى الملك فهد", "ORG"), ("جدة", "LOC")]),
+        ("قرار الاتحاد السعودي لكرة القدم", [("الاتحاد السعودي لكرة القدم", "ORG")]),
+        ("بيان للبنك المركزي المصري", [("البنك المركزي المصري", "ORG")]),
+        # ... but not before a preposition or without a name or definite noun
+        ("وفاة مريض في مستشفى بالقاهرة", [("القاهرة", "LOC")]),
+        ("افتتاح أكبر مركز تسوق في دبي", [("دبي", "LOC")]),
+    ],
+)
+def test_gazetteer_entities(rules: RuleAnalyzer, claim: str, expected: list[tuple[str, str]]) -> None:
+    assert [(e.text, e.label) for e in rules.analyze(claim).entities] == expected
+
+
+@pytest.mark.parametrize(
+    ("claim", "person"),
+    [
+        ("الرئيس الأمريكي دونالد ترامب يعلن الانسحاب", "دونالد ترامب"),
+        ("الشيخ زايد يأمر بصرف المكافآت", "زايد"),
+        ("الأمير تركي بن طلال يفتتح المعرض", "تركي بن طلال"),
+        ("الملك سلمان بن عبد العزيز يأمر بصرف راتب شهرين", "سلمان بن عبد العزيز"),
+        ("الوزير محمد الحمادي يعلن نتائج الامتحانات", "محمد الحمادي"),
+        ("للرئيس محمد مرسي تصريح جديد", "محمد مرسي"),
+        ("الفنانة شيرين تعتزل الغناء", "شيرين"),
+        ("المدرب البرتغالي باولو سوزا يرحل", "باولو سوزا"),  # two unlisted words after title + origin
+        # عبد / أبو compounds without a title, a proclitic و removed
+        ("وعبد الرحمن اليوسف يتبرع بمليون ريال", "عبد الرحمن اليوسف"),
+        ("اعتقال أبو بكر في المطار", "أبو بكر"),
+    ],
+)
+def test_person_names(rules: RuleAnalyzer, claim: str, person: str) -> None:
+    people = [e.text for e in rules.analyze(claim).entities if e.label == "PER"]
+    assert people == [person]
+
+
+def test_a_title_followed_by_a_verb_is_no_name(rules: RuleAnalyzer) -> None:
+    assert rules.analyze("الرئيس يعلن حالة الطوارئ").entities == ()
+    assert rules.analyze("الوزير في زيارة رسمية").entities == ()
+
+
+def test_proclitic_readings() -> None:
+    readings = dict((stem, prefix) for prefix, stem in proclitic_readings("وللحكومه"))
+    assert readings["الحكومه"] == "ول"  # و + ل + (ا)ل
+    assert proclitic_readings("زير") == (("", "زير"),)
+    assert {s for _, s in proclitic_readings("وزير")} == {"وزير", "زير"}
+    assert [s for _, s in proclitic_readings("بغداد")][0] == "بغداد"
+
+
+def test_word_tokens_keep_offsets_and_normalise() -> None:
+    text = "قالَ الوزيرُ، إنّ ٣ أشخاص"
+    tokens = word_tokens(text)
+    assert [t.norm for t in tokens] == ["قال", "الوزير", "ان", "3", "اشخاص"]
+    assert all(text[t.start : t.end] == t.text for t in tokens)
+
+
+def test_gazetteer_lists_are_read_and_bad_names_fail() -> None:
+    countries = load_list("countries")
+    assert any(e.text == "الأردن" and e.words == ("الاردن",) for e in countries)
+    assert all(e.file == "countries.txt" and e.line > 0 for e in countries)
+    with pytest.raises(GazetteerError, match="no word list 'planets'"):
+        load_list("planets")
+    with pytest.raises(GazetteerError, match="planets"):
+        Gazetteer({"planets": "LOC"})

@@ -1,0 +1,120 @@
+"""AraStance-format export: content, determinism, the round trip, and flags honoured everywhere."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from helpers_annotation import T0, add_claims, add_gold
+
+from arastance.config import load_settings
+from tasks.dataset.arastance_format import DatasetFileError, read_jsonl, read_parquet
+from tasks.dataset.assemble import assign_claim_splits, dataset_statistics, flag_unrelated_claims
+from tasks.dataset.export import export_dataset, read_dataset, write_dataset
+from tasks.dataset.load_export import load_export
+from warehouse import Warehouse, open_warehouse
+
+LABELS = ("agree", "disagree", "discuss", "unrelated")
+
+
+def _built(wh: Warehouse, n_claims: int = 12) -> dict[str, str]:
+    pairs = add_claims(wh, n_claims, 3)
+    labels = {p: ("unrelated" if i < 3 else LABELS[(i * 7) % 4]) for i, p in enumerate(pairs)}  # claim 0: all unrelated
+    add_gold(wh, labels)
+    flag_unrelated_claims(wh, now=T0)
+    assign_claim_splits(wh, load_settings().annotation, now=T0)
+    return labels
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+def test_export_writes_the_public_format_per_split(warehouse: Warehouse, tmp_path: Path) -> None:
+    labels = _built(warehouse)
+    summary = export_dataset(warehouse, tmp_path / "ds")
+    assert sorted(p.name for p in summary.files) == sorted(
+        [f"{s}.{e}" for s in ("train", "dev", "test") for e in ("jsonl", "parquet")] + ["manifest.json"]
+    )
+    assert sum(summary.claims.values()) == 11 and sum(summary.pairs.values()) == 33  # the all-unrelated claim is left out
+    lines = (tmp_path / "ds" / "train.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    assert list(first) == ["id", "claim", "article", "article_title", "article_url", "stance"]
+    assert "الادعاء رقم" in lines[0]  # Arabic written as text, not \u escapes
+    assert len(first["article"]) == len(first["stance"]) == 3
+    assert first["article_url"] == sorted(first["article_url"], key=lambda u: u.split("/")[2])  # rank order: news0, news1, news2
+    by_url = {r["article_url"]: r["stance"] for r in warehouse.query("SELECT a.url AS article_url, g.label AS stance FROM gold_labels g JOIN claim_article_pairs p USING (pair_id) JOIN articles a USING (article_id)")}
+    assert first["stance"] == [by_url[u].capitalize() for u in first["article_url"]]  # as the release writes them
+    split_of = {r["claim_id"]: r["split"] for r in warehouse.query("SELECT * FROM splits")}
+    for split in ("train", "dev", "test"):
+        for rec in read_jsonl(tmp_path / "ds" / f"{split}.jsonl"):
+            assert split_of[rec.id] == split
+    table = pq.read_table(tmp_path / "ds" / "train.parquet")
+    assert table.column_names == ["id", "claim", "article", "article_title", "article_url", "stance"]
+    assert read_parquet(tmp_path / "ds" / "train.parquet") == read_jsonl(tmp_path / "ds" / "train.jsonl")
+    manifest = json.loads((tmp_path / "ds" / "manifest.json").read_text())
+    assert manifest["splits"]["train"]["claims"] == summary.claims["train"]
+    assert len(labels) == 36
+
+
+def test_export_import_export_gives_identical_files(warehouse: Warehouse, tmp_path: Path) -> None:
+    _built(warehouse)
+    export_dataset(warehouse, tmp_path / "a")
+    assert _files(tmp_path / "a") == _files(export_dataset(warehouse, tmp_path / "a2").directory)  # deterministic
+    # file level: what was read writes back byte for byte, from either format
+    write_dataset(read_dataset(tmp_path / "a", "jsonl"), tmp_path / "b")
+    write_dataset(read_dataset(tmp_path / "a", "parquet"), tmp_path / "c")
+    assert _files(tmp_path / "a") == _files(tmp_path / "b") == _files(tmp_path / "c")
+    # warehouse level: loading the export into a fresh warehouse and exporting again
+    with open_warehouse(tmp_path / "fresh.duckdb") as fresh:
+        loaded = load_export(fresh, tmp_path / "a", source_id="arastance", now=T0)
+        assert (loaded.claims, loaded.pairs, loaded.gold_labels, loaded.splits) == (11, 33, 33, 11)
+        export_dataset(fresh, tmp_path / "d")
+        assert load_export(fresh, tmp_path / "a", source_id="arastance").pairs == 0  # loading twice adds nothing
+        ids = {r["claim_id"] for r in fresh.query("SELECT claim_id FROM claims")}
+    assert ids == {r["claim_id"] for r in warehouse.query("SELECT claim_id FROM splits")}
+    assert _files(tmp_path / "a") == _files(tmp_path / "d")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "line 2: invalid JSON"),
+        ('{"id": "x", "claim": "c", "article": [], "article_title": [], "stance": []}', "line 2: missing field(s) ['article_url']"),
+        ('{"id": "x", "claim": "c", "article": ["a"], "article_title": ["t"], "article_url": ["u"], "stance": ["maybe"]}', "unknown stance"),
+        ('{"id": "x", "claim": "c", "article": ["a", "b"], "article_title": ["t"], "article_url": ["u"], "stance": ["agree"]}', "differ in length"),
+    ],
+)
+def test_bad_dataset_lines_name_file_and_line(tmp_path: Path, line: str, message: str) -> None:
+    good = '{"id": "y", "claim": "c", "article": ["a"], "article_title": ["t"], "article_url": ["https://x.example/1"], "stance": ["agree"]}'
+    path = tmp_path / "train.jsonl"
+    path.write_text(good + "\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(DatasetFileError) as err:
+        read_jsonl(path)
+    assert str(path) in str(err.value) and message in str(err.value)
+
+
+def test_release_style_lines_read_in_any_letter_case(tmp_path: Path) -> None:
+    path = tmp_path / "test.jsonl"
+    path.write_text(
+        '{"id": "1", "claim": "ادعاء", "article": ["a", "b"], "article_title": ["t", "u"], '
+        '"article_url": ["https://x.example/1", "https://x.example/2"], "stance": ["Disagree", "UNRELATED"]}\n',
+        encoding="utf-8",
+    )
+    [record] = read_jsonl(path)
+    assert record.stance == ("disagree", "unrelated")
+    assert record.as_dict()["stance"] == ["Disagree", "Unrelated"]
+
+
+def test_statistics_leave_flagged_claims_out_and_list_them(warehouse: Warehouse) -> None:
+    _built(warehouse)
+    stats = dataset_statistics(warehouse)
+    total = stats["sources"][-1]
+    assert total["source"] == "total" and (total["claims"], total["pairs"]) == (11, 33)
+    assert stats["splits"][-1]["pairs"] == 33
+    assert stats["left_out"] == [{"source": "araanews", "veracity": "false", "claims_left_out": 1, "unrelated_pairs": 3}]
+    by_source = {r["source"]: r for r in stats["sources"][:-1]}
+    assert by_source["araanews"]["claims"] == 2 and by_source["dabegad"]["claims"] == 3
+    assert sum(r[label] for r in stats["sources"][:-1] for label in LABELS) == 33

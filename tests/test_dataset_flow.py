@@ -1,0 +1,107 @@
+"""The build_dataset flow (a real Prefect run) and the annotate/dataset commands end to end."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from helpers_annotation import add_claims
+from prefect.testing.utilities import prefect_test_harness
+from typer.testing import CliRunner
+
+from arastance.cli import app
+from arastance.config import load_settings
+from flows.build_dataset import build_dataset
+from tasks.annotation.simulate import simulate_export
+from warehouse import open_warehouse
+
+runner = CliRunner()
+LABELS = ("agree", "disagree", "discuss", "unrelated", "unrelated")
+
+
+def _seed_pairs(n_claims: int = 8) -> dict[str, str]:
+    with open_warehouse(load_settings().warehouse) as wh:
+        pairs = add_claims(wh, n_claims, 3)
+    # claim 0 has only unrelated documents; the others a mix
+    return {p: ("unrelated" if i < 3 else LABELS[i % 5]) for i, p in enumerate(pairs)}
+
+
+def _invoke(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output + str(result.stderr)
+    return result.output
+
+
+def _label_round(round_dir: Path, truth: dict[str, str], out: Path) -> list[str]:
+    files = []
+    for tasks_file in sorted(round_dir.glob("*.json")):
+        target = out / round_dir.name / tasks_file.name
+        simulate_export(tasks_file, lambda t: truth[t.pair_id], target, seed=3)
+        files.append(str(target))
+    return files
+
+
+def test_annotate_and_dataset_commands_end_to_end(tmp_path: Path) -> None:
+    truth = _seed_pairs()
+    tasks_dir, done_dir = tmp_path / "data" / "annotation", tmp_path / "labelled"
+    assert "round pilot-1" in _invoke("annotate", "export", "pilot", "--size", "6")
+    assert "round prod-1" in _invoke("annotate", "export", "production")
+    files = _label_round(tasks_dir / "pilot-1", truth, done_dir) + _label_round(tasks_dir / "prod-1", truth, done_dir)
+    out = _invoke("annotate", "import", *files)
+    assert "imported" in out
+    assert "nothing to do" in _invoke("annotate", "import", files[0])
+    status = _invoke("annotate", "status")
+    assert "Agreement in pilot-1" in status and "Fleiss" in status and "Progress per round" in status
+    adj = _invoke("annotate", "adjudicate")
+    if "adjudication-1" in adj:
+        _invoke("annotate", "import", *_label_round(tasks_dir / "adjudication-1", truth, done_dir))
+    build = _invoke("dataset", "build")
+    assert "1 claim(s) left out" in build and "Labels per split" in build
+    export = _invoke("dataset", "export")
+    assert "Dataset exported" in export
+    assert sorted(p.name for p in (tmp_path / "data" / "dataset").iterdir())[:3] == ["dev.jsonl", "dev.parquet", "manifest.json"]
+    loaded = _invoke("dataset", "load", str(tmp_path / "data" / "dataset"))
+    assert "New rows loaded" in loaded  # our own export: every claim is there already
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.scalar("SELECT count(*) FROM claims WHERE source_id = 'arastance'") == 0
+    stats = _invoke("stats")
+    assert "Claims left out" in stats and "araanews" in stats
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("[{]", encoding="utf-8")
+    failed = runner.invoke(app, ["annotate", "import", str(bad)])
+    assert failed.exit_code == 2 and "invalid JSON" in failed.output + str(failed.stderr)
+    assert runner.invoke(app, ["annotate", "export", "adjudication"]).exit_code == 2
+
+
+@pytest.mark.slow
+def test_build_dataset_flow_publishes_statistics_and_is_idempotent(tmp_path: Path) -> None:
+    truth = _seed_pairs()
+    with open_warehouse(load_settings().warehouse) as wh:
+        wh.insert_rows("annotation_rounds", [{"round": "prod-1", "round_kind": "production", "seed": 1, "annotators": "[]", "created_at": "2021-01-01"}])
+        wh.insert_rows("annotations", [
+            {"annotation_id": f"{p}-{a}", "pair_id": p, "annotator_id": a, "label": label, "round": "prod-1",
+             "round_kind": "production", "annotated_at": "2021-01-02"}
+            for p, label in truth.items() for a in ("ann-1", "ann-2")
+        ])
+    with prefect_test_harness(server_startup_timeout=60):
+        first = build_dataset(export_dir=str(tmp_path / "ds"))
+        second = build_dataset(export_dir=str(tmp_path / "ds2"))
+
+        async def artifacts() -> dict[str, object]:
+            from prefect.client.orchestration import get_client
+
+            async with get_client() as client:
+                return {a.key: a.data for a in await client.read_artifacts()}
+
+        published = asyncio.run(artifacts())
+    assert (first["gold"], first["disputed"], first["flagged"]) == (24, 0, 1)
+    assert first["newly_split"] == 7 and second["newly_split"] == 0 and second["split_claims"] == 7
+    assert first["exported_pairs"] == 21
+    assert {"dataset-sources", "dataset-splits", "dataset-left-out", "dataset-build-report"} <= set(published)
+    sources = published["dataset-sources"]
+    rows = json.loads(sources) if isinstance(sources, str) else sources
+    assert rows[-1]["source"] == "total" and rows[-1]["pairs"] == 21
+    assert {p.name: p.read_bytes() for p in (tmp_path / "ds").iterdir()} == {p.name: p.read_bytes() for p in (tmp_path / "ds2").iterdir()}

@@ -1,0 +1,8 @@
+-- Query building (retrieval, claim analysis). When two of a claim's query kinds come out with
+-- the same text and date window (no entities found: entities_date = claim_date; nothing cut:
+-- vp_date = claim_date), the query is stored once, under the first kind in the method's order
+-- (claim, claim_date, entities_date, vp_date, vp_entities_date); the other kinds it stands for
+-- are listed here, so that "which queries did this claim get" stays answerable.
+-- queries.analyzer is 'stanza' or 'rules' for kinds built from the claim analysis and 'none'
+-- for kinds that use the claim text alone (claim, claim_date and all true-claim queries).
+ALTER TABLE queries ADD COLUMN also_kinds VARCHAR[] DEFAULT [];
