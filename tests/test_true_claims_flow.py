@@ -1,0 +1,56 @@
+"""The Prefect flow through the command line: a real flow run against a temporary Prefect DB."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from prefect.testing.utilities import prefect_test_harness
+from typer.testing import CliRunner
+
+from arastance.cli import app
+from arastance.config import load_settings
+from helpers_true_claims import FLOOD, FUEL, claim_row
+from warehouse import open_warehouse
+
+runner = CliRunner()
+
+
+@pytest.mark.slow
+def test_select_true_claims_command_runs_the_flow_and_rerun_adds_nothing() -> None:
+    with open_warehouse(load_settings().warehouse) as wh:
+        wh.insert_rows("claims", [
+            claim_row("f1", "false", FLOOD, date(2016, 3, 1)),
+            claim_row("f2", "false", FUEL, None),
+            claim_row("r1", "true", f"{FLOOD} صباحا", date(2016, 4, 1)),
+            claim_row("r2", "true", FUEL, date(2016, 4, 1)),
+        ])
+    with prefect_test_harness(server_startup_timeout=60):
+        first = runner.invoke(app, ["select-true-claims", "--window-months", "2"])
+        assert first.exit_code == 0, first.output
+        assert "seed:no_date" in first.output
+        second = runner.invoke(app, ["select-true-claims", "--window-months", "2"])
+        assert second.exit_code == 0, second.output
+        assert "nothing added" in second.output
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.query("SELECT seed_claim_id, headline_claim_id, rank FROM selection_matches") == [
+            {"seed_claim_id": "f1", "headline_claim_id": "r1", "rank": 1},
+        ]
+        assert wh.scalar("SELECT count(*) FROM selection_runs") == 1
+        assert wh.scalar("SELECT params->>'window_months' FROM selection_runs") == "2"
+        assert sorted(r["claim_id"] for r in wh.query("SELECT claim_id FROM v_retrieval_claims")) == ["f1", "f2", "r1"]
+    listing = runner.invoke(app, ["selection-runs", "--headlines"])
+    assert listing.exit_code == 0, listing.output
+    assert "r1" in listing.output
+
+
+def test_an_invalid_option_stops_before_any_flow_runs() -> None:
+    result = runner.invoke(app, ["select-true-claims", "--analyzer", "phoneme"])
+    assert result.exit_code == 2
+    assert "--analyzer" in result.output + str(result.stderr)
+
+
+def test_selection_runs_without_a_warehouse_says_so() -> None:
+    result = runner.invoke(app, ["selection-runs"])
+    assert result.exit_code == 2
+    assert "does not exist" in result.output + str(result.stderr)
