@@ -1,10 +1,34 @@
 """Document retrieval: search backend, its credentials and the document filter."""
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, HttpUrl, SecretStr
 
 from arastance.config.base import SettingsGroup
+
+# Arabic news outlets (pan-Arab and national, covering the three fact-checking countries).
+# Domains match themselves and their sub-domains ("arabic.cnn.com" matches "cnn.com").
+ARABIC_NEWS_DOMAINS: list[str] = [
+    "aljazeera.net", "alarabiya.net", "skynewsarabia.com", "bbc.com", "cnn.com", "rt.com",
+    "france24.com", "dw.com", "independentarabia.com", "aawsat.com", "alquds.co.uk",
+    "annahar.com", "alghad.com", "alaraby.co.uk", "asharqbusiness.com",
+    # United Arab Emirates
+    "albayan.ae", "alkhaleej.ae", "emaratalyoum.com", "alittihad.ae", "wam.ae", "24.ae",
+    # Egypt
+    "youm7.com", "ahram.org.eg", "almasryalyoum.com", "masrawy.com", "shorouknews.com",
+    "elwatannews.com", "akhbarelyom.com", "elbalad.news", "alwafd.news",
+    # Saudi Arabia
+    "okaz.com.sa", "alriyadh.com", "sabq.org", "aleqt.com", "alwatan.com.sa", "spa.gov.sa",
+    "almadina.com", "al-jazirah.com",
+]
+
+# News outlets whose articles made up earlier Arabic stance corpora: Reuters Arabic (the true
+# claims of Baly et al. 2018) and the pan-Arab outlets whose headlines seeded Khouja (2020).
+STANCE_DATASET_DOMAINS: list[str] = [
+    "reuters.com", "aljazeera.net", "alarabiya.net", "bbc.com", "cnn.com", "rt.com",
+    "skynewsarabia.com", "france24.com",
+]
 
 
 class SearchSettings(SettingsGroup):
@@ -12,11 +36,33 @@ class SearchSettings(SettingsGroup):
 
     backend: Literal["local", "google", "brave"] = "local"
     google_api_key: SecretStr | None = None
+    google_api_key_block: str | None = Field(
+        default=None, description="name of a Prefect Secret block holding the Google key (wins over google_api_key)"
+    )
     google_engine_id: str | None = None
     google_endpoint: HttpUrl = HttpUrl("https://www.googleapis.com/customsearch/v1")
     brave_api_key: SecretStr | None = None
+    brave_api_key_block: str | None = Field(
+        default=None, description="name of a Prefect Secret block holding the Brave key (wins over brave_api_key)"
+    )
     brave_endpoint: HttpUrl = HttpUrl("https://api.search.brave.com/res/v1/web/search")
+    language: str = Field(default="ar", description="result language asked of the web backends")
+    request_timeout_s: float = Field(default=20.0, gt=0)
+    max_retries: int = Field(default=4, ge=0, le=20, description="retries after a 429 or 5xx answer")
+    backoff_s: float = Field(default=1.0, ge=0, description="first retry delay, doubled each retry")
+    max_backoff_s: float = Field(default=60.0, ge=0, description="longest wait, Retry-After included")
     results_per_query: int = Field(default=10, ge=1, le=100)
     date_window_months: int = Field(default=2, ge=1, le=24)
     max_documents_per_claim: int = Field(default=10, ge=1, le=100)
     daily_query_budget: int = Field(default=1000, ge=0)
+    index_dir: Path | None = Field(default=None, description="local BM25 index; defaults to <data_dir>/search_index")
+    corpus_path: Path | None = Field(
+        default=None, description="JSON Lines corpus (url,title,text,published_date,domain) for `arastance index build`"
+    )
+    news_domains: list[str] = Field(default_factory=lambda: list(ARABIC_NEWS_DOMAINS))
+    stance_dataset_domains: list[str] = Field(default_factory=lambda: list(STANCE_DATASET_DOMAINS))
+    mirror_base: HttpUrl | None = Field(
+        default=None, description="offline mirror: https://<domain>/<path> is fetched from <mirror_base>mirror/<domain>/<path>"
+    )
+    min_arabic_ratio: float = Field(default=0.5, ge=0.0, le=1.0, description="share of Arabic letters an article needs")
+    min_text_chars: int = Field(default=80, ge=0, description="shorter extracted text counts as empty")

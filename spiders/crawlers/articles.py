@@ -1,0 +1,135 @@
+"""The article fetcher: downloads the documents kept for the claims and parses each page.
+
+Arguments: ``urls_file`` (one article URL a line) and optionally ``mirror_base``: with it,
+``https://<domain>/<path>`` is fetched from ``<mirror_base>mirror/<domain>/<path>`` (the offline
+mirror) while the item keeps the original URL. robots.txt, throttling and retries come from
+the project settings. Every URL yields exactly one item, a failure included (with its reason),
+written by Scrapy's feed exporter to the JSON Lines file the caller names in ``FEEDS``; the
+site spiders' staging pipeline is switched off here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import scrapy
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Request, Response, TextResponse
+from scrapy.robotstxt import RobotParser
+from scrapy.settings import BaseSettings
+from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
+
+from arastance.logging import get_logger
+from spiders.article_extraction import extract_article
+from tasks.articles import mirror_url, read_url_list
+from warehouse import content_hash
+
+log = get_logger(__name__)
+
+
+@dataclass
+class FetchedArticle:
+    """One article URL's fetch: the parsed page, or why there is none."""
+
+    url: str
+    fetch_url: str
+    fetched_at: str
+    http_status: int | None
+    fetch_error: str | None
+    title: str | None = None
+    published_raw: str | None = None
+    published_date: str | None = None
+    text: str | None = None
+    content_hash: str | None = None
+    html: str | None = None
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class SharedRobotsTxtMiddleware(RobotsTxtMiddleware):
+    """Scrapy's robots.txt middleware, with every request that waits for robots.txt served.
+
+    In Scrapy 2.19 the requests that arrive while a host's robots.txt is downloading all await
+    the same Deferred as a Future, which hands its result to the first waiter only; the others
+    get None and are sent unchecked (scrapy/scrapy#6802). The article fetcher starts many
+    requests to one host at once, so each waiter gets its own Deferred here.
+    """
+
+    async def robot_parser(self, request: Request) -> RobotParser | None:
+        pending = self._parsers.get(urlparse_cached(request).netloc)
+        if isinstance(pending, Deferred):
+            waiter: Deferred[RobotParser | None] = Deferred()
+
+            def relay(parser: RobotParser | None) -> RobotParser | None:
+                waiter.callback(parser)
+                return parser
+
+            pending.addCallback(relay)
+            return await maybe_deferred_to_future(waiter)
+        return await super().robot_parser(request)
+
+
+class ArticleSpider(scrapy.Spider):
+    name = "articles"
+    custom_settings = {"ITEM_PIPELINES": {}}
+
+    @classmethod
+    def update_settings(cls, settings: BaseSettings) -> None:
+        """The project's middlewares, with the stock robots.txt one swapped for the shared one."""
+        super().update_settings(settings)
+        middlewares = dict(settings.getdict("DOWNLOADER_MIDDLEWARES"))
+        middlewares.update({"scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+                            f"{__name__}.SharedRobotsTxtMiddleware": 100})
+        settings.set("DOWNLOADER_MIDDLEWARES", middlewares, priority="spider")
+
+    def __init__(self, urls_file: str, mirror_base: str = "", *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.urls = read_url_list(Path(urls_file))
+        self.mirror_base = mirror_base or None
+
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        for url in self.urls:
+            fetch_url = mirror_url(url, self.mirror_base) if self.mirror_base else url
+            yield scrapy.Request(fetch_url, callback=self.parse_article, errback=self.on_error,
+                                 meta={"article_url": url}, dont_filter=True)
+
+    def parse_article(self, response: Response) -> Iterator[FetchedArticle]:
+        url = response.meta["article_url"]
+        if not isinstance(response, TextResponse):
+            yield FetchedArticle(url, response.url, _now(), response.status,
+                                 f"not_html: {response.headers.get('Content-Type', b'').decode(errors='replace')}")
+            return
+        article = extract_article(response.body)
+        yield FetchedArticle(
+            url=url, fetch_url=response.url, fetched_at=_now(), http_status=response.status, fetch_error=None,
+            title=article.title, published_raw=article.published_raw,
+            published_date=article.published_date.isoformat() if article.published_date else None,
+            text=article.text, content_hash=content_hash(response.body), html=response.text,
+        )
+
+    def on_error(self, failure: Failure) -> Iterator[FetchedArticle]:
+        """A URL that could not be fetched (after retries) still gets its item, with the reason."""
+        request = failure.request  # type: ignore[attr-defined]
+        url = request.meta["article_url"]
+        status = None
+        if failure.check(HttpError):
+            status = failure.value.response.status
+            reason = f"http_{status}: HTTP {status}"
+        elif failure.check(IgnoreRequest):
+            reason = f"robots_disallowed: {failure.value}"
+        else:
+            kind = type(failure.value).__name__
+            reason = f"{'timeout' if 'Timeout' in kind or 'TimedOut' in kind else 'fetch_error'}: {kind}: {failure.value}"
+        log.warning("article could not be fetched", extra={"url": url, "reason": reason.split(":", 1)[0]})
+        yield FetchedArticle(url, request.url, _now(), status, reason)

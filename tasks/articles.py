@@ -1,0 +1,165 @@
+"""Fetched article pages -> ``articles`` and ``raw_pages`` rows, with the Arabic check.
+
+The article spider (``spiders/crawlers/articles.py``) runs in its own process (Twisted's reactor
+starts once per process) and writes a gzip'd JSON Lines file; :func:`article_rows` turns that
+file into warehouse rows. A page becomes an ``ok`` article only when its main text is long
+enough (else ``empty``) and mostly Arabic (else ``not_arabic``); fetch failures keep their
+reason in ``fetch_error``. The raw HTML is kept zlib-compressed in ``raw_pages``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import zlib
+from collections.abc import Iterable, Iterator
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from arastance.logging import get_logger
+from tasks.arabic import arabic_ratio
+from tasks.urls import UrlError, canonicalize_url, domain_of
+from warehouse import content_hash, stable_id
+
+log = get_logger(__name__)
+
+FETCHED_FILE = "articles.jsonl.gz"
+URLS_FILE = "urls.txt"
+_REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class FetchFileError(ValueError):
+    """A line of the fetcher's output that cannot be loaded; names the file and line."""
+
+
+def mirror_url(url: str, mirror_base: str) -> str:
+    """``https://<domain>/<path>?<query>`` -> ``<mirror_base>mirror/<domain>/<path>?<query>``."""
+    parts = urlsplit(url)
+    if not parts.netloc:
+        raise UrlError(f"not an absolute URL: {url!r}")
+    base = mirror_base if mirror_base.endswith("/") else mirror_base + "/"
+    path = parts.path or "/"
+    return f"{base}mirror/{parts.netloc.lower()}{path}" + (f"?{parts.query}" if parts.query else "")
+
+
+def write_url_list(urls: Iterable[str], path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(u + "\n" for u in urls), encoding="utf-8")
+    return path
+
+
+def read_url_list(path: Path) -> list[str]:
+    """URLs, one a line (blank lines and ``#`` comments skipped); a relative URL is an error."""
+    urls = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if not urlsplit(line).netloc:
+            raise ValueError(f"{path}, line {number}: not an absolute URL: {line!r}")
+        urls.append(line)
+    return urls
+
+
+def run_article_spider(urls: list[str], run_dir: Path, *, mirror_base: str | None = None,
+                       scrapy_settings: dict[str, Any] | None = None, timeout_s: float = 3600) -> Path:
+    """Fetch ``urls`` with the article spider in a child process; returns the output file.
+
+    The child gets this process's environment (hence the same ARASTANCE_* settings and working
+    directory), so the project settings it loads are the caller's.
+    """
+    run_dir.mkdir(parents=True, exist_ok=True)
+    urls_file = write_url_list(urls, run_dir / URLS_FILE)
+    out = run_dir / FETCHED_FILE
+    out.unlink(missing_ok=True)
+    feeds = {str(out): {"format": "jsonlines", "encoding": "utf8", "overwrite": True,
+                        "postprocessing": ["scrapy.extensions.postprocessing.GzipPlugin"]}}
+    cmd = [sys.executable, "-m", "scrapy", "crawl", "articles", "-a", f"urls_file={urls_file}",
+           "-s", f"FEEDS={json.dumps(feeds)}", "-s", f"LOG_FILE={run_dir / 'scrapy.log'}"]
+    if mirror_base:
+        cmd += ["-a", f"mirror_base={mirror_base}"]
+    for name, value in (scrapy_settings or {}).items():
+        cmd += ["-s", f"{name}={value}"]
+    env = dict(os.environ, SCRAPY_SETTINGS_MODULE="spiders.settings",
+               PYTHONPATH=os.pathsep.join(p for p in (str(_REPO_ROOT), os.environ.get("PYTHONPATH")) if p))
+    log.info("fetching articles", extra={"urls": len(urls), "run_dir": str(run_dir)})
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
+    if done.returncode != 0 or not out.exists():
+        tail = (done.stderr or "")[-2000:]
+        raise RuntimeError(f"article spider failed (exit {done.returncode}); see {run_dir / 'scrapy.log'}: {tail}")
+    return out
+
+
+def read_fetched(path: Path) -> Iterator[dict[str, Any]]:
+    """The fetcher's records; a broken line is an error naming the file and line."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise FetchFileError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
+            for name in ("url", "fetched_at"):
+                if not isinstance(record.get(name), str):
+                    raise FetchFileError(f"{path}, line {number}: field {name!r} is missing")
+            yield record
+
+
+def article_status(text: str | None, *, min_arabic_ratio: float, min_text_chars: int) -> tuple[str, str | None]:
+    """``(fetch_status, reason)`` of a fetched page's main text."""
+    text = (text or "").strip()
+    if len(text) < min_text_chars:
+        return "empty", f"main text has {len(text)} characters (< {min_text_chars})"
+    ratio = arabic_ratio(text)
+    if ratio < min_arabic_ratio:
+        return "not_arabic", f"{ratio:.0%} of letters are Arabic (< {min_arabic_ratio:.0%})"
+    return "ok", None
+
+
+def _timestamp(value: str) -> datetime:
+    return datetime.fromisoformat(value).replace(tzinfo=None)
+
+
+def article_rows(records: Iterable[dict[str, Any]], *, min_arabic_ratio: float, min_text_chars: int,
+                 run_id: str | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(raw_pages rows, articles rows)`` for the fetched records (one article per URL)."""
+    pages: list[dict[str, Any]] = []
+    articles: dict[str, dict[str, Any]] = {}
+    for rec in records:
+        try:
+            canonical, domain = canonicalize_url(rec["url"]), domain_of(rec["url"])
+        except UrlError as exc:
+            log.warning("article URL cannot be canonicalised", extra={"url": rec["url"], "error": str(exc)})
+            continue
+        fetched_at = _timestamp(rec["fetched_at"])
+        page_id = None
+        if rec.get("fetch_error"):
+            status, error = "failed", rec["fetch_error"]
+        else:
+            status, error = article_status(rec.get("text"), min_arabic_ratio=min_arabic_ratio,
+                                           min_text_chars=min_text_chars)
+            html = (rec.get("html") or "").encode("utf-8")
+            digest = rec.get("content_hash") or content_hash(html)
+            page_id = stable_id(rec["url"], digest)
+            pages.append({
+                "page_id": page_id, "url": rec["url"], "source_id": domain, "run_id": run_id,
+                "fetched_at": fetched_at, "http_status": rec.get("http_status"), "content_hash": digest,
+                "html_zlib": zlib.compress(html), "parse_status": "ok" if status == "ok" else "skipped",
+                "parse_error": error,
+            })
+        published = rec.get("published_date")
+        articles[canonical] = {
+            "article_id": stable_id(canonical), "url": rec["url"], "canonical_url": canonical, "domain": domain,
+            "title": rec.get("title"), "published_date": date.fromisoformat(published) if published else None,
+            "text": rec.get("text") if status != "failed" else None, "language": "ar" if status == "ok" else None,
+            "fetch_status": status, "fetch_error": error, "http_status": rec.get("http_status"),
+            "fetched_at": fetched_at, "content_hash": pages[-1]["content_hash"] if page_id else None,
+            "page_id": page_id,
+        }
+    return pages, list(articles.values())

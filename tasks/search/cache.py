@@ -1,0 +1,65 @@
+"""Search results cached in the warehouse, and the daily query budget of metered backends.
+
+A query is identified by (backend, query text, date window, number of results); a re-run finds
+its results in ``search_cache`` and sends nothing, so resuming a failed run spends no quota.
+Metered backends (the web APIs) count each query sent per UTC day in ``search_usage``; when
+the day's budget is spent, :class:`SearchBudgetExceeded` says so before anything is sent.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+from arastance.logging import get_logger
+from tasks.search.base import DateWindow, SearchBackend, SearchBudgetExceeded, SearchResult
+from warehouse import Warehouse, stable_id
+from warehouse.retrieval import add_queries_used, cached_results, queries_used, store_results
+
+log = get_logger(__name__)
+
+
+def utc_today() -> date:
+    return datetime.now(timezone.utc).date()
+
+
+def cache_key(backend: str, query_text: str, window: DateWindow | None, num: int) -> str:
+    """The cache key of one query (whitespace differences do not make a new query)."""
+    return stable_id(backend, " ".join(query_text.split()), window and window.start, window and window.end, num)
+
+
+def reserve_queries(wh: Warehouse, backend: SearchBackend, n: int, daily_budget: int, day: date | None = None) -> None:
+    """Count ``n`` queries against today's budget before sending them, or refuse all of them."""
+    if not backend.metered or n <= 0:
+        return
+    day = day or utc_today()
+    used = queries_used(wh, backend.name, day)
+    if used + n > daily_budget:
+        raise SearchBudgetExceeded(
+            f"daily query budget of {daily_budget} for backend {backend.name!r} is spent on {day} "
+            f"({used} sent, {n} more needed); raise search.daily_query_budget "
+            "(ARASTANCE_SEARCH__DAILY_QUERY_BUDGET) or run again tomorrow"
+        )
+    add_queries_used(wh, backend.name, day, n)
+
+
+def cached_search(wh: Warehouse, backend: SearchBackend, query_text: str, window: DateWindow | None, num: int,
+                  *, daily_budget: int) -> tuple[list[SearchResult], bool]:
+    """Results of one query and whether they came from the cache (single-process use)."""
+    key = cache_key(backend.name, query_text, window, num)
+    found = cached_results(wh, [key])
+    if key in found:
+        return [SearchResult.from_json(r) for r in found[key]], True
+    reserve_queries(wh, backend, 1, daily_budget)
+    results = backend.search(query_text, window, num)
+    remember(wh, backend.name, query_text, window, num, results)
+    return results, False
+
+
+def remember(wh: Warehouse, backend: str, query_text: str, window: DateWindow | None, num: int,
+             results: list[SearchResult]) -> str:
+    """Store one query's results in the cache; returns its key."""
+    key = cache_key(backend, query_text, window, num)
+    store_results(wh, cache_key=key, backend=backend, query_text=query_text,
+                  window_start=window and window.start, window_end=window and window.end, num=num,
+                  results=[r.to_json() for r in results])
+    return key

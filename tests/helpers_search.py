@@ -1,0 +1,192 @@
+"""Local stand-ins for the web search APIs (real HTTP on 127.0.0.1) and small corpus builders."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class SeenRequest:
+    path: str
+    params: dict[str, str]
+    headers: dict[str, str]
+
+
+class ApiServer:
+    """An HTTP server whose answers come from ``handler(request) -> Reply``; it logs every request."""
+
+    def __init__(self, handler: Callable[[SeenRequest], Reply]) -> None:
+        self.handler = handler
+        self.requests: list[SeenRequest] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+                parts = urlsplit(self.path)
+                seen = SeenRequest(parts.path, {k: v[0] for k, v in parse_qs(parts.query).items()},
+                                   {k.lower(): v for k, v in self.headers.items()})
+                server.requests.append(seen)
+                reply = server.handler(seen)
+                payload = json.dumps(reply.body, ensure_ascii=False).encode() if reply.body is not None else b""
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json; charset=UTF-8")
+                self.send_header("Content-Length", str(len(payload)))
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @contextmanager
+    def running(self) -> Iterator["ApiServer"]:
+        thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+
+def google_items(query: str, start: int, num: int, total: int) -> list[dict[str, Any]]:
+    """Google ``items`` for results ``start``..: links that encode the query and the position."""
+    return [
+        {
+            "kind": "customsearch#result",
+            "title": f"نتيجة {i} عن {query}",
+            "link": f"https://news{i % 3}.example.com/article/{i}",
+            "displayLink": f"news{i % 3}.example.com",
+            "snippet": f"مقتطف الخبر رقم {i}",
+            "pagemap": {"metatags": [{"og:type": "article", "article:published_time": f"2016-05-{(i % 28) + 1:02d}T08:00:00Z"}]},
+        }
+        for i in range(start, min(start + num, total + 1))
+    ]
+
+
+def google_body(query: str, start: int, num: int, total: int) -> dict[str, Any]:
+    items = google_items(query, start, num, total)
+    body: dict[str, Any] = {
+        "kind": "customsearch#search",
+        "queries": {"request": [{"searchTerms": query, "startIndex": start, "count": num}]},
+        "searchInformation": {"totalResults": str(total)},
+    }
+    if items:
+        body["items"] = items
+    return body
+
+
+def google_error(code: int, message: str, reason: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message,
+                      "errors": [{"message": message, "domain": "global", "reason": reason}], "status": "X"}}
+
+
+def brave_body(query: str, offset: int, count: int, total: int) -> dict[str, Any]:
+    first = offset * count + 1
+    results = [
+        {"title": f"خبر <strong>{query}</strong> {i}", "url": f"https://brave{i % 2}.example.org/n/{i}",
+         "description": f"وصف <strong>الخبر</strong> {i}", "page_age": f"2016-06-{(i % 28) + 1:02d}T10:00:00",
+         "age": "May 3, 2016"}
+        for i in range(first, min(first + count, total + 1))
+    ]
+    return {"type": "search", "query": {"original": query, "more_results_available": first + count <= total},
+            "web": {"type": "search", "results": results}}
+
+
+def brave_error(status: int, code: str, detail: str) -> dict[str, Any]:
+    return {"type": "ErrorResponse", "error": {"id": "x", "status": status, "code": code, "detail": detail, "meta": {}}}
+
+
+class SiteServer:
+    """Serves files under ``root`` over HTTP; ``statuses`` maps a path to a forced error status."""
+
+    def __init__(self, root: Path, statuses: dict[str, int] | None = None) -> None:
+        self.root = root
+        self.statuses = statuses or {}
+        self.paths: list[str] = []
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                path = urlsplit(self.path).path
+                site.paths.append(path)
+                status = site.statuses.get(path)
+                file = site.root / path.lstrip("/")
+                if file.is_dir():
+                    file = file / "index.html"
+                if status is None and not file.is_file():
+                    status = 404
+                body = b"error" if status else file.read_bytes()
+                ctype = "text/plain" if path.endswith(".txt") else "text/html; charset=utf-8"
+                self.send_response(status or 200)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/"
+
+    @contextmanager
+    def running(self) -> Iterator["SiteServer"]:
+        thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+
+def article_page(title: str, paragraphs: list[str], published: str = "2016-05-03") -> str:
+    """A news page with navigation, a share bar and a footer around the story."""
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return (f'<!doctype html><html lang="ar"><head><meta charset="utf-8"><title>{title} | موقع</title>'
+            f'<meta property="article:published_time" content="{published}T08:00:00Z"></head><body>'
+            '<nav class="menu"><a href="/">الرئيسية</a><a href="/x">أخبار</a></nav>'
+            f'<article><h1>{title}</h1><div class="share">شارك الخبر</div><div class="content">{body}</div></article>'
+            "<footer><p>جميع الحقوق محفوظة للموقع ولا يجوز النقل دون إذن</p></footer></body></html>")
+
+
+def write_mirror_page(root: Path, url: str, html: str) -> None:
+    """Put ``html`` where the offline mirror serves ``url`` (``mirror/<domain>/<path>``)."""
+    parts = urlsplit(url)
+    target = root / "mirror" / parts.netloc / parts.path.lstrip("/")
+    if url.endswith("/"):
+        target = target / "index.html"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(html, encoding="utf-8")
+
+
+SEEN = datetime(2024, 1, 1)
+
+
+def false_claim_row(claim_id: str, text: str, day: date | None, source_id: str = "dabegad") -> dict[str, Any]:
+    """A ``claims`` row of an active false claim, as the crawl loader writes it."""
+    url = f"https://{source_id}.example/{claim_id}/"
+    return {"claim_id": claim_id, "source_id": source_id, "url": url, "canonical_url": url.rstrip("/"),
+            "title": text, "raw_text": text, "cleaned_text": text, "veracity": "false", "published_date": day,
+            "first_seen": SEEN, "last_seen": SEEN, "status": "active"}

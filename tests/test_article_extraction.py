@@ -1,0 +1,75 @@
+"""Main text, title and date from article pages wrapped in boilerplate."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from spiders.article_extraction import extract_article
+
+STORY = [
+    "أعلنت وزارة الصحة اليوم أن الأنباء المتداولة عن إغلاق المدارس بسبب الإنفلونزا غير صحيحة.",
+    "وقال المتحدث باسم الوزارة إن الدراسة مستمرة في جميع المحافظات وفق الجدول المعتاد.",
+    "وأضاف أن الفرق الطبية تتابع الحالات المسجلة وأن الوضع الصحي مستقر تماماً.",
+]
+
+PAGE = f"""<!doctype html><html lang="ar" dir="rtl"><head>
+<title>الصحة تنفي إغلاق المدارس | جريدة المساء</title>
+<meta property="og:title" content="الصحة تنفي إغلاق المدارس بسبب الإنفلونزا">
+<meta property="article:published_time" content="2016-05-03T09:15:00+04:00">
+<script>var tracking = "نص برمجي طويل لا علاقة له بالمقال على الإطلاق ويجب ألا يظهر";</script>
+</head><body>
+<header><nav class="main-menu"><a href="/">الرئيسية</a><a href="/local">محليات</a><a href="/sport">رياضة</a></nav></header>
+<div class="breadcrumbs"><a href="/">الرئيسية</a> / <a href="/local">محليات</a></div>
+<div id="content"><article class="story">
+  <h1>الصحة تنفي إغلاق المدارس</h1>
+  <div class="share-bar"><p>شارك هذا الخبر على فيسبوك وتويتر وواتساب مع أصدقائك الآن</p></div>
+  <div class="story-body">{''.join(f'<p>{p}</p>' for p in STORY)}</div>
+  <div class="tags"><p>وسوم: الصحة، المدارس، الإنفلونزا، وزارة الصحة، التعليم</p></div>
+</article>
+<aside class="sidebar"><h3>الأكثر قراءة</h3><ul>
+  <li><a href="/a">خبر آخر عن الطقس في نهاية الأسبوع مع توقعات بارتفاع الحرارة</a></li>
+  <li><a href="/b">نتائج مباريات الدوري المحلي لكرة القدم في الجولة العاشرة</a></li></ul></aside>
+<div class="related-news"><p><a href="/c">اقرأ أيضاً: وزير التعليم يتفقد المدارس في المحافظات الجنوبية</a></p></div>
+<div id="comments"><p>تعليق: هذا الخبر مهم جداً ويجب نشره على أوسع نطاق ممكن بين الناس</p></div>
+</div>
+<footer><p>جميع الحقوق محفوظة لجريدة المساء 2016 ولا يجوز النقل دون إذن مسبق</p></footer>
+</body></html>"""
+
+
+def test_main_text_without_boilerplate_and_title_and_date_from_meta() -> None:
+    article = extract_article(PAGE.encode("utf-8"))
+    assert article.paragraphs == STORY
+    assert article.title == "الصحة تنفي إغلاق المدارس بسبب الإنفلونزا"
+    assert article.published_date == date(2016, 5, 3)
+    for noise in ("شارك", "الأكثر قراءة", "اقرأ أيضاً", "تعليق", "الحقوق", "نص برمجي", "وسوم"):
+        assert noise not in article.text
+
+
+def test_date_from_json_ld_time_element_or_visible_arabic_date() -> None:
+    body = "".join(f"<p>{p}</p>" for p in STORY)
+    json_ld = ('<script type="application/ld+json">{"@type": "NewsArticle", "datePublished": "2017-11-20T10:00:00Z"}'
+               "</script>")
+    assert extract_article(f"<html><head>{json_ld}</head><body><div>{body}</div></body></html>").published_date == date(2017, 11, 20)
+    timed = f'<html><body><h1>عنوان</h1><time datetime="2015-02-01">1 فبراير</time><div>{body}</div></body></html>'
+    assert extract_article(timed).published_date == date(2015, 2, 1)
+    visible = f'<html><body><span class="post-date">الثلاثاء 12 أبريل 2016</span><div>{body}</div></body></html>'
+    article = extract_article(visible)
+    assert article.published_date == date(2016, 4, 12) and article.published_raw == "الثلاثاء 12 أبريل 2016"
+
+
+def test_title_falls_back_to_h1_then_title_without_site_name() -> None:
+    body = "".join(f"<p>{p}</p>" for p in STORY)
+    assert extract_article(f"<html><body><h1>عنوان الخبر</h1><div>{body}</div></body></html>").title == "عنوان الخبر"
+    page = f"<html><head><title>عنوان فقط - موقع الأخبار</title></head><body><div>{body}</div></body></html>"
+    assert extract_article(page).title == "عنوان فقط"
+
+
+def test_story_split_over_sibling_blocks_is_kept_whole() -> None:
+    split = "".join(f'<div class="para-block"><p>{p}</p></div>' for p in STORY)
+    page = f'<html><body><div class="article-content">{split}</div><div class="footer-links"><p>{"رابط " * 10}</p></div></body></html>'
+    assert extract_article(page).paragraphs == STORY
+
+
+def test_page_without_text_gives_nothing() -> None:
+    article = extract_article("<html><head><title></title></head><body><nav><a href='/'>الرئيسية</a></nav></body></html>")
+    assert article.paragraphs == [] and article.text == "" and article.published_date is None and article.title is None

@@ -1,0 +1,88 @@
+"""The article spider over real HTTP (offline mirror on 127.0.0.1) and the rows it becomes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers_search import SiteServer, article_page, write_mirror_page
+
+from tasks.articles import article_rows, article_status, mirror_url, read_fetched, run_article_spider
+
+AR = ["قالت وزارة الصحة إن التقارير المتداولة عن نقص الأدوية في المستشفيات الحكومية غير دقيقة.",
+      "وأكد المتحدث أن المخزون يكفي لعدة أشهر وأن التوزيع يجري بانتظام في كل المحافظات."]
+EN = ["The ministry of health said reports of medicine shortages in public hospitals were inaccurate.",
+      "A spokesman said stocks would last several months and distribution continued as normal."]
+FAST = {"DOWNLOAD_DELAY": 0, "AUTOTHROTTLE_ENABLED": False, "RETRY_TIMES": 1, "RETRY_BACKOFF_BASE": 0.01}
+
+
+def test_mirror_url_maps_domain_and_path() -> None:
+    assert mirror_url("https://www.Youm7.com/story/2016/5/3/خبر?id=1", "http://127.0.0.1:8000/") == \
+        "http://127.0.0.1:8000/mirror/www.youm7.com/story/2016/5/3/خبر?id=1"
+    assert mirror_url("https://a.com", "http://h:1") == "http://h:1/mirror/a.com/"
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    (" ".join(AR), "ok"), (" ".join(EN), "not_arabic"), ("قصير", "empty"), (None, "empty"),
+])
+def test_article_status_checks_length_and_arabic(text: str | None, status: str) -> None:
+    assert article_status(text, min_arabic_ratio=0.5, min_text_chars=40)[0] == status
+
+
+def test_spider_fetches_through_the_mirror_and_records_every_outcome(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    urls = {
+        "ok": "https://news.example.com/2016/05/medicine-stocks/",
+        "english": "https://english.example.com/health/story.html",
+        "missing": "https://news.example.com/gone.html",
+        "broken": "https://broken.example.com/a.html",
+        "robots": "https://news.example.com/private/secret.html",
+    }
+    write_mirror_page(root, urls["ok"], article_page("الصحة تنفي نقص الأدوية", AR))
+    write_mirror_page(root, urls["english"], article_page("Health ministry denies shortages", EN))
+    write_mirror_page(root, urls["robots"], article_page("صفحة ممنوعة", AR))
+    (root / "robots.txt").write_text("User-agent: *\nDisallow: /mirror/news.example.com/private/\n", encoding="utf-8")
+    server = SiteServer(root, {"/mirror/broken.example.com/a.html": 500})
+    with server.running():
+        out = run_article_spider(list(urls.values()), tmp_path / "run", mirror_base=server.base_url,
+                                 scrapy_settings=FAST)
+    records = {r["url"]: r for r in read_fetched(out)}
+    assert set(records) == set(urls.values())
+    ok = records[urls["ok"]]
+    assert ok["fetch_error"] is None and ok["http_status"] == 200
+    assert ok["fetch_url"] == server.base_url + "mirror/news.example.com/2016/05/medicine-stocks/"
+    assert ok["title"] == "الصحة تنفي نقص الأدوية" and ok["published_date"] == "2016-05-03"
+    assert ok["text"] == "\n\n".join(AR) and "<nav" in ok["html"]
+    assert records[urls["missing"]]["fetch_error"].startswith("http_404")
+    assert records[urls["broken"]]["fetch_error"].startswith("http_500")
+    assert server.paths.count("/mirror/broken.example.com/a.html") == 2  # retried once
+    assert records[urls["robots"]]["fetch_error"].startswith("robots_disallowed")
+    assert "/mirror/news.example.com/private/secret.html" not in server.paths
+
+    pages, articles = article_rows(records.values(), min_arabic_ratio=0.5, min_text_chars=40, run_id="r1")
+    by_url = {a["url"]: a for a in articles}
+    assert by_url[urls["ok"]]["fetch_status"] == "ok" and by_url[urls["ok"]]["language"] == "ar"
+    assert by_url[urls["ok"]]["canonical_url"] == "https://news.example.com/2016/05/medicine-stocks"
+    assert by_url[urls["english"]]["fetch_status"] == "not_arabic"
+    assert "Arabic" in by_url[urls["english"]]["fetch_error"]
+    assert by_url[urls["missing"]]["fetch_status"] == "failed" and by_url[urls["missing"]]["http_status"] == 404
+    assert {p["url"] for p in pages} == {urls["ok"], urls["english"]}
+    assert all(p["run_id"] == "r1" for p in pages)
+
+
+def test_refetch_replaces_a_failed_article_and_registers_the_news_site(warehouse) -> None:
+    from warehouse.retrieval import article_status as stored_status
+    from warehouse.retrieval import store_articles
+
+    url = "https://www.youm7.com/story/1/"
+    failed = {"url": url, "fetched_at": "2024-01-01T10:00:00+00:00", "http_status": 503, "fetch_error": "http_503: HTTP 503"}
+    fetched = {"url": url, "fetched_at": "2024-01-02T10:00:00+00:00", "http_status": 200, "fetch_error": None,
+               "title": "عنوان", "published_date": "2016-05-03", "text": "\n\n".join(AR), "html": "<p>x</p>"}
+    assert store_articles(warehouse, *article_rows([failed], min_arabic_ratio=0.5, min_text_chars=40)) == 1
+    assert stored_status(warehouse, ["https://youm7.com/story/1"])["https://youm7.com/story/1"]["fetch_status"] == "failed"
+    assert store_articles(warehouse, *article_rows([fetched], min_arabic_ratio=0.5, min_text_chars=40)) == 0
+    row = warehouse.query("SELECT fetch_status, fetch_error, http_status, text, page_id FROM articles")[0]
+    assert (row["fetch_status"], row["fetch_error"], row["http_status"]) == ("ok", None, 200)
+    assert row["text"].startswith("قالت") and row["page_id"]
+    assert warehouse.query("SELECT source_id, kind FROM sources") == [{"source_id": "youm7.com", "kind": "news"}]
+    assert warehouse.scalar("SELECT count(*) FROM raw_pages") == 1

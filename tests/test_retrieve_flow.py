@@ -1,0 +1,210 @@
+"""The retrieve_documents flow end to end: local index, offline mirror over HTTP, a real
+warehouse file and a real Prefect run; resuming after a failing web backend; the budget."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+from helpers_search import (
+    ApiServer,
+    Reply,
+    SiteServer,
+    article_page,
+    brave_body,
+    brave_error,
+    false_claim_row,
+    write_mirror_page,
+)
+from prefect.blocks.system import Secret
+from prefect.settings import get_current_settings
+from prefect.testing.utilities import prefect_test_harness
+from typer.testing import CliRunner
+
+from arastance.cli import app
+from arastance.config import load_settings
+from flows.retrieve_documents import RetrievalFailed, retrieve_documents
+from tasks.search.base import SearchAuthError, SearchBudgetExceeded
+from tasks.search.brave import BraveSearch
+from tasks.search.factory import index_dir, make_backend
+from tasks.search.keys import resolve_key
+from tasks.search.local import LocalIndex, records_from_dicts
+from warehouse import open_warehouse
+
+FLU = "وزارة الصحة تعلن إغلاق المدارس بسبب انتشار الإنفلونزا في القاهرة"
+DAM = "انهيار سد النهضة في إثيوبيا بعد الأمطار الغزيرة"
+FLU_TEXT = ["نفت وزارة الصحة ما تردد عن إغلاق المدارس بسبب انتشار الإنفلونزا في القاهرة هذا الأسبوع.",
+            "وقال المتحدث إن الدراسة مستمرة بشكل طبيعي وإن الحالات المسجلة محدودة للغاية."]
+DAM_TEXT = ["نفت الحكومة الإثيوبية الأنباء عن انهيار سد النهضة بعد الأمطار الغزيرة التي شهدتها المنطقة.",
+            "وأكدت أن السد سليم وأن أعمال البناء تسير وفق الخطة الموضوعة منذ البداية."]
+EN_TEXT = ["Officials denied that schools in Cairo would close because of the influenza outbreak this week.",
+           "The ministry said classes continue as normal across the country."]
+CORPUS = [
+    ("https://www.youm7.com/story/2016/5/12/flu-schools/", "الصحة تنفي إغلاق المدارس بسبب الإنفلونزا", FLU_TEXT, "2016-05-12"),
+    ("https://aljazeera.net/news/2016/5/14/flu", "لا إغلاق للمدارس في القاهرة بسبب الإنفلونزا", FLU_TEXT[::-1], "2016-05-14"),
+    ("https://english.example.com/cairo-flu.html", "الإنفلونزا Cairo schools flu closure", EN_TEXT, "2016-05-13"),
+    ("https://www.youm7.com/story/2017/2/3/dam/", "إثيوبيا تنفي انهيار سد النهضة", DAM_TEXT, "2017-02-03"),
+    ("https://aljazeera.net/news/2017/2/5/dam-rain", "الأمطار الغزيرة في إثيوبيا وسد النهضة", DAM_TEXT[::-1], "2017-02-05"),
+    ("https://youm7.com/story/2019/1/1/old-dam", "سد النهضة بعد سنوات", DAM_TEXT, "2019-01-01"),
+]
+runner = CliRunner()
+FAST_CRAWL = {"ARASTANCE_CRAWL__DOWNLOAD_DELAY_S": "0", "ARASTANCE_CRAWL__AUTOTHROTTLE": "false",
+              "ARASTANCE_CRAWL__RETRY_TIMES": "0", "ARASTANCE_CRAWL__RESUMABLE": "false"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def prefect_api() -> Iterator[None]:
+    with prefect_test_harness(server_startup_timeout=60):
+        yield
+
+
+def _claims() -> None:
+    with open_warehouse(load_settings().warehouse) as wh:
+        wh.insert_rows("claims", [false_claim_row("flu", FLU, date(2016, 5, 10)),
+                                  false_claim_row("dam", DAM, date(2017, 2, 1))])
+
+
+@pytest.fixture
+def demo_web(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SiteServer]:
+    """The corpus indexed locally and served as the offline mirror."""
+    root = tmp_path / "web"
+    records = []
+    for url, title, paragraphs, day in CORPUS:
+        write_mirror_page(root, url, article_page(title, paragraphs, day))
+        records.append({"url": url, "title": title, "text": "\n".join(paragraphs), "published_date": day})
+    (root / "robots.txt").write_text("User-agent: *\nAllow: /\n", encoding="utf-8")
+    for key, value in FAST_CRAWL.items():
+        monkeypatch.setenv(key, value)
+    LocalIndex.build(records_from_dicts(records), index_dir(load_settings()))
+    server = SiteServer(root)
+    with server.running():
+        monkeypatch.setenv("ARASTANCE_SEARCH__MIRROR_BASE", server.base_url)
+        _claims()
+        yield server
+
+
+@pytest.mark.slow
+def test_local_retrieval_stores_decisions_articles_and_pairs_and_a_rerun_adds_nothing(
+        demo_web: SiteServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = retrieve_documents()
+    assert {r["claim_id"]: r["status"] for r in rows} == {"flu": "done", "dam": "done"}
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        pairs = wh.query("SELECT claim_id, a.url, p.rank FROM claim_article_pairs p JOIN articles a USING (article_id) "
+                         "ORDER BY claim_id, p.rank")
+        articles = {r["url"]: r for r in wh.query("SELECT url, fetch_status, language, title, published_date FROM articles")}
+        decisions = wh.query("SELECT claim_id, url, decision, reason FROM document_decisions ORDER BY claim_id, url")
+        kinds = {r["kind"] for r in wh.query("SELECT DISTINCT q.kind FROM search_hits h JOIN queries q USING (query_id)")}
+        counts = wh.table_counts()
+    flu_pairs = [p["url"] for p in pairs if p["claim_id"] == "flu"]
+    assert flu_pairs[:2] == [CORPUS[0][0], CORPUS[1][0]] or flu_pairs[:2] == [CORPUS[1][0], CORPUS[0][0]]
+    assert CORPUS[2][0] not in flu_pairs  # the English page is fetched but makes no pair
+    assert articles[CORPUS[2][0]]["fetch_status"] == "not_arabic"
+    assert articles[CORPUS[0][0]]["fetch_status"] == "ok" and articles[CORPUS[0][0]]["language"] == "ar"
+    assert articles[CORPUS[0][0]]["title"] == CORPUS[0][1] and articles[CORPUS[0][0]]["published_date"] == date(2016, 5, 12)
+    assert {p["url"] for p in pairs if p["claim_id"] == "dam"} >= {CORPUS[3][0], CORPUS[4][0]}
+    assert {d["reason"] for d in decisions} == {"within_limit"} and len(decisions) >= 5
+    assert {"claim", "claim_date"} <= kinds
+    assert counts["raw_pages"] == counts["articles"] and counts["claim_retrieval"] == 2
+    fetched_paths = list(demo_web.paths)
+
+    assert retrieve_documents() == []  # every claim is done
+    monkeypatch.setenv("COLUMNS", "200")
+    again = runner.invoke(app, ["retrieve", "--redo"])  # searches come from the cache, nothing is re-fetched
+    assert again.exit_code == 0, again.output
+    assert "2 claim(s) in" in again.output
+    assert demo_web.paths == fetched_paths
+    progress = runner.invoke(app, ["retrieve", "status"])
+    assert progress.exit_code == 0 and "within_limit" in progress.output and "done" in progress.output
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.table_counts() == counts
+
+
+KEY = "BSA-flow-secret-5555-never-log"
+
+
+def _brave_env(monkeypatch: pytest.MonkeyPatch, server: ApiServer) -> None:
+    monkeypatch.setenv("ARASTANCE_SEARCH__BACKEND", "brave")
+    monkeypatch.setenv("ARASTANCE_SEARCH__BRAVE_API_KEY", KEY)
+    monkeypatch.setenv("ARASTANCE_SEARCH__BRAVE_ENDPOINT", server.url + "/res/v1/web/search")
+    monkeypatch.setenv("ARASTANCE_SEARCH__MAX_RETRIES", "0")
+
+
+@pytest.mark.slow
+def test_backend_failing_midway_resumes_without_requerying_what_succeeded(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    _claims()
+    healthy = {"on": False}
+    answered: list[tuple[str, str]] = []
+
+    def handler(request):  # three queries succeed, then the backend breaks until "repaired"
+        if not healthy["on"] and len(answered) >= 3:
+            return Reply(503, brave_error(503, "SERVICE_UNAVAILABLE", f"down for key {KEY}"))
+        answered.append((request.params["q"], request.params.get("freshness", "")))
+        return Reply(body=brave_body(request.params["q"], 0, 4, 4))
+
+    server = ApiServer(handler)
+    with server.running():
+        _brave_env(monkeypatch, server)
+        with pytest.raises(RetrievalFailed) as err:
+            retrieve_documents(fetch=False)
+        first = list(answered)
+        assert len(first) == 3
+        with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+            assert wh.scalar("SELECT count(*) FROM search_cache") == 3
+            assert wh.scalar("SELECT count(*) FROM claim_retrieval WHERE status = 'failed'") >= 1
+        healthy["on"] = True
+        rows = retrieve_documents(fetch=False)
+    second = answered[len(first):]
+    assert not set(first) & set(second)  # nothing answered before is asked again
+    assert {r["status"] for r in rows} == {"searched"}
+    with open_warehouse(load_settings().warehouse) as wh:
+        total_queries = wh.scalar("SELECT count(*) FROM queries")
+        assert wh.scalar("SELECT count(*) FROM search_cache") == total_queries == len(first) + len(second)
+        assert wh.scalar("SELECT sum(queries) FROM search_usage WHERE backend = 'brave'") >= total_queries
+        kept = wh.scalar("SELECT count(*) FROM document_decisions WHERE decision = 'kept'")
+        assert kept == 8  # each claim: the 4 distinct URLs its queries found (under the limit: all kept)
+        wh.con.execute("CHECKPOINT")
+    assert "****" in str(err.value) and KEY not in str(err.value)
+    assert KEY not in caplog.text
+    assert KEY.encode() not in load_settings().warehouse.read_bytes()
+    prefect_db = Path(get_current_settings().server.database.connection_url.get_secret_value().split(":///")[-1])
+    assert prefect_db.is_file()
+    for file in prefect_db.parent.glob(prefect_db.name + "*"):  # flow and task runs, their logs (and the WAL)
+        assert KEY.encode() not in file.read_bytes(), file
+
+
+@pytest.mark.slow
+def test_daily_budget_defers_claims_with_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    _claims()
+    server = ApiServer(lambda r: Reply(body=brave_body(r.params["q"], 0, 3, 3)))
+    with server.running():
+        _brave_env(monkeypatch, server)
+        monkeypatch.setenv("ARASTANCE_SEARCH__DAILY_QUERY_BUDGET", "3")
+        with pytest.raises(SearchBudgetExceeded, match=r"daily query budget of 3 .*1 claim\(s\) left for later"):
+            retrieve_documents(fetch=False)
+    assert len(server.requests) <= 3
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.scalar("SELECT count(*) FROM claim_retrieval") == 1
+        assert wh.scalar("SELECT sum(queries) FROM search_usage") == len(server.requests)
+
+
+def test_key_from_a_prefect_secret_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    Secret(value=KEY).save("brave-search-key", overwrite=True)
+    assert resolve_key(None, "brave-search-key", "search.brave_api_key") == KEY
+    monkeypatch.setenv("ARASTANCE_SEARCH__BACKEND", "brave")
+    monkeypatch.setenv("ARASTANCE_SEARCH__BRAVE_API_KEY_BLOCK", "brave-search-key")
+    backend = make_backend(load_settings())
+    assert isinstance(backend, BraveSearch) and KEY not in repr(backend)
+    with pytest.raises(SearchAuthError, match="'no-such-block' named by search.brave_api_key_block"):
+        resolve_key(None, "no-such-block", "search.brave_api_key")
+
+
+def test_retrieve_without_an_index_says_how_to_build_one() -> None:
+    _claims()
+    result = runner.invoke(app, ["retrieve", "--no-fetch"])
+    assert result.exit_code == 2
+    assert "no local search index" in result.output and "arastance index build" in result.output

@@ -1,0 +1,101 @@
+"""The local BM25 index: Arabic matching, date windows, persistence and corpus errors."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from tasks.search.base import DateWindow
+from tasks.search.local import CorpusError, LocalIndex, read_corpus, records_from_dicts
+
+DOCS = [
+    {"url": "https://a.example/1", "title": "وزارة الصحة تنفي انتشار الكوليرا", "domain": "a.example",
+     "text": "نفت وزارة الصحة المصرية ما تردد عن انتشار وباء الكوليرا في محافظة أسيوط.", "published_date": "2016-05-02"},
+    {"url": "https://b.example/2", "title": "المنتخب يفوز", "domain": "b.example",
+     "text": "فاز المنتخب الوطني لكرة القدم في المباراة الودية.", "published_date": "2016-05-03"},
+    {"url": "https://c.example/3", "title": "الكوليرا في اليمن", "domain": "c.example",
+     "text": "منظمة الصحة العالمية تحذر من الكوليرا.", "published_date": "2018-01-10"},
+    {"url": "https://d.example/4", "title": "بلا تاريخ", "domain": "d.example",
+     "text": "خبر عن الكوليرا بلا تاريخ نشر.", "published_date": None},
+]
+
+
+def _write(path: Path, rows: list[object]) -> Path:
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_search_ranks_matching_documents_and_folds_arabic_spelling(tmp_path: Path) -> None:
+    index = LocalIndex.build(read_corpus(_write(tmp_path / "c.jsonl", DOCS)), tmp_path / "ix")
+    # 'الصحه' (taa marbuta folded) and 'أسيوط' -> 'اسيوط' still match
+    results = LocalIndex.load(tmp_path / "ix").search("الصحه انتشار الكوليرا اسيوط", None, 10)
+    assert results[0].url == "https://a.example/1"
+    assert {r.url for r in results} == {"https://a.example/1", "https://c.example/3", "https://d.example/4"}
+    assert [r.rank for r in results] == [1, 2, 3]
+    assert results[0].published_date == date(2016, 5, 2) and results[0].title.startswith("وزارة")
+    assert len(index) == 4
+
+
+def test_date_window_keeps_only_documents_published_inside(tmp_path: Path) -> None:
+    index = LocalIndex.build(records_from_dicts(DOCS))
+    results = index.search("الكوليرا", DateWindow(date(2016, 4, 1), date(2016, 6, 30)), 10)
+    assert [r.url for r in results] == ["https://a.example/1"]
+
+
+def test_unknown_words_and_empty_queries_give_no_results() -> None:
+    index = LocalIndex.build(records_from_dicts(DOCS))
+    assert index.search("زلزال", None, 10) == []
+    assert index.search("  ...  ", None, 10) == []
+
+
+def test_num_limits_the_results_and_duplicate_urls_are_indexed_once() -> None:
+    index = LocalIndex.build(records_from_dicts(DOCS + [DOCS[0]]))
+    assert len(index) == 4
+    assert len(index.search("الكوليرا", None, 2)) == 2
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("{not json", "line 2: not valid JSON"),
+    (json.dumps({"title": "x"}), "line 2: field 'url' is missing"),
+    (json.dumps({"url": "u", "published_date": "02/05/2016"}), "line 2: field 'published_date' is not YYYY-MM-DD"),
+    (json.dumps({"url": "u", "text": 5}), "line 2: field 'text' must be a string"),
+])
+def test_bad_corpus_lines_are_named(tmp_path: Path, line: str, message: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(DOCS[0], ensure_ascii=False) + "\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=message) as err:
+        list(read_corpus(path))
+    assert str(path) in str(err.value)
+
+
+def test_missing_index_and_empty_corpus_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="arastance index build"):
+        LocalIndex.load(tmp_path / "nowhere")
+    with pytest.raises(CorpusError, match="no documents"):
+        LocalIndex.build([])
+
+
+def test_index_build_and_search_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+
+    monkeypatch.setenv("COLUMNS", "200")  # URLs on one line of the table
+    runner = CliRunner()
+    corpus = _write(tmp_path / "corpus.jsonl", DOCS)
+    built = runner.invoke(app, ["index", "build", "--corpus", str(corpus)])
+    assert built.exit_code == 0, built.output
+    assert "indexed 4 document(s)" in built.output
+    found = runner.invoke(app, ["index", "search", "الكوليرا", "--start", "2016-01-01", "--end", "2016-12-31"])
+    assert found.exit_code == 0, found.output
+    assert "https://a.example/1" in found.output and "https://c.example/3" not in found.output
+    again = runner.invoke(app, ["index", "search", "الكوليرا", "--start", "2016-01-01", "--end", "2016-12-31"])
+    assert "local (cached)" in again.output
+
+    bad = _write(tmp_path / "bad.jsonl", [DOCS[0], {"title": "بلا رابط"}])
+    failed = runner.invoke(app, ["index", "build", "--corpus", str(bad)])
+    assert failed.exit_code == 2 and "line 2: field 'url' is missing" in failed.output
+    assert runner.invoke(app, ["index", "build"]).exit_code == 2

@@ -1,0 +1,135 @@
+"""The Google and Brave clients against local servers speaking those APIs' JSON."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+
+import pytest
+from helpers_search import ApiServer, Reply, brave_body, brave_error, google_body, google_error
+
+from tasks.search.base import DateWindow, SearchAuthError, SearchError
+from tasks.search.brave import BraveSearch
+from tasks.search.google import GoogleSearch
+
+KEY = "AIzaSy-test-key-0123456789-SECRET"
+WINDOW = DateWindow(date(2016, 4, 1), date(2016, 6, 30))
+
+
+def _google(server: ApiServer, waits: list[float] | None = None) -> GoogleSearch:
+    return GoogleSearch(KEY, "engine-cx-1", endpoint=server.url + "/customsearch/v1", max_retries=2,
+                        backoff_s=0.01, sleep=(waits.append if waits is not None else lambda s: None))
+
+
+def test_google_pages_through_results_with_key_cx_and_date_range() -> None:
+    server = ApiServer(lambda r: Reply(body=google_body(r.params["q"], int(r.params["start"]), int(r.params["num"]), 23)))
+    with server.running():
+        results = _google(server).search("لقاح كورونا", WINDOW, 25)
+    assert [r.rank for r in results] == list(range(1, 24))
+    assert [(q.params["start"], q.params["num"]) for q in server.requests] == [("1", "10"), ("11", "10"), ("21", "5")]
+    first = server.requests[0].params
+    assert first["key"] == KEY and first["cx"] == "engine-cx-1" and first["q"] == "لقاح كورونا"
+    assert first["sort"] == "date:r:20160401:20160630" and first["lr"] == "lang_ar"
+    assert results[0].url == "https://news1.example.com/article/1"
+    assert results[0].title == "نتيجة 1 عن لقاح كورونا"
+    assert results[0].published_date == date(2016, 5, 2)
+
+
+def test_google_no_items_is_an_empty_result() -> None:
+    server = ApiServer(lambda r: Reply(body=google_body(r.params["q"], 1, 10, 0)))
+    with server.running():
+        assert _google(server).search("لا شيء", None, 10) == []
+    assert "sort" not in server.requests[0].params
+
+
+def test_google_backs_off_on_429_honouring_retry_after_then_succeeds() -> None:
+    answers = iter([Reply(429, google_error(429, "Rate Limit Exceeded", "rateLimitExceeded"), {"Retry-After": "7"}),
+                    Reply(503, google_error(503, "Backend Error", "backendError")),
+                    Reply(body=google_body("q", 1, 3, 3))])
+    server = ApiServer(lambda r: next(answers))
+    waits: list[float] = []
+    with server.running():
+        results = _google(server, waits).search("q", None, 3)
+    assert len(results) == 3 and len(server.requests) == 3
+    assert waits == [7.0, 0.02]  # Retry-After honoured, then exponential backoff
+
+
+def test_google_gives_up_after_retries_with_the_error_message_and_without_the_key() -> None:
+    server = ApiServer(lambda r: Reply(500, google_error(500, "Internal error", "backendError")))
+    with server.running(), pytest.raises(SearchError) as err:
+        _google(server).search("q", None, 10)
+    assert len(server.requests) == 3
+    assert "HTTP 500" in str(err.value) and "Internal error (backendError)" in str(err.value)
+    assert KEY not in str(err.value)
+
+
+def test_google_bad_key_is_an_auth_error_not_retried(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    server = ApiServer(lambda r: Reply(403,
+                                       google_error(403, f"API key not valid: {KEY}", "keyInvalid")))
+    with server.running(), pytest.raises(SearchAuthError) as err:
+        _google(server).search("q", None, 10)
+    assert len(server.requests) == 1
+    assert "keyInvalid" in str(err.value) and KEY not in str(err.value)
+    assert KEY not in caplog.text and KEY not in repr(_google(server))
+    assert "HTTP Request" in caplog.text  # httpx did log the request, with the key redacted
+
+
+def test_brave_sends_token_header_freshness_and_offset_paging() -> None:
+    server = ApiServer(lambda r: Reply(body=brave_body(r.params["q"], int(r.params["offset"]), int(r.params["count"]), 30)))
+    with server.running():
+        brave = BraveSearch(KEY, endpoint=server.url + "/res/v1/web/search", backoff_s=0, sleep=lambda s: None)
+        results = brave.search("سد النهضة", WINDOW, 25)
+    assert len(results) == 25 and [r.rank for r in results] == list(range(1, 26))
+    assert [(q.params["offset"], q.params["count"]) for q in server.requests] == [("0", "20"), ("1", "5")]
+    first = server.requests[0]
+    assert first.headers["x-subscription-token"] == KEY and "key" not in first.params
+    assert first.params["freshness"] == "2016-04-01to2016-06-30" and first.params["search_lang"] == "ar"
+    assert results[0].title == "خبر سد النهضة 1" and results[0].snippet == "وصف الخبر 1"
+    assert results[0].published_date == date(2016, 6, 2)
+
+
+def test_brave_429_waits_for_the_rate_limit_reset() -> None:
+    answers = iter([Reply(429, brave_error(429, "RATE_LIMITED", "Request rate limit exceeded"),
+                          {"X-RateLimit-Limit": "1, 15000", "X-RateLimit-Remaining": "0, 14000",
+                           "X-RateLimit-Reset": "1, 2419200"}),
+                    Reply(body=brave_body("q", 0, 5, 2))])
+    server = ApiServer(lambda r: next(answers))
+    waits: list[float] = []
+    with server.running():
+        results = BraveSearch(KEY, endpoint=server.url, sleep=waits.append).search("q", None, 5)
+    assert len(results) == 2 and waits == [1.0]
+
+
+def test_brave_invalid_token_is_an_auth_error() -> None:
+    server = ApiServer(lambda r: Reply(401, brave_error(401, "SUBSCRIPTION_TOKEN_INVALID",
+                                                                          "The provided subscription token is invalid.")))
+    with server.running(), pytest.raises(SearchAuthError, match="SUBSCRIPTION_TOKEN_INVALID"):
+        BraveSearch(KEY, endpoint=server.url, sleep=lambda s: None).search("q", None, 5)
+
+
+def test_web_backends_need_credentials() -> None:
+    with pytest.raises(SearchAuthError, match="google_engine_id"):
+        GoogleSearch(KEY, "", endpoint="http://127.0.0.1:1/")
+    with pytest.raises(SearchAuthError, match="brave_api_key"):
+        BraveSearch("", endpoint="http://127.0.0.1:1/")
+
+
+def test_google_daily_quota_is_a_plain_error_not_an_auth_error() -> None:
+    server = ApiServer(lambda r: Reply(403, google_error(403, "Quota exceeded for quota metric 'Queries per day'",
+                                                         "dailyLimitExceeded")))
+    with server.running(), pytest.raises(SearchError, match="quota is spent.*dailyLimitExceeded") as err:
+        _google(server).search("q", None, 10)
+    assert not isinstance(err.value, SearchAuthError) and len(server.requests) == 1
+
+
+def test_retry_after_reads_seconds_http_dates_and_brave_reset() -> None:
+    from datetime import datetime, timezone
+
+    from tasks.search.http import retry_after_s
+
+    now = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
+    assert retry_after_s({"retry-after": "12"}, now) == 12.0
+    assert retry_after_s({"retry-after": "Wed, 01 May 2024 12:00:30 GMT"}, now) == 30.0
+    assert retry_after_s({"x-ratelimit-reset": "1, 2419200"}, now) == 1.0
+    assert retry_after_s({"retry-after": "soon"}, now) is None and retry_after_s({}, now) is None

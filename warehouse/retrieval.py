@@ -1,0 +1,220 @@
+"""Typed reads and writes of the retrieval stage: search cache, query budget, hits, document
+decisions, articles, claim-article pairs and per-claim progress.
+
+Only the retrieval flow's own process calls the writers (the single writer); search tasks and
+the article spider work without the warehouse and hand their results back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date, datetime, timezone
+from typing import Any
+
+import pyarrow as pa
+
+from warehouse.connection import Warehouse
+
+_PENDING_CLAIMS = """
+SELECT c.claim_id, c.veracity, c.text, c.published_date, c.source_id, r.status AS retrieval_status
+FROM v_retrieval_claims c
+LEFT JOIN claim_retrieval r USING (claim_id)
+WHERE ($include_done OR r.status IS NULL OR r.status <> 'done')
+  AND ($all_claims OR c.claim_id IN (SELECT unnest($claim_ids::VARCHAR[])))
+ORDER BY c.published_date NULLS LAST, c.claim_id
+"""
+
+_CACHED = "SELECT cache_key, results FROM search_cache WHERE cache_key IN (SELECT unnest($keys::VARCHAR[]))"
+
+_USAGE = "SELECT coalesce(sum(queries), 0) FROM search_usage WHERE day = $day AND backend = $backend"
+
+_ADD_USAGE = """
+INSERT INTO search_usage (day, backend, queries) VALUES ($day, $backend, $n)
+ON CONFLICT (day, backend) DO UPDATE SET queries = search_usage.queries + excluded.queries
+"""
+
+_DELETE_DECISIONS = "DELETE FROM document_decisions WHERE claim_id = $claim_id"
+
+_ARTICLE_STATUS = """
+SELECT canonical_url, article_id, fetch_status FROM articles WHERE canonical_url IN (SELECT unnest($urls::VARCHAR[]))
+"""
+
+_KEPT_WITH_ARTICLES = """
+SELECT d.claim_id, d.canonical_url, d.rank, d.similarity, d.reason, a.article_id, a.fetch_status
+FROM document_decisions d
+JOIN articles a USING (canonical_url)
+WHERE d.decision = 'kept' AND d.claim_id IN (SELECT unnest($claim_ids::VARCHAR[]))
+ORDER BY d.claim_id, d.rank
+"""
+
+_KEPT_URLS = """
+SELECT claim_id, list(canonical_url ORDER BY rank) AS canonical_urls, list(url ORDER BY rank) AS urls
+FROM document_decisions WHERE decision = 'kept' GROUP BY claim_id
+"""
+
+_MARK_DONE = """
+UPDATE claim_retrieval SET status = 'done', pairs = $pairs, error = NULL, updated_at = $now
+WHERE claim_id = $claim_id
+"""
+
+_UPSERT_ARTICLES = """
+INSERT INTO articles ({cols}) SELECT {cols} FROM __articles
+ON CONFLICT (article_id) DO UPDATE SET {sets}
+"""
+
+_COUNT_ARTICLES = "SELECT count(*) FROM articles"
+
+_CLAIM_URLS = "SELECT claim_id, source_id, url, veracity FROM claims"
+
+_SEARCHED_KINDS = """
+SELECT DISTINCT q.claim_id, unnest(list_prepend(q.kind, coalesce(q.also_kinds, []))) AS kind
+FROM queries q JOIN claim_retrieval r USING (claim_id)
+WHERE r.status IN ('searched', 'done')
+"""
+
+_HITS_BY_KIND = """
+SELECT q.claim_id, unnest(list_prepend(q.kind, coalesce(q.also_kinds, []))) AS kind, h.url, h.rank
+FROM search_hits h JOIN queries q USING (query_id)
+ORDER BY q.claim_id, kind, h.rank
+"""
+
+_DECISION_COUNTS = """
+SELECT decision, reason, count(*) AS documents FROM document_decisions GROUP BY ALL ORDER BY decision DESC, reason
+"""
+
+_PROGRESS = "SELECT status, count(*) AS claims FROM claim_retrieval GROUP BY status ORDER BY status"
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+# -- claims ----------------------------------------------------------------------------------
+def pending_claims(wh: Warehouse, claim_ids: Sequence[str] | None = None, *, include_done: bool = False) -> list[dict[str, Any]]:
+    """Claims of ``v_retrieval_claims`` whose retrieval is not done (all of them with ``include_done``)."""
+    return wh.query(_PENDING_CLAIMS, {"include_done": include_done, "all_claims": claim_ids is None,
+                                      "claim_ids": list(claim_ids or [])})
+
+
+def set_claim_status(wh: Warehouse, claim_id: str, *, backend: str, status: str, queries: int = 0, hits: int = 0,
+                     kept: int = 0, pairs: int = 0, error: str | None = None) -> None:
+    """Record a claim's retrieval progress; ``done`` claims are skipped by the next run."""
+    wh.insert_rows("claim_retrieval", [{
+        "claim_id": claim_id, "backend": backend, "status": status, "queries": queries, "hits": hits,
+        "kept": kept, "pairs": pairs, "error": error, "updated_at": _now(),
+    }], on_conflict="update")
+
+
+def retrieval_progress(wh: Warehouse) -> list[dict[str, Any]]:
+    return wh.query(_PROGRESS)
+
+
+# -- search cache and budget -------------------------------------------------------------------
+def cached_results(wh: Warehouse, keys: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+    """Stored result lists by cache key, for the keys that were searched before."""
+    rows = wh.query(_CACHED, {"keys": sorted(set(keys))})
+    return {r["cache_key"]: json.loads(r["results"]) for r in rows}
+
+
+def store_results(wh: Warehouse, *, cache_key: str, backend: str, query_text: str, window_start: date | None,
+                  window_end: date | None, num: int, results: Sequence[Mapping[str, Any]]) -> None:
+    wh.insert_rows("search_cache", [{
+        "cache_key": cache_key, "backend": backend, "query_text": query_text, "window_start": window_start,
+        "window_end": window_end, "num": num, "results": json.dumps(list(results), ensure_ascii=False),
+        "result_count": len(results), "searched_at": _now(),
+    }], on_conflict="update")
+
+
+def queries_used(wh: Warehouse, backend: str, day: date) -> int:
+    """Queries sent to ``backend`` on ``day`` (UTC)."""
+    return int(wh.scalar(_USAGE, {"day": day, "backend": backend}))
+
+
+def add_queries_used(wh: Warehouse, backend: str, day: date, n: int) -> None:
+    if n > 0:
+        wh.con.execute(_ADD_USAGE, {"day": day, "backend": backend, "n": n})
+
+
+# -- hits and decisions ------------------------------------------------------------------------
+def store_hits(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> int:
+    """``search_hits`` rows (``hit_id`` = stable_id(query_id, backend, url)); returns the new ones."""
+    return wh.insert_rows("search_hits", rows, on_conflict="ignore")
+
+
+def replace_decisions(wh: Warehouse, claim_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    """The claim's document decisions, replacing an earlier run's (call inside a transaction)."""
+    wh.con.execute(_DELETE_DECISIONS, {"claim_id": claim_id})
+    wh.insert_rows("document_decisions", rows, on_conflict="error")
+
+
+def decision_counts(wh: Warehouse) -> list[dict[str, Any]]:
+    return wh.query(_DECISION_COUNTS)
+
+
+def kept_urls_by_claim(wh: Warehouse) -> dict[str, list[tuple[str, str]]]:
+    """Each claim's kept documents as (canonical URL, URL as found), best first."""
+    return {r["claim_id"]: list(zip(r["canonical_urls"], r["urls"])) for r in wh.query(_KEPT_URLS)}
+
+
+def mark_claims_done(wh: Warehouse, pairs_by_claim: Mapping[str, int]) -> None:
+    """Retrieval of these claims is finished, with this many claim-article pairs each."""
+    now = _now()
+    for claim_id, pairs in pairs_by_claim.items():
+        wh.con.execute(_MARK_DONE, {"claim_id": claim_id, "pairs": pairs, "now": now})
+
+
+def claim_urls(wh: Warehouse) -> list[dict[str, Any]]:
+    """Every claim's id, source, URL and veracity."""
+    return wh.query(_CLAIM_URLS)
+
+
+def searched_query_kinds(wh: Warehouse) -> list[dict[str, Any]]:
+    """(claim_id, kind) of every query kind of the claims whose search is complete."""
+    return wh.query(_SEARCHED_KINDS)
+
+
+def hits_by_kind(wh: Warehouse) -> list[dict[str, Any]]:
+    """Search hits with each query kind their query stands for (claim_id, kind, url, rank)."""
+    return wh.query(_HITS_BY_KIND)
+
+
+# -- articles and pairs --------------------------------------------------------------------------
+def article_status(wh: Warehouse, canonical_urls: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """Stored articles by canonical URL (``article_id``, ``fetch_status``)."""
+    rows = wh.query(_ARTICLE_STATUS, {"urls": sorted(set(canonical_urls))})
+    return {r["canonical_url"]: r for r in rows}
+
+
+def store_articles(wh: Warehouse, pages: Sequence[Mapping[str, Any]], articles: Sequence[Mapping[str, Any]]) -> int:
+    """Raw pages (kept once per body) and articles, together; returns the new articles.
+
+    A stored article is replaced only by a fetch of the same URL (the caller re-fetches failed
+    ones only), so a good article is never overwritten by a later failure.
+    """
+    domains = sorted({a["domain"] for a in articles if a.get("domain")})
+    sources = [{"source_id": d, "name": d, "country": None, "kind": "news", "base_url": f"https://{d}/",
+                "default_veracity": None} for d in domains]
+    with wh.transaction():
+        wh.insert_rows("sources", sources, on_conflict="ignore")  # each news site, once
+        wh.insert_rows("raw_pages", pages, on_conflict="ignore")
+        before = int(wh.scalar(_COUNT_ARTICLES))
+        if articles:
+            cols = list(articles[0])
+            wh.con.register("__articles", pa.Table.from_pylist([dict(a) for a in articles]))
+            try:
+                wh.con.execute(_UPSERT_ARTICLES.format(
+                    cols=", ".join(cols), sets=", ".join(f"{c} = excluded.{c}" for c in cols if c != "article_id")))
+            finally:
+                wh.con.unregister("__articles")
+        return int(wh.scalar(_COUNT_ARTICLES)) - before
+
+
+def kept_articles(wh: Warehouse, claim_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """The claims' kept documents that have an article row, with its fetch status."""
+    return wh.query(_KEPT_WITH_ARTICLES, {"claim_ids": list(claim_ids)})
+
+
+def store_pairs(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> int:
+    """Claim-article pairs for annotation; an existing pair (maybe annotated already) is kept."""
+    return wh.insert_rows("claim_article_pairs", rows, on_conflict="ignore")
