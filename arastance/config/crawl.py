@@ -1,5 +1,7 @@
 """Crawler behaviour: politeness, throttling and incremental re-crawls."""
 
+from pathlib import Path
+
 from pydantic import Field
 
 from arastance.config.base import SettingsGroup
@@ -17,6 +19,20 @@ class CrawlSettings(SettingsGroup):
     download_delay_s: float = Field(default=0.5, ge=0)
     autothrottle: bool = True
     retry_times: int = Field(default=3, ge=0, le=20)
+    retry_backoff_s: float = Field(default=1.0, ge=0, description="first retry waits this long, doubling after")
+    retry_backoff_max_s: float = Field(default=30.0, ge=0)
     download_timeout_s: float = Field(default=30.0, gt=0)
     max_pages: int = Field(default=0, ge=0, description="0 means no limit")
     incremental: bool = True
+    resumable: bool = Field(default=True, description="keep a Scrapy JOBDIR so an interrupted crawl resumes")
+    run_timeout_s: float = Field(
+        default=3600.0, gt=0, description="a crawl process running longer is stopped gracefully; the next run resumes it"
+    )
+    # -- claim preprocessing and deduplication (crawl-load) --------------------------------
+    debunk_patterns_path: Path | None = Field(
+        default=None, description="debunk framing patterns (TOML); default: the packaged tasks/debunk_patterns.toml"
+    )
+    near_duplicate_threshold: float = Field(
+        default=0.8, gt=0, le=1, description="character-shingle Jaccard similarity that makes two claims one cluster"
+    )
+    shingle_size: int = Field(default=4, ge=2, le=10, description="characters per shingle for near-duplicate claims")

@@ -11,4 +11,4 @@ class SitesSettings(SettingsGroup):
     araanews: HttpUrl = HttpUrl("https://araanews.ae/")
     dabegad: HttpUrl = HttpUrl("https://dabegad.com/")
     norumors: HttpUrl = HttpUrl("https://norumors.net/")
-    reuters: HttpUrl = HttpUrl("https://www.reuters.com/world/middle-east/")
+    reuters: HttpUrl = HttpUrl("https://ara.reuters.com/")  # Reuters Arabic

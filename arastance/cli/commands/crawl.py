@@ -1,0 +1,121 @@
+"""``arastance crawl``, ``arastance reparse`` and ``arastance snapshots build|serve``."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from arastance.cli.common import console, fail, print_table, settings
+from spiders.site_config import available_sites
+
+snapshots_app = typer.Typer(help="Build and serve the offline snapshots of the crawled sites.", no_args_is_help=True)
+
+
+def _check_sites(sites: list[str] | None) -> list[str]:
+    chosen = sites or available_sites()
+    unknown = sorted(set(chosen) - set(available_sites()))
+    if unknown:
+        fail(f"unknown --site {', '.join(unknown)}; spiders exist for {', '.join(available_sites())}")
+    return chosen
+
+
+def crawl(
+    site: Optional[list[str]] = typer.Option(None, "--site", "-s", help="site to crawl (repeatable; default: all)"),
+    full: bool = typer.Option(False, "--full", help="re-fetch every post, not only the new ones"),
+    offline: bool = typer.Option(False, "--offline", help="crawl the local snapshots instead of the real sites"),
+) -> None:
+    """Crawl the fact-checking sites and Reuters Arabic, then load the claims (Prefect flow)."""
+    settings()
+    chosen = _check_sites(site)
+    from flows.crawl_sources import crawl_sources
+
+    try:
+        rows = crawl_sources(sites=chosen, incremental=False if full else None, offline=offline)
+    except RuntimeError as exc:
+        fail(str(exc), code=1)
+    print_table(rows, title="Crawl", columns=["site", "status", "pages", "claims_parsed", "new_claims", "errors",
+                                              "requests", "seconds"])
+    for row in rows:
+        if row.get("dropped"):
+            console.print(f"{row['site']} ({row['run_id']}) dropped: {row['dropped']}", highlight=False)
+
+
+def reparse(
+    site: Optional[list[str]] = typer.Option(None, "--site", "-s", help="site to re-parse (repeatable; default: all)"),
+    load: bool = typer.Option(True, "--load/--no-load", help="load the new staging run into the warehouse"),
+) -> None:
+    """Re-run extraction over the raw HTML stored in the warehouse, without re-crawling."""
+    s = settings()
+    chosen = _check_sites(site)
+    from spiders.reparse import reparse_pages
+    from warehouse import WarehouseError, open_warehouse
+    from warehouse.crawl_spiders import count_detail_pages, iter_detail_pages
+
+    rows = []
+    for name in chosen:
+        try:
+            with open_warehouse(s.warehouse, read_only=True) as wh:
+                summary, run_dir = reparse_pages(
+                    iter_detail_pages(wh, name), name, str(getattr(s.sites, name)), s.staging_dir / "crawl",
+                    total=count_detail_pages(wh, name),
+                )
+        except WarehouseError as exc:
+            fail(str(exc))
+        row = {"site": name, "run_id": summary.run_id, "pages": summary.pages, "claims": summary.items,
+               "failed": summary.errors, "staging": str(run_dir)}
+        if load:
+            from tasks.load_claims import load_crawl_run
+
+            with open_warehouse(s.warehouse) as wh:
+                row["new_claims"] = load_crawl_run(wh, run_dir, settings=s).new_claims
+        rows.append(row)
+    print_table(rows, title="Reparse")
+
+
+@snapshots_app.command("build")
+def snapshots_build(
+    out: Optional[Path] = typer.Option(None, "--out", help="directory to write (default: <data_dir>/snapshots)"),
+) -> None:
+    """Render the offline web (fact-check sites, Reuters, news mirror) from the synthetic world."""
+    s = settings()
+    from snapshots.build import build_snapshots
+
+    summary = build_snapshots(out or s.data_dir / "snapshots")
+    print_table([{"site": k, "pages": v} for k, v in summary.pages.items()], title=f"Snapshots in {summary.root}")
+
+
+@snapshots_app.command("serve")
+def snapshots_serve(
+    root: Optional[Path] = typer.Option(None, "--root", help="built snapshots (default: <data_dir>/snapshots, built if missing)"),
+    port: int = typer.Option(8800, "--port", help="port on 127.0.0.1 (0: any free port)"),
+    slow_delay: float = typer.Option(1.0, "--slow-delay", help="seconds the deliberately slow pages take"),
+) -> None:
+    """Serve the snapshots on 127.0.0.1 until interrupted; prints each site's base URL."""
+    s = settings()
+    from snapshots.build import ensure_snapshots
+    from snapshots.server import SnapshotServer
+
+    directory = root or ensure_snapshots(s.data_dir / "snapshots")
+    try:
+        server = SnapshotServer(directory, port=port, slow_delay_s=slow_delay)
+    except (FileNotFoundError, OSError) as exc:
+        fail(str(exc))
+    with server:
+        for name in available_sites():
+            console.print(f"ARASTANCE_SITES__{name.upper()}={server.site_url(name)}", highlight=False)
+        console.print(f"ARASTANCE_SEARCH__MIRROR_BASE={server.base_url}", highlight=False)
+        console.print("serving; Ctrl-C stops", highlight=False)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+def register(app: typer.Typer) -> None:
+    app.command("crawl")(crawl)
+    app.command("reparse")(reparse)
+    app.add_typer(snapshots_app, name="snapshots")

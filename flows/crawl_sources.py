@@ -1,0 +1,120 @@
+"""Prefect flow ``crawl_sources``: crawl each site in its own process, load each staging run.
+
+The flow only orchestrates. Spiders run as child processes (:mod:`tasks.crawl_runner`; Twisted's
+reactor cannot restart inside one process) and may run side by side; loading into the
+warehouse (:func:`tasks.load_claims.load_crawl_run`) happens one run at a time, the warehouse
+having a single writer. A crawl task that fails is retried once, and the retry resumes the
+interrupted crawl from its Scrapy JOBDIR. With ``offline`` the flow serves the built snapshots
+on 127.0.0.1 and crawls them instead of the real sites.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, task
+from prefect.artifacts import create_table_artifact
+from prefect.cache_policies import NO_CACHE
+
+from arastance.config import Settings, load_settings
+from arastance.logging import get_logger
+from spiders.site_config import available_sites
+from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
+from tasks.load_claims import LoadReport, load_crawl_run
+from warehouse import open_warehouse
+from warehouse.crawl_spiders import known_canonical_urls
+
+log = get_logger(__name__)
+
+#: Our own snapshot server on 127.0.0.1 needs no politeness delays; retries still back off.
+OFFLINE_CRAWL = {"download_delay_s": 0.0, "autothrottle": False, "retry_backoff_s": 0.1}
+
+
+@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+def stored_claim_urls(warehouse_path: Path, site: str) -> list[str]:
+    """Canonical URLs already stored for ``site`` (retried while another writer holds the file)."""
+    with open_warehouse(warehouse_path) as wh:
+        return known_canonical_urls(wh, site)
+
+
+@task(retries=1, retry_delay_seconds=5, cache_policy=NO_CACHE)
+def crawl_site(site: str, settings: Settings, known_urls: list[str], incremental: bool) -> CrawlResult:
+    """One spider process; its staging run comes back. A retry resumes a crawl that timed out."""
+    return run_spider(site, settings, known_urls=known_urls, incremental=incremental,
+                      timeout_s=settings.crawl.run_timeout_s)
+
+
+@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+def load_staging_run(warehouse_path: Path, run_dir: Path, settings: Settings) -> LoadReport:
+    """Load one finished staging run into the warehouse (idempotent; retried while it is busy)."""
+    with open_warehouse(warehouse_path) as wh:
+        return load_crawl_run(wh, run_dir, settings=settings)
+
+
+def summary_row(result: CrawlResult, loaded: LoadReport) -> dict[str, Any]:
+    """The per-site line of the flow's result and artifact."""
+    s = result.summary
+    return {
+        "site": result.site,
+        "status": "ok",
+        "run_id": result.run_id,
+        "pages": s["pages"],
+        "claims_parsed": s["items"],
+        "new_claims": loaded.new_claims,
+        "errors": s["errors"],
+        "dropped": ", ".join(f"{k}={v}" for k, v in s["dropped"].items()) or "-",
+        "requests": s["stats"].get("downloader/request_count", 0),
+        "resumed": result.resumed,
+        "seconds": round(result.elapsed_s, 1),
+    }
+
+
+@flow(name="crawl_sources", validate_parameters=True)
+def crawl_sources(
+    sites: list[str] | None = None,
+    incremental: bool | None = None,
+    offline: bool = False,
+    warehouse_path: str | None = None,
+) -> list[dict[str, Any]]:
+    """Crawl ``sites`` (default: all), load what they found, and report per site.
+
+    ``incremental`` (default: the ``crawl.incremental`` setting) fetches only posts whose
+    canonical URL is not yet in the warehouse. Returns one summary row per site.
+    """
+    settings = load_settings()
+    chosen = sites or available_sites()
+    unknown = sorted(set(chosen) - set(available_sites()))
+    if unknown:
+        raise ValueError(f"unknown site(s) {unknown}; spiders exist for {available_sites()}")
+    incremental = settings.crawl.incremental if incremental is None else incremental
+    path = Path(warehouse_path) if warehouse_path else settings.warehouse
+    rows: list[dict[str, Any]] = []
+    with ExitStack() as stack:
+        if offline:
+            from snapshots.server import serve_snapshots
+
+            server = stack.enter_context(serve_snapshots())
+            local = {**settings.sites.model_dump(), **{site: server.site_url(site) for site in available_sites()}}
+            settings = settings.model_copy(update={
+                "sites": type(settings.sites).model_validate(local),
+                "crawl": type(settings.crawl).model_validate({**settings.crawl.model_dump(), **OFFLINE_CRAWL}),
+            })
+        futures = {}
+        for site in chosen:
+            known = stored_claim_urls(path, site) if incremental else []
+            futures[site] = crawl_site.submit(site, settings, known, incremental)
+        for site, future in futures.items():
+            try:
+                result = future.result()
+            except CrawlError as exc:
+                log.error("crawl failed", extra={"site": site, "error": str(exc)[:500]})
+                rows.append({"site": site, "status": f"failed: {str(exc).splitlines()[0]}"})
+                continue
+            rows.append(summary_row(result, load_staging_run(path, result.run_dir, settings)))
+    create_table_artifact(rows, key="crawl-sources", description="per-site crawl and load figures")
+    failed = [r["site"] for r in rows if r["status"] != "ok"]
+    if failed:
+        raise RuntimeError(f"crawl failed for {failed}; the other sites were loaded")
+    return rows

@@ -1,0 +1,137 @@
+"""Build the whole offline web into one directory, ready for :mod:`snapshots.server`.
+
+Layout: ``<root>/<site>/...`` for the three fact-checking sites and ``<root>/reuters/...``,
+``<root>/mirror/<domain>/<path>`` for news articles, ``<root>/robots.txt`` and
+``<root>/faults.json`` (which paths answer 500, slowly, or only after a retry). Besides the
+world's pages, each site's oldest listing page links to four pages that are not posts: a draft
+that robots.txt disallows, a removed post (404), a post whose server always fails (500) and a
+page whose HTML is a broken error page (200, nothing to parse).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from arastance.logging import get_logger
+from snapshots.fact_check_sites import (
+    ListingEntry,
+    newest_first,
+    render_fact_check_site,
+    write_page,
+)
+from snapshots.news_sites import render_news_sites
+from snapshots.reuters_site import render_reuters_site
+from snapshots.world import build_world
+from snapshots.world.model import World
+
+log = get_logger(__name__)
+
+SITES = ("araanews", "dabegad", "norumors", "reuters")
+FAULTS_FILE = "faults.json"
+ROBOTS_FILE = "robots.txt"
+COMPLETE_MARKER = ".complete"
+FORMAT_VERSION = "2"  # bump when a renderer changes, so that cached builds are redone
+
+#: Path (under a site) of each non-post page linked from the oldest listing page.
+EXTRA_PATHS = {
+    "draft": "/private/draft-preview/",
+    "removed": "/2014/01/removed-post/",
+    "server_error": "/2014/01/server-error/",
+    "broken": "/2014/01/database-error/",
+}
+_EXTRA_TITLES = {
+    "draft": "مسودة: مقال قيد المراجعة",
+    "removed": "مقال محذوف",
+    "server_error": "مقال لا يفتح",
+    "broken": "صفحة معطوبة",
+}
+#: What a WordPress site prints when its database is down: a 200 with nothing to parse, cut short.
+BROKEN_HTML = (
+    "<!DOCTYPE html><html lang=\"ar\" dir=\"rtl\"><head><meta charset=\"utf-8\"><title>خطأ في قاعدة البيانات"
+    "</title></head><body id=\"error-page\"><div class=\"wp-die-message\"><h2>خطأ في إنشاء اتصال بقاعدة البيانات"
+    "<p>حاول لاحقا"
+)
+DRAFT_HTML = (
+    "<!DOCTYPE html><html lang=\"ar\" dir=\"rtl\"><head><meta charset=\"utf-8\"><title>مسودة</title></head>"
+    "<body><h1 class=\"entry-title\">مسودة غير منشورة</h1><p>هذه الصفحة ليست للنشر.</p></body></html>"
+)
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    """What was built: pages per site, the fault plan and the robots.txt rules."""
+
+    root: Path
+    pages: dict[str, int]
+    faults: dict[str, dict[str, object]]
+    disallowed: tuple[str, ...]
+
+
+def _extras() -> list[ListingEntry]:
+    return [ListingEntry(path, _EXTRA_TITLES[kind], _EXTRA_TITLES[kind], date(2014, 1, 1))
+            for kind, path in EXTRA_PATHS.items()]
+
+
+def _fault_plan(world: World) -> dict[str, dict[str, object]]:
+    """Per-site faults: the extras' 500, one world page that fails once (then recovers after a
+    retry) and one that answers slowly; Reuters' second listing page also fails once."""
+    faults: dict[str, dict[str, object]] = {}
+    for site in SITES:
+        faults[f"/{site}{EXTRA_PATHS['server_error']}"] = {"status": 500}
+        if site == "reuters":
+            paths = [h.path for h in sorted(world.headlines, key=lambda h: h.published, reverse=True)]
+            faults["/reuters/news/archive/topNews/page/2/"] = {"status": 500, "times": 1}
+        else:
+            paths = [p.path for p in newest_first(world.posts_of(site))]
+        faults[f"/{site}{paths[1]}"] = {"status": 503, "times": 1}
+        faults[f"/{site}{paths[2]}"] = {"slow": True}
+    return faults
+
+
+def build_snapshots(out_dir: Path, world: World | None = None) -> BuildSummary:
+    """Render every site of ``world`` (the default world) into ``out_dir``, replacing it."""
+    world = world or build_world()
+    out_dir = Path(out_dir)
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True)
+    pages: dict[str, int] = {}
+    for site in SITES:
+        site_dir = out_dir / site
+        if site == "reuters":
+            rendered = render_reuters_site(world, site_dir, extra_entries=_extras())
+        else:
+            rendered = render_fact_check_site(world, site, site_dir, extra_entries=_extras())
+        write_page(site_dir, EXTRA_PATHS["draft"], DRAFT_HTML)
+        write_page(site_dir, EXTRA_PATHS["broken"], BROKEN_HTML)
+        pages[site] = len(rendered.detail_paths)
+    pages["mirror"] = render_news_sites(world, out_dir)
+    disallowed = tuple(f"/{site}{EXTRA_PATHS['draft']}" for site in SITES)
+    robots = "User-agent: *\n" + "".join(f"Disallow: {p}\n" for p in disallowed)
+    (out_dir / ROBOTS_FILE).write_text(robots, encoding="utf-8")
+    faults = _fault_plan(world)
+    (out_dir / FAULTS_FILE).write_text(json.dumps(faults, ensure_ascii=False, indent=2), encoding="utf-8")
+    (out_dir / COMPLETE_MARKER).write_text(build_stamp(world), encoding="utf-8")
+    log.info("snapshots built", extra={"root": str(out_dir), **{f"pages_{k}": v for k, v in pages.items()}})
+    return BuildSummary(root=out_dir, pages=pages, faults=faults, disallowed=disallowed)
+
+
+def build_stamp(world: World) -> str:
+    """What a build depends on: the renderers' format version and the world's content."""
+    digest = hashlib.sha256(repr((world.posts, world.headlines, world.articles)).encode("utf-8")).hexdigest()
+    return f"{FORMAT_VERSION}:{digest[:16]}"
+
+
+def ensure_snapshots(out_dir: Path) -> Path:
+    """Build the snapshots into ``out_dir`` unless a complete build of the same world is there."""
+    world = build_world()
+    marker = Path(out_dir) / COMPLETE_MARKER
+    if not (marker.exists() and marker.read_text(encoding="utf-8") == build_stamp(world)):
+        build_snapshots(Path(out_dir), world)
+    return Path(out_dir)
+

@@ -1,0 +1,87 @@
+"""The two kinds of item a site spider yields; their fields are the staging contract's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from spiders.extraction import DetailFields
+from warehouse import content_hash, stable_id
+
+
+@dataclass
+class PageItem:
+    """One fetched (or failed) page: provenance for ``pages.jsonl`` plus the raw body to keep.
+
+    ``body`` is written gzip'd next to ``pages.jsonl`` (``html_file``) when ``keep_body`` is set,
+    so that a page that failed to parse can be re-parsed later without re-crawling.
+    """
+
+    run_id: str
+    page_id: str
+    url: str
+    source_id: str
+    fetched_at: str
+    http_status: int | None
+    content_hash: str
+    parse_status: Literal["ok", "failed", "skipped"]
+    parse_error: str | None
+    body: bytes
+    keep_body: bool
+
+
+@dataclass
+class ClaimItem:
+    """One parsed detail page, exactly the fields of a ``claims.jsonl`` line."""
+
+    run_id: str
+    source_id: str
+    url: str
+    title: str
+    claim_text: str
+    body_text: str
+    published_raw: str | None
+    published_date: str | None
+    category: str | None
+    is_multimedia: bool
+    claim_review: dict[str, str | None] | None
+    veracity: Literal["false", "true"]
+    page_id: str
+    fetched_at: str
+
+
+def page_id_of(url: str, body: bytes) -> tuple[str, str]:
+    """``(page_id, content_hash)``: a raw page's natural key is its URL and its content."""
+    digest = content_hash(body)
+    return stable_id(url, digest), digest
+
+
+def page_item(
+    *,
+    run_id: str,
+    source_id: str,
+    url: str,
+    body: bytes,
+    http_status: int | None,
+    fetched_at: datetime,
+    parse_status: Literal["ok", "failed", "skipped"],
+    parse_error: str | None = None,
+    keep_body: bool = True,
+) -> PageItem:
+    page_id, digest = page_id_of(url, body)
+    return PageItem(
+        run_id=run_id, page_id=page_id, url=url, source_id=source_id,
+        fetched_at=fetched_at.isoformat(timespec="seconds"), http_status=http_status, content_hash=digest,
+        parse_status=parse_status, parse_error=parse_error, body=body, keep_body=keep_body,
+    )
+
+
+def claim_item(fields: DetailFields, *, page: PageItem, veracity: Literal["false", "true"]) -> ClaimItem:
+    """The claim parsed from ``page``."""
+    return ClaimItem(
+        run_id=page.run_id, source_id=page.source_id, url=fields.url, title=fields.title,
+        claim_text=fields.claim_text, body_text=fields.body_text, published_raw=fields.published_raw,
+        published_date=fields.published_date, category=fields.category, is_multimedia=fields.is_multimedia,
+        claim_review=fields.claim_review, veracity=veracity, page_id=page.page_id, fetched_at=page.fetched_at,
+    )

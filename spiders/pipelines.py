@@ -1,0 +1,79 @@
+"""Item pipelines only persist: the staging pipeline writes each crawl run's directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from scrapy import signals
+from scrapy.crawler import Crawler
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.threads import deferToThread
+
+from arastance.logging import get_logger
+from spiders.items import ClaimItem, PageItem
+from spiders.staging import StagingRun
+
+log = get_logger(__name__)
+
+#: Scrapy stats that count requests the spider chose not to make, reported as drop reasons.
+DROP_STATS = {
+    "robotstxt/forbidden": "robots_disallowed",
+    "arastance/known_skipped": "already_known",
+    "offsite/filtered": "offsite",
+}
+
+
+class StagingPipeline:
+    """Writes ``<ARASTANCE_STAGING_DIR>/<run_id>/`` in the staging contract's format."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.run: StagingRun | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> "StagingPipeline":
+        pipeline = cls(crawler)
+        crawler.signals.connect(pipeline.spider_closed, signal=signals.spider_closed)
+        return pipeline
+
+    def open_spider(self) -> None:
+        spider = self.crawler.spider
+        staging = Path(self.crawler.settings["ARASTANCE_STAGING_DIR"])
+        self.run = StagingRun(staging / spider.run_id, spider.run_id, spider.name).open()
+        log.info("staging run opened", extra={"run_id": spider.run_id, "dir": str(self.run.run_dir)})
+
+    async def process_item(self, item: Any) -> Any:
+        """Write in Twisted's thread pool: compressing and writing pages stays off the reactor."""
+        if not isinstance(item, (PageItem, ClaimItem)):
+            raise TypeError(f"StagingPipeline got an unexpected item type {type(item).__name__}")
+        return await maybe_deferred_to_future(deferToThread(self._write, item))
+
+    def _write(self, item: PageItem | ClaimItem) -> PageItem | ClaimItem:
+        assert self.run is not None
+        if isinstance(item, PageItem):
+            self.run.write_page(item)
+        else:
+            self.run.write_claim(item)
+        return item
+
+    def close_spider(self) -> None:
+        # Files close here; run.json is written on spider_closed, when the finish reason is known.
+        if self.run is not None:
+            self.run.close()
+
+    def spider_closed(self, reason: str) -> None:
+        if self.run is None:
+            return
+        if reason == "shutdown":
+            # Interrupted (Ctrl-C, SIGTERM): leave the run unfinished so that resuming the crawl
+            # (same JOBDIR and run id) appends to it; the loader only reads finished runs.
+            log.warning("crawl interrupted; staging run left open for resume",
+                        extra={"run_id": self.run.run_id, "finish_reason": reason})
+            return
+        stats = self.crawler.stats.get_stats() if self.crawler.stats else {}
+        dropped = {name: int(stats.get(stat, 0)) for stat, name in DROP_STATS.items()}
+        summary = self.run.finish(stats=stats, dropped=dropped)
+        log.info("staging run finished", extra={"run_id": summary.run_id, "pages": summary.pages,
+                                                "items": summary.items, "errors": summary.errors,
+                                                "finish_reason": reason})

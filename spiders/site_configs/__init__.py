@@ -1,0 +1,1 @@
+"""Per-site selector files (TOML), read by spiders.site_config."""

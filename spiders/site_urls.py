@@ -1,0 +1,43 @@
+"""Where a site is crawled from versus the address its pages are known by.
+
+The same spider crawls the real site or its offline snapshot (served under another host and a
+path prefix). Claims must be keyed by the real site's canonical URL either way, or the same post
+fetched from two places would become two claims and incremental re-crawls would never match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urljoin
+
+from tasks.urls import UrlError, canonicalize_url
+
+
+@dataclass(frozen=True)
+class SiteUrls:
+    """Maps fetched URLs under ``base_url`` onto ``canonical_base`` (identical for the real site)."""
+
+    base_url: str
+    canonical_base: str
+
+    def __post_init__(self) -> None:
+        for name in ("base_url", "canonical_base"):
+            if not getattr(self, name).endswith("/"):
+                raise ValueError(f"{name} must end with '/', got {getattr(self, name)!r}")
+
+    def absolute(self, href: str, page_url: str | None = None) -> str:
+        """An absolute URL for a link found on ``page_url`` (or a path relative to the base)."""
+        return urljoin(page_url or self.base_url, href)
+
+    def on_site(self, url: str) -> bool:
+        """Whether ``url`` is under the crawled base (links elsewhere are never followed)."""
+        return url.startswith(self.base_url)
+
+    def canonical(self, url: str) -> str:
+        """The canonical URL of a page fetched at (or linked as) ``url``."""
+        if self.on_site(url):
+            url = self.canonical_base + url[len(self.base_url):]
+        try:
+            return canonicalize_url(url)
+        except UrlError:
+            return url

@@ -1,0 +1,171 @@
+"""Run one site spider in its own process and hand back its staging run.
+
+Twisted's reactor cannot be restarted inside a process, so every crawl is a fresh
+``python -m scrapy crawl <site>`` child. The child gets the effective settings of the parent
+(crawl and sites groups, data directory) through ``ARASTANCE_*`` variables, the known canonical
+URLs for an incremental crawl through a file, and a ``JOBDIR`` so that a crawl interrupted
+half-way resumes where it stopped (same run id, same staging directory) the next time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arastance.config import Settings
+from arastance.logging import get_logger
+from spiders.site_config import available_sites
+from spiders.staging import RUN_FILE, new_run_id
+
+log = get_logger(__name__)
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SCRAPY_SETTINGS_MODULE = "spiders.settings"
+
+
+class CrawlError(RuntimeError):
+    """A crawl process that failed; the message carries the end of its log."""
+
+
+@dataclass(frozen=True)
+class CrawlResult:
+    """A finished crawl: its staging run directory and ``run.json``."""
+
+    site: str
+    run_id: str
+    run_dir: Path
+    log_file: Path
+    summary: dict[str, Any]
+    resumed: bool
+    elapsed_s: float
+
+
+def crawl_staging_dir(settings: Settings) -> Path:
+    return settings.staging_dir / "crawl"
+
+
+def jobs_dir(settings: Settings) -> Path:
+    """Per-run scratch: Scrapy's JOBDIR and the known-URL file, removed when the run finishes."""
+    return settings.data_dir / "crawl_jobs"
+
+
+def unfinished_run(settings: Settings, site: str) -> str | None:
+    """The newest run of ``site`` that was interrupted (a JOBDIR and no ``run.json``), if any."""
+    root = jobs_dir(settings)
+    if not root.is_dir():
+        return None
+    candidates = sorted(
+        (p.name for p in root.iterdir() if p.is_dir() and p.name.startswith(f"{site}-") and (p / "scrapy").is_dir()),
+        reverse=True,
+    )
+    for run_id in candidates:
+        if not (crawl_staging_dir(settings) / run_id / RUN_FILE).exists():
+            return run_id
+    return None
+
+
+def child_environment(settings: Settings, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The parent's environment plus the settings the spider process must share with it."""
+    env = {k: v for k, v in (base if base is not None else os.environ).items()
+           if not k.startswith(("ARASTANCE_CRAWL__", "ARASTANCE_SITES__"))}
+    env["SCRAPY_SETTINGS_MODULE"] = SCRAPY_SETTINGS_MODULE
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
+    env["ARASTANCE_DATA_DIR"] = str(Path(settings.data_dir).resolve())
+    env["ARASTANCE_LOG_LEVEL"] = settings.log_level
+    env["ARASTANCE_CRAWL"] = settings.crawl.model_dump_json()
+    env["ARASTANCE_SITES"] = settings.sites.model_dump_json()
+    return env
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    if not path.exists():
+        return "(no log)"
+    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+
+
+def _stop_gracefully(proc: subprocess.Popen[bytes], grace_s: float = 30.0) -> None:
+    """SIGINT first: Scrapy finishes the requests in flight and saves its JOBDIR; kill if it hangs."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def run_spider(
+    site: str,
+    settings: Settings,
+    *,
+    known_urls: Iterable[str] = (),
+    incremental: bool | None = None,
+    scrapy_settings: Mapping[str, str] | None = None,
+    timeout_s: float | None = None,
+) -> CrawlResult:
+    """Crawl ``site`` in a child process and return its finished staging run.
+
+    ``known_urls`` are the canonical URLs already stored; with ``incremental`` (default: the
+    ``crawl.incremental`` setting) only new detail pages are fetched. An interrupted earlier run
+    of the site is resumed instead of starting a new one when ``crawl.resumable`` is set.
+    """
+    if site not in available_sites():
+        raise ValueError(f"unknown site {site!r}; spiders exist for {', '.join(available_sites())}")
+    incremental = settings.crawl.incremental if incremental is None else incremental
+    resumed_id = unfinished_run(settings, site) if settings.crawl.resumable else None
+    run_id = resumed_id or new_run_id(site)
+    job = jobs_dir(settings) / run_id
+    job.mkdir(parents=True, exist_ok=True)
+    known_file = job / "known_urls.txt"
+    if not resumed_id:
+        known_file.write_text("".join(f"{u}\n" for u in known_urls), encoding="utf-8")
+    log_file = settings.data_dir / "logs" / "crawl" / f"{run_id}.log"
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        sys.executable, "-m", "scrapy", "crawl", site,
+        "-a", f"run_id={run_id}",
+        "-a", f"known_urls={known_file}",
+        "-a", f"incremental={'true' if incremental else 'false'}",
+        "-s", f"LOG_FILE={log_file}",
+        "-s", "LOG_FILE_APPEND=True",
+    ]
+    if settings.crawl.resumable:
+        cmd += ["-s", f"JOBDIR={job / 'scrapy'}"]
+    for name, value in (scrapy_settings or {}).items():
+        cmd += ["-s", f"{name}={value}"]
+    log.info("crawl starting", extra={"site": site, "run_id": run_id, "resumed": bool(resumed_id),
+                                      "incremental": incremental, "known_urls": sum(1 for _ in known_file.open())})
+    started = time.monotonic()
+    with open(log_file.with_suffix(".out"), "w", encoding="utf-8") as out:
+        proc = subprocess.Popen(cmd, env=child_environment(settings), cwd=Path.cwd(), stdout=out, stderr=subprocess.STDOUT)
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _stop_gracefully(proc)
+            raise CrawlError(
+                f"crawl of {site} (run {run_id}) exceeded {timeout_s}s and was stopped; "
+                f"{'the next crawl of the site resumes it' if settings.crawl.resumable else 'it is not resumable'}. "
+                f"Log {log_file}:\n{_tail(log_file)}"
+            ) from None
+    elapsed = time.monotonic() - started
+    run_dir = crawl_staging_dir(settings) / run_id
+    if proc.returncode != 0 or not (run_dir / RUN_FILE).exists():
+        raise CrawlError(
+            f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode}; log {log_file}:\n"
+            f"{_tail(log_file.with_suffix('.out'), 15)}\n{_tail(log_file)}"
+        )
+    shutil.rmtree(job, ignore_errors=True)
+    summary = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))
+    log.info("crawl finished", extra={"site": site, "run_id": run_id, "pages": summary["pages"],
+                                      "items": summary["items"], "errors": summary["errors"],
+                                      "elapsed_s": round(elapsed, 2)})
+    return CrawlResult(site=site, run_id=run_id, run_dir=run_dir, log_file=log_file, summary=summary,
+                       resumed=bool(resumed_id), elapsed_s=elapsed)

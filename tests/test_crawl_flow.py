@@ -1,0 +1,83 @@
+"""The ``crawl_sources`` flow and the crawl commands, end to end: real HTTP, real Prefect, real DuckDB."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from prefect.testing.utilities import prefect_test_harness
+from typer.testing import CliRunner
+
+from arastance.cli import app
+from arastance.config import load_settings
+from helpers_spiders import world
+from warehouse import open_warehouse
+
+runner = CliRunner()
+
+
+async def _artifact_rows(key: str) -> list[dict]:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    async with get_client() as client:
+        artifacts = await client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key])))
+    return [a.data for a in artifacts]
+
+
+@pytest.mark.slow
+def test_the_flow_crawls_offline_loads_and_a_rerun_on_another_port_fetches_nothing_new() -> None:
+    from flows.crawl_sources import crawl_sources
+
+    posts = world().posts_of("norumors")
+    with prefect_test_harness(server_startup_timeout=60):
+        # Each call serves the snapshots on a new free port: claims are keyed by the real site's
+        # canonical URL, so the second crawl still knows every post.
+        [first] = crawl_sources(sites=["norumors"], offline=True)
+        [second] = crawl_sources(sites=["norumors"], offline=True)
+        artifacts = asyncio.run(_artifact_rows("crawl-sources"))
+    assert first["status"] == "ok" and first["claims_parsed"] == len(posts)
+    assert first["new_claims"] > 0 and first["errors"] == 3
+    assert second["claims_parsed"] == 0 and second["new_claims"] == 0
+    assert second["requests"] <= 3 < first["requests"]
+    assert len(artifacts) == 2 and "norumors" in str(artifacts[0])
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        stored = wh.scalar("SELECT count(*) FROM claims WHERE source_id = 'norumors'")
+        runs = wh.scalar("SELECT count(*) FROM crawl_runs WHERE source_id = 'norumors'")
+        urls = {r["canonical_url"] for r in wh.query("SELECT canonical_url FROM claims WHERE source_id = 'norumors'")}
+    assert stored == first["new_claims"] and runs == 2
+    assert all(u.startswith("https://norumors.net/rumors/") for u in urls)
+
+    # No server is running any more: reparse works from the HTML the warehouse kept.
+    result = runner.invoke(app, ["reparse", "--site", "norumors"])
+    assert result.exit_code == 0, result.output
+    staging = load_settings().staging_dir / "crawl"
+    reparsed = [p for p in staging.iterdir() if p.name not in (first["run_id"], second["run_id"])]
+    assert len(reparsed) == 1
+    claims = (reparsed[0] / "claims.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(claims) == first["claims_parsed"]
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.scalar("SELECT count(*) FROM claims WHERE source_id = 'norumors'") == stored
+        assert wh.scalar("SELECT count(*) FROM crawl_runs WHERE source_id = 'norumors'") == 3
+
+
+def test_snapshots_build_writes_the_offline_web(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["snapshots", "build", "--out", str(tmp_path / "web")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "web" / "robots.txt").is_file()
+    assert (tmp_path / "web" / "reuters" / "news" / "archive" / "topNews" / "index.html").is_file()
+    assert "reuters" in result.output
+
+
+def test_an_unknown_site_is_refused_before_anything_runs() -> None:
+    for command in (["crawl", "--site", "bbc"], ["reparse", "--site", "bbc"]):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 2
+        assert "unknown --site bbc" in result.output + str(result.stderr)
+
+
+def test_reparse_without_a_warehouse_says_so() -> None:
+    result = runner.invoke(app, ["reparse", "--site", "norumors"])
+    assert result.exit_code == 2
+    assert "does not exist" in result.output + str(result.stderr)

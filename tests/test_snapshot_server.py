@@ -1,0 +1,93 @@
+"""The offline web: what the build writes and how the local server answers, faults included."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from helpers_spiders import snapshot_root, start_server, world
+from snapshots.build import EXTRA_PATHS, FAULTS_FILE
+from snapshots.fact_check_sites import newest_first
+from snapshots.server import SnapshotServer, serve_snapshots
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[SnapshotServer]:
+    srv = start_server(slow_delay_s=0.4)
+    yield srv
+    srv.stop()
+
+
+def fetch(url: str, timeout: float = 5) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            return resp.status, resp.read().decode("utf-8")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8")
+
+
+def test_the_build_writes_every_site_robots_and_faults() -> None:
+    root = snapshot_root()
+    for site in ("araanews", "dabegad", "norumors"):
+        for post in world().posts_of(site):
+            assert (root / site / post.path.lstrip("/") / "index.html").is_file()
+    for h in world().headlines:
+        assert (root / "reuters" / h.path.lstrip("/")).is_file()
+    robots = (root / "robots.txt").read_text(encoding="utf-8")
+    assert "Disallow: /araanews/private/draft-preview/" in robots
+    faults = json.loads((root / FAULTS_FILE).read_text(encoding="utf-8"))
+    assert faults["/dabegad" + EXTRA_PATHS["server_error"]] == {"status": 500}
+
+
+def test_pages_are_served_in_arabic_with_the_sites_structure(server: SnapshotServer) -> None:
+    status, home = fetch(server.site_url("araanews"))
+    assert status == 200 and 'dir="rtl"' in home and "nav-links" in home
+    newest = newest_first(world().posts_of("norumors"))[0]
+    status, page = fetch(server.site_url("norumors") + quote(newest.path.lstrip("/")))
+    assert status == 200 and "rumor-statement" in page and "هـ" in page
+    status, _ = fetch(server.site_url("dabegad") + "category/rumors/page/2/")
+    assert status == 200
+
+
+def test_missing_pages_are_404_and_directories_get_their_slash(server: SnapshotServer) -> None:
+    assert fetch(server.site_url("araanews") + EXTRA_PATHS["removed"].lstrip("/"))[0] == 404
+    assert fetch(server.base_url + "../../etc/passwd")[0] == 404
+    status, body = fetch(server.site_url("dabegad") + "category/rumors")  # urllib follows the 301
+    assert status == 200 and "td_module_wrap" in body
+
+
+def test_faults_fail_always_once_or_slowly(server: SnapshotServer) -> None:
+    site = "norumors"
+    assert fetch(server.site_url(site) + EXTRA_PATHS["server_error"].lstrip("/"))[0] == 500
+    assert fetch(server.site_url(site) + EXTRA_PATHS["server_error"].lstrip("/"))[0] == 500
+    posts = newest_first(world().posts_of(site))
+    flaky, slow = posts[1].path.lstrip("/"), posts[2].path.lstrip("/")
+    assert fetch(server.site_url(site) + flaky)[0] == 503
+    assert fetch(server.site_url(site) + flaky)[0] == 200
+    started = time.monotonic()
+    assert fetch(server.site_url(site) + slow)[0] == 200
+    assert time.monotonic() - started >= 0.4
+    assert server.requests[-1].path == f"/{site}/{slow}" and server.requests[-1].status == 200
+
+
+def test_serve_snapshots_builds_the_default_root_once(tmp_path: Path) -> None:
+    with serve_snapshots() as srv:
+        status, robots = fetch(srv.base_url + "robots.txt")
+        assert status == 200 and "Disallow" in robots
+    root = tmp_path / "data" / "snapshots"
+    stamp = (root / "robots.txt").stat().st_mtime_ns
+    with serve_snapshots() as srv:
+        assert fetch(srv.site_url("reuters") + "news/archive/topNews/")[0] == 200
+    assert (root / "robots.txt").stat().st_mtime_ns == stamp, "a complete build is reused, not rebuilt"
+
+
+def test_a_missing_snapshot_directory_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="arastance snapshots build"):
+        SnapshotServer(tmp_path / "nowhere")

@@ -1,0 +1,227 @@
+"""Every spider crawls its snapshot site over real HTTP, in its own process, like `scrapy crawl`."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from helpers_spiders import (
+    canonical_post_url,
+    claims_of,
+    collapse,
+    crawl,
+    crawl_settings,
+    pages_of,
+    post_by_url,
+    read_jsonl,
+    start_server,
+    world,
+)
+from snapshots.build import EXTRA_PATHS
+from snapshots.fact_check_sites import CANONICAL_BASE, category_label, has_unclosed_markup, hides_category
+from snapshots.server import SnapshotServer
+from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
+from tasks.urls import canonicalize_url
+from warehouse import content_hash
+
+SITES = ("araanews", "dabegad", "norumors", "reuters")
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[SnapshotServer]:
+    srv = start_server()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def full_crawls(server: SnapshotServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, CrawlResult]:
+    data_dir = tmp_path_factory.mktemp("crawl-data")
+    with ThreadPoolExecutor(max_workers=len(SITES)) as pool:  # one process per spider, side by side
+        futures = {site: pool.submit(crawl, site, data_dir, server) for site in SITES}
+        return {site: future.result() for site, future in futures.items()}
+
+
+@pytest.mark.parametrize("site", ["araanews", "dabegad", "norumors"])
+def test_a_full_crawl_yields_every_post_with_the_worlds_fields(site: str, full_crawls: dict[str, CrawlResult]) -> None:
+    claims = claims_of(full_crawls[site])
+    expected = post_by_url(site)
+    assert sorted(c["url"] for c in claims) == sorted(expected)
+    for claim in claims:
+        post = expected[claim["url"]]
+        assert claim["source_id"] == site and claim["veracity"] == "false"
+        assert claim["title"] == collapse(post.title)
+        assert claim["claim_text"] == collapse(post.claim_text)
+        assert claim["body_text"] == "\n".join(collapse(p) for p in post.body)
+        assert claim["published_date"] == (post.published.isoformat() if post.published else None)
+        assert claim["category"] == (None if hides_category(post) else category_label(post.category))
+        assert claim["is_multimedia"] is post.multimedia
+        assert claim["run_id"] == full_crawls[site].run_id
+
+
+def test_chosen_pages_carry_exactly_what_the_site_published(full_crawls: dict[str, CrawlResult]) -> None:
+    by_url = {c["url"]: c for site in ("araanews", "norumors") for c in claims_of(full_crawls[site])}
+    araanews = [p for p in world().posts_of("araanews") if p.claim_text and not p.multimedia and p.published]
+    broken = next(p for p in araanews if has_unclosed_markup(p))
+    claim = by_url[canonical_post_url(broken)]
+    assert claim["body_text"].split("\n") == [collapse(p) for p in broken.body]
+    assert claim["published_raw"][0] in "٠١٢٣٤٥٦٧٨٩"
+    norumors = next(p for p in world().posts_of("norumors") if p.published and p.claim_text and not p.multimedia)
+    claim = by_url[canonical_post_url(norumors)]
+    assert claim["published_raw"].endswith("هـ")
+    assert claim["published_date"] == norumors.published.isoformat()
+
+
+def test_reuters_yields_every_headline_as_a_true_claim(full_crawls: dict[str, CrawlResult]) -> None:
+    claims = {c["url"]: c for c in claims_of(full_crawls["reuters"])}
+    headlines = {canonicalize_url(CANONICAL_BASE["reuters"] + h.path.lstrip("/")): h for h in world().headlines}
+    assert set(claims) == set(headlines)
+    for url, h in headlines.items():
+        claim = claims[url]
+        assert claim["veracity"] == "true"
+        assert claim["claim_text"] == claim["title"] == collapse(h.title)
+        assert claim["published_date"] == h.published.date().isoformat()
+
+
+@pytest.mark.parametrize("site", SITES)
+def test_pagination_walks_every_listing_page(site: str, full_crawls: dict[str, CrawlResult], server: SnapshotServer) -> None:
+    stats = full_crawls[site].summary["stats"]
+    per_page = 20 if site == "reuters" else 10
+    items = (len(world().headlines) if site == "reuters" else len(world().posts_of(site))) + len(EXTRA_PATHS)
+    assert stats["arastance/listing_pages"] == -(-items // per_page)
+    listings = [p for p in pages_of(full_crawls[site]) if p["parse_status"] == "skipped"]
+    assert len(listings) == stats["arastance/listing_pages"]
+    assert all(p["html_file"] is None for p in listings)
+
+
+@pytest.mark.parametrize("site", SITES)
+def test_failures_are_recorded_and_never_stop_the_crawl(site: str, full_crawls: dict[str, CrawlResult]) -> None:
+    result = full_crawls[site]
+    summary = result.summary
+    assert summary["dropped"] == {"http_404": 1, "http_500": 1, "parse_failed": 1, "robots_disallowed": 1}
+    assert summary["errors"] == 3
+    failed = {p["url"].split(f"/{site}", 1)[1]: p for p in pages_of(result) if p["parse_status"] == "failed"}
+    assert set(failed) == {EXTRA_PATHS["removed"], EXTRA_PATHS["server_error"], EXTRA_PATHS["broken"]}
+    assert failed[EXTRA_PATHS["removed"]]["http_status"] == 404
+    assert failed[EXTRA_PATHS["server_error"]]["http_status"] == 500
+    broken = failed[EXTRA_PATHS["broken"]]
+    assert broken["http_status"] == 200 and broken["parse_error"].startswith("parse_failed: missing required field(s): title")
+    raw = gzip.decompress((result.run_dir / broken["html_file"]).read_bytes()).decode("utf-8")
+    assert "قاعدة البيانات" in raw, "the raw HTML of a page that failed to parse is kept"
+    stats = summary["stats"]
+    assert stats["retry/count"] >= 3  # 2 retries of the permanent 500, 1 of the transient 503
+    assert stats.get("arastance/failed/http_503") is None, "the transient 503 recovered after a retry"
+    # Backoff doubles from retry_backoff_s: 0.05 + 0.10 before giving up on the 500, 0.05 before
+    # the 503's successful retry (and before Reuters' second listing page, which fails once).
+    assert stats["retry/backoff_seconds"] == pytest.approx(0.25 if site == "reuters" else 0.2)
+
+
+def test_every_page_record_follows_the_staging_contract(full_crawls: dict[str, CrawlResult]) -> None:
+    result = full_crawls["dabegad"]
+    run = json.loads((result.run_dir / "run.json").read_text(encoding="utf-8"))
+    assert set(run) == {"run_id", "source_id", "started_at", "finished_at", "pages", "items", "errors", "dropped", "stats"}
+    claims, pages = claims_of(result), pages_of(result)
+    assert run["items"] == len(claims) and run["pages"] == len(pages)
+    assert set(pages[0]) == {"run_id", "page_id", "url", "source_id", "fetched_at", "http_status", "content_hash",
+                             "html_file", "parse_status", "parse_error"}
+    assert set(claims[0]) == {"run_id", "source_id", "url", "title", "claim_text", "body_text", "published_raw",
+                              "published_date", "category", "is_multimedia", "claim_review", "veracity", "page_id",
+                              "fetched_at"}
+    ok_pages = {p["page_id"]: p for p in pages if p["parse_status"] == "ok"}
+    assert {c["page_id"] for c in claims} == set(ok_pages)
+    for page in ok_pages.values():
+        body = gzip.decompress((result.run_dir / page["html_file"]).read_bytes())
+        assert content_hash(body) == page["content_hash"]
+
+
+def test_robots_txt_is_obeyed(full_crawls: dict[str, CrawlResult], server: SnapshotServer) -> None:
+    requested = server.paths_requested()
+    assert "/robots.txt" in requested
+    assert not [p for p in requested if "/private/" in p], "no disallowed page was fetched"
+    agents = {r.user_agent for r in server.requests}
+    assert agents and all(a and a.startswith("AraStancePipeline/") for a in agents)
+    for result in full_crawls.values():
+        assert result.summary["stats"]["robotstxt/forbidden"] == 1
+
+
+def test_an_incremental_recrawl_fetches_nothing_known(full_crawls: dict[str, CrawlResult], server: SnapshotServer,
+                                                      tmp_path: Path) -> None:
+    first = full_crawls["norumors"]
+    known = tuple(c["url"] for c in claims_of(first))
+    second = crawl("norumors", tmp_path / "data", server, known_urls=known)
+    assert claims_of(second) == []
+    stats = second.summary["stats"]
+    assert stats["arastance/pagination_stopped"] == 1 and stats["arastance/listing_pages"] == 1
+    assert stats["downloader/request_count"] <= 3  # robots.txt and the first listing page
+    assert first.summary["stats"]["downloader/request_count"] > 10 * stats["downloader/request_count"]
+
+
+def test_an_incremental_crawl_fetches_only_the_new_posts(full_crawls: dict[str, CrawlResult], server: SnapshotServer,
+                                                         tmp_path: Path) -> None:
+    claims = claims_of(full_crawls["araanews"])
+    newest = {canonical_post_url(p) for p in sorted((p for p in world().posts_of("araanews") if p.published),
+                                                    key=lambda p: p.published, reverse=True)[:3]}
+    known = tuple(c["url"] for c in claims if c["url"] not in newest)
+    second = crawl("araanews", tmp_path / "data", server, known_urls=known)
+    assert {c["url"] for c in claims_of(second)} == newest
+    assert second.summary["stats"]["arastance/listing_pages"] == 2
+
+
+def test_a_page_slower_than_the_timeout_is_recorded_and_the_crawl_goes_on(tmp_path: Path) -> None:
+    slow = start_server(slow_delay_s=2.0)
+    try:
+        result = crawl("dabegad", tmp_path / "data", slow, download_timeout_s=0.7, retry_times=1)
+    finally:
+        slow.stop()
+    timeouts = [p for p in pages_of(result) if (p["parse_error"] or "").startswith("timeout")]
+    assert len(timeouts) == 1 and timeouts[0]["http_status"] is None and timeouts[0]["html_file"] is None
+    assert result.summary["dropped"] == {"http_404": 1, "http_500": 1, "parse_failed": 1, "robots_disallowed": 1,
+                                         "timeout": 1}
+    assert len(claims_of(result)) == len(world().posts_of("dabegad")) - 1
+
+
+def test_a_crawl_stopped_half_way_resumes_where_it_stopped(tmp_path: Path) -> None:
+    slow = start_server()
+    slow.latency_s = 0.3  # a slow site: 250 pages cannot be fetched within the time limit
+    try:
+        settings = crawl_settings(tmp_path / "data", slow)
+        with pytest.raises(CrawlError, match="resumes it"):
+            run_spider("reuters", settings, timeout_s=8)
+        [run_dir] = (tmp_path / "data" / "staging" / "crawl").iterdir()
+        first_session = len(read_jsonl(run_dir / "claims.jsonl"))
+        assert not (run_dir / "run.json").exists(), "an interrupted run is not offered to the loader"
+        slow.latency_s = 0.0
+        resumed = run_spider("reuters", settings, timeout_s=60)
+    finally:
+        slow.stop()
+    assert resumed.resumed and resumed.run_dir == run_dir
+    urls = [c["url"] for c in claims_of(resumed)]
+    assert 0 < first_session < len(urls)
+    assert len(urls) == len(set(urls)) == len(world().headlines), "every headline once, none fetched twice"
+    assert resumed.summary["stats"]["downloader/request_count"] < len(world().headlines)
+    assert not (tmp_path / "data" / "crawl_jobs" / resumed.run_id).exists(), "the JOBDIR goes once the run is done"
+
+
+def test_scrapy_crawl_from_the_repository_root_works_as_scrapy_users_expect(server: SnapshotServer, tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARASTANCE_", "SCRAPY_"))}
+    env.update({"ARASTANCE_DATA_DIR": str(tmp_path / "data"), "ARASTANCE_CRAWL__DOWNLOAD_DELAY_S": "0",
+                "ARASTANCE_CRAWL__AUTOTHROTTLE": "false", "ARASTANCE_CRAWL__RETRY_BACKOFF_S": "0.05"})
+    done = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "norumors", "-a", f"base_url={server.site_url('norumors')}",
+         "-a", "run_id=norumors-manual", "-s", "LOG_LEVEL=WARNING"],
+        cwd=repo, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    run_dir = tmp_path / "data" / "staging" / "crawl" / "norumors-manual"
+    assert len(read_jsonl(run_dir / "claims.jsonl")) == len(world().posts_of("norumors"))
+    assert (run_dir / "run.json").is_file()

@@ -1,0 +1,153 @@
+"""Field extraction from every rendered page of the world, compared with the world's own data."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers_spiders import canonical_post_url, collapse, world
+from snapshots.build import BROKEN_HTML
+from snapshots.fact_check_sites import (
+    CANONICAL_BASE,
+    SITE_NAMES,
+    THEMES,
+    category_label,
+    has_broken_json_ld,
+    has_claim_review,
+    has_unclosed_markup,
+    hides_category,
+    listing_entry,
+    newest_first,
+    uses_levantine_months,
+)
+from snapshots.reuters_site import _detail as reuters_detail
+from spiders.extraction import ExtractionError, extract_detail, extract_listing, parse_claim_review
+from spiders.site_config import SiteConfigError, load_site_config, parse_site_config
+from spiders.site_urls import SiteUrls
+from tasks.urls import canonicalize_url
+
+FACT_CHECK_SITES = ("araanews", "dabegad", "norumors")
+AUTHORS = {"araanews": SITE_NAMES["araanews"], "norumors": "هيئة مكافحة الشائعات"}
+
+
+def site_urls(site: str) -> SiteUrls:
+    return SiteUrls(f"http://127.0.0.1:9/{site}/", load_site_config(site).canonical_base)
+
+
+def expected_fields(post) -> dict:
+    review = None
+    if has_claim_review(post) and not has_broken_json_ld(post):
+        review = {"claim_reviewed": collapse(post.claim_text), "rating": "شائعة", "author": AUTHORS[post.site]}
+    return {
+        "url": canonical_post_url(post),
+        "title": collapse(post.title),
+        "claim_text": collapse(post.claim_text),
+        "body_text": "\n".join(collapse(p) for p in post.body if p.strip()),
+        "published_date": post.published.isoformat() if post.published else None,
+        "category": None if hides_category(post) else category_label(post.category),
+        "is_multimedia": post.multimedia,
+        "claim_review": review,
+    }
+
+
+@pytest.mark.parametrize("site", FACT_CHECK_SITES)
+def test_every_post_page_gives_the_worlds_fields(site: str) -> None:
+    config, urls = load_site_config(site), site_urls(site)
+    posts = world().posts_of(site)
+    assert len(posts) >= 40
+    for post in posts:
+        html = THEMES[site].detail(post, f"/{site}")
+        fields = extract_detail(html, urls.absolute(post.path.lstrip("/")), config, urls)
+        got = {k: getattr(fields, k) for k in expected_fields(post)}
+        assert got == expected_fields(post), post.post_id
+        assert (fields.published_raw is None) == (post.published is None)
+
+
+def test_the_quirks_are_present_in_the_world() -> None:
+    posts = [p for site in FACT_CHECK_SITES for p in world().posts_of(site)]
+    assert any(p.multimedia for p in posts)
+    assert any(p.published is None for p in posts)
+    assert any(p.claim_text == "" for p in posts)
+    assert any(p.repost_of for p in posts)
+    for quirk in (has_unclosed_markup, uses_levantine_months, hides_category, has_broken_json_ld):
+        assert any(quirk(p) for p in posts), quirk.__name__
+    rumour_sites: dict[str, set[str]] = {}
+    for p in posts:
+        rumour_sites.setdefault(p.rumour_id, set()).add(p.site)
+    assert any(len(s) > 1 for s in rumour_sites.values()), "some rumour is debunked on two sites"
+
+
+def test_dates_are_printed_the_way_each_site_prints_them() -> None:
+    config = load_site_config("norumors")
+    post = next(p for p in world().posts_of("norumors") if p.published)
+    fields = extract_detail(THEMES["norumors"].detail(post, "/norumors"), "http://127.0.0.1:9/norumors/x/",
+                            config, site_urls("norumors"))
+    assert fields.published_raw.endswith("هـ") and any("٠" <= c <= "٩" for c in fields.published_raw)
+    post = next(p for p in world().posts_of("araanews") if p.published and uses_levantine_months(p))
+    fields = extract_detail(THEMES["araanews"].detail(post, "/araanews"), "http://127.0.0.1:9/araanews/x/",
+                            load_site_config("araanews"), site_urls("araanews"))
+    assert any("٠" <= c <= "٩" for c in fields.published_raw)
+    assert fields.published_date == post.published.isoformat()
+
+
+def test_every_reuters_page_gives_the_headline() -> None:
+    config, urls = load_site_config("reuters"), site_urls("reuters")
+    headlines = world().headlines
+    assert len(headlines) >= 200
+    assert {h.published.year for h in headlines} >= set(range(2012, 2019))
+    for h in headlines:
+        fields = extract_detail(reuters_detail(h, "/reuters"), urls.absolute(h.path.lstrip("/")), config, urls)
+        assert fields.url == canonicalize_url(CANONICAL_BASE["reuters"] + h.path.lstrip("/"))
+        assert fields.title == fields.claim_text == collapse(h.title)
+        assert fields.body_text == "\n".join(collapse(p) for p in h.body)
+        assert fields.published_date == h.published.date().isoformat()
+        assert fields.category == category_label(h.category)
+        assert fields.is_multimedia is False and fields.claim_review is None
+
+
+@pytest.mark.parametrize("site", [*FACT_CHECK_SITES, "reuters"])
+def test_a_broken_error_page_fails_naming_the_missing_field(site: str) -> None:
+    with pytest.raises(ExtractionError, match="title"):
+        extract_detail(BROKEN_HTML, f"http://127.0.0.1:9/{site}/x/", load_site_config(site), site_urls(site))
+
+
+@pytest.mark.parametrize("site", FACT_CHECK_SITES)
+def test_listing_pages_give_the_newest_posts_and_the_next_page(site: str) -> None:
+    config, urls = load_site_config(site), site_urls(site)
+    posts = newest_first(world().posts_of(site))
+    theme = THEMES[site]
+    html = theme.listing([listing_entry(p) for p in posts[:10]], 1, 3, f"/{site}")
+    listing = extract_listing(html, urls.absolute(theme.listing_base.lstrip("/")), config, urls)
+    assert [urls.canonical(u) for u in listing.detail_urls] == [canonical_post_url(p) for p in posts[:10]]
+    assert listing.next_url == urls.absolute(theme.listing_base.lstrip("/") + "page/2/")
+    last = theme.listing([listing_entry(p) for p in posts[20:25]], 3, 3, f"/{site}")
+    assert extract_listing(last, urls.absolute("x/"), config, urls).next_url is None
+
+
+def test_claim_review_is_found_in_lists_and_graphs_and_bad_json_is_skipped() -> None:
+    review = '{"@type": "ClaimReview", "claimReviewed": " ادعاء  ما ", "reviewRating": {"ratingValue": 1}, "author": "فريق"}'
+    assert parse_claim_review(["{not json", f'{{"@graph": [{{"@type": "WebPage"}}, {review}]}}']) == {
+        "claim_reviewed": "ادعاء ما", "rating": "1", "author": "فريق"}
+    assert parse_claim_review([f"[{review}]"])["author"] == "فريق"
+    assert parse_claim_review(['{"@type": "NewsArticle"}']) is None
+
+
+def test_site_urls_key_snapshot_pages_by_the_real_site() -> None:
+    urls = SiteUrls("http://127.0.0.1:8800/dabegad/", "https://dabegad.com/")
+    assert urls.canonical("http://127.0.0.1:8800/dabegad/health/3401-x/?utm_source=fb") == "https://dabegad.com/health/3401-x"
+    assert urls.canonical("https://www.dabegad.com/health/3401-x/") == "https://dabegad.com/health/3401-x"
+    assert not urls.on_site("http://127.0.0.1:8800/norumors/rumors/1/")
+    with pytest.raises(ValueError, match="base_url"):
+        SiteUrls("http://127.0.0.1:8800/dabegad", "https://dabegad.com/")
+
+
+def test_a_bad_site_configuration_names_the_file_and_key() -> None:
+    with pytest.raises(SiteConfigError, match=r"x\.toml: missing key 'listing'"):
+        parse_site_config({"site": {}, "detail": {}}, "x.toml")
+    good = {"site": {"source_id": "s", "name": "S", "country": "EG", "veracity": "maybe", "canonical_base": "https://s/",
+                     "start_paths": [""]},
+            "listing": {"detail_links": "a::attr(href)", "next_page": "a.next::attr(href)"},
+            "detail": {"title": "h1", "claim": "p", "body": "p"}}
+    with pytest.raises(SiteConfigError, match="veracity"):
+        parse_site_config(good, "s.toml")
+    with pytest.raises(SiteConfigError, match="known sites"):
+        load_site_config("no_such_site")

@@ -1,0 +1,85 @@
+"""The staging run writer: contract files, counts from the files, resume by appending."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from spiders.crawlers.base import parse_flag, read_known_urls
+from spiders.extraction import DetailFields
+from spiders.items import claim_item, page_item
+from spiders.staging import StagingRun, failure_reason, new_run_id, read_run
+
+NOW = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def fields(url: str) -> DetailFields:
+    return DetailFields(url=url, title="حقيقة الخبر", claim_text="الشائعة: خبر", body_text="فقرة", published_raw="١ مايو ٢٠٢٤",
+                        published_date="2024-05-01", category="صحة", is_multimedia=False, claim_review=None)
+
+
+def write_detail(run: StagingRun, url: str, body: bytes) -> None:
+    page = page_item(run_id=run.run_id, source_id="dabegad", url=url, body=body, http_status=200, fetched_at=NOW,
+                     parse_status="ok")
+    run.write_page(page)
+    run.write_claim(claim_item(fields(url), page=page, veracity="false"))
+
+
+def test_a_run_writes_the_contract_files_and_counts_from_them(tmp_path: Path) -> None:
+    run_dir = tmp_path / "dabegad-1"
+    with StagingRun(run_dir, "dabegad-1", "dabegad") as run:
+        write_detail(run, "https://dabegad.com/a", b"<html>a</html>")
+        run.write_page(page_item(run_id="dabegad-1", source_id="dabegad", url="https://dabegad.com/gone", body=b"nf",
+                                 http_status=404, fetched_at=NOW, parse_status="failed", parse_error="http_404: HTTP 404"))
+        summary = run.finish(stats={"downloader/request_count": 3}, dropped={"robots_disallowed": 1, "offsite": 0})
+    assert (summary.pages, summary.items, summary.errors) == (2, 1, 1)
+    assert summary.dropped == {"http_404": 1, "robots_disallowed": 1}
+    run_json, claims, pages = read_run(run_dir)
+    assert run_json["stats"] == {"downloader/request_count": 3} and run_json["run_id"] == "dabegad-1"
+    assert claims[0]["page_id"] == pages[0]["page_id"] and claims[0]["fetched_at"] == "2024-05-01T12:00:00+00:00"
+    assert gzip.decompress((run_dir / pages[0]["html_file"]).read_bytes()) == b"<html>a</html>"
+    assert pages[1]["html_file"].endswith(".html.gz")
+
+
+def test_a_resumed_run_appends_and_a_finished_run_is_never_reopened(tmp_path: Path) -> None:
+    run_dir = tmp_path / "norumors-1"
+    first = StagingRun(run_dir, "norumors-1", "norumors").open()
+    write_detail(first, "https://norumors.net/rumors/1", b"1")
+    first.close()  # interrupted: no run.json
+    assert not (run_dir / "run.json").exists()
+    with pytest.raises(FileNotFoundError, match="not a finished staging run"):
+        read_run(run_dir)
+    with StagingRun(run_dir, "norumors-1", "norumors") as second:
+        write_detail(second, "https://norumors.net/rumors/2", b"2")
+        summary = second.finish()
+    assert summary.items == 2
+    assert summary.started_at <= summary.finished_at
+    with pytest.raises(FileExistsError, match="already finished"):
+        StagingRun(run_dir, "norumors-1", "norumors").open()
+    assert [json.loads(l)["url"] for l in (run_dir / "claims.jsonl").read_text().splitlines()] == [
+        "https://norumors.net/rumors/1", "https://norumors.net/rumors/2"]
+
+
+def test_known_url_files_are_canonicalised_and_bad_lines_named(tmp_path: Path) -> None:
+    good = tmp_path / "known.txt"
+    good.write_text("# exported\nhttps://www.araanews.ae/2016/05/x-1/?utm_source=t\n\n", encoding="utf-8")
+    assert read_known_urls(good) == {"https://araanews.ae/2016/05/x-1"}
+    bad = tmp_path / "bad.txt"
+    bad.write_text("https://araanews.ae/a\nnot a url\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad\.txt:2"):
+        read_known_urls(bad)
+    with pytest.raises(FileNotFoundError, match="missing.txt"):
+        read_known_urls(tmp_path / "missing.txt")
+
+
+def test_small_parts() -> None:
+    assert failure_reason("timeout: TimeoutError: took too long") == "timeout"
+    assert failure_reason(None) == "unknown"
+    assert parse_flag("False", "incremental") is False and parse_flag("on", "incremental") is True
+    with pytest.raises(ValueError, match="incremental"):
+        parse_flag("maybe", "incremental")
+    assert new_run_id("reuters", NOW) == "reuters-20240501T120000000000"

@@ -1,0 +1,66 @@
+"""What the crawl stage reads from the warehouse: known claim URLs and stored raw pages.
+
+The crawl never writes here (the loader does); it reads the canonical URLs it already has, so
+that an incremental crawl fetches only new posts, and the raw HTML of detail pages, so that
+``arastance reparse`` can re-run extraction without re-crawling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+from warehouse.connection import Warehouse
+
+KNOWN_CANONICAL_URLS = """
+SELECT canonical_url FROM claims WHERE source_id = ? ORDER BY canonical_url
+"""
+
+# The newest stored copy of every detail page of a source (listing pages keep no HTML, error
+# pages are not worth re-parsing).
+RAW_DETAIL_PAGES = """
+SELECT page_id, url, source_id, fetched_at, http_status, content_hash, html_zlib
+FROM raw_pages
+WHERE source_id = ? AND html_zlib IS NOT NULL AND parse_status <> 'skipped'
+  AND (http_status IS NULL OR http_status < 400)
+QUALIFY row_number() OVER (PARTITION BY url ORDER BY fetched_at DESC, page_id) = 1
+ORDER BY fetched_at, page_id
+"""
+
+COUNT_RAW_DETAIL_PAGES = f"SELECT count(*) FROM ({RAW_DETAIL_PAGES})"
+
+
+@dataclass(frozen=True)
+class StoredPage:
+    """A raw page as the warehouse keeps it (body zlib-compressed)."""
+
+    page_id: str
+    url: str
+    source_id: str
+    fetched_at: datetime
+    http_status: int | None
+    content_hash: str
+    html_zlib: bytes
+
+
+def known_canonical_urls(wh: Warehouse, source_id: str) -> list[str]:
+    """Canonical URLs of every claim already stored for ``source_id``."""
+    return [row["canonical_url"] for row in wh.query(KNOWN_CANONICAL_URLS, [source_id])]
+
+
+def count_detail_pages(wh: Warehouse, source_id: str) -> int:
+    return int(wh.scalar(COUNT_RAW_DETAIL_PAGES, [source_id]))
+
+
+def iter_detail_pages(wh: Warehouse, source_id: str, batch_size: int = 200) -> Iterator[StoredPage]:
+    """The newest raw copy of each detail page of ``source_id``, fetched in batches."""
+    cur = wh.con.cursor()
+    try:
+        cur.execute(RAW_DETAIL_PAGES, [source_id])
+        names = [d[0] for d in cur.description]
+        while batch := cur.fetchmany(batch_size):
+            for row in batch:
+                yield StoredPage(**dict(zip(names, row)))
+    finally:
+        cur.close()
