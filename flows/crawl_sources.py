@@ -19,6 +19,7 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from arastance.config import Settings, load_settings
+from arastance.config.crawl import LOOPBACK_CRAWL
 from arastance.logging import get_logger
 from spiders.site_config import available_sites
 from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
@@ -27,10 +28,6 @@ from warehouse import open_warehouse
 from warehouse.crawl_spiders import known_canonical_urls
 
 log = get_logger(__name__)
-
-#: Our own snapshot server on 127.0.0.1 needs no politeness delays; retries still back off.
-OFFLINE_CRAWL = {"download_delay_s": 0.0, "autothrottle": False, "retry_backoff_s": 0.1}
-
 
 @task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
 def stored_claim_urls(warehouse_path: Path, site: str) -> list[str]:
@@ -99,7 +96,7 @@ def crawl_sources(
             local = {**settings.sites.model_dump(), **{site: server.site_url(site) for site in available_sites()}}
             settings = settings.model_copy(update={
                 "sites": type(settings.sites).model_validate(local),
-                "crawl": type(settings.crawl).model_validate({**settings.crawl.model_dump(), **OFFLINE_CRAWL}),
+                "crawl": type(settings.crawl).model_validate({**settings.crawl.model_dump(), **LOOPBACK_CRAWL}),
             })
         futures = {}
         for site in chosen:

@@ -6,6 +6,9 @@ from pydantic import Field
 
 from arastance.config.base import SettingsGroup
 
+#: Our own snapshot server on 127.0.0.1 needs no politeness delays; retries still back off.
+LOOPBACK_CRAWL: dict[str, float | bool] = {"download_delay_s": 0.0, "autothrottle": False, "retry_backoff_s": 0.1}
+
 
 class CrawlSettings(SettingsGroup):
     """Scrapy politeness knobs; defaults are conservative for third-party news sites."""

@@ -1,0 +1,219 @@
+"""Publication dates as Arabic news and fact-check sites write them, turned into calendar dates.
+
+The sites mix conventions: Egyptian/Gulf month names (مايو), Levantine/Iraqi ones (أيار, كانون
+الثاني), Maghrebi ones (ماي, جوان), English, Arabic-Indic digits, Umm al-Qura Hijri dates
+("12 رمضان 1437 هـ"), relative stamps ("منذ 3 ساعات", "أمس"), ISO and numeric day/month/year.
+A date we cannot read with certainty is recorded as ``unparsed`` with the raw string kept; it is
+never guessed, because a wrong date silently moves a claim out of its retrieval window.
+
+Matching runs on :func:`tasks.arabic.normalize`'d text (alef/hamza/taa marbuta folded, western
+digits), so every month name below is written once and normalised the same way.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from typing import Literal
+
+from hijridate import Hijri
+
+from tasks.arabic import normalize
+
+DateKind = Literal["gregorian", "hijri", "relative", "missing", "unparsed"]
+
+#: Plausible years; outside them a match is a number that merely looks like a date.
+GREGORIAN_YEARS = range(1900, 2101)
+#: The range of the Umm al-Qura tables that ``hijridate`` converts.
+HIJRI_YEARS = range(1343, 1501)
+
+
+@dataclass(frozen=True)
+class ParsedDate:
+    """A parsed publication date; ``date`` is None for ``missing`` and ``unparsed``."""
+
+    date: date | None
+    raw: str | None
+    kind: DateKind
+
+    @property
+    def iso(self) -> str | None:
+        """``YYYY-MM-DD`` or None, the form staging files carry."""
+        return self.date.isoformat() if self.date else None
+
+
+_GREGORIAN_MONTHS: dict[str, int] = {
+    # Egyptian / Gulf transliterations
+    "يناير": 1, "فبراير": 2, "مارس": 3, "أبريل": 4, "إبريل": 4, "ابريل": 4, "مايو": 5,
+    "يونيو": 6, "يونيه": 6, "يوليو": 7, "يوليه": 7, "أغسطس": 8, "اغسطس": 8, "سبتمبر": 9,
+    "أكتوبر": 10, "اكتوبر": 10, "نوفمبر": 11, "ديسمبر": 12,
+    # Levantine / Iraqi
+    "كانون الثاني": 1, "كانون ثاني": 1, "شباط": 2, "آذار": 3, "نيسان": 4, "أيار": 5,
+    "حزيران": 6, "تموز": 7, "آب": 8, "أيلول": 9, "تشرين الأول": 10, "تشرين أول": 10,
+    "تشرين الثاني": 11, "تشرين ثاني": 11, "كانون الأول": 12, "كانون أول": 12,
+    # Maghrebi
+    "جانفي": 1, "فيفري": 2, "أفريل": 4, "ماي": 5, "جوان": 6, "جويلية": 7, "أوت": 8,
+    # English
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,
+    "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
+    "september": 9, "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
+    "december": 12, "dec": 12,
+}
+
+_HIJRI_MONTHS: dict[str, int] = {
+    "محرم": 1, "صفر": 2,
+    "ربيع الأول": 3, "ربيع أول": 3, "ربيع الثاني": 4, "ربيع ثاني": 4, "ربيع الآخر": 4,
+    "جمادى الأولى": 5, "جمادى الأول": 5, "جمادى الثانية": 6, "جمادى الثاني": 6,
+    "جمادى الآخرة": 6, "جمادى الآخر": 6,
+    "رجب": 7, "شعبان": 8, "رمضان": 9, "شوال": 10,
+    "ذو القعدة": 11, "ذي القعدة": 11, "ذو الحجة": 12, "ذي الحجة": 12,
+}
+
+_G_MONTHS = {normalize(k): v for k, v in _GREGORIAN_MONTHS.items()}
+_H_MONTHS = {normalize(k): v for k, v in _HIJRI_MONTHS.items()}
+
+
+def _alternation(names: dict[str, int]) -> str:
+    # Longest first so that "ماي" never shadows "مايو" and "مار" never shadows "مارس".
+    return "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in sorted(names, key=len, reverse=True))
+
+
+_GM = _alternation(_G_MONTHS)
+_HM = _alternation(_H_MONTHS)
+_B = r"(?<!\w)"  # start of a word
+_E = r"(?!\w)"  # end of a word
+_ORD = r"(?:st|nd|rd|th)?"
+# A second month name in brackets or after a slash: "3 أيار (مايو) 2016", "3 أيار/مايو 2016".
+_ALSO = rf"(?:\s*[/(\-]?\s*(?:{_GM}){_E}\s*\)?)?"
+_HIJRI_MARK = r"(?:\s*(?:ه|هجري|هجريه)" + _E + r")"
+
+_DAY_MONTH_YEAR = re.compile(
+    rf"{_B}(?P<day>\d{{1,2}}){_ORD}\s*(?:من\s+)?(?:of\s+)?(?P<month>{_GM}){_E}\.?{_ALSO}\s*,?\s*(?P<year>\d{{4}})(?!\d)"
+)
+_MONTH_DAY_YEAR = re.compile(
+    rf"{_B}(?P<month>{_GM}){_E}\.?\s+(?P<day>\d{{1,2}}){_ORD}\s*,?\s+(?P<year>\d{{4}})(?!\d)"
+)
+_HIJRI_TEXT = re.compile(
+    rf"{_B}(?P<day>\d{{1,2}})\s*(?:من\s+)?(?P<month>{_HM}){_E}\s*,?\s*(?P<year>\d{{4}})(?!\d)(?P<mark>{_HIJRI_MARK})?"
+)
+_ISO = re.compile(r"(?<!\d)(?P<year>\d{4})[-/.](?P<month>\d{1,2})[-/.](?P<day>\d{1,2})(?!\d)(?P<mark>" + _HIJRI_MARK + ")?")
+_DMY = re.compile(r"(?<!\d)(?P<day>\d{1,2})[-/.](?P<month>\d{1,2})[-/.](?P<year>\d{4})(?!\d)(?P<mark>" + _HIJRI_MARK + ")?")
+
+# Relative stamps. Dual forms (ساعتين, يومين) carry their own count.
+_UNITS: dict[str, tuple[str, int]] = {
+    "ثانيه": ("seconds", 1), "ثانيتين": ("seconds", 2), "ثواني": ("seconds", 1), "ثوان": ("seconds", 1),
+    "دقيقه": ("minutes", 1), "دقيقتين": ("minutes", 2), "دقايق": ("minutes", 1),
+    "ساعه": ("hours", 1), "ساعتين": ("hours", 2), "ساعات": ("hours", 1),
+    "يوم": ("days", 1), "يومين": ("days", 2), "ايام": ("days", 1),
+    "اسبوع": ("weeks", 1), "اسبوعين": ("weeks", 2), "اسابيع": ("weeks", 1),
+    "شهر": ("months", 1), "شهرين": ("months", 2), "اشهر": ("months", 1), "شهور": ("months", 1),
+    "سنه": ("years", 1), "سنتين": ("years", 2), "سنوات": ("years", 1), "سنين": ("years", 1),
+    "عام": ("years", 1), "عامين": ("years", 2), "اعوام": ("years", 1),
+    "second": ("seconds", 1), "minute": ("minutes", 1), "min": ("minutes", 1), "hour": ("hours", 1),
+    "day": ("days", 1), "week": ("weeks", 1), "month": ("months", 1), "year": ("years", 1),
+}
+_UNIT_ALT = "|".join(sorted(_UNITS, key=len, reverse=True))
+_AR_RELATIVE = re.compile(rf"{_B}(?:منذ|قبل)\s+(?:(?P<n>\d+)\s*)?(?P<unit>{_UNIT_ALT}){_E}")
+_EN_RELATIVE = re.compile(rf"{_B}(?P<n>\d+|an?|one)\s+(?P<unit>{_UNIT_ALT})s?\s+ago{_E}")
+_DAY_WORDS: list[tuple[re.Pattern[str], int]] = [
+    (re.compile(rf"{_B}(?:اول\s+(?:من\s+)?امس|قبل\s+امس){_E}|{_B}day before yesterday{_E}"), 2),
+    (re.compile(rf"{_B}(?:امس|بالامس|البارحه|yesterday){_E}"), 1),
+    (re.compile(rf"{_B}(?:اليوم|الان|منذ\s+لحظات|منذ\s+قليل|today|just now){_E}"), 0),
+]
+
+
+def _hijri_to_gregorian(year: int, month: int, day: int) -> date | None:
+    if year not in HIJRI_YEARS:
+        return None
+    try:
+        return date(*Hijri(year, month, day).to_gregorian().datetuple())
+    except (ValueError, OverflowError):
+        return None
+
+
+def _gregorian(year: int, month: int, day: int) -> date | None:
+    if year not in GREGORIAN_YEARS:
+        return None
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _minus_months(day: date, months: int) -> date:
+    total = day.year * 12 + (day.month - 1) - months
+    year, month = divmod(total, 12)
+    month += 1
+    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+def _relative(text: str, now: datetime) -> date | None:
+    for pattern, days_back in _DAY_WORDS:
+        if pattern.search(text):
+            return (now - timedelta(days=days_back)).date()
+    m = _AR_RELATIVE.search(text) or _EN_RELATIVE.search(text)
+    if not m:
+        return None
+    unit, implied = _UNITS[m.group("unit")]
+    count_text = m.group("n")
+    count = int(count_text) if count_text and count_text.isdigit() else implied
+    if unit == "months":
+        return _minus_months(now.date(), count)
+    if unit == "years":
+        return _minus_months(now.date(), 12 * count)
+    return (now - timedelta(**{unit: count})).date()
+
+
+def _absolute(text: str) -> tuple[date | None, DateKind] | None:
+    """The first absolute date in ``text``; Gregorian wins when a page prints both calendars.
+
+    Returns None when nothing date-like is present, ``(None, 'unparsed')`` when something is
+    present but names an impossible day.
+    """
+    found_invalid = False
+    for pattern in (_DAY_MONTH_YEAR, _MONTH_DAY_YEAR):
+        m = pattern.search(text)
+        if m:
+            d = _gregorian(int(m["year"]), _G_MONTHS[re.sub(r"\s+", " ", m["month"])], int(m["day"]))
+            if d:
+                return d, "gregorian"
+            found_invalid = True
+    for pattern in (_ISO, _DMY):
+        m = pattern.search(text)
+        if m:
+            y, mo, d_ = int(m["year"]), int(m["month"]), int(m["day"])
+            if m["mark"]:
+                d = _hijri_to_gregorian(y, mo, d_)
+                kind: DateKind = "hijri"
+            else:
+                d, kind = _gregorian(y, mo, d_), "gregorian"
+            if d:
+                return d, kind
+            found_invalid = True
+    m = _HIJRI_TEXT.search(text)
+    if m:
+        d = _hijri_to_gregorian(int(m["year"]), _H_MONTHS[re.sub(r"\s+", " ", m["month"])], int(m["day"]))
+        if d:
+            return d, "hijri"
+        found_invalid = True
+    return (None, "unparsed") if found_invalid else None
+
+
+def parse_published(raw: str | None, *, now: datetime | None = None) -> ParsedDate:
+    """Read a publication date string; ``now`` anchors relative stamps (default: current UTC time).
+
+    Absolute dates win over relative words in the same string ("اليوم 3 مايو 2016" is 3 May).
+    """
+    if raw is None or not raw.strip():
+        return ParsedDate(None, raw, "missing")
+    text = normalize(raw)
+    absolute = _absolute(text)
+    if absolute is not None:
+        return ParsedDate(absolute[0], raw, absolute[1])
+    anchor = now or datetime.now(timezone.utc)
+    rel = _relative(text, anchor)
+    if rel is not None:
+        return ParsedDate(rel, raw, "relative")
+    return ParsedDate(None, raw, "unparsed")

@@ -1,0 +1,101 @@
+"""Canonical URLs: one spelling per page, so that re-crawls and reposts meet on one key.
+
+The same page reaches us as ``https://m.site.com/x/?utm_source=fb#top``, its AMP version, an
+AMP-cache address or with its Arabic slug percent-encoded or not. :func:`canonicalize_url` folds
+all of these; the URL as fetched is always kept beside it in the warehouse.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
+
+#: Query parameters that track the visitor and never select content.
+TRACKING_PARAMS = frozenset(
+    {
+        "fbclid", "gclid", "gclsrc", "dclid", "msclkid", "yclid", "twclid", "igshid", "mc_cid", "mc_eid",
+        "_ga", "_gl", "_hsenc", "_hsmi", "mkt_tok", "ref", "ref_src", "ref_url", "referrer", "spm",
+        "share", "cmpid", "ocid", "s_cid", "ito", "ncid", "amp", "__twitter_impression",
+    }
+)
+_TRACKING_PREFIXES = ("utm_", "at_", "pk_", "hsa_")
+#: Host prefixes of mobile and AMP mirrors, and ``www``, folded into the bare host.
+_HOST_PREFIXES = ("www.", "m.", "mobile.", "amp.", "www1.")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_DEFAULT_DOCUMENTS = ("index.html", "index.htm", "index.php")
+_AMP_CACHE = re.compile(r"^[^/]+\.cdn\.ampproject\.org$")
+_SEGMENT_SAFE = "!$&'()*+,;=:@-._~"
+
+
+class UrlError(ValueError):
+    """A URL that cannot be canonicalised (not absolute, no host)."""
+
+
+def _bare_host(host: str) -> str:
+    host = host.lower().rstrip(".")
+    for prefix in _HOST_PREFIXES:
+        if host.startswith(prefix) and "." in host[len(prefix):]:
+            return host[len(prefix):]
+    return host
+
+
+def _unwrap_amp_cache(scheme: str, host: str, path: str) -> tuple[str, str, str]:
+    """``x-com.cdn.ampproject.org/c/s/x.com/p`` and ``google.com/amp/s/x.com/p`` -> ``https://x.com/p``."""
+    parts = path.split("/")
+    if _AMP_CACHE.match(host) and len(parts) > 3 and parts[1] in {"c", "v", "i"}:
+        rest = parts[2:]
+    elif host in {"google.com", "www.google.com"} and len(parts) > 3 and parts[1] == "amp":
+        rest = parts[2:]
+    else:
+        return scheme, host, path
+    if rest[0] == "s":
+        scheme, rest = "https", rest[1:]
+    else:
+        scheme = "http"
+    return scheme, rest[0].lower(), "/" + "/".join(rest[1:])
+
+
+def _normalize_path(path: str) -> str:
+    segments = [quote(unquote(seg), safe=_SEGMENT_SAFE) for seg in path.split("/") if seg]
+    if segments and segments[-1].lower() in _DEFAULT_DOCUMENTS:
+        segments.pop()
+    if segments and segments[-1].lower() == "amp":
+        segments.pop()
+    return "/" + "/".join(segments)
+
+
+def _is_tracking(name: str) -> bool:
+    lower = name.lower()
+    return lower in TRACKING_PARAMS or lower.startswith(_TRACKING_PREFIXES)
+
+
+def canonicalize_url(url: str) -> str:
+    """The canonical form of an absolute http(s) URL.
+
+    Lower-case scheme and host; ``www.``/``m.``/``amp.`` hosts and AMP-cache addresses folded;
+    default port, fragment, ``/amp`` suffix, ``index.html`` and trailing slash dropped; path
+    percent-encoding made uniform; tracking parameters removed and the others sorted.
+    """
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise UrlError(f"invalid URL {url!r}: {exc}") from exc
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if scheme not in {"http", "https"} or not host:
+        raise UrlError(f"not an absolute http(s) URL: {url!r}")
+    scheme, host, path = _unwrap_amp_cache(scheme, host, parts.path)
+    host = _bare_host(host)
+    netloc = host if port in (None, _DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
+    query = sorted(
+        (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        if not _is_tracking(k) and not (k.lower() == "outputtype" and v.lower() == "amp")
+    )
+    return urlunsplit((scheme, netloc, _normalize_path(path), urlencode(query, quote_via=quote), ""))
+
+
+def domain_of(url: str) -> str:
+    """The site a URL belongs to: its host without ``www.``/``m.``/``amp.`` and without port."""
+    return urlsplit(canonicalize_url(url)).hostname or ""

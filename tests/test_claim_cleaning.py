@@ -1,0 +1,156 @@
+"""Claim preprocessing: every debunk framing stripped, exclusions and the review queue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tasks.claim_cleaning import PatternConfigError, clean_claim, load_patterns
+
+
+@pytest.mark.parametrize(
+    ("published", "claim", "rule"),
+    [
+        ("لا صحة لما يتم تداوله حول إغلاق المدارس في دبي", "إغلاق المدارس في دبي", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما تداولته مواقع التواصل الاجتماعي بشأن رفع أسعار الوقود", "رفع أسعار الوقود", "la_sihha_ma_yutadawal"),
+        ("لا صحة للأنباء المتداولة عن وفاة الفنان سامي", "وفاة الفنان سامي", "la_sihha_ma_yutadawal"),
+        ("لا صحة لخبر إلغاء امتحانات الثانوية العامة", "إلغاء امتحانات الثانوية العامة", "la_sihha_li_khabar"),
+        ("لا صحة للقرار المنسوب لوزارة التعليم", "القرار المنسوب لوزارة التعليم", "la_sihha_lil"),
+        ("لا صحة لوفاة الفنان سامي يوسف", "وفاة الفنان سامي يوسف", "la_sihha_li"),
+        ("غير صحيح ما يتم تداوله عن زيادة الرواتب", "زيادة الرواتب", "ghayr_sahih_ma"),
+        ("غير صحيح أن الوزارة قررت تأجيل الدراسة", "الوزارة قررت تأجيل الدراسة", "ghayr_sahih_anna"),
+        ("ليس صحيحاً أن البنك سيطبع عملة جديدة", "البنك سيطبع عملة جديدة", "laysa_sahihan"),
+        ("الحقيقة الكاملة وراء اختفاء الطائرة الماليزية", "اختفاء الطائرة الماليزية", "al_haqiqa_al_kamila"),
+        ("حقيقة ما يتردد حول إصابة اللاعب محمد", "إصابة اللاعب محمد", "haqiqat_ma_yutadawal"),
+        ("ما حقيقة إغلاق المدارس في الرياض؟", "إغلاق المدارس في الرياض", "ma_haqiqa"),
+        ("هل صحيح أن البنك المركزي سيطبع عملة جديدة؟", "البنك المركزي سيطبع عملة جديدة", "hal_sahih"),
+        ("حقيقة وفاة الفنان سامي يوسف", "وفاة الفنان سامي يوسف", "haqiqa"),
+        ("حقيقة: الحكومة تلغي دعم الخبز", "الحكومة تلغي دعم الخبز", "haqiqa"),
+        ("شائعة: زيادة الرواتب 50%", "زيادة الرواتب 50%", "shaia"),
+        ("الشائعة: الكهرباء ستنقطع عن جازان ثلاثة أيام", "الكهرباء ستنقطع عن جازان ثلاثة أيام", "shaia"),
+        ("إشاعة حول إفلاس شركة الطيران", "إفلاس شركة الطيران", "shaia"),
+        ("نفي ما تردد عن إصابة اللاعب محمد بقطع في الرباط", "إصابة اللاعب محمد بقطع في الرباط", "nafy_ma"),
+        ("نفي خبر استقالة وزير المالية", "استقالة وزير المالية", "nafy_ma"),
+        ("نفي وفاة الفنان سامي", "وفاة الفنان سامي", "nafy"),
+        ("خبر كاذب: وفاة الفنان سامي", "وفاة الفنان سامي", "khabar_kadhib"),
+        ("مضلل: الإعصار سيضرب مسقط غدا", "الإعصار سيضرب مسقط غدا", "kadhib"),
+        ("ما يتم تداوله عن حجب تطبيق فايبر في الإمارات غير صحيح", "حجب تطبيق فايبر في الإمارات", "ma_yutadawal"),
+        ("الادعاء: الحكومة ستلغي الدعم", "الحكومة ستلغي الدعم", "claim_label"),
+        ("إغلاق المدارس في دبي (شائعة)", "إغلاق المدارس في دبي", "verdict_in_brackets"),
+        ("إغلاق المدارس في دبي.. شائعة", "إغلاق المدارس في دبي", "verdict_after_separator"),
+        ("انتقال اللاعب من الوصل إلى الشارقة.. خبر كاذب", "انتقال اللاعب من الوصل إلى الشارقة", "verdict_after_separator"),
+        ("زيادة الرواتب لا أساس لها من الصحة", "زيادة الرواتب", "verdict_after_separator"),
+    ],
+)
+def test_each_debunk_framing_is_stripped(published: str, claim: str, rule: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert cleaned.cleaned_text == claim
+    assert rule in cleaned.rules
+    assert (cleaned.status, cleaned.status_reason) == ("active", None)
+
+
+def test_framing_on_both_ends_and_spelling_variants() -> None:
+    # "لا صحه" with taa marbuta as haa, and diacritics, still match the framing
+    cleaned = clean_claim("لا صحه لما يتمّ تداوله حول إغلاقِ المدارس", veracity="false")
+    assert cleaned.cleaned_text == "إغلاق المدارس"
+    cleaned = clean_claim("«حقيقة: شائعة رفع أسعار الخبز»", veracity="false")
+    assert cleaned.cleaned_text == "رفع أسعار الخبز"
+    assert cleaned.rules == ("haqiqa", "shaia")
+
+
+def test_normalized_text_is_for_matching_and_display_text_is_kept() -> None:
+    cleaned = clean_claim("حقيقة إصابة ٣ آلاف طالب بالإنفلونزا", veracity="false")
+    assert cleaned.cleaned_text == "إصابة ٣ آلاف طالب بالإنفلونزا"
+    assert cleaned.normalized_text == "اصابه 3 الاف طالب بالانفلونزا"
+
+
+@pytest.mark.parametrize("text", [None, "", "   ", "«»"])
+def test_claims_without_text_are_excluded(text: str | None) -> None:
+    cleaned = clean_claim(text, veracity="false")
+    assert (cleaned.status, cleaned.status_reason, cleaned.cleaned_text) == ("excluded", "empty_text", None)
+
+
+def test_claim_review_stands_in_for_a_missing_claim_block() -> None:
+    cleaned = clean_claim("", veracity="false", claim_reviewed="الحكومة ستلغي دعم الوقود")
+    assert (cleaned.cleaned_text, cleaned.status) == ("الحكومة ستلغي دعم الوقود", "active")
+
+
+@pytest.mark.parametrize(
+    ("text", "flag"),
+    [
+        ("رفع أسعار الخبز", True),  # the site marks the post as a video/image post
+        ("[فيديو]", False),
+        ("فيديو: لحظة انهيار الجسر في جدة", False),
+        ("حقيقة فيديو سقوط الطائرة", False),
+        ("بالصور: حريق في سوق المدينة", False),
+        ("شاهد المقطع", False),
+    ],
+)
+def test_multimedia_claims_are_excluded(text: str, flag: bool) -> None:
+    cleaned = clean_claim(text, veracity="false", is_multimedia=flag)
+    assert (cleaned.status, cleaned.status_reason) == ("excluded", "multimedia")
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("وزارة الصحة تنفي انتشار الوباء في الشارقة", "residual_framing"),
+        ("حقيقة", "framing_only"),
+        ("حقيقة الوباء", "too_short"),
+        ("حقيقة " + " ".join(["كلمة"] * 70), "too_long"),
+        ("حقيقة the minister resigned yesterday", "not_arabic"),
+        ("ما حقيقة من يقف وراء الحريق؟ وما أسبابه", "question"),
+    ],
+)
+def test_claims_the_rules_cannot_clean_go_to_review(text: str, reason: str) -> None:
+    cleaned = clean_claim(text, veracity="false")
+    assert (cleaned.status, cleaned.status_reason) == ("review", reason)
+    assert cleaned.cleaned_text  # the reviewer sees what the rules made of it
+
+
+def test_true_claims_keep_their_wording() -> None:
+    headline = "حقيقة الأزمة: البنك المركزي يرفع سعر الفائدة"
+    cleaned = clean_claim(headline, veracity="true")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.rules) == (headline, "active", ())
+
+
+def test_patterns_are_configuration(tmp_path: Path) -> None:
+    custom = tmp_path / "patterns.toml"
+    custom.write_text(
+        "[[prefix]]\nname = 'tanfid'\npattern = 'تفنيد\\s+'\n"
+        "[multimedia]\npattern = '^فيديو'\n"
+        "[review]\nmin_tokens = 1\nmax_tokens = 10\nmin_arabic_ratio = 0.5\nresidual_framing = ['كاذب']\n",
+        encoding="utf-8",
+    )
+    patterns = load_patterns(custom)
+    cleaned = clean_claim("تفنيد زيادة الرواتب", veracity="false", patterns=patterns)
+    assert (cleaned.cleaned_text, cleaned.rules) == ("زيادة الرواتب", ("tanfid",))
+    # the packaged framings are not in the custom file
+    assert clean_claim("حقيقة زيادة الرواتب", veracity="false", patterns=patterns).cleaned_text == "حقيقة زيادة الرواتب"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[[prefix]]\nname = 'x'\npattern = '(unclosed'\n", "'x' has an invalid pattern"),
+        ("[[prefix]]\npattern = 'a'\n", r"\[\[prefix\]\] entry 1 needs a 'name'"),
+        ("[[prefix]\n", "cannot read debunk patterns"),
+        ("[[prefix]]\nname = 'x'\npattern = 'a'\n", r"missing or invalid \[multimedia\]/\[review\]"),
+    ],
+)
+def test_bad_pattern_file_names_the_problem(tmp_path: Path, content: str, message: str) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(content, encoding="utf-8")
+    with pytest.raises(PatternConfigError, match=message):
+        load_patterns(bad)
+
+
+def test_world_posts_clean_to_their_expected_claims() -> None:
+    """The offline demo world states what each post's claim is; the rules must produce it."""
+    world = pytest.importorskip("snapshots.world").build_world()
+    for post in world.posts:
+        cleaned = clean_claim(post.claim_text, veracity="false", is_multimedia=post.multimedia)
+        got = cleaned.cleaned_text if cleaned.status != "excluded" else None
+        assert got == post.expected_claim, (post.post_id, post.claim_text)
+        assert cleaned.status != "review", (post.post_id, post.claim_text)

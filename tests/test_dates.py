@@ -1,0 +1,152 @@
+"""Publication dates: every format the sites use, and unreadable dates kept raw, never guessed."""
+
+from datetime import date, datetime, timezone
+
+import pytest
+
+from tasks.dates import parse_published
+
+NOW = datetime(2018, 3, 10, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("3 مايو 2016", date(2016, 5, 3)),
+        ("الثلاثاء 3 أبريل 2018", date(2018, 4, 3)),
+        ("17 يونيو 2016م", date(2016, 6, 17)),
+        ("5 يوليه 2015", date(2015, 7, 5)),
+        ("3 أيار (مايو) 2016", date(2016, 5, 3)),
+        ("3 أيار/مايو 2016", date(2016, 5, 3)),
+        ("4 جوان 2016", date(2016, 6, 4)),
+        ("5 ماي 2016", date(2016, 5, 5)),
+        ("May 3, 2016", date(2016, 5, 3)),
+        ("3rd March 2017", date(2017, 3, 3)),
+        ("Tue, 03 May 2016 10:00:00 GMT", date(2016, 5, 3)),
+        ("2016-05-03T10:00:00+04:00", date(2016, 5, 3)),
+        ("2016/5/3", date(2016, 5, 3)),
+        ("03/05/2016", date(2016, 5, 3)),
+        ("3-5-2016", date(2016, 5, 3)),
+        ("3.5.2016", date(2016, 5, 3)),
+    ],
+)
+def test_gregorian_formats(raw: str, expected: date) -> None:
+    parsed = parse_published(raw, now=NOW)
+    assert (parsed.date, parsed.kind, parsed.raw) == (expected, "gregorian", raw)
+    assert parsed.iso == expected.isoformat()
+
+
+@pytest.mark.parametrize(
+    ("raw", "month"),
+    [
+        ("15 كانون الثاني 2017", 1), ("15 شباط 2017", 2), ("15 آذار 2017", 3), ("15 نيسان 2017", 4),
+        ("15 أيار 2017", 5), ("15 حزيران 2017", 6), ("15 تموز 2017", 7), ("15 آب 2017", 8),
+        ("15 أيلول 2017", 9), ("15 تشرين الأول 2017", 10), ("15 تشرين الثاني 2017", 11),
+        ("15 كانون الأول 2017", 12),
+    ],
+)
+def test_levantine_month_names(raw: str, month: int) -> None:
+    assert parse_published(raw).date == date(2017, month, 15)
+
+
+def test_arabic_indic_digits() -> None:
+    assert parse_published("الثلاثاء ٣ أيار ٢٠١٦").date == date(2016, 5, 3)
+    assert parse_published("٠٣/٠٥/٢٠١٦").date == date(2016, 5, 3)
+    assert parse_published("۰۳/۰۵/۲۰۱۶").date == date(2016, 5, 3)  # Persian digits
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # Umm al-Qura: 1 Ramadan 1437 AH was 6 June 2016, so 12 Ramadan is 17 June.
+        ("12 رمضان 1437 هـ", date(2016, 6, 17)),
+        ("١٢ رمضان ١٤٣٧هـ", date(2016, 6, 17)),
+        ("1437/09/12 هـ", date(2016, 6, 17)),
+        ("12/09/1437 هـ", date(2016, 6, 17)),
+        # 1 Muharram 1438 AH was 2 October 2016.
+        ("1 محرم 1438 هجري", date(2016, 10, 2)),
+        ("3 جمادى الآخرة 1437 هـ", date(2016, 3, 12)),
+        ("2 ربيع الأول 1438", date(2016, 12, 1)),
+        ("12 ذي القعدة 1437هـ", date(2016, 8, 15)),
+    ],
+)
+def test_hijri_dates_convert_with_umm_al_qura(raw: str, expected: date) -> None:
+    parsed = parse_published(raw)
+    assert (parsed.date, parsed.kind) == (expected, "hijri")
+
+
+def test_gregorian_wins_when_both_calendars_are_printed() -> None:
+    parsed = parse_published("الأحد 12 رمضان 1437 هـ - 17 يونيو 2016 م")
+    assert (parsed.date, parsed.kind) == (date(2016, 6, 17), "gregorian")
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("منذ 3 ساعات", date(2018, 3, 10)),
+        ("منذ ١٤ ساعة", date(2018, 3, 9)),
+        ("منذ ساعتين", date(2018, 3, 10)),
+        ("منذ يوم", date(2018, 3, 9)),
+        ("منذ يومين", date(2018, 3, 8)),
+        ("منذ 3 أيام", date(2018, 3, 7)),
+        ("قبل 5 دقائق", date(2018, 3, 10)),
+        ("منذ أسبوعين", date(2018, 2, 24)),
+        ("منذ شهرين", date(2018, 1, 10)),
+        ("منذ سنة", date(2017, 3, 10)),
+        ("أمس", date(2018, 3, 9)),
+        ("بالأمس", date(2018, 3, 9)),
+        ("أول أمس", date(2018, 3, 8)),
+        ("اليوم", date(2018, 3, 10)),
+        ("3 hours ago", date(2018, 3, 10)),
+        ("2 days ago", date(2018, 3, 8)),
+        ("yesterday", date(2018, 3, 9)),
+    ],
+)
+def test_relative_dates_use_now(raw: str, expected: date) -> None:
+    parsed = parse_published(raw, now=NOW)
+    assert (parsed.date, parsed.kind) == (expected, "relative")
+
+
+def test_relative_month_clamps_to_month_end() -> None:
+    assert parse_published("منذ شهر", now=datetime(2018, 3, 31)).date == date(2018, 2, 28)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "غير معروف",  # no date at all
+        "31/02/2016",  # impossible day
+        "12/09/1437",  # a Hijri year without the هـ mark: not read as Gregorian 1437
+        "30 صفر 1437 هـ",  # Safar 1437 has 29 days in Umm al-Qura
+        "مايو 2016",  # no day: never guessed
+        "03/05/16",  # two-digit year: century not guessed
+    ],
+)
+def test_unparseable_dates_keep_raw_and_no_date(raw: str) -> None:
+    parsed = parse_published(raw, now=NOW)
+    assert (parsed.date, parsed.kind, parsed.raw) == (None, "unparsed", raw)
+    assert parsed.iso is None
+
+
+@pytest.mark.parametrize("raw", [None, "", "   "])
+def test_missing_dates(raw: str | None) -> None:
+    parsed = parse_published(raw)
+    assert (parsed.date, parsed.kind, parsed.raw) == (None, "missing", raw)
+
+
+HIJRI_MONTHS = ("محرم", "صفر", "ربيع الأول", "ربيع الآخر", "جمادى الأولى", "جمادى الآخرة",
+                "رجب", "شعبان", "رمضان", "شوال", "ذو القعدة", "ذو الحجة")
+
+
+def test_hijri_round_trip_over_the_dataset_years() -> None:
+    """Every 5th day of 2012-2018 written as a Hijri date reads back as that day."""
+    from datetime import timedelta
+
+    from hijridate import Gregorian
+
+    day = date(2012, 1, 1)
+    while day < date(2019, 1, 1):
+        h = Gregorian(day.year, day.month, day.day).to_hijri()
+        raw = f"{h.day} {HIJRI_MONTHS[h.month - 1]} {h.year}هـ"
+        assert parse_published(raw).date == day, raw
+        day += timedelta(days=5)

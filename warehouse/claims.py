@@ -1,0 +1,269 @@
+"""Claims, raw pages, crawl runs and duplicate clusters: the crawl loader's reads and writes.
+
+Every write is idempotent: loading the same rows again adds nothing. Claims are upserted on
+their natural key (source, canonical URL): ``first_seen`` and its ``run_id`` only move back (a
+re-crawl keeps them), ``last_seen`` only moves forward, and the content columns take the values of the most recent
+fetch, so loading an old run after a newer one never rolls a claim back. Batches travel as Arrow
+tables and new rows are found by anti-joins, which keeps 100k-row re-crawls to seconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from warehouse.connection import Warehouse, WarehouseError
+
+#: Columns of ``claims`` that follow the latest fetch.
+CLAIM_CONTENT_COLUMNS = (
+    "url", "title", "raw_text", "cleaned_text", "normalized_text", "body_text", "veracity",
+    "published_date", "published_raw", "category", "is_multimedia", "claim_review", "content_hash",
+    "status", "status_reason", "page_id",
+)
+CLAIM_COLUMNS = ("claim_id", "source_id", "canonical_url", *CLAIM_CONTENT_COLUMNS, "first_seen", "last_seen", "run_id")
+
+_PAGES_SCHEMA = pa.schema(
+    [
+        ("page_id", pa.string()), ("url", pa.string()), ("source_id", pa.string()), ("run_id", pa.string()),
+        ("fetched_at", pa.timestamp("us")), ("http_status", pa.int32()), ("content_hash", pa.string()),
+        ("html_zlib", pa.binary()), ("parse_status", pa.string()), ("parse_error", pa.string()),
+    ]
+)
+
+_CLAIMS_SCHEMA = pa.schema(
+    [
+        ("claim_id", pa.string()), ("source_id", pa.string()), ("canonical_url", pa.string()),
+        ("url", pa.string()), ("title", pa.string()), ("raw_text", pa.string()), ("cleaned_text", pa.string()),
+        ("normalized_text", pa.string()), ("body_text", pa.string()), ("veracity", pa.string()),
+        ("published_date", pa.date32()), ("published_raw", pa.string()), ("category", pa.string()),
+        ("is_multimedia", pa.bool_()), ("claim_review", pa.string()), ("content_hash", pa.string()),
+        ("status", pa.string()), ("status_reason", pa.string()), ("page_id", pa.string()),
+        ("first_seen", pa.timestamp("us")), ("last_seen", pa.timestamp("us")), ("run_id", pa.string()),
+    ]
+)
+
+
+_INSERT_NEW_CLAIMS = (
+    f"INSERT INTO claims ({', '.join(CLAIM_COLUMNS)}) "
+    f"SELECT {', '.join(CLAIM_COLUMNS)} FROM __claims WHERE claim_id NOT IN (SELECT claim_id FROM claims)"
+)
+
+# Known claims follow a later fetch: content takes its values, last_seen moves forward. Rows
+# that would not change are not touched, so loading a run again writes nothing.
+_REFRESH_KNOWN_CLAIMS = (
+    "UPDATE claims SET "
+    + ", ".join(f"{c} = b.{c}" for c in CLAIM_CONTENT_COLUMNS)
+    + ", last_seen = b.last_seen FROM __claims b "
+    "WHERE claims.claim_id = b.claim_id AND b.last_seen >= claims.last_seen AND (b.last_seen > claims.last_seen OR "
+    + " OR ".join(f"claims.{c} IS DISTINCT FROM b.{c}" for c in CLAIM_CONTENT_COLUMNS)
+    + ")"
+)
+
+# A run older than anything stored (loaded late) moves first_seen back to when it saw the claim.
+_BACKDATE_FIRST_SEEN = """
+UPDATE claims SET first_seen = b.first_seen, run_id = b.run_id
+FROM __claims b WHERE claims.claim_id = b.claim_id AND b.first_seen < claims.first_seen
+"""
+
+_INSERT_NEW_PAGES = """
+INSERT OR IGNORE INTO raw_pages (page_id, url, source_id, run_id, fetched_at, http_status, content_hash, html_zlib,
+                                 parse_status, parse_error)
+SELECT page_id, url, source_id, run_id, fetched_at, http_status, content_hash, html_zlib, parse_status, parse_error
+FROM __pages WHERE page_id NOT IN (SELECT page_id FROM raw_pages)
+"""
+
+_OVERRIDES_FOR = (
+    "SELECT o.claim_id, o.cleaned_text FROM claim_overrides o "
+    "WHERE o.claim_id IN (SELECT claim_id FROM __ids)"
+)
+
+# Batch rows that would change what deduplication sees (new claims, or a new text/status/date).
+_CLUSTER_INPUT_CHANGES = """
+SELECT b.veracity, count(*) AS changes FROM __claims b LEFT JOIN claims c USING (claim_id)
+WHERE c.claim_id IS NULL OR c.normalized_text IS DISTINCT FROM b.normalized_text
+   OR c.status IS DISTINCT FROM b.status OR c.published_date IS DISTINCT FROM b.published_date
+GROUP BY b.veracity
+"""
+
+_CLUSTER_INPUT = """
+SELECT claim_id, normalized_text
+FROM claims
+WHERE veracity = ? AND status <> 'excluded' AND coalesce(normalized_text, '') <> ''
+ORDER BY published_date NULLS LAST, claim_id
+"""
+
+_DELETE_STALE_CLUSTERS = """
+DELETE FROM claim_clusters
+WHERE claim_id IN (SELECT claim_id FROM claims WHERE veracity = ?)
+  AND NOT EXISTS (
+    SELECT 1 FROM __clusters n
+    WHERE n.claim_id = claim_clusters.claim_id AND n.cluster_id = claim_clusters.cluster_id
+      AND n.similarity = claim_clusters.similarity AND n.method = claim_clusters.method)
+"""
+
+_REVIEW_QUEUE = """
+SELECT claim_id, source_id, reason, raw_text, cleaned_text, url, published_date
+FROM v_claim_review_queue
+WHERE (? IS NULL OR source_id = ?)
+ORDER BY first_seen, claim_id
+LIMIT ?
+"""
+
+_CLAIM_FOR_OVERRIDE = "SELECT claim_id, status, status_reason FROM claims WHERE claim_id = ?"
+
+_UPSERT_OVERRIDE = """
+INSERT INTO claim_overrides (claim_id, cleaned_text, reviewer, reviewed_at, note) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (claim_id) DO UPDATE SET cleaned_text = excluded.cleaned_text, reviewer = excluded.reviewer,
+    reviewed_at = excluded.reviewed_at, note = excluded.note
+"""
+
+_APPLY_OVERRIDE = """
+UPDATE claims SET status = 'active', status_reason = 'override', normalized_text = ?, content_hash = ?
+WHERE claim_id = ?
+"""
+
+_OVERRIDES = """
+SELECT o.claim_id, o.cleaned_text AS override_text, c.cleaned_text AS rule_text, o.reviewer, o.reviewed_at, o.note
+FROM claim_overrides o LEFT JOIN claims c USING (claim_id)
+ORDER BY o.reviewed_at DESC, o.claim_id
+"""
+
+
+def ensure_sources(wh: Warehouse, sources: Sequence[Mapping[str, Any]]) -> int:
+    """Add the crawled sites to ``sources`` (existing rows are kept); return how many are new."""
+    return wh.insert_rows("sources", list(sources), on_conflict="ignore")
+
+
+def run_is_loaded(wh: Warehouse, run_id: str) -> bool:
+    return bool(wh.scalar("SELECT count(*) FROM crawl_runs WHERE run_id = ?", [run_id]))
+
+
+def insert_crawl_run(wh: Warehouse, row: Mapping[str, Any]) -> int:
+    """Record a crawl run once; a run loaded before keeps its original counts."""
+    return wh.insert_rows("crawl_runs", [row], on_conflict="ignore")
+
+
+def insert_raw_pages(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> int:
+    """Store fetched pages; a page with the same URL and content is stored once.
+
+    Known pages are filtered out by an anti-join first: DuckDB's per-row conflict handling is
+    far slower than a join when a re-crawl brings back every page.
+    """
+    return _insert_batch(wh, "raw_pages", _INSERT_NEW_PAGES, "__pages", pa.Table.from_pylist([dict(r) for r in rows], schema=_PAGES_SCHEMA))
+
+
+def _insert_batch(wh: Warehouse, table: str, sql: str, name: str, batch: pa.Table) -> int:
+    if batch.num_rows == 0:
+        return 0
+    before = int(wh.scalar(f"SELECT count(*) FROM {table}"))
+    wh.con.register(name, batch)
+    try:
+        wh.con.execute(sql)
+    except duckdb.Error as exc:
+        raise WarehouseError(f"cannot write {batch.num_rows} row(s) to {table!r}: {exc}") from exc
+    finally:
+        wh.con.unregister(name)
+    return int(wh.scalar(f"SELECT count(*) FROM {table}")) - before
+
+
+def overrides_for(wh: Warehouse, claim_ids: Sequence[str]) -> dict[str, str]:
+    """The reviewer's text for each of ``claim_ids`` that has one."""
+    if not claim_ids:
+        return {}
+    wh.con.register("__ids", pa.table({"claim_id": pa.array(list(claim_ids), pa.string())}))
+    try:
+        return {r["claim_id"]: r["cleaned_text"] for r in wh.query(_OVERRIDES_FOR)}
+    finally:
+        wh.con.unregister("__ids")
+
+
+def upsert_claims(wh: Warehouse, batch: pa.Table) -> int:
+    """Insert new claims and refresh known ones from a later fetch; return how many are new."""
+    new = _insert_batch(wh, "claims", _INSERT_NEW_CLAIMS, "__claims", batch)
+    if batch.num_rows:
+        wh.con.register("__claims", batch)
+        try:
+            wh.con.execute(_REFRESH_KNOWN_CLAIMS)
+            wh.con.execute(_BACKDATE_FIRST_SEEN)
+        except duckdb.Error as exc:
+            raise WarehouseError(f"cannot refresh {batch.num_rows} claim(s): {exc}") from exc
+        finally:
+            wh.con.unregister("__claims")
+    return new
+
+
+def claims_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
+    """``claims`` rows as one Arrow batch, the form the writes below take."""
+    return pa.Table.from_pylist([{c: r[c] for c in CLAIM_COLUMNS} for r in rows], schema=_CLAIMS_SCHEMA)
+
+
+def cluster_input_changes(wh: Warehouse, batch: pa.Table) -> dict[str, int]:
+    """Per veracity, how many batch rows (not yet written) are new or change a text, status or date.
+
+    A veracity absent from the result cannot have new clusters: a re-crawl of unchanged sites
+    skips deduplication.
+    """
+    if batch.num_rows == 0:
+        return {}
+    wh.con.register("__claims", batch)
+    try:
+        return {r["veracity"]: int(r["changes"]) for r in wh.query(_CLUSTER_INPUT_CHANGES)}
+    finally:
+        wh.con.unregister("__claims")
+
+
+def cluster_input(wh: Warehouse, veracity: str) -> tuple[list[str], list[str]]:
+    """``(claim_ids, normalized_texts)`` of the claims to deduplicate, in representative order.
+
+    The earliest published claim (then the smallest id) represents its cluster, whatever the
+    order in which runs were loaded.
+    """
+    rows = wh.con.execute(_CLUSTER_INPUT, [veracity]).fetchall()
+    return [r[0] for r in rows], [r[1] for r in rows]
+
+
+def replace_clusters(wh: Warehouse, veracity: str, rows: Sequence[Mapping[str, Any]]) -> int:
+    """Make ``claim_clusters`` for one veracity equal ``rows``; return how many rows are new or changed."""
+    batch = pa.Table.from_pylist(
+        [dict(r) for r in rows],
+        schema=pa.schema([("claim_id", pa.string()), ("cluster_id", pa.string()), ("similarity", pa.float64()), ("method", pa.string())]),
+    )
+    wh.con.register("__clusters", batch)
+    try:
+        wh.con.execute(_DELETE_STALE_CLUSTERS, [veracity])
+    finally:
+        wh.con.unregister("__clusters")
+    return wh.insert_rows("claim_clusters", list(rows), on_conflict="ignore")
+
+
+def review_queue(wh: Warehouse, *, source_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    """Claims waiting for a reviewer, oldest first."""
+    return wh.query(_REVIEW_QUEUE, [source_id, source_id, limit])
+
+
+def set_override(
+    wh: Warehouse,
+    claim_id: str,
+    text: str,
+    *,
+    normalized_text: str,
+    content_hash: str,
+    reviewer: str,
+    reviewed_at: datetime,
+    note: str | None = None,
+) -> None:
+    """Store a reviewer's claim text and make the claim active with it, in one transaction."""
+    if not wh.query(_CLAIM_FOR_OVERRIDE, [claim_id]):
+        raise WarehouseError(f"no claim with claim_id {claim_id!r}")
+    with wh.transaction() as con:
+        con.execute(_UPSERT_OVERRIDE, [claim_id, text, reviewer, reviewed_at, note])
+        con.execute(_APPLY_OVERRIDE, [normalized_text, content_hash, claim_id])
+
+
+def list_overrides(wh: Warehouse) -> list[dict[str, Any]]:
+    """Every override with the rule output it replaces, newest first."""
+    return wh.query(_OVERRIDES)
