@@ -1,0 +1,302 @@
+r"""Fine-tuned transformer stance model: a BERT-style encoder with a classification head.
+
+The AraStance method fine-tunes four pre-trained encoders (``model.encoders``: mBERT,
+asafaya/bert-base-arabic, ARBERT, MARBERT) on (claim, article) pairs: the claim is the first
+segment, the article the second. Articles are longer than the 512 word pieces BERT reads, so the
+second segment is the article's evidence (:mod:`tasks.stance.transformer_data`) rather than its
+first tokens. Defaults are the method's: max length 512, batch 16, learning rate 2e-5, up to 25
+epochs, early stopping with patience 5 on dev macro-F1, a fixed seed; class-weighted loss is
+optional. The best epoch is saved with its tokenizer and a manifest (``load_model(dir)`` works).
+
+Nothing is downloaded unless asked: an encoder is a local directory, or a hub id already in the
+Hugging Face cache; otherwise the error names the id and says how to proceed.
+
+Fine-tuning ARBERT on a GPU (a CUDA build of torch; bf16 is chosen on Ampere or newer, else
+fp16; the same commands run on the CPU, only far slower)::
+
+    # once, online: fetch the encoder into the Hugging Face cache while training
+    ARASTANCE_MODEL__TRANSFORMER=UBC-NLP/ARBERT ARASTANCE_MODEL__TRANSFORMER_DOWNLOAD=true \
+        arastance train --kind transformer --dataset arastance
+    # offline afterwards: the cached hub id, or a directory holding a saved model
+    ARASTANCE_MODEL__TRANSFORMER=UBC-NLP/ARBERT arastance train --kind transformer --dataset arastance
+    ARASTANCE_MODEL__TRANSFORMER=/models/ARBERT arastance train --kind transformer \
+        --dataset baly --path ../shared/datasets/unifiedfc
+    arastance predict --model data/models/<run id> --claim "..." --article "..."
+
+or put ``default = "transformer"`` and ``transformer = "UBC-NLP/ARBERT"`` under ``[model]`` in
+``arastance.toml``. The train split trains, the dev split early-stops, dev and test are scored.
+Other settings (``[model]`` or ``ARASTANCE_MODEL__<FIELD>``): ``max_length``, ``batch_size``,
+``learning_rate``, ``epochs``, ``patience``, ``seed``, ``evidence`` (select/truncate),
+``transformer_class_weighted``, ``transformer_device`` (auto/cpu/cuda), ``transformer_precision``
+(auto/bf16/fp16/fp32), ``transformer_dev_fraction`` (claims held out for early stopping when no
+dev split is given), ``transformer_download``. ``benchmarks/bench_transformer.py`` prints dev and
+test figures beside the published ones. From Python:
+``TransformerStanceModel(TransformerConfig(encoder=...)).fit(train, dev)``.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from transformers import (
+    AutoConfig,
+    AutoModelForSequenceClassification,
+    AutoTokenizer,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+    set_seed,
+)
+
+from arastance.config.model import ModelSettings
+from arastance.logging import get_logger
+from tasks.stance.evidence import EvidenceMode
+from tasks.stance.examples import StanceExample
+from tasks.stance.labels import LABELS, Scheme
+from tasks.stance.model import require_labels
+from tasks.stance.persistence import ModelFormatError, read_manifest, write_manifest
+from tasks.stance.provenance import library_versions
+from tasks.stance.transformer_data import encode_pairs
+from tasks.stance.transformer_training import (
+    Device,
+    FineTuneArguments,
+    Precision,
+    Runtime,
+    TrainingOutcome,
+    balanced_class_weights,
+    choose_runtime,
+    fine_tune,
+    predict_probabilities,
+)
+
+log = get_logger(__name__)
+
+# Libraries recorded with a saved model (weights are safetensors, readable across versions).
+LIBRARIES: tuple[str, ...] = ("transformers", "torch", "tokenizers", "safetensors")
+
+
+class EncoderUnavailableError(ValueError):
+    """The requested encoder is neither a local model directory nor available offline."""
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """Everything that defines a transformer run; stored with every run and saved model."""
+
+    encoder: str = "UBC-NLP/ARBERT"  # hub id or local directory
+    scheme: Scheme = "4way"
+    max_length: int = 512
+    batch_size: int = 16
+    learning_rate: float = 2e-5
+    epochs: int = 25
+    patience: int = 5
+    class_weighted: bool = False
+    evidence: EvidenceMode = "select"
+    dev_fraction: float = 0.1
+    device: Device = "auto"
+    precision: Precision = "auto"
+    allow_download: bool = False
+    seed: int = 42
+
+    def __post_init__(self) -> None:
+        if self.scheme not in LABELS:
+            raise ValueError(f"unknown label scheme {self.scheme!r}; expected one of {sorted(LABELS)}")
+        if self.evidence not in ("select", "truncate"):
+            raise ValueError(f"evidence must be 'select' or 'truncate', not {self.evidence!r}")
+        if not 0.0 <= self.dev_fraction < 1.0:
+            raise ValueError(f"dev_fraction must be in [0, 1), not {self.dev_fraction}")
+        for field in ("max_length", "batch_size", "epochs", "patience"):
+            if getattr(self, field) < 1:
+                raise ValueError(f"{field} must be at least 1, not {getattr(self, field)}")
+        if self.learning_rate <= 0:
+            raise ValueError(f"learning_rate must be positive, not {self.learning_rate}")
+
+    @classmethod
+    def from_settings(cls, settings: ModelSettings, scheme: Scheme = "4way", **overrides: Any) -> "TransformerConfig":
+        base = cls(encoder=settings.transformer, scheme=scheme, max_length=settings.max_length,
+                   batch_size=settings.batch_size, learning_rate=settings.learning_rate, epochs=settings.epochs,
+                   patience=settings.patience, class_weighted=settings.transformer_class_weighted,
+                   evidence=settings.evidence, dev_fraction=settings.transformer_dev_fraction,
+                   device=settings.transformer_device, precision=settings.transformer_precision,
+                   allow_download=settings.transformer_download, seed=settings.seed)
+        return replace(base, **overrides)
+
+
+def resolve_encoder(encoder: str, *, allow_download: bool = False) -> str:
+    """The path or hub id to load ``encoder`` from, checked before any training starts.
+
+    A local directory must hold a ``config.json``; a hub id must already be in the Hugging Face
+    cache unless ``allow_download`` (this project runs offline by default).
+    """
+    path = Path(encoder).expanduser()
+    if path.exists():
+        if not (path / "config.json").is_file():
+            raise EncoderUnavailableError(f"encoder directory {path} holds no config.json: not a saved Hugging Face model")
+        return str(path)
+    try:
+        AutoConfig.from_pretrained(encoder, local_files_only=not allow_download)
+    except (OSError, ValueError) as exc:
+        if allow_download:
+            hint = "the download failed; check the id and the network, or pass a local path to a saved model"
+        else:
+            hint = ("nothing is downloaded offline; give a local path to a saved model instead (setting "
+                    "model.transformer, ARASTANCE_MODEL__TRANSFORMER=/path/to/model), or go online and allow the "
+                    "download once (model.transformer_download, ARASTANCE_MODEL__TRANSFORMER_DOWNLOAD=true)")
+        raise EncoderUnavailableError(
+            f"encoder {encoder!r} is not a local directory and is not available in the Hugging Face cache: {hint}"
+        ) from exc
+    return encoder
+
+
+def split_dev_by_claim(
+    examples: Sequence[StanceExample], fraction: float, seed: int
+) -> tuple[list[StanceExample], list[StanceExample]]:
+    """Hold out whole claims (about ``fraction`` of the pairs) as a dev set for early stopping.
+
+    Whole claims, because pairs of one claim share its text: a dev set drawn pair by pair would
+    reward memorising claims and stop training too late.
+    """
+    claims = sorted({ex.claim_id for ex in examples})
+    if len(claims) < 2:
+        raise ValueError(f"cannot hold out a dev set from {len(claims)} claim(s); pass dev examples explicitly")
+    random.Random(seed).shuffle(claims)
+    sizes: dict[str, int] = {}
+    for ex in examples:
+        sizes[ex.claim_id] = sizes.get(ex.claim_id, 0) + 1
+    held: set[str] = set()
+    target = fraction * len(examples)
+    for claim in claims[:-1]:  # keep at least one claim for training
+        if sum(sizes[c] for c in held) >= target:
+            break
+        held.add(claim)
+    return [ex for ex in examples if ex.claim_id not in held], [ex for ex in examples if ex.claim_id in held]
+
+
+class TransformerStanceModel:
+    """A :class:`tasks.stance.model.StanceModel` fine-tuning a pre-trained encoder."""
+
+    kind = "transformer"
+
+    def __init__(self, config: TransformerConfig | None = None) -> None:
+        self.config = config or TransformerConfig()
+        self.labels: tuple[str, ...] = LABELS[self.config.scheme]
+        self.model: PreTrainedModel | None = None
+        self.tokenizer: PreTrainedTokenizerBase | None = None
+        self.outcome: TrainingOutcome | None = None
+
+    @property
+    def name(self) -> str:
+        encoder = Path(self.config.encoder.rstrip("/")).name or self.config.encoder
+        return f"transformer-{encoder}-{self.config.evidence}{'-weighted' if self.config.class_weighted else ''}"
+
+    def describe(self) -> dict[str, Any]:
+        described = {"kind": self.kind, "name": self.name, **asdict(self.config)}
+        if self.outcome is not None:
+            described["training"] = asdict(self.outcome)
+        return described
+
+    def runtime(self) -> Runtime:
+        return choose_runtime(self.config.device, self.config.precision)
+
+    def fit(
+        self,
+        examples: Sequence[StanceExample],
+        dev: Sequence[StanceExample] | None = None,
+        *,
+        work_dir: Path | None = None,
+    ) -> "TransformerStanceModel":
+        """Fine-tune on ``examples``, stopping early on ``dev`` macro-F1.
+
+        Without ``dev``, ``config.dev_fraction`` of the claims are held out (0 trains every
+        epoch and keeps the last). Epoch checkpoints go to ``work_dir`` (a temporary directory
+        by default, removed afterwards); only the best model stays in memory.
+        """
+        config = self.config
+        runtime = self.runtime()  # an impossible device/precision fails before the encoder loads
+        source = resolve_encoder(config.encoder, allow_download=config.allow_download)
+        require_labels(examples, self.labels)  # before any split, so errors index the caller's list
+        require_labels(dev or [], self.labels)
+        if dev is None and config.dev_fraction > 0:
+            examples, dev = split_dev_by_claim(examples, config.dev_fraction, config.seed)
+        index = {label: i for i, label in enumerate(self.labels)}
+        train_ids = [index[str(ex.label)] for ex in examples]
+        dev_ids = [index[str(ex.label)] for ex in dev or []]
+        log.info("fine-tuning transformer stance model", extra={
+            "model": self.name, "encoder": config.encoder, "train_pairs": len(examples),
+            "dev_pairs": len(dev or []), "device": runtime.device, "precision": runtime.precision})
+        set_seed(config.seed)  # the new classification head is initialised from this seed
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=not config.allow_download)
+        model = AutoModelForSequenceClassification.from_pretrained(
+            source, num_labels=len(self.labels), id2label=dict(enumerate(self.labels)), label2id=index,
+            local_files_only=not config.allow_download)
+        train_set = encode_pairs(examples, tokenizer, max_length=config.max_length, mode=config.evidence,
+                                 label_ids=train_ids)
+        dev_set = encode_pairs(dev, tokenizer, max_length=config.max_length, mode=config.evidence,
+                               label_ids=dev_ids) if dev else None
+        arguments = FineTuneArguments(epochs=config.epochs, batch_size=config.batch_size,
+                                      learning_rate=config.learning_rate, patience=config.patience,
+                                      seed=config.seed, runtime=runtime)
+        weights = balanced_class_weights(train_ids, len(self.labels)) if config.class_weighted else None
+        with tempfile.TemporaryDirectory(prefix="arastance-transformer-") as scratch:
+            self.model, self.outcome = fine_tune(model, tokenizer, train_set, dev_set, arguments, labels=self.labels,
+                                                 output_dir=Path(work_dir or scratch), class_weights=weights)
+        self.tokenizer = tokenizer
+        return self
+
+    def _fitted(self) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
+        if self.model is None or self.tokenizer is None:
+            raise RuntimeError(f"model {self.name} is not trained; call fit() or load() first")
+        return self.model, self.tokenizer
+
+    def predict_proba(self, examples: Sequence[StanceExample]) -> np.ndarray:
+        """Probabilities with one column per label of the scheme."""
+        model, tokenizer = self._fitted()
+        pairs = encode_pairs(examples, tokenizer, max_length=self.config.max_length, mode=self.config.evidence)
+        return predict_probabilities(model, tokenizer, pairs, runtime=self.runtime(),
+                                     batch_size=self.config.batch_size * 2)
+
+    def predict(self, examples: Sequence[StanceExample]) -> list[str]:
+        proba = self.predict_proba(examples)
+        return [self.labels[i] for i in np.argmax(proba, axis=1)]
+
+    def save(self, directory: Path, **provenance: Any) -> Path:
+        """Write the weights (safetensors), the tokenizer and ``manifest.json`` into ``directory``."""
+        model, tokenizer = self._fitted()
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        model.save_pretrained(directory)
+        tokenizer.save_pretrained(directory)
+        write_manifest(directory, kind=self.kind, libraries=library_versions(LIBRARIES), name=self.name,
+                       labels=list(self.labels), config=asdict(self.config),
+                       training=asdict(self.outcome) if self.outcome else None, **provenance)
+        return directory
+
+    @classmethod
+    def load(cls, directory: Path, *, device: Device | None = None) -> "TransformerStanceModel":
+        """Load a saved model (its own weights and tokenizer; the original encoder is not needed)."""
+        directory = Path(directory)
+        manifest = read_manifest(directory, kind=cls.kind)
+        config = TransformerConfig(**manifest["config"])
+        if device is not None:
+            config = replace(config, device=device)
+        model = cls(config)
+        if list(model.labels) != list(manifest.get("labels", [])):
+            raise ModelFormatError(f"{directory}: manifest labels {manifest.get('labels')} do not match scheme "
+                                   f"{config.scheme!r} {model.labels}")
+        try:
+            model.tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
+            model.model = AutoModelForSequenceClassification.from_pretrained(directory, local_files_only=True)
+        except OSError as exc:
+            raise ModelFormatError(f"{directory}: weights or tokenizer missing or unreadable ({exc})") from exc
+        saved = [model.model.config.id2label[i] for i in range(model.model.config.num_labels)]
+        if saved != list(model.labels):
+            raise ModelFormatError(f"{directory}: the weights classify into {saved}, the manifest says {list(model.labels)}")
+        if manifest.get("training"):
+            model.outcome = TrainingOutcome(**{**manifest["training"],
+                                               "dev_macro_f1": tuple(manifest["training"]["dev_macro_f1"])})
+        return model

@@ -1,0 +1,158 @@
+"""End-to-end fine-tuning of a tiny random BERT on a toy Arabic stance task (no downloads)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers_transformer import build_tiny_encoder, single_torch_thread, toy_examples
+
+from arastance.config.model import ModelSettings
+from tasks.stance.examples import StanceExample
+from tasks.stance.metrics import evaluate
+from tasks.stance.model import StanceModel, create_model, load_model
+from tasks.stance.persistence import MANIFEST, ModelFormatError
+from tasks.stance.runs import evaluate_split, train_and_save
+from tasks.stance.transformer import TransformerConfig, TransformerStanceModel
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread() -> Iterator[None]:
+    with single_torch_thread():
+        yield
+
+
+@pytest.fixture(scope="module")
+def encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
+
+
+@pytest.fixture(scope="module")
+def tiny_config(encoder: Path) -> TransformerConfig:
+    # A random 2-layer BERT needs a far larger step than a pre-trained one (2e-5).
+    return TransformerConfig(encoder=str(encoder), max_length=64, batch_size=16, learning_rate=1e-2,
+                             epochs=12, patience=4, seed=1)
+
+
+@pytest.fixture(scope="module")
+def trained(tiny_config: TransformerConfig) -> TransformerStanceModel:
+    return TransformerStanceModel(tiny_config).fit(toy_examples(160, seed=1, prefix="t"),
+                                                   dev=toy_examples(40, seed=2, prefix="d"))
+
+
+def test_fine_tuning_learns_the_toy_task_well_above_chance(trained: TransformerStanceModel) -> None:
+    test = toy_examples(80, seed=3, prefix="x")
+    scores = evaluate([ex.label for ex in test], trained.predict(test), trained.labels)
+    assert scores.macro_f1 >= 0.8  # chance is 0.25 on four balanced classes
+    outcome = trained.outcome
+    assert outcome is not None and outcome.best_dev_macro_f1 is not None
+    assert outcome.best_dev_macro_f1 > outcome.dev_macro_f1[0]
+    assert outcome.dev_macro_f1[outcome.best_epoch - 1] == outcome.best_dev_macro_f1
+    assert (outcome.device, outcome.precision, outcome.train_pairs, outcome.dev_pairs) == ("cpu", "fp32", 160, 40)
+    proba = trained.predict_proba(test)
+    assert proba.shape == (80, 4)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-6)
+
+
+def test_save_then_load_gives_identical_predictions(trained: TransformerStanceModel, tmp_path: Path) -> None:
+    test = toy_examples(40, seed=4, prefix="y")
+    directory = trained.save(tmp_path / "model", data_fingerprint="abc")
+    assert {"config.json", "model.safetensors", "tokenizer.json", MANIFEST} <= {p.name for p in directory.iterdir()}
+    manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    assert manifest["kind"] == "transformer" and manifest["labels"] == list(trained.labels)
+    assert manifest["data_fingerprint"] == "abc"
+    assert manifest["training"]["best_epoch"] == trained.outcome.best_epoch
+    assert json.loads((directory / "config.json").read_text())["id2label"] == {str(i): lab for i, lab in enumerate(trained.labels)}
+
+    loaded = load_model(directory)
+    assert isinstance(loaded, TransformerStanceModel) and isinstance(loaded, StanceModel)
+    assert loaded.config == trained.config and loaded.outcome == trained.outcome
+    assert loaded.predict(test) == trained.predict(test)
+    np.testing.assert_array_equal(loaded.predict_proba(test), trained.predict_proba(test))
+
+
+def test_load_refuses_weights_that_disagree_with_the_manifest(trained: TransformerStanceModel, tmp_path: Path) -> None:
+    directory = trained.save(tmp_path / "model")
+    manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    manifest["config"]["scheme"] = "3way"
+    manifest["labels"] = ["agree", "disagree", "other"]
+    (directory / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ModelFormatError, match="classify into"):
+        load_model(directory)
+    (directory / "model.safetensors").unlink()
+    manifest["config"]["scheme"], manifest["labels"] = "4way", list(trained.labels)
+    (directory / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ModelFormatError, match="weights or tokenizer"):
+        load_model(directory)
+
+
+def test_a_fixed_seed_gives_identical_results_and_another_seed_does_not(tiny_config: TransformerConfig) -> None:
+    train, probe = toy_examples(64, seed=5, prefix="s"), toy_examples(16, seed=6, prefix="p")
+    config = replace(tiny_config, epochs=2, dev_fraction=0.0)
+
+    def run(seed: int) -> np.ndarray:
+        return TransformerStanceModel(replace(config, seed=seed)).fit(train).predict_proba(probe)
+
+    first = run(11)
+    np.testing.assert_array_equal(first, run(11))
+    assert not np.allclose(first, run(12))
+
+
+def test_early_stopping_halts_after_patience_epochs_without_dev_gain(
+    tiny_config: TransformerConfig, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A learning rate this small cannot move the predictions, so dev macro-F1 never improves.
+    config = replace(tiny_config, learning_rate=1e-12, epochs=10, patience=2)
+    with caplog.at_level(logging.INFO, logger="tasks.stance.transformer_training"):
+        model = TransformerStanceModel(config).fit(toy_examples(32, seed=7, prefix="e"),
+                                                   dev=toy_examples(16, seed=8, prefix="f"))
+    assert model.outcome.epochs_run == 3  # the first epoch sets the best, two more fail to beat it
+    assert model.outcome.best_epoch == 1
+    assert len(set(model.outcome.dev_macro_f1)) == 1
+    epochs = [r.epoch for r in caplog.records if r.getMessage() == "dev evaluation"]
+    assert epochs == [1, 2, 3]
+
+
+def test_without_a_dev_split_whole_claims_are_held_out(tiny_config: TransformerConfig) -> None:
+    train = toy_examples(40, seed=9, prefix="h")
+    model = TransformerStanceModel(replace(tiny_config, epochs=1, dev_fraction=0.25)).fit(train)
+    assert model.outcome.dev_pairs == 10 and model.outcome.train_pairs == 30
+    assert model.outcome.epochs_run == 1 and len(model.outcome.dev_macro_f1) == 1
+
+
+def test_class_weighted_loss_trains_and_changes_the_model(tiny_config: TransformerConfig) -> None:
+    # Imbalanced like real stance data: many unrelated pairs, few disagree.
+    pool = toy_examples(120, seed=10, prefix="w")
+    keep = {"unrelated": 30, "discuss": 12, "agree": 8, "disagree": 4}
+    train: list[StanceExample] = []
+    for ex in pool:
+        if keep[ex.label] > 0:
+            keep[ex.label] -= 1
+            train.append(ex)
+    probe = toy_examples(16, seed=11, prefix="q")
+    config = replace(tiny_config, epochs=2, dev_fraction=0.0)
+    plain = TransformerStanceModel(config).fit(train).predict_proba(probe)
+    weighted_model = TransformerStanceModel(replace(config, class_weighted=True)).fit(train)
+    assert weighted_model.name.endswith("-weighted")
+    assert not np.allclose(plain, weighted_model.predict_proba(probe))
+
+
+def test_plugs_into_the_shared_create_train_save_load_evaluate_path(encoder: Path, tmp_path: Path) -> None:
+    settings = ModelSettings(transformer=str(encoder), max_length=64, learning_rate=1e-2, epochs=3, patience=2, seed=1)
+    model = create_model("transformer", settings, "4way", evidence="truncate")
+    assert isinstance(model, TransformerStanceModel) and model.config.evidence == "truncate"
+    test = toy_examples(24, seed=12, prefix="z")
+    trained = train_and_save(model, toy_examples(48, seed=13, prefix="r"), tmp_path / "models", "toy",
+                             dev=toy_examples(16, seed=14, prefix="v"))
+    manifest = json.loads((trained.directory / MANIFEST).read_text(encoding="utf-8"))
+    assert manifest["run_id"] == trained.run.run_id and len(manifest["data_fingerprint"]) == 64
+    loaded = load_model(trained.directory)
+    result = evaluate_split(loaded, test, "toy", "test")
+    assert result.evaluation.macro_f1 == evaluate([e.label for e in test], model.predict(test), model.labels).macro_f1

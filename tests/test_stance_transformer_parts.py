@@ -1,0 +1,226 @@
+"""The pieces of transformer fine-tuning: runtime choice, loss, metrics, inputs, dev split, errors."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from helpers_transformer import build_tiny_encoder, toy_examples
+from transformers import AutoTokenizer, EvalPrediction
+
+from arastance.config.model import ModelSettings
+from tasks.stance.examples import StanceExample
+from tasks.stance.transformer import (
+    EncoderUnavailableError,
+    TransformerConfig,
+    TransformerStanceModel,
+    resolve_encoder,
+    split_dev_by_claim,
+)
+from tasks.stance.transformer_data import encode_pairs, evidence_budget
+from tasks.stance.transformer_training import (
+    DevMetrics,
+    FineTuneArguments,
+    Runtime,
+    WeightedCrossEntropy,
+    balanced_class_weights,
+    choose_runtime,
+)
+
+
+@pytest.fixture(scope="module")
+def encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
+
+
+# -- where to run --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("device", "precision", "cuda", "bf16", "expected"), [
+    ("auto", "auto", False, False, Runtime("cpu", "fp32")),
+    ("auto", "fp32", False, False, Runtime("cpu", "fp32")),
+    ("auto", "auto", True, True, Runtime("cuda", "bf16")),
+    ("auto", "auto", True, False, Runtime("cuda", "fp16")),
+    ("cuda", "fp16", True, True, Runtime("cuda", "fp16")),
+    ("cuda", "fp32", True, True, Runtime("cuda", "fp32")),
+    ("cpu", "auto", True, True, Runtime("cpu", "fp32")),
+])
+def test_runtime_resolves_auto_against_the_hardware(device, precision, cuda, bf16, expected) -> None:
+    assert choose_runtime(device, precision, cuda_available=cuda, bf16_supported=bf16) == expected
+
+
+@pytest.mark.parametrize(("device", "precision", "cuda", "bf16", "message"), [
+    ("cuda", "auto", False, False, "sees no CUDA GPU"),
+    ("auto", "bf16", False, False, "needs a CUDA GPU"),
+    ("cpu", "fp16", True, True, "needs a CUDA GPU"),
+    ("cuda", "bf16", True, False, "does not support bf16"),
+    ("tpu", "auto", True, True, "device must be"),
+    ("auto", "int8", True, True, "precision must be"),
+])
+def test_impossible_runtime_requests_are_clear_errors(device, precision, cuda, bf16, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        choose_runtime(device, precision, cuda_available=cuda, bf16_supported=bf16)
+
+
+def test_this_machine_resolves_to_the_available_device() -> None:
+    runtime = choose_runtime()
+    assert runtime.device == ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def test_training_arguments_follow_the_method(tmp_path: Path) -> None:
+    args = FineTuneArguments(epochs=25, batch_size=16, learning_rate=2e-5, patience=5, seed=3).training_arguments(
+        tmp_path, with_dev=True)
+    assert (args.num_train_epochs, args.per_device_train_batch_size, args.learning_rate) == (25, 16, 2e-5)
+    assert (args.eval_strategy, args.save_strategy) == ("epoch", "epoch")
+    assert args.load_best_model_at_end and args.metric_for_best_model == "macro_f1" and args.greater_is_better
+    assert (args.seed, args.data_seed, args.use_cpu, args.bf16, args.fp16) == (3, 3, True, False, False)
+    no_dev = FineTuneArguments().training_arguments(tmp_path, with_dev=False)
+    assert no_dev.eval_strategy == "no" and not no_dev.load_best_model_at_end
+
+
+# -- loss and metric -----------------------------------------------------------------------
+
+def test_balanced_class_weights_match_scikit_learn() -> None:
+    weights = balanced_class_weights([0, 0, 0, 1], n_classes=4)
+    assert weights.tolist() == pytest.approx([4 / (2 * 3), 4 / (2 * 1), 1.0, 1.0])
+
+
+def test_weighted_cross_entropy_by_hand() -> None:
+    logits = torch.tensor([[2.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    labels = torch.tensor([0, 2])
+    weights = torch.tensor([0.5, 1.0, 3.0])
+    nll = [-(2.0 - math.log(math.exp(2) + 2)), -(0.0 - math.log(math.e + 2))]
+    loss = WeightedCrossEntropy(weights)({"logits": logits}, labels)
+    assert loss.item() == pytest.approx((0.5 * nll[0] + 3.0 * nll[1]) / 3.5, rel=1e-6)
+    # With gradient accumulation the Trainer divides by the labelled items of the whole batch.
+    accumulated = WeightedCrossEntropy(weights)({"logits": logits}, labels, num_items_in_batch=4)
+    assert accumulated.item() == pytest.approx((0.5 * nll[0] + 3.0 * nll[1]) / 4, rel=1e-6)
+
+
+def test_dev_metric_is_macro_f1_over_every_label_of_the_scheme() -> None:
+    labels = ("agree", "disagree", "discuss", "unrelated")
+    logits = np.array([[5, 0, 0, 0], [5, 0, 0, 0], [0, 0, 0, 5], [0, 0, 0, 5]], dtype=float)
+    gold = np.array([0, 1, 3, 3])
+    scores = DevMetrics(labels)(EvalPrediction(predictions=logits, label_ids=gold))
+    # agree F1 = 2/3, disagree 0, discuss 0 (absent, still averaged), unrelated 1
+    assert scores["macro_f1"] == pytest.approx((2 / 3 + 0 + 0 + 1) / 4)
+    assert scores["accuracy"] == pytest.approx(0.75)
+
+
+# -- inputs ----------------------------------------------------------------------------------
+
+def test_pairs_put_the_claim_first_and_the_evidence_within_max_length(encoder: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    claim = "وزير الصحة أعلن إغلاق المدارس في دبي"
+    filler = " ".join(["وتابع الجمهور التفاصيل عبر الشاشات."] * 12)
+    article = f"{filler} نفت الجهات الرسمية أن وزير الصحة أعلن إغلاق المدارس في دبي."
+    example = StanceExample(claim=claim, article=article, label="disagree", claim_id="c1")
+    budget = evidence_budget(tokenizer, claim, 32)
+    assert budget == 32 - 3 - len(tokenizer.tokenize(claim))
+
+    selected = encode_pairs([example], tokenizer, max_length=32, mode="select", label_ids=[1])[0]
+    truncated = encode_pairs([example], tokenizer, max_length=32, mode="truncate")[0]
+    for feature in (selected, truncated):
+        assert len(feature["input_ids"]) <= 32
+        first = tokenizer.decode([t for t, s in zip(feature["input_ids"], feature["token_type_ids"]) if s == 0],
+                                 skip_special_tokens=True)
+        assert first.replace(" ", "") == claim.replace(" ", "")
+    assert selected["labels"] == 1 and "labels" not in truncated
+    assert "نفت" in tokenizer.decode(selected["input_ids"])  # the refutation sits at the article's end
+    assert "نفت" not in tokenizer.decode(truncated["input_ids"])
+
+
+def test_a_claim_longer_than_max_length_is_truncated_not_an_error(encoder: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    long_claim = " ".join(["وزير الصحة أعلن إغلاق المدارس"] * 20)
+    pairs = encode_pairs([StanceExample(claim=long_claim, article="خبر قصير.", label=None, claim_id="c")],
+                         tokenizer, max_length=24)
+    assert len(pairs[0]["input_ids"]) == 24
+
+
+def test_label_ids_must_match_the_examples(encoder: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    with pytest.raises(ValueError, match="2 label ids for 1 examples"):
+        encode_pairs(toy_examples(1, seed=0), tokenizer, max_length=32, label_ids=[0, 1])
+
+
+# -- dev split -------------------------------------------------------------------------------
+
+def _pairs_of(claims: dict[str, int]) -> list[StanceExample]:
+    return [StanceExample(claim=f"ادعاء {c}", article=f"مقال {i}", label="unrelated", claim_id=c)
+            for c, n in claims.items() for i in range(n)]
+
+
+def test_dev_split_holds_out_whole_claims_deterministically() -> None:
+    examples = _pairs_of({f"c{i}": 1 + i % 3 for i in range(20)})
+    train, dev = split_dev_by_claim(examples, 0.2, seed=1)
+    assert {e.claim_id for e in train}.isdisjoint({e.claim_id for e in dev})
+    assert len(train) + len(dev) == len(examples)
+    assert 0.2 * len(examples) <= len(dev) <= 0.2 * len(examples) + 3
+    assert split_dev_by_claim(examples, 0.2, seed=1) == (train, dev)
+    assert split_dev_by_claim(examples, 0.2, seed=2) != (train, dev)
+
+
+def test_dev_split_keeps_a_claim_for_training_and_needs_two_claims() -> None:
+    train, dev = split_dev_by_claim(_pairs_of({"a": 2, "b": 2}), 0.9, seed=0)
+    assert train and dev
+    with pytest.raises(ValueError, match="1 claim"):
+        split_dev_by_claim(_pairs_of({"a": 5}), 0.1, seed=0)
+
+
+# -- configuration and errors ----------------------------------------------------------------
+
+def test_config_defaults_are_the_methods_and_come_from_settings() -> None:
+    config = TransformerConfig.from_settings(ModelSettings())
+    assert (config.encoder, config.max_length, config.batch_size, config.learning_rate, config.epochs,
+            config.patience, config.class_weighted) == ("UBC-NLP/ARBERT", 512, 16, 2e-5, 25, 5, False)
+    assert not config.allow_download
+    custom = TransformerConfig.from_settings(
+        ModelSettings(transformer="asafaya/bert-base-arabic", transformer_class_weighted=True,
+                      transformer_precision="fp16"), scheme="3way", epochs=3)
+    assert (custom.encoder, custom.class_weighted, custom.precision, custom.scheme, custom.epochs) == (
+        "asafaya/bert-base-arabic", True, "fp16", "3way", 3)
+    assert TransformerStanceModel(custom).labels == ("agree", "disagree", "other")
+    assert TransformerStanceModel(custom).name == "transformer-bert-base-arabic-select-weighted"
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("scheme", "5way", "unknown label scheme"),
+    ("evidence", "all", "evidence must be"),
+    ("dev_fraction", 1.0, "dev_fraction"),
+    ("epochs", 0, "epochs must be at least 1"),
+    ("learning_rate", 0.0, "learning_rate must be positive"),
+])
+def test_invalid_config_is_refused(field: str, value: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        TransformerConfig(**{field: value})
+
+
+def test_an_uncached_hub_id_fails_offline_naming_the_id_and_the_way_out() -> None:
+    model = TransformerStanceModel(TransformerConfig(encoder="arastance-tests/no-such-encoder", device="cpu"))
+    with pytest.raises(EncoderUnavailableError) as error:
+        model.fit(toy_examples(8, seed=0))
+    message = str(error.value)
+    assert "'arastance-tests/no-such-encoder'" in message
+    assert "local path" in message and "online" in message
+
+
+def test_a_directory_without_a_model_is_refused(tmp_path: Path, encoder: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(EncoderUnavailableError, match="no config.json"):
+        resolve_encoder(str(tmp_path / "empty"))
+    assert resolve_encoder(str(encoder)) == str(encoder)
+
+
+def test_predicting_before_training_and_training_on_unlabelled_pairs_are_errors(encoder: Path) -> None:
+    model = TransformerStanceModel(TransformerConfig(encoder=str(encoder), max_length=32, epochs=1, device="cpu"))
+    with pytest.raises(RuntimeError, match="not trained"):
+        model.predict(toy_examples(2, seed=0))
+    unlabelled = [*toy_examples(3, seed=0), StanceExample(claim="ادعاء", article="مقال", label=None, claim_id="u1")]
+    with pytest.raises(ValueError, match="example 3 .claim u1"):
+        model.fit(unlabelled)
+    foreign = StanceExample(claim="ادعاء", article="مقال", label="other", claim_id="f1")
+    with pytest.raises(ValueError, match="'other'"):
+        model.fit(toy_examples(3, seed=0), dev=[foreign])
