@@ -9,12 +9,22 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+from prefect import get_client
+from prefect.client.orchestration import SyncPrefectClient
+from prefect.client.schemas.objects import FlowRun
+from prefect.events.worker import EventsWorker
+from prefect.logging.handlers import APILogWorker
+from prefect.settings import PREFECT_API_URL, temporary_settings
+from prefect.states import Cancelled, Cancelling
 
 PREFECT = str(Path(sys.executable).with_name("prefect"))
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -88,12 +98,68 @@ def prefect_server(home: Path, extra_env: dict[str, str] | None = None, timeout:
 
 @contextmanager
 def prefect_worker(server: PrefectServer, pool: str, cwd: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """A process worker polling ``pool`` until the block ends."""
+    """A process worker polling ``pool`` until the block ends; its output goes to ``worker.log``
+    in the server's PREFECT_HOME (the flow runs' logs too, for a failing test to show)."""
+    log = (Path(server.env["PREFECT_HOME"]) / "worker.log").open("ab")
     proc = subprocess.Popen(
         [PREFECT, "worker", "start", "--pool", pool, "--type", "process"],
-        cwd=cwd, env=server.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        cwd=cwd, env=server.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     try:
         yield proc
     finally:
         _stop(proc)
+        log.close()
+
+
+@contextmanager
+def api_client(server: PrefectServer) -> Iterator[SyncPrefectClient]:
+    """A client of ``server`` in this process (the test's own settings point elsewhere)."""
+    with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
+        try:
+            with get_client(sync_client=True) as client:
+                yield client
+        finally:  # logs and events of in-process runs reach this server before it stops
+            APILogWorker.drain_all(timeout=10)
+            EventsWorker.drain_all(timeout=10)
+
+
+def wait_for(check: Callable[[], T | None], timeout: float, what: str,
+             detail: Callable[[], str] | None = None, interval: float = 0.5) -> T:
+    """Poll ``check`` until it returns something truthy; a timeout names what never happened
+    (and adds ``detail()``, e.g. the runs there are, to the message)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}" +
+                                 (f"\n{detail()}" if detail else ""))
+        time.sleep(interval)
+
+
+def describe_runs(client: SyncPrefectClient) -> str:
+    """Every flow run with its deployment, state and creator: what a failing wait saw."""
+    return "\n".join(f"{r.name}: deployment={r.deployment_id} state={r.state_name} "
+                     f"created_by={r.created_by.type if r.created_by else None}" for r in client.read_flow_runs())
+
+
+def settle_runs(client: SyncPrefectClient, timeout: float = 60) -> None:
+    """Cancel every unfinished flow run and wait until all are final, so no run outlives the test.
+
+    Worker-started runs live in process groups of their own: stopping the worker alone would
+    leave them running; a cancelled run is killed by its worker.
+    """
+    def unfinished() -> list[FlowRun]:
+        return [r for r in client.read_flow_runs() if r.state is None or not r.state.is_final()]
+
+    for run in unfinished():  # not forced: a run that has just finished stays as it ended
+        started = run.state is not None and (run.state.is_running() or run.state.is_pending())
+        client.set_flow_run_state(run.id, Cancelling() if started else Cancelled())
+    deadline = time.monotonic() + timeout
+    while left := unfinished():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{len(left)} flow run(s) still unfinished after {timeout:.0f}s:\n"
+                                 f"{describe_runs(client)}")
+        time.sleep(0.5)
