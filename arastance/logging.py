@@ -36,3 +36,5 @@ def configure_logging(level: str = "INFO") -> None:
     handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
     root.addHandler(handler)
     root.setLevel(level)
+    for chatty in ("httpx", "httpcore", "scrapy", "filelock", "urllib3"):  # one line per request otherwise
+        logging.getLogger(chatty).setLevel(max(logging.WARNING, root.level))

@@ -1,18 +1,39 @@
 """``arastance demo``: the whole pipeline on embedded defaults (offline snapshots, local index)."""
 
+from __future__ import annotations
+
+import os
+
 import typer
 
-from arastance.cli.common import print_table, settings
+from arastance.cli.common import console, print_table, settings
 from warehouse import open_warehouse
+from warehouse.stats import source_stats, split_label_counts
 
 
-def demo() -> None:
-    """Run the pipeline on the offline demo world and print what it produced."""
+def demo(
+    retrieve_limit: int = typer.Option(0, help="at most this many claims get documents (0: all)"),
+) -> None:
+    """Run every stage on the offline demo world, then print the dataset and model tables."""
+    # A loaded 2-core machine can take longer than Prefect's default to start its temporary server.
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     s = settings()
-    with open_warehouse(s.warehouse) as wh:
-        counts = wh.table_counts()
-    print(f"demo: warehouse {s.warehouse} is at the latest schema")
-    print_table([{"table": t, "rows": n} for t, n in counts.items()], title="Warehouse tables")
+    from flows.demo import arastance_demo
+
+    console.rule("AraStance demo: crawl, select, retrieve, annotate (simulated), build, train")
+    result = arastance_demo(retrieve_limit=retrieve_limit or None)
+    print_table(result["stages"], title="Pipeline stages")
+    with open_warehouse(s.warehouse, read_only=True) as wh:
+        print_table(source_stats(wh), title="Dataset: claims, articles and stances per source")
+        print_table(split_label_counts(wh), title="Dataset: labels per split")
+    console.print(
+        f"\nWarehouse: {s.warehouse.resolve()}\n"
+        f"  SQL:     .venv/bin/arastance sql \"SELECT * FROM v_source_stats\"\n"
+        f"  Python:  duckdb.connect('{s.warehouse}', read_only=True).sql('SELECT * FROM claims LIMIT 5')\n"
+        f"Dataset export: {(s.data_dir / 'dataset').resolve()}\n"
+        "Prefect runs and artifacts (tables, reports, confusion matrices): run `.venv/bin/prefect server start`\n"
+        "  and open http://127.0.0.1:4200 (Runs, then Artifacts)."
+    )
 
 
 def register(app: typer.Typer) -> None:

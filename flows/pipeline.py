@@ -1,0 +1,128 @@
+"""The parent flow: every stage in order, each idempotent, with a per-stage report.
+
+A failed stage stops the stages after it (they need its output) and fails the run; since every
+stage only adds what is missing, re-running the pipeline resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from prefect import flow, task
+from prefect.artifacts import create_table_artifact
+from prefect.cache_policies import NO_CACHE
+
+from arastance.config import load_settings
+from arastance.logging import get_logger
+from flows.build_dataset import build_dataset
+from flows.crawl_sources import crawl_sources
+from flows.retrieve_documents import retrieve_documents
+from flows.runners import task_runner
+from flows.select_true_claims import select_true_claims
+from flows.train import train_stance_model
+from tasks.pipeline_report import StageOutcome, dropped_reasons, rows_added
+from warehouse import open_warehouse
+from warehouse.retraining import new_gold_labels
+
+log = get_logger(__name__)
+
+Stage = Literal["crawl", "select", "retrieve", "dataset", "train"]
+ALL_STAGES: list[Stage] = ["crawl", "select", "retrieve", "dataset", "train"]
+
+
+class PipelineFailed(RuntimeError):
+    """A stage failed; what the earlier stages stored is kept, and a re-run resumes."""
+
+
+class TrainingNotDue(Exception):
+    """The train stage was skipped: too few new gold labels since the last training."""
+
+
+@task(cache_policy=NO_CACHE)
+def training_due(warehouse_path: Path, threshold: int) -> tuple[bool, int]:
+    """Whether at least ``threshold`` gold labels were decided since the last successful training."""
+    with open_warehouse(warehouse_path, read_only=True) as wh:
+        new = new_gold_labels(wh).new_labels
+    return new >= threshold, new
+
+
+@task(cache_policy=NO_CACHE)
+def warehouse_counts(warehouse_path: Path) -> dict[str, int]:
+    """Row count of every table, to measure what a stage added (a new warehouse is migrated first)."""
+    with open_warehouse(warehouse_path) as wh:  # migrates a new warehouse before the first stage
+        return wh.table_counts()
+
+
+def _train(path: Path, when: str) -> dict[str, Any]:
+    if when == "auto":
+        due, new = training_due(path, load_settings().model.retrain_after_new_labels)
+        if not due:
+            raise TrainingNotDue(f"{new} new gold label(s) since the last training")
+    return train_stance_model()
+
+
+def _stage_runners(path: Path, sites: list[str] | None, incremental: bool | None, retrieve_limit: int | None,
+                   offline: bool, train: str) -> dict[str, Callable[[], Any]]:
+    return {
+        "crawl": lambda: crawl_sources(sites=sites, incremental=incremental, offline=offline),
+        "select": lambda: select_true_claims(),
+        "retrieve": lambda: retrieve_documents.with_options(
+            task_runner=task_runner(load_settings().orchestration))(limit=retrieve_limit),
+        "dataset": lambda: build_dataset(),
+        "train": lambda: _train(path, train),
+    }
+
+
+@flow(name="arastance_pipeline", validate_parameters=True)
+def arastance_pipeline(
+    stages: list[Stage] | None = None,
+    sites: list[str] | None = None,
+    incremental: bool | None = None,
+    retrieve_limit: int | None = None,
+    offline: bool = False,
+    train: Literal["auto", "always", "never"] = "auto",
+) -> list[dict[str, Any]]:
+    """Run the pipeline's stages in order and publish what each one did.
+
+    Args:
+        stages: which stages to run, in pipeline order (default: all of them:
+            crawl, select, retrieve, dataset, train).
+        sites: sites to crawl (default: araanews, dabegad, norumors and reuters).
+        incremental: fetch only posts not yet in the warehouse (default: the crawl.incremental setting).
+        retrieve_limit: at most this many claims get documents in this run (default: all pending).
+        offline: crawl the local snapshot server instead of the real sites.
+        train: ``auto`` retrains (and evaluates) when the new gold labels since the last
+            training reach ``model.retrain_after_new_labels``; ``always``; or ``never``.
+    """
+    chosen = [s for s in ALL_STAGES if s in (stages or ALL_STAGES) and not (s == "train" and train == "never")]
+    path = load_settings().warehouse
+    runners = _stage_runners(path, sites, incremental, retrieve_limit, offline, train)
+    outcomes: list[StageOutcome] = []
+    failed = False
+    for stage in chosen:
+        if failed:
+            outcomes.append(StageOutcome(stage, "skipped", 0.0, error="an earlier stage failed"))
+            continue
+        before = warehouse_counts(path)
+        started = time.monotonic()
+        try:
+            summary = runners[stage]()
+        except TrainingNotDue as exc:
+            outcomes.append(StageOutcome(stage, "skipped", time.monotonic() - started, error=str(exc)))
+            continue
+        except Exception as exc:  # the stage's own run shows the traceback; the report names it
+            failed = True
+            log.error("stage failed", extra={"stage": stage, "error": str(exc)[:300]})
+            outcomes.append(StageOutcome(stage, "failed", time.monotonic() - started,
+                                         rows_added(before, warehouse_counts(path)), error=str(exc)[:300]))
+            continue
+        outcomes.append(StageOutcome(stage, "ok", time.monotonic() - started,
+                                     rows_added(before, warehouse_counts(path)), dropped_reasons(summary)))
+    rows = [o.as_row() for o in outcomes]
+    create_table_artifact(rows, key="arastance-pipeline-stages", description="what each pipeline stage did")
+    if failed:
+        raise PipelineFailed(f"stage(s) {[o.stage for o in outcomes if o.status == 'failed']} failed; re-run to resume")
+    return rows
