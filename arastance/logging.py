@@ -22,6 +22,14 @@ class KeyValueFormatter(logging.Formatter):
         return base + " " + " ".join(f"{k}={v!r}" if isinstance(v, str) and " " in v else f"{k}={v}" for k, v in fields.items())
 
 
+_CHATTY = ("httpx", "httpcore", "scrapy", "filelock", "urllib3")  # a line per request otherwise
+
+
+def _quiet_libraries(record: logging.LogRecord) -> bool:
+    """Keep HTTP client chatter off the terminal below WARNING, without changing their loggers."""
+    return record.levelno >= logging.WARNING or not record.name.startswith(_CHATTY)
+
+
 def get_logger(name: str) -> logging.Logger:
     return logging.getLogger(name)
 
@@ -34,7 +42,6 @@ def configure_logging(level: str = "INFO") -> None:
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
+    handler.addFilter(_quiet_libraries)
     root.addHandler(handler)
     root.setLevel(level)
-    for chatty in ("httpx", "httpcore", "scrapy", "filelock", "urllib3"):  # one line per request otherwise
-        logging.getLogger(chatty).setLevel(max(logging.WARNING, root.level))

@@ -23,14 +23,16 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from arastance.config import load_settings
+from tasks.stance.labels import FOUR_WAY
 from warehouse import open_warehouse
-from warehouse.stats import source_stats, split_label_counts
+from warehouse.stats import left_out_claims, source_stats, split_label_counts
 
-LABELS = ["agree", "disagree", "discuss", "unrelated"]
+LABELS = list(FOUR_WAY)
 settings = load_settings()
 with open_warehouse(settings.warehouse, read_only=True) as wh:
     per_source = pd.DataFrame(source_stats(wh))
     per_split = pd.DataFrame(split_label_counts(wh))
+    left_out = pd.DataFrame(left_out_claims(wh))
 print(f"warehouse: {settings.warehouse}")
 
 # %% [markdown]
@@ -38,6 +40,14 @@ print(f"warehouse: {settings.warehouse}")
 
 # %%
 per_source
+
+# %% [markdown]
+# ## Claims left out
+# As in the method, a claim whose retrieved articles are all *unrelated* stays out of the
+# dataset (it carries no stance signal); these are per source, with their unrelated pairs.
+
+# %%
+left_out if len(left_out) else "no claim left out"
 
 # %% [markdown]
 # ## Labels per split
