@@ -29,7 +29,7 @@ class ModelSettings(SettingsGroup):
     seed: int = 42
     retrain_after_new_labels: int = Field(default=200, ge=1)
     # -- the CPU default model --------------------------------------------------------------
-    cpu_variant: Literal["tfidf", "tfidf_sim", "full", "e5_only"] = Field(
+    cpu_variant: Literal["tfidf", "tfidf_sim", "full", "sim_e5", "e5_only"] = Field(
         default="full", description="feature set of the CPU model (see tasks.stance.cpu_model.VARIANTS)"
     )
     two_stage: bool = Field(default=False, description="related/unrelated first, then agree/disagree/discuss")
@@ -38,15 +38,40 @@ class ModelSettings(SettingsGroup):
         default="select", description="pick the article sentences most similar to the claim, or keep the first tokens"
     )
     evidence_tokens: int = Field(default=200, ge=16, le=4096, description="token budget of the evidence text")
-    evidence_sentences: int = Field(default=3, ge=1, le=50, description="article sentences embedded with e5 per pair")
+    evidence_sentences: int = Field(
+        default=3, ge=1, le=50, description="best-matching sentences the cue and one-side features look at"
+    )
+    e5_weight: float = Field(
+        default=3.0, gt=0, description="scale of the e5 block: regularised weight**2 times less than TF-IDF"
+    )
+    e5_sentences: int = Field(
+        default=1, ge=1, le=50, description="best-matching sentences embedded with e5 per pair (e5 dominates the cost)"
+    )
     embedding_cache: Path | None = Field(
         default=None, description="SQLite cache of e5 embeddings; defaults to <data_dir>/cache/e5.sqlite"
     )
     models_dir: Path | None = Field(default=None, description="where trained models go; defaults to <data_dir>/models")
     datasets_dir: Path = Field(
-        default=Path("../shared/datasets"), description="public stance datasets (benchmarks and downloads)"
+        default=Path("../shared/datasets"), description="public stance datasets (Baly: unifiedfc/, Khouja: ans/stance/); relative to the working "
+        "directory, for the benchmark relative to the repository"
     )
     arastance_url: HttpUrl = Field(
         default=HttpUrl("https://raw.githubusercontent.com/Tariq60/arastance/main/data/"),
         description="base URL of the official AraStance JSON Lines files",
+    )
+    # -- transformer fine-tuning (tasks.stance.transformer) ---------------------------------
+    transformer_class_weighted: bool = Field(
+        default=False, description="weight the cross-entropy by inverse class frequency (balanced)"
+    )
+    transformer_device: Literal["auto", "cpu", "cuda"] = Field(
+        default="auto", description="where to fine-tune: the GPU when present ('auto'), or forced"
+    )
+    transformer_precision: Literal["auto", "bf16", "fp16", "fp32"] = Field(
+        default="auto", description="mixed precision on the GPU: 'auto' = bf16 where supported, else fp16; fp32 on CPU"
+    )
+    transformer_dev_fraction: float = Field(
+        default=0.1, ge=0, lt=1, description="claims held out for early stopping when no dev split is given"
+    )
+    transformer_download: bool = Field(
+        default=False, description="allow downloading a hub encoder not yet in the Hugging Face cache"
     )

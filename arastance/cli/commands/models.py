@@ -1,0 +1,149 @@
+"""``arastance train``, ``evaluate``, ``predict`` and ``datasets download``: the stance models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from arastance.cli.common import console, fail, print_table, settings
+
+datasets_app = typer.Typer(help="Public stance datasets.", no_args_is_help=True)
+
+DATASET_HELP = "warehouse (the project's gold splits), arastance, baly or khouja"
+
+
+def _results_rows(results: dict[str, dict[str, float]]) -> list[dict[str, object]]:
+    return [{"dataset/split": k, **v} for k, v in results.items()]
+
+
+def train(
+    dataset: str = typer.Option("warehouse", help=DATASET_HELP),
+    path: Path | None = typer.Option(None, help="corpus directory (warehouse file); default from the settings"),
+    kind: str | None = typer.Option(None, help="cpu or transformer; default: setting model.default"),
+    variant: str | None = typer.Option(None, help="CPU feature set: tfidf, tfidf_sim, full, sim_e5, e5_only; default: model.cpu_variant"),
+    two_stage: bool | None = typer.Option(None, "--two-stage/--one-stage", help="related/unrelated first; default: model.two_stage"),
+    evidence: str | None = typer.Option(None, help="select (best sentences) or truncate; default: model.evidence"),
+    scheme: str | None = typer.Option(None, help="4way or 3way; default: the corpus's own"),
+    encoder: str | None = typer.Option(None, help="transformer only: hub id or local directory; default: model.transformer"),
+    split: list[str] = typer.Option([], "--split", help="splits to evaluate on (repeatable); default dev and test"),
+    out: Path | None = typer.Option(None, help="directory for the saved model; default <data_dir>/models"),
+) -> None:
+    """Train a stance model on a corpus's train split, evaluate it, and record the run (a Prefect flow)."""
+    s = settings()
+    from flows.train import train_stance_model  # Prefect loads only when needed
+    from tasks.stance.datasets import DatasetError
+    from tasks.stance.persistence import ModelFormatError
+    from warehouse import WarehouseError
+
+    try:
+        summary = train_stance_model(
+            dataset=dataset, path=str(path) if path else None, kind=kind, variant=variant, two_stage=two_stage,
+            evidence=evidence, scheme=scheme, encoder=encoder, eval_splits=split or None,
+            out_dir=str(out) if out else None, warehouse_path=str(s.warehouse),
+        )
+    except (DatasetError, ModelFormatError, WarehouseError, ValueError) as exc:
+        fail(str(exc))
+    console.print(f"model {summary['model']} saved in {summary['model_dir']} "
+                  f"(run {summary['run_id']}, trained in {summary['train_seconds']} s)")
+    print_table(_results_rows(summary["results"]), title="Evaluation")
+
+
+def evaluate(
+    model: Path = typer.Option(..., "--model", help="directory of a saved model"),
+    dataset: str = typer.Option("warehouse", help=DATASET_HELP),
+    path: Path | None = typer.Option(None, help="corpus directory (warehouse file); default from the settings"),
+    split: list[str] = typer.Option([], "--split", help="splits to evaluate on (repeatable); default dev and test"),
+) -> None:
+    """Evaluate a saved model and store its metrics with its run (a Prefect flow)."""
+    s = settings()
+    from flows.evaluate import evaluate_stance_model
+    from tasks.stance.datasets import DatasetError
+    from tasks.stance.persistence import ModelFormatError
+    from warehouse import WarehouseError
+
+    try:
+        summary = evaluate_stance_model(model_dir=str(model), dataset=dataset, path=str(path) if path else None,
+                                        splits=split or None, warehouse_path=str(s.warehouse))
+    except (DatasetError, ModelFormatError, WarehouseError, ValueError) as exc:
+        fail(str(exc))
+    print_table(_results_rows(summary["results"]), title=f"Evaluation of {summary['model']} (run {summary['run_id']})")
+
+
+def predict(
+    model: Path = typer.Option(..., "--model", help="directory of a saved model"),
+    claim: str = typer.Option(..., help="the claim"),
+    article: list[str] = typer.Option([], "--article", help="an article text (repeatable)"),
+    articles_file: Path | None = typer.Option(None, help="a JSON list of article texts, or one article per line"),
+) -> None:
+    """Print the stance of each article towards the claim, with probabilities, as JSON."""
+    s = settings()
+    from tasks.stance.examples import StanceExample
+    from tasks.stance.model import load_model
+    from tasks.stance.persistence import ModelFormatError
+    from tasks.stance.runs import embedding_cache
+
+    texts = list(article)
+    if articles_file is not None:
+        texts += _read_articles(articles_file)
+    texts = [t for t in texts if t.strip()]
+    if not claim.strip():
+        fail("--claim is empty")
+    if not texts:
+        fail("give at least one non-empty --article or an --articles-file")
+    try:
+        loaded = load_model(model, embedding_cache=embedding_cache(s))
+    except ModelFormatError as exc:
+        fail(str(exc))
+    examples = [StanceExample(claim=claim, article=t, label=None, claim_id="cli", article_id=str(i))
+                for i, t in enumerate(texts)]
+    proba = loaded.predict_proba(examples)
+    out = [{"article": i, "label": loaded.labels[int(row.argmax())],
+            "probabilities": {lab: round(float(p), 4) for lab, p in zip(loaded.labels, row)}}
+           for i, row in enumerate(proba)]
+    typer.echo(json.dumps({"model": loaded.name, "claim": claim, "predictions": out}, ensure_ascii=False, indent=2))
+
+
+def _read_articles(path: Path) -> list[str]:
+    """A JSON list of strings, or plain text with one article per line."""
+    if not path.is_file():
+        fail(f"{path}: articles file not found")
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError as exc:
+            fail(f"{path}, line {exc.lineno}: not valid JSON ({exc.msg})")
+        bad = [i for i, item in enumerate(items) if not isinstance(item, str)]
+        if bad:
+            fail(f"{path}: item {bad[0]} of the JSON list is not a string")
+        return items
+    return text.splitlines()
+
+
+@datasets_app.command("download")
+def download(
+    name: str = typer.Argument(..., help="the dataset: arastance"),
+    dest: Path | None = typer.Option(None, help="target directory; default <data_dir>/datasets/<name>"),
+) -> None:
+    """Fetch an official dataset release and verify its checksums (needs internet access)."""
+    s = settings()
+    from tasks.stance.download import DownloadError, download_arastance
+
+    if name != "arastance":
+        fail(f"unknown dataset {name!r}; only 'arastance' can be downloaded (Baly and Khouja are published elsewhere)")
+    target = dest or s.data_dir / "datasets" / "arastance"
+    try:
+        files = download_arastance(target, str(s.model.arastance_url))
+    except DownloadError as exc:
+        fail(str(exc))
+    for f in files:
+        console.print(f"verified {f}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("train")(train)
+    app.command("evaluate")(evaluate)
+    app.command("predict")(predict)
+    app.add_typer(datasets_app, name="datasets")

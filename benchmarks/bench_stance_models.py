@@ -1,0 +1,132 @@
+"""Benchmark the CPU stance model variants on the public Arabic stance corpora.
+
+Baly et al. 2018: train on folds 1-3, evaluate on fold 4 (dev); Khouja 2020 (ANS): train ->
+dev. Each variant prints dev macro-F1, accuracy, per-class F1, training time and inference
+throughput beside the published test-set figures of fine-tuned BERTs (AraStance paper, Table 6,
+as listed in the datasets README). Dev is the only split used for tuning; test is withheld.
+
+    .venv/bin/python benchmarks/bench_stance_models.py                 # every variant, both corpora
+    .venv/bin/python benchmarks/bench_stance_models.py --datasets khouja --variants tfidf_sim full
+
+e5 embeddings are cached in the model.embedding_cache file, so the first run is much slower
+than later ones; throughput is measured both warm (cached) and, for the default model, cold.
+On a shared machine the timings vary with the load: say so when you quote them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from arastance.config import load_settings  # noqa: E402
+from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel  # noqa: E402
+from tasks.stance.datasets import load_split  # noqa: E402
+from tasks.stance.metrics import Evaluation, evaluate, results_table  # noqa: E402
+from tasks.stance.runs import DEFAULT_SUBDIRS, embedding_cache  # noqa: E402
+
+# name -> (config changes from the default, description)
+VARIANTS: dict[str, tuple[dict, str]] = {
+    "tfidf": ({"variant": "tfidf"}, "word+char TF-IDF of claim and evidence"),
+    "tfidf_sim": ({"variant": "tfidf_sim"}, "+ similarity, cues, one-side words"),
+    "full": ({"variant": "full"}, "+ frozen e5 (the default)"),
+    "sim_e5": ({"variant": "sim_e5"}, "similarity, cues, one-side words and e5, no n-gram TF-IDF"),
+    "e5_only": ({"variant": "e5_only"}, "e5 features alone, logistic regression"),
+    "full_2stage": ({"variant": "full", "two_stage": True}, "default, two-stage classifier"),
+    "tfidf_sim_truncate": ({"variant": "tfidf_sim", "evidence": "truncate"}, "tfidf_sim on the first tokens"),
+    "full_truncate": ({"variant": "full", "evidence": "truncate"}, "default on the first tokens"),
+}
+CORPORA = {"baly": ("Baly", "4way"), "khouja": ("Khouja", "3way")}
+PUBLISHED_COLUMNS = {"baly": 1, "khouja": 2}
+
+
+def published_figures(readme: Path) -> list[tuple[str, dict[str, str]]]:
+    """The '| model | Baly | Khouja | AraStance |' rows of the README's published-figures table."""
+    if not readme.is_file():
+        return []
+    rows = []
+    for line in readme.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and re.match(r"^\.\d+ / \.\d+$", cells[1]):
+            rows.append((cells[0], {"baly": cells[1], "khouja": cells[2]}))
+    return rows
+
+
+def run_variant(name: str, base: CpuModelConfig, cache: Path, train, dev) -> tuple[Evaluation, float, float]:
+    changes, _ = VARIANTS[name]
+    model = CpuStanceModel(replace(base, **changes), embedding_cache=cache)
+    started = time.perf_counter()
+    model.fit(train)
+    train_s = time.perf_counter() - started
+    started = time.perf_counter()
+    predicted = model.predict(dev)
+    pairs_per_s = len(dev) / (time.perf_counter() - started)
+    return evaluate([e.label for e in dev], predicted, model.labels), train_s, pairs_per_s
+
+
+def cold_throughput(base: CpuModelConfig, cache: Path, train, dev, n: int = 100) -> float:
+    """Pairs/s of the default model on ``n`` dev pairs whose embeddings are not cached."""
+    with tempfile.TemporaryDirectory() as scratch:
+        saved = CpuStanceModel(base, embedding_cache=cache).fit(train).save(Path(scratch))
+        model = CpuStanceModel.load(saved, embedding_cache=None)  # fresh embedder, nothing cached
+    sample = dev[:n]
+    started = time.perf_counter()
+    model.predict(sample)
+    return len(sample) / (time.perf_counter() - started)
+
+
+def main() -> None:
+    settings = load_settings()
+    default_dir = (REPO / settings.model.datasets_dir).resolve()  # relative paths are relative to the repository
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--datasets-dir", type=Path, default=default_dir)
+    parser.add_argument("--datasets", nargs="+", default=list(CORPORA), choices=list(CORPORA))
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--C", type=float, nargs="+", default=[None], dest="cs",
+                        help="regularisation values to try on dev (default: setting model.regularization_c)")
+    parser.add_argument("--e5-weight", type=float, nargs="+", default=[None], dest="weights",
+                        help="e5 block weights to try on dev (default: setting model.e5_weight)")
+    parser.add_argument("--cold", action="store_true", help="also measure uncached inference of the default model")
+    args = parser.parse_args()
+    if not args.datasets_dir.is_dir():
+        print(f"datasets directory {args.datasets_dir} not found: nothing to benchmark (see --datasets-dir)")
+        return
+    cache = embedding_cache(settings)
+    results: dict[str, dict[str, Evaluation]] = {}
+    for key in args.datasets:
+        title, scheme = CORPORA[key]
+        root = args.datasets_dir / DEFAULT_SUBDIRS[key]
+        train, dev = load_split(key, root, "train"), load_split(key, root, "dev")
+        base = CpuModelConfig.from_settings(settings.model, scheme)
+        print(f"\n## {title} ({root}): train {len(train)} pairs, dev {len(dev)} pairs, {scheme}")
+        print(f"{'variant':<26} {'macro-F1':>8} {'acc':>6}  {'per-class F1':<36} {'train s':>8} {'pairs/s':>8}")
+        for name in args.variants:
+            for c in args.cs:
+                for w in args.weights:
+                    config = replace(base, C=base.C if c is None else c, e5_weight=base.e5_weight if w is None else w)
+                    row = name + (f" C={config.C:g} w={config.e5_weight:g}" if len(args.cs) + len(args.weights) > 2 else "")
+                    ev, train_s, pps = run_variant(name, config, cache, train, dev)
+                    results.setdefault(row, {})[title] = ev
+                    per_class = " ".join(f"{lab[:4]}={ev.f1[lab]:.2f}" for lab in ev.labels)
+                    print(f"{row:<26} {ev.macro_f1:>8.3f} {ev.accuracy:>6.3f}  {per_class:<36} {train_s:>8.1f} {pps:>8.0f}",
+                          flush=True)
+        if args.cold:
+            print(f"default model, uncached e5 inference: {cold_throughput(base, cache, train, dev):.1f} pairs/s")
+        for model_name, figures in published_figures(args.datasets_dir / "README.md"):
+            print(f"published {model_name:<12} (test) macro-F1 / acc {figures[key]}")
+    print("\n### Dev results (rows: variants; per-class F1, accuracy, macro-F1)\n")
+    print(results_table(results))
+    print("Descriptions: " + "; ".join(f"{n}: {VARIANTS[n][1]}" for n in args.variants))
+    print(f"C = {args.cs if args.cs != [None] else settings.model.regularization_c}, "
+          f"e5 weight = {args.weights if args.weights != [None] else settings.model.e5_weight}")
+
+
+if __name__ == "__main__":
+    main()

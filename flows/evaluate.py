@@ -1,0 +1,99 @@
+"""Prefect flow ``evaluate_stance_model``: score a saved model on dataset splits, store the
+metrics with its run in the warehouse, and publish the results table and confusion matrices.
+
+The flow only orchestrates; the work is in :mod:`tasks.stance.runs` and :mod:`tasks.stance.metrics`.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, task
+from prefect.artifacts import create_image_artifact, create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.utilities.annotations import quote
+
+from arastance.config import load_settings
+from tasks.stance.examples import StanceExample
+from tasks.stance.labels import Scheme
+from tasks.stance.metrics import plot_confusion, results_table
+from tasks.stance.model import StanceModel, load_model
+from tasks.stance.runs import (
+    SplitResult,
+    dataset_path,
+    embedding_cache,
+    evaluate_split,
+    load_examples,
+    record_run,
+    run_of_saved_model,
+)
+from warehouse.models import ModelRun
+
+
+@task(retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE)
+def load_split_task(dataset: str, path: Path, split: str, scheme: Scheme | None) -> list[StanceExample]:
+    """One split of a corpus (retried: the warehouse may be busy with another writer)."""
+    return load_examples(dataset, path, split, scheme)
+
+
+@task(cache_policy=NO_CACHE)
+def evaluate_task(model: StanceModel, examples: list[StanceExample], dataset: str, split: str) -> SplitResult:
+    return evaluate_split(model, examples, dataset, split)
+
+
+@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+def record_task(warehouse_path: Path, run: ModelRun, results: list[SplitResult], artifact_path: Path | None) -> None:
+    """Store the run and its metrics (retried while another writer holds the warehouse)."""
+    record_run(warehouse_path, run, results, artifact_path=artifact_path)
+
+
+def publish_results(model_name: str, run_id: str, results: Sequence[SplitResult], figures_dir: Path) -> list[Path]:
+    """Markdown results table and one confusion-matrix image per split, as Prefect artifacts.
+
+    Images are embedded as data URIs so they display without a file server.
+    """
+    table = results_table({f"{model_name} ({r.split})": {r.dataset: r.evaluation} for r in results})
+    create_markdown_artifact(f"# Stance model {run_id}\n\n{table}", key="stance-results",
+                             description=f"per-class F1, accuracy and macro-F1 of {model_name}")
+    images = []
+    for r in results:
+        png = plot_confusion(r.evaluation, figures_dir / f"confusion-{r.dataset}-{r.split}.png",
+                             f"{model_name}: {r.dataset} {r.split}")
+        uri = "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode("ascii")
+        create_image_artifact(uri, key=f"stance-confusion-{r.split}",
+                              description=f"confusion matrix of {model_name} on {r.dataset} {r.split}")
+        images.append(png)
+    return images
+
+
+def summary(results: Sequence[SplitResult]) -> dict[str, Any]:
+    return {f"{r.dataset}/{r.split}": {"macro_f1": round(r.evaluation.macro_f1, 4),
+                                       "accuracy": round(r.evaluation.accuracy, 4),
+                                       "pairs_per_second": round(r.pairs_per_second, 1)} for r in results}
+
+
+@flow(name="evaluate_stance_model", validate_parameters=True)
+def evaluate_stance_model(
+    model_dir: str,
+    dataset: str = "warehouse",
+    path: str | None = None,
+    splits: list[str] | None = None,
+    warehouse_path: str | None = None,
+) -> dict[str, Any]:
+    """Evaluate the saved model in ``model_dir`` on ``splits`` (default dev and test) of ``dataset``."""
+    settings = load_settings()
+    directory = Path(model_dir)
+    model = load_model(directory, embedding_cache=embedding_cache(settings))
+    source = dataset_path(settings, dataset, Path(path) if path else None)
+    scheme: Scheme = "3way" if model.labels == ("agree", "disagree", "other") else "4way"
+    results = []
+    for split in splits or ["dev", "test"]:
+        examples = load_split_task(dataset, source, split, scheme)
+        results.append(evaluate_task(quote(model), quote(examples), dataset, split))
+    run = run_of_saved_model(directory)
+    record_task(Path(warehouse_path) if warehouse_path else settings.warehouse, run, results, directory)
+    publish_results(model.name, run.run_id, results, directory / "figures")
+    return {"run_id": run.run_id, "model": model.name, "results": summary(results)}

@@ -1,0 +1,76 @@
+"""Prefect flow ``train_stance_model``: load a corpus, train a stance model, evaluate it on dev
+and test, store the run in the warehouse and publish the results.
+
+Parameters left ``None`` come from the ``model`` settings group. The default corpus is the
+project's own gold data in the warehouse; the public corpora (AraStance, Baly, Khouja) work too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+from prefect.utilities.annotations import quote
+
+from arastance.config import load_settings
+from arastance.logging import get_logger
+from flows.evaluate import evaluate_task, load_split_task, publish_results, record_task, summary
+from tasks.stance.datasets import DatasetError, open_dataset
+from tasks.stance.examples import StanceExample
+from tasks.stance.labels import Scheme
+from tasks.stance.model import StanceModel, create_model
+from tasks.stance.runs import TrainedModel, dataset_path, embedding_cache, models_dir, train_and_save
+
+log = get_logger(__name__)
+
+
+@task(cache_policy=NO_CACHE)
+def train_task(model: StanceModel, train: list[StanceExample], out_dir: Path, dataset: str,
+               dev: list[StanceExample] | None) -> TrainedModel:
+    return train_and_save(model, train, out_dir, dataset, dev)
+
+
+@flow(name="train_stance_model", validate_parameters=True)
+def train_stance_model(
+    dataset: str = "warehouse",
+    path: str | None = None,
+    kind: Literal["cpu", "transformer"] | None = None,
+    variant: Literal["tfidf", "tfidf_sim", "full", "sim_e5", "e5_only"] | None = None,
+    two_stage: bool | None = None,
+    evidence: Literal["select", "truncate"] | None = None,
+    scheme: Literal["4way", "3way"] | None = None,
+    encoder: str | None = None,
+    eval_splits: list[str] | None = None,
+    out_dir: str | None = None,
+    warehouse_path: str | None = None,
+) -> dict[str, Any]:
+    """Train on the ``train`` split, evaluate on ``eval_splits`` (default: dev, and test when present)."""
+    settings = load_settings()
+    source = dataset_path(settings, dataset, Path(path) if path else None)
+    chosen: Scheme = scheme or open_dataset(dataset, source).native_scheme
+    chosen_kind = kind or settings.model.default
+    cpu_only = {"variant": variant, "two_stage": two_stage}
+    if chosen_kind != "cpu" and any(v is not None for v in cpu_only.values()):
+        raise ValueError(f"variant and two_stage apply to the CPU model only, not to a {chosen_kind} model")
+    if chosen_kind != "transformer" and encoder is not None:
+        raise ValueError("encoder applies to the transformer model only")
+    overrides = {"evidence": evidence, **(cpu_only if chosen_kind == "cpu" else {"encoder": encoder})}
+    model = create_model(chosen_kind, settings.model, chosen, embedding_cache=embedding_cache(settings), **overrides)
+    train = load_split_task(dataset, source, "train", chosen)
+    evaluation: dict[str, list[StanceExample]] = {}
+    for split in eval_splits or ["dev", "test"]:
+        try:
+            evaluation[split] = load_split_task(dataset, source, split, chosen)
+        except DatasetError as exc:
+            if eval_splits or split != "test":  # only an unrequested test split may be absent
+                raise
+            log.warning("no test split to evaluate on", extra={"dataset": dataset, "reason": str(exc)})
+    trained = train_task(quote(model), quote(train), Path(out_dir) if out_dir else models_dir(settings), dataset,
+                         quote(evaluation.get("dev")))
+    results = [evaluate_task(quote(model), quote(examples), dataset, split) for split, examples in evaluation.items()]
+    record_task(Path(warehouse_path) if warehouse_path else settings.warehouse, trained.run, results, trained.directory)
+    publish_results(model.name, trained.run.run_id, results, trained.directory / "figures")
+    return {"run_id": trained.run.run_id, "model": model.name, "model_dir": str(trained.directory),
+            "train_seconds": round(trained.train_seconds, 1), "results": summary(results)}

@@ -1,0 +1,101 @@
+"""Baly et al. 2018 (unified fact-checking corpus): one JSON file per claim and five folds of claim ids."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from tasks.stance.datasets.common import (
+    DatasetError,
+    check_scheme,
+    check_split,
+    optional_item,
+    parse_label,
+    require_text,
+)
+from tasks.stance.examples import StanceExample
+from tasks.stance.labels import Scheme
+
+# The AraStance paper's protocol: folds 1-3 train, fold 4 dev, fold 5 test.
+SPLIT_FOLDS: dict[str, tuple[int, ...]] = {"train": (1, 2, 3), "dev": (4,), "test": (5,)}
+_FOLD_LINE = re.compile(r"^\s*fold[_ ]?(\d+)\s*:\s*(.*)$", re.IGNORECASE)
+
+
+class BalyCorpus:
+    """``<root>/dataset/<claim id>.json`` and ``<root>/train_test_splits.txt``.
+
+    Keys are matched case-insensitively (the corpus README capitalises them, the files do not).
+    """
+
+    name = "baly"
+    native_scheme: Scheme = "4way"
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.splits_file = self.root / "train_test_splits.txt"
+        self.claims_dir = self.root / "dataset"
+
+    def folds(self) -> dict[int, list[str]]:
+        """Fold number -> claim ids, as listed in the splits file."""
+        if not self.splits_file.is_file():
+            raise DatasetError(f"{self.splits_file}: fold file not found")
+        folds: dict[int, list[str]] = {}
+        for lineno, line in enumerate(self.splits_file.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            m = _FOLD_LINE.match(line)
+            if not m:
+                raise DatasetError(f"{self.splits_file}, line {lineno}: expected 'Fold_<n>: <claim ids>'")
+            fold = int(m.group(1))
+            if fold in folds:
+                raise DatasetError(f"{self.splits_file}, line {lineno}: fold {fold} listed twice")
+            folds[fold] = m.group(2).split()
+        return folds
+
+    def examples(self, split: str, scheme: Scheme = "4way") -> Iterator[StanceExample]:
+        check_split(split, str(self.root))
+        yield from self.fold_examples(SPLIT_FOLDS[split], scheme)
+
+    def fold_examples(self, fold_numbers: tuple[int, ...], scheme: Scheme = "4way") -> Iterator[StanceExample]:
+        """The pairs of the claims in the given folds, claim by claim in fold order."""
+        check_scheme(self.native_scheme, scheme, str(self.root))
+        folds = self.folds()
+        for fold in fold_numbers:
+            if fold not in folds:
+                raise DatasetError(f"{self.splits_file}: no fold {fold} (folds present: {sorted(folds)})")
+            for claim_id in folds[fold]:
+                path = self.claims_dir / f"{claim_id}.json"
+                if not path.is_file():
+                    raise DatasetError(f"{path}: claim file of fold {fold} (claim {claim_id}) is missing")
+                yield from self._parse_claim(path, claim_id, scheme)
+
+    def _parse_claim(self, path: Path, claim_id: str, scheme: Scheme) -> Iterator[StanceExample]:
+        where = str(path)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{where}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
+        if not isinstance(raw, dict):
+            raise DatasetError(f"{where}: expected a JSON object")
+        record = {str(k).lower(): v for k, v in raw.items()}
+        claim = require_text(record.get("claim"), "claim", where)
+        articles, stances = record.get("article"), record.get("stance")
+        if not isinstance(articles, list) or not isinstance(stances, list):
+            raise DatasetError(f"{where}: fields 'article' and 'stance' must both be lists")
+        if len(articles) != len(stances):
+            raise DatasetError(f"{where}: {len(articles)} articles but {len(stances)} stance labels")
+        urls = record.get("url")
+        if isinstance(urls, list) and len(urls) != len(articles):
+            raise DatasetError(f"{where}: field 'url' has {len(urls)} items for {len(articles)} articles")
+        for i, (article, stance) in enumerate(zip(articles, stances)):
+            at = f"{where}, article {i}"
+            yield StanceExample(
+                claim=claim,
+                article=require_text(article, "article", at),
+                label=parse_label(stance, self.native_scheme, scheme, at),
+                claim_id=claim_id,
+                article_id=f"{claim_id}:{i}",
+                article_url=optional_item(urls, i, "url", at),
+            )

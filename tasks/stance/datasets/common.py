@@ -1,0 +1,68 @@
+"""What every stance dataset loader shares: the error type, label and text checks, the interface."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol
+
+from tasks.stance.examples import StanceExample
+from tasks.stance.labels import LABELS, Scheme, to_scheme
+
+SPLITS: tuple[str, ...] = ("train", "dev", "test")
+
+
+class DatasetError(ValueError):
+    """A dataset file that cannot be read as promised; the message names the file, line and field."""
+
+
+class StanceDataset(Protocol):
+    """A labelled claim-article corpus with train/dev/test splits."""
+
+    name: str
+    native_scheme: Scheme
+
+    def examples(self, split: str, scheme: Scheme = "4way") -> Iterator[StanceExample]:
+        """Yield the split's pairs with labels in ``scheme``."""
+        ...
+
+
+def check_split(split: str, where: str) -> None:
+    if split not in SPLITS:
+        raise DatasetError(f"{where}: unknown split {split!r}; expected one of {SPLITS}")
+
+
+def check_scheme(native: Scheme, wanted: Scheme, where: str) -> None:
+    """A 3-way corpus cannot be read as 4-way: its 'other' hides discuss and unrelated."""
+    if wanted not in LABELS:
+        raise DatasetError(f"{where}: unknown label scheme {wanted!r}; expected one of {tuple(LABELS)}")
+    if native == "3way" and wanted == "4way":
+        raise DatasetError(f"{where}: this corpus is labelled 3-way (agree/disagree/other) and cannot be read as 4-way")
+
+
+def parse_label(raw: object, native: Scheme, wanted: Scheme, where: str) -> str:
+    """Lower-case ``raw``, check it against the corpus's scheme, convert it explicitly to ``wanted``."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise DatasetError(f"{where}: missing or empty stance label (got {raw!r})")
+    label = raw.strip().lower()
+    if label not in LABELS[native]:
+        raise DatasetError(f"{where}: unknown stance label {raw!r}; expected one of {LABELS[native]}")
+    return to_scheme(label, wanted)
+
+
+def require_text(value: object, field: str, where: str) -> str:
+    """A non-empty string, or an error naming the field."""
+    if not isinstance(value, str):
+        raise DatasetError(f"{where}: field {field!r} must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise DatasetError(f"{where}: field {field!r} is empty")
+    return value.strip()
+
+
+def optional_item(values: object, index: int, field: str, where: str) -> str | None:
+    """Element ``index`` of an optional per-article list (titles, URLs); a wrong shape is an error."""
+    if values is None:
+        return None
+    if not isinstance(values, list):
+        raise DatasetError(f"{where}: field {field!r} must be a list aligned with 'article'")
+    item = values[index]
+    return None if item in (None, "") else str(item)

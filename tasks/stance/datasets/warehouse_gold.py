@@ -1,0 +1,44 @@
+"""The project's own gold pairs, read from the warehouse by the split of their claim."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from tasks.stance.datasets.common import DatasetError, check_scheme, check_split, parse_label, require_text
+from tasks.stance.examples import StanceExample
+from tasks.stance.labels import Scheme
+from warehouse import WarehouseError, open_warehouse
+from warehouse.models import gold_examples
+
+
+class WarehouseGold:
+    """Gold-labelled pairs of the warehouse (view ``v_stance_examples``), 4-way like AraStance."""
+
+    name = "warehouse"
+    native_scheme: Scheme = "4way"
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def examples(self, split: str, scheme: Scheme = "4way") -> Iterator[StanceExample]:
+        check_split(split, str(self.path))
+        check_scheme(self.native_scheme, scheme, str(self.path))
+        if not self.path.is_file():
+            raise DatasetError(f"{self.path}: warehouse not found")
+        try:
+            with open_warehouse(self.path, read_only=True) as wh:
+                rows = gold_examples(wh, split)
+        except WarehouseError as exc:
+            raise DatasetError(f"{self.path}: {exc}") from None
+        for row in rows:
+            where = f"{self.path}, pair {row['pair_id']}"
+            yield StanceExample(
+                claim=require_text(row["claim_text"], "claim_text", where),
+                article=require_text(row["article_text"], "article_text", where),
+                label=parse_label(row["label"], self.native_scheme, scheme, where),
+                claim_id=row["claim_id"],
+                article_id=row["article_id"],
+                article_title=row["article_title"],
+                article_url=row["article_url"],
+            )

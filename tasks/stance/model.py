@@ -1,0 +1,87 @@
+"""The interface every stance model implements, so the CPU default and a fine-tuned transformer
+are trained, evaluated, saved and served by the same flows and commands."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from arastance.config.model import ModelSettings
+from tasks.stance.examples import StanceExample
+from tasks.stance.labels import Scheme
+from tasks.stance.persistence import ModelFormatError, read_manifest
+
+# kind (as written in the manifest) -> "module:class" implementing StanceModel.load
+MODEL_KINDS: dict[str, str] = {
+    "cpu": "tasks.stance.cpu_model:CpuStanceModel",
+    "transformer": "tasks.stance.transformer:TransformerStanceModel",
+}
+
+
+@runtime_checkable
+class StanceModel(Protocol):
+    """fit / predict / predict_proba on claim-article examples; probabilities in ``labels`` order."""
+
+    kind: str
+    name: str
+    labels: tuple[str, ...]
+
+    def fit(self, examples: Sequence[StanceExample], dev: Sequence[StanceExample] | None = None) -> "StanceModel":
+        """Train; ``dev`` is for models that stop early on it (the CPU model does not use it)."""
+        ...
+
+    def predict(self, examples: Sequence[StanceExample]) -> list[str]: ...
+
+    def predict_proba(self, examples: Sequence[StanceExample]) -> np.ndarray: ...
+
+    def save(self, directory: Path) -> Path: ...
+
+    def describe(self) -> dict[str, Any]:
+        """The configuration to record with a run."""
+        ...
+
+
+def create_model(kind: str, settings: ModelSettings, scheme: Scheme, *, embedding_cache: Path | None = None,
+                 **overrides: Any) -> StanceModel:
+    """A new, untrained model of ``kind`` configured from the settings (``overrides`` win).
+
+    Each kind's config class builds itself ``from_settings(settings, scheme, **overrides)``.
+    """
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if kind == "cpu":
+        from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel
+
+        return CpuStanceModel(CpuModelConfig.from_settings(settings, scheme, **given), embedding_cache=embedding_cache)
+    if kind == "transformer":
+        from tasks.stance.transformer import TransformerConfig, TransformerStanceModel
+
+        return TransformerStanceModel(TransformerConfig.from_settings(settings, scheme, **given))
+    raise ValueError(f"unknown model kind {kind!r}; known: {sorted(MODEL_KINDS)}")
+
+
+def load_model(directory: Path, *, embedding_cache: Path | None = None) -> StanceModel:
+    """Load any saved stance model, dispatching on the ``kind`` in its manifest."""
+    kind = read_manifest(Path(directory)).get("kind")
+    if kind not in MODEL_KINDS:
+        raise ModelFormatError(f"{directory}: unknown model kind {kind!r}; known: {sorted(MODEL_KINDS)}")
+    module_name, class_name = MODEL_KINDS[kind].split(":")
+    model_class = getattr(importlib.import_module(module_name), class_name)
+    if kind == "cpu":
+        return model_class.load(Path(directory), embedding_cache=embedding_cache)
+    return model_class.load(Path(directory))
+
+
+def require_labels(examples: Sequence[StanceExample], labels: Sequence[str]) -> list[str]:
+    """The gold labels of training or evaluation examples; a missing or foreign label is an error."""
+    out = []
+    for i, ex in enumerate(examples):
+        if ex.label is None:
+            raise ValueError(f"example {i} (claim {ex.claim_id}, article {ex.article_id}) has no label")
+        if ex.label not in labels:
+            raise ValueError(f"example {i} (claim {ex.claim_id}) has label {ex.label!r}, not one of {tuple(labels)}")
+        out.append(ex.label)
+    return out

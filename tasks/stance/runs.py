@@ -1,0 +1,134 @@
+"""Training, evaluating and recording stance models: the plain functions that the train and
+evaluate flows run as Prefect tasks and that the CLI calls directly."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from arastance.config import Settings
+from arastance.logging import get_logger
+from tasks.stance.datasets import DatasetError, load_split
+from tasks.stance.examples import StanceExample
+from tasks.stance.labels import Scheme
+from tasks.stance.metrics import Evaluation, evaluate
+from tasks.stance.model import StanceModel, require_labels
+from tasks.stance.persistence import read_manifest
+from tasks.stance.provenance import code_version, data_fingerprint
+from warehouse import open_warehouse
+from warehouse.models import ModelRun, finish_run, run_exists, start_run, store_evaluation
+
+log = get_logger(__name__)
+
+# Where each public corpus lives under ``model.datasets_dir`` (the layout of ../shared/datasets).
+DEFAULT_SUBDIRS: dict[str, str] = {"baly": "unifiedfc", "khouja": "ans/stance", "arastance": "arastance"}
+
+
+def dataset_path(settings: Settings, dataset: str, path: Path | None = None) -> Path:
+    """The configured location of ``dataset`` unless ``path`` is given."""
+    if path is not None:
+        return Path(path)
+    if dataset == "warehouse":
+        return settings.warehouse
+    if dataset == "arastance":
+        return settings.data_dir / "datasets" / "arastance"
+    if dataset not in DEFAULT_SUBDIRS:
+        raise DatasetError(f"unknown dataset {dataset!r}; expected warehouse, arastance, baly or khouja")
+    return settings.model.datasets_dir / DEFAULT_SUBDIRS[dataset]
+
+
+def models_dir(settings: Settings) -> Path:
+    return settings.model.models_dir or settings.data_dir / "models"
+
+
+def embedding_cache(settings: Settings) -> Path:
+    return settings.model.embedding_cache or settings.data_dir / "cache" / "e5.sqlite"
+
+
+def new_run_id(model: StanceModel) -> str:
+    """Sortable and unique: UTC time, model name and a short random suffix."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    return f"{stamp}-{model.name}-{uuid.uuid4().hex[:6]}"
+
+
+def load_examples(dataset: str, path: Path, split: str, scheme: Scheme | None = None) -> list[StanceExample]:
+    """One split of a corpus, logged with its size."""
+    examples = load_split(dataset, path, split, scheme)
+    log.info("loaded stance examples", extra={"dataset": dataset, "split": split, "pairs": len(examples)})
+    return examples
+
+
+@dataclass(frozen=True)
+class TrainedModel:
+    """A fitted, saved model and how it came about."""
+
+    run: ModelRun
+    directory: Path
+    train_seconds: float
+
+
+def train_and_save(model: StanceModel, train: Sequence[StanceExample], out_dir: Path, dataset: str,
+                   dev: Sequence[StanceExample] | None = None) -> TrainedModel:
+    """Fit ``model`` on ``train`` (``dev`` for early stopping where the model does it) and save it
+    under ``out_dir/<run id>`` with its provenance."""
+    require_labels(train, model.labels)
+    run = ModelRun(
+        run_id=new_run_id(model), model_name=model.name, model_kind=model.kind,
+        config={**model.describe(), "dataset": dataset, "train_pairs": len(train)},
+        data_fingerprint=data_fingerprint(train), code_version=code_version(),
+    )
+    started = time.perf_counter()
+    model.fit(train, dev)
+    seconds = time.perf_counter() - started
+    directory = model.save(Path(out_dir) / run.run_id, run_id=run.run_id, dataset=dataset,
+                           data_fingerprint=run.data_fingerprint, code_version=run.code_version,
+                           train_seconds=round(seconds, 1))
+    log.info("trained stance model", extra={"run_id": run.run_id, "seconds": round(seconds, 1), "dir": str(directory)})
+    return TrainedModel(run=run, directory=directory, train_seconds=seconds)
+
+
+@dataclass(frozen=True)
+class SplitResult:
+    dataset: str
+    split: str
+    evaluation: Evaluation
+    pairs_per_second: float
+
+
+def evaluate_split(model: StanceModel, examples: Sequence[StanceExample], dataset: str, split: str) -> SplitResult:
+    """Predict a labelled split and score it; also measures inference throughput."""
+    gold = require_labels(examples, model.labels)
+    started = time.perf_counter()
+    predicted = model.predict(examples)
+    seconds = max(time.perf_counter() - started, 1e-9)
+    result = SplitResult(dataset, split, evaluate(gold, predicted, model.labels), len(examples) / seconds)
+    log.info("evaluated stance model", extra={"model": model.name, "dataset": dataset, "split": split,
+                                             "macro_f1": round(result.evaluation.macro_f1, 4),
+                                             "accuracy": round(result.evaluation.accuracy, 4)})
+    return result
+
+
+def record_run(warehouse_path: Path, run: ModelRun, results: Sequence[SplitResult], *,
+               artifact_path: Path | None, succeeded: bool = True) -> None:
+    """Store a run and its metrics in the warehouse, creating the run row when it is new."""
+    with open_warehouse(warehouse_path) as wh:
+        if not run_exists(wh, run.run_id):
+            start_run(wh, run)
+        for r in results:
+            store_evaluation(wh, run.run_id, r.dataset, r.split, r.evaluation.as_metrics())
+        finish_run(wh, run.run_id, succeeded=succeeded, artifact_path=str(artifact_path) if artifact_path else None)
+
+
+def run_of_saved_model(directory: Path) -> ModelRun:
+    """The run a saved model came from, as written in its manifest."""
+    manifest = read_manifest(directory)
+    return ModelRun(
+        run_id=manifest.get("run_id") or f"imported-{Path(directory).name}",
+        model_name=manifest.get("name", Path(directory).name), model_kind=manifest["kind"],
+        config=manifest.get("config", {}), data_fingerprint=manifest.get("data_fingerprint", ""),
+        code_version=manifest.get("code_version", ""),
+    )

@@ -1,0 +1,97 @@
+"""Training and evaluation as Prefect flows through the CLI, runs in the warehouse, predict JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers_stance import khouja_rows, tiny_examples, write_khouja
+from prefect.testing.utilities import prefect_test_harness
+from typer.testing import CliRunner
+
+from arastance.cli import app
+from arastance.config import load_settings
+from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel
+from tasks.stance.metrics import evaluate
+from warehouse import WarehouseError, open_warehouse
+from warehouse.models import ModelRun, evaluations, finish_run, model_runs, start_run, store_evaluation
+
+runner = CliRunner()
+
+
+def _khouja_corpus(root: Path) -> Path:
+    examples = tiny_examples("3way")
+    write_khouja(root, "train", khouja_rows([e for e in examples if e.claim_id != "c4"]))
+    write_khouja(root, "dev", khouja_rows([e for e in examples if e.claim_id == "c4"]))
+    return root
+
+
+@pytest.mark.slow
+def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -> None:
+    corpus = _khouja_corpus(tmp_path / "ans")
+    with prefect_test_harness(server_startup_timeout=60):
+        trained = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--variant", "tfidf_sim"])
+        assert trained.exit_code == 0, trained.output
+        assert "khouja/dev" in trained.output
+        model_dir = next((load_settings().data_dir / "models").iterdir())
+        assert (model_dir / "figures" / "confusion-khouja-dev.png").is_file()
+        again = runner.invoke(app, ["evaluate", "--model", str(model_dir), "--dataset", "khouja", "--path", str(corpus),
+                                    "--split", "dev"])
+        assert again.exit_code == 0, again.output
+
+        from prefect import get_client
+
+        with get_client(sync_client=True) as client:
+            keys = {a.key for a in client.read_artifacts()}
+        assert {"stance-results", "stance-confusion-dev"} <= keys
+
+        (corpus / "dev.csv").write_text("s1,s2,stance\nعنوان,ادعاء,maybe\n", encoding="utf-8")
+        bad = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--variant", "tfidf"])
+        assert bad.exit_code == 2
+        assert "dev.csv, line 2: unknown stance label 'maybe'" in bad.output
+
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        runs = model_runs(wh)  # the failed training stored nothing
+        assert len(runs) == 1 and runs[0]["status"] == "succeeded" and runs[0]["model_name"] == "cpu-tfidf_sim-select"
+        assert runs[0]["artifact_path"] == str(model_dir) and len(runs[0]["data_fingerprint"]) == 64
+        rows = {(r["split"], r["metric"], r["label"]): r["value"] for r in evaluations(wh, runs[0]["run_id"])}
+    assert rows[("dev", "macro_f1", "")] == pytest.approx(1.0)
+    assert rows[("dev", "support", "other")] == 2.0
+    assert not any(split == "test" for split, _, _ in rows)  # no test file: skipped, not an error
+
+
+def test_predict_prints_labels_and_probabilities_as_json(tmp_path: Path) -> None:
+    examples = tiny_examples()
+    model_dir = CpuStanceModel(CpuModelConfig(variant="tfidf_sim")).fit(examples).save(tmp_path / "model")
+    c1 = [e for e in examples if e.claim_id == "c1"]
+    articles = tmp_path / "articles.json"
+    articles.write_text(json.dumps([c1[2].article, c1[3].article], ensure_ascii=False), encoding="utf-8")
+    result = runner.invoke(app, ["predict", "--model", str(model_dir), "--claim", c1[0].claim,
+                                 "--article", c1[1].article, "--articles-file", str(articles)])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert [p["label"] for p in out["predictions"]] == ["disagree", "discuss", "unrelated"]
+    assert set(out["predictions"][0]["probabilities"]) == {"agree", "disagree", "discuss", "unrelated"}
+    assert sum(out["predictions"][0]["probabilities"].values()) == pytest.approx(1.0, abs=1e-3)
+    empty = runner.invoke(app, ["predict", "--model", str(model_dir), "--claim", "خبر"])
+    assert empty.exit_code == 2 and "at least one non-empty --article" in empty.output
+    missing = runner.invoke(app, ["predict", "--model", str(tmp_path), "--claim", "خبر", "--article", "نص"])
+    assert missing.exit_code == 2 and "not a saved stance model" in missing.output
+
+
+def test_model_runs_and_evaluations_in_the_warehouse(warehouse) -> None:
+    run = ModelRun("r1", "cpu-full-select", "cpu", {"C": 1.0}, "f" * 64, "v1")
+    start_run(warehouse, run)
+    with pytest.raises(WarehouseError, match="already recorded"):
+        start_run(warehouse, run)
+    ev = evaluate(["agree", "disagree"], ["agree", "agree"], ("agree", "disagree", "other"))
+    assert store_evaluation(warehouse, "r1", "khouja", "dev", ev.as_metrics()) == 14  # 2 + 4 x 3 labels
+    assert store_evaluation(warehouse, "r1", "khouja", "dev", ev.as_metrics()) == 14  # replaced, not doubled
+    assert len(evaluations(warehouse, "r1")) == 14
+    finish_run(warehouse, "r1", succeeded=False)
+    assert model_runs(warehouse)[0]["status"] == "failed"
+    with pytest.raises(WarehouseError, match="no model run 'r2'"):
+        store_evaluation(warehouse, "r2", "khouja", "dev", ev.as_metrics())
+    with pytest.raises(WarehouseError, match="no model run 'r2' to finish"):
+        finish_run(warehouse, "r2", succeeded=True)

@@ -1,0 +1,123 @@
+"""Stance-model records in the warehouse: gold examples in, model runs and their metrics out."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import duckdb
+
+from warehouse.connection import Warehouse, WarehouseError
+
+_GOLD_EXAMPLES = """
+SELECT pair_id, claim_id, article_id, claim_text, article_text, article_title, article_url, label
+FROM v_stance_examples
+WHERE split = ?
+ORDER BY claim_id, article_id
+"""
+
+_START_RUN = """
+INSERT INTO model_runs (run_id, model_name, model_kind, config, data_fingerprint, code_version, started_at, status)
+VALUES (?, ?, ?, ?, ?, ?, ?, 'running')
+"""
+
+_FINISH_RUN = """
+UPDATE model_runs SET finished_at = ?, status = ?, artifact_path = coalesce(?, artifact_path) WHERE run_id = ?
+"""
+
+_RUN_EXISTS = "SELECT count(*) FROM model_runs WHERE run_id = ?"
+
+_DELETE_EVALUATION = "DELETE FROM evaluations WHERE run_id = ? AND dataset = ? AND split = ?"
+
+_RUNS = """
+SELECT run_id, model_name, model_kind, data_fingerprint, code_version, started_at, finished_at, artifact_path, status
+FROM model_runs ORDER BY started_at DESC
+"""
+
+_EVALUATIONS = """
+SELECT e.run_id, r.model_name, e.dataset, e.split, e.metric, e.label, e.value
+FROM evaluations e JOIN model_runs r USING (run_id)
+WHERE (? IS NULL OR e.run_id = ?)
+ORDER BY r.started_at, e.dataset, e.split, e.metric, e.label
+"""
+
+
+@dataclass(frozen=True)
+class ModelRun:
+    """One training run: what was trained, on which data, by which code."""
+
+    run_id: str
+    model_name: str
+    model_kind: str
+    config: dict[str, Any]
+    data_fingerprint: str
+    code_version: str
+
+
+def gold_examples(wh: Warehouse, split: str) -> list[dict[str, Any]]:
+    """The gold-labelled pairs of one split (rows of ``v_stance_examples``)."""
+    try:
+        return wh.query(_GOLD_EXAMPLES, [split])
+    except duckdb.CatalogException as exc:
+        raise WarehouseError(
+            f"warehouse {wh.path} lacks the stance view (run `arastance warehouse migrate`): {exc}"
+        ) from None
+
+
+def start_run(wh: Warehouse, run: ModelRun) -> None:
+    """Record a run as started; a repeated run id is an error (runs are never overwritten)."""
+    if wh.scalar(_RUN_EXISTS, [run.run_id]):
+        raise WarehouseError(f"model run {run.run_id!r} is already recorded")
+    wh.con.execute(
+        _START_RUN,
+        [run.run_id, run.model_name, run.model_kind, json.dumps(run.config, default=str),
+         run.data_fingerprint, run.code_version, datetime.now(timezone.utc).replace(tzinfo=None)],
+    )
+
+
+def run_exists(wh: Warehouse, run_id: str) -> bool:
+    return bool(wh.scalar(_RUN_EXISTS, [run_id]))
+
+
+def finish_run(wh: Warehouse, run_id: str, *, succeeded: bool, artifact_path: str | None = None) -> None:
+    """Mark a run finished, successfully or not, with where its model was saved."""
+    if not wh.scalar(_RUN_EXISTS, [run_id]):
+        raise WarehouseError(f"no model run {run_id!r} to finish")
+    wh.con.execute(
+        _FINISH_RUN,
+        [datetime.now(timezone.utc).replace(tzinfo=None), "succeeded" if succeeded else "failed", artifact_path, run_id],
+    )
+
+
+def store_evaluation(wh: Warehouse, run_id: str, dataset: str, split: str, metrics: dict[str, Any]) -> int:
+    """Replace the metrics of (run, dataset, split) in one transaction; returns the rows written.
+
+    ``metrics`` holds ``accuracy``, ``macro_f1`` and per-label dictionaries ``f1``, ``precision``,
+    ``recall``, ``support`` (label -> value).
+    """
+    if not wh.scalar(_RUN_EXISTS, [run_id]):
+        raise WarehouseError(f"no model run {run_id!r}; start the run before storing its evaluation")
+    rows: list[dict[str, Any]] = []
+    for metric, value in metrics.items():
+        if isinstance(value, dict):
+            rows.extend({"run_id": run_id, "dataset": dataset, "split": split, "metric": metric,
+                         "label": label, "value": float(v)} for label, v in value.items())
+        elif isinstance(value, (int, float)):
+            rows.append({"run_id": run_id, "dataset": dataset, "split": split, "metric": metric,
+                         "label": "", "value": float(value)})
+    with wh.transaction():
+        wh.con.execute(_DELETE_EVALUATION, [run_id, dataset, split])
+        wh.insert_rows("evaluations", rows, on_conflict="error")
+    return len(rows)
+
+
+def model_runs(wh: Warehouse) -> list[dict[str, Any]]:
+    """Every recorded run, newest first."""
+    return wh.query(_RUNS)
+
+
+def evaluations(wh: Warehouse, run_id: str | None = None) -> list[dict[str, Any]]:
+    """Stored metrics, of one run or of all."""
+    return wh.query(_EVALUATIONS, [run_id, run_id])
