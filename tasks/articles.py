@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from arastance.logging import get_logger
 from tasks.arabic import arabic_ratio
+from tasks.jsonl import json_lines
 from tasks.urls import UrlError, canonicalize_url, domain_of
 from warehouse import content_hash, stable_id
 
@@ -98,16 +99,10 @@ def run_article_spider(urls: list[str], run_dir: Path, *, mirror_base: str | Non
 def read_fetched(path: Path) -> Iterator[dict[str, Any]]:
     """The fetcher's records; a broken line is an error naming the file and line."""
     with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise FetchFileError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
+        for where, record in json_lines(handle, path, FetchFileError):
             for name in ("url", "fetched_at"):
-                if not isinstance(record.get(name), str):
-                    raise FetchFileError(f"{path}, line {number}: field {name!r} is missing")
+                if not isinstance(record, dict) or not isinstance(record.get(name), str):
+                    raise FetchFileError(f"{where}: field {name!r} is missing")
             yield record
 
 

@@ -81,7 +81,7 @@ def test_export_import_export_gives_identical_files(warehouse: Warehouse, tmp_pa
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("{not json", "line 2: invalid JSON"),
+        ("{not json", "line 2: not valid JSON"),
         ('{"id": "x", "claim": "c", "article": [], "article_title": [], "stance": []}', "line 2: missing field(s) ['article_url']"),
         ('{"id": "x", "claim": "c", "article": ["a"], "article_title": ["t"], "article_url": ["u"], "stance": ["maybe"]}', "unknown stance"),
         ('{"id": "x", "claim": "c", "article": ["a", "b"], "article_title": ["t"], "article_url": ["u"], "stance": ["agree"]}', "differ in length"),

@@ -17,6 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tasks.jsonl import json_lines
 from tasks.stance.labels import FOUR_WAY
 
 FIELDS: tuple[str, ...] = ("id", "claim", "article", "article_title", "article_url", "stance")
@@ -89,17 +90,8 @@ def write_jsonl(records: Sequence[ClaimRecord], path: Path) -> None:
 
 def read_jsonl(path: Path) -> list[ClaimRecord]:
     """Records of an AraStance JSON Lines file, in file order; a bad line names file and line."""
-    records = []
     with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetFileError(f"{path}, line {line_no}: invalid JSON: {exc.msg}") from None
-            records.append(record_from_dict(obj, f"{path}, line {line_no}"))
-    return records
+        return [record_from_dict(obj, where) for where, obj in json_lines(fh, path, DatasetFileError)]
 
 
 def write_parquet(records: Sequence[ClaimRecord], path: Path) -> None:

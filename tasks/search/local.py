@@ -15,7 +15,6 @@ bm25s is already one and meets the 10-second goal (``benchmarks/bench_retrieval.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -30,6 +29,7 @@ from tqdm import tqdm
 
 from arastance.logging import get_logger
 from tasks.arabic import tokenize
+from tasks.jsonl import json_lines
 from tasks.search.base import DateWindow, SearchResult
 
 log = get_logger(__name__)
@@ -74,14 +74,8 @@ def _record(data: Any, where: str) -> CorpusRecord:
 def read_corpus(path: Path) -> Iterator[CorpusRecord]:
     """Records of a JSON Lines corpus (``url,title,text,published_date,domain``), validated."""
     with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CorpusError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
-            yield _record(data, f"{path}, line {number}")
+        for where, data in json_lines(handle, path, CorpusError):
+            yield _record(data, where)
 
 
 def records_from_dicts(rows: Iterable[dict[str, Any]]) -> list[CorpusRecord]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from tasks.jsonl import json_lines
 from tasks.stance.datasets.common import (
     DatasetError,
     check_scheme,
@@ -39,15 +39,10 @@ class AraStanceJsonl:
         if not path.is_file():
             raise DatasetError(f"{path}: AraStance {split} file not found (run `arastance datasets download arastance`)")
         with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if line.strip():
-                    yield from self._parse_line(line, scheme, f"{path}, line {lineno}")
+            for where, record in json_lines(fh, path, DatasetError):
+                yield from self._parse_record(record, scheme, where)
 
-    def _parse_line(self, line: str, scheme: Scheme, where: str) -> Iterator[StanceExample]:
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    def _parse_record(self, record: object, scheme: Scheme, where: str) -> Iterator[StanceExample]:
         if not isinstance(record, dict):
             raise DatasetError(f"{where}: expected a JSON object, got {type(record).__name__}")
         claim = require_text(record.get("claim"), "claim", where)
