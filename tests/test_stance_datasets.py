@@ -218,6 +218,27 @@ def test_warehouse_gold_pairs_by_split_with_claim_override(warehouse, tmp_path: 
         load_split("warehouse", path, "test")
 
 
+def test_warehouse_claims_left_out_of_the_dataset_never_reach_the_models(warehouse, tmp_path: Path) -> None:
+    now = datetime(2024, 1, 1)
+    warehouse.insert_rows("claims", [{"claim_id": cid, "source_id": "dabegad", "url": f"https://d/{cid}",
+                                      "canonical_url": f"https://d/{cid}", "cleaned_text": f"ادعاء {cid}",
+                                      "veracity": "false", "first_seen": now, "last_seen": now} for cid in ("k1", "k2")])
+    warehouse.insert_rows("articles", [{"article_id": "a1", "url": "https://n/a1", "canonical_url": "https://n/a1",
+                                        "text": "نص المقال", "fetch_status": "ok"}])
+    warehouse.insert_rows("claim_article_pairs", [{"pair_id": f"p{c}", "claim_id": c, "article_id": "a1",
+                                                   "created_at": now} for c in ("k1", "k2")])
+    warehouse.insert_rows("gold_labels", [{"pair_id": f"p{c}", "label": lab, "method": "agreed", "decided_at": now}
+                                          for c, lab in (("k1", "discuss"), ("k2", "unrelated"))])
+    warehouse.insert_rows("splits", [{"claim_id": c, "split": "train", "assigned_at": now} for c in ("k1", "k2")])
+    # k2 was split first, then flagged: all of its documents are unrelated
+    warehouse.insert_rows("dataset_claim_flags", [{"claim_id": "k2", "flag": "all_unrelated", "pairs": 1,
+                                                   "flagged_at": now}])
+    warehouse.con.execute("CHECKPOINT")
+    path = warehouse.path
+    warehouse.close()
+    assert [e.claim_id for e in load_split("warehouse", path, "train")] == ["k1"]
+
+
 def test_warehouse_missing_file(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="warehouse not found"):
         load_split("warehouse", tmp_path / "none.duckdb", "train")
