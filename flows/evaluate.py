@@ -30,7 +30,8 @@ from tasks.stance.runs import (
     record_run,
     run_of_saved_model,
 )
-from warehouse.models import ModelRun
+from warehouse import open_warehouse
+from warehouse.models import ModelRun, latest_model_dir
 
 
 @task(retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE)
@@ -77,14 +78,29 @@ def summary(results: Sequence[SplitResult]) -> dict[str, Any]:
 
 @flow(name="evaluate_stance_model", validate_parameters=True)
 def evaluate_stance_model(
-    model_dir: str,
+    model_dir: str | None = None,
     dataset: str = "warehouse",
     path: str | None = None,
     splits: list[str] | None = None,
     warehouse_path: str | None = None,
 ) -> dict[str, Any]:
-    """Evaluate the saved model in ``model_dir`` on ``splits`` (default dev and test) of ``dataset``."""
+    """Evaluate a saved model on ``splits`` of ``dataset`` and store the metrics with its run.
+
+    Args:
+        model_dir: the saved model's directory; default: the newest model successfully trained
+            on the warehouse's gold data (so a weekly schedule re-scores it on the current splits).
+        dataset: warehouse, arastance, baly or khouja.
+        path: the dataset's directory (not needed for the warehouse).
+        splits: which splits to score (default dev and test).
+        warehouse_path: the DuckDB warehouse; default: the configured one.
+    """
     settings = load_settings()
+    warehouse_file = Path(warehouse_path) if warehouse_path else settings.warehouse
+    if model_dir is None:
+        with open_warehouse(warehouse_file, read_only=True) as wh:
+            model_dir = latest_model_dir(wh)
+        if model_dir is None:
+            raise ValueError(f"no model has been trained on the warehouse {warehouse_file} yet; pass model_dir")
     directory = Path(model_dir)
     model = load_model(directory, embedding_cache=embedding_cache(settings))
     source = dataset_path(settings, dataset, Path(path) if path else None)
@@ -94,6 +110,6 @@ def evaluate_stance_model(
         examples = load_split_task(dataset, source, split, scheme)
         results.append(evaluate_task(quote(model), quote(examples), dataset, split))
     run = run_of_saved_model(directory)
-    record_task(Path(warehouse_path) if warehouse_path else settings.warehouse, run, results, directory)
+    record_task(warehouse_file, run, results, directory)
     publish_results(model.name, run.run_id, results, directory / "figures")
     return {"run_id": run.run_id, "model": model.name, "results": summary(results)}

@@ -128,7 +128,8 @@ def test_every_flow_is_deployed_on_the_pool_with_its_schedules_and_triggers(depl
     assert triggers["check-retraining"][0]["related"] == {("flow", "build_dataset")}
     assert [t["expect"] for t in triggers["train-weekly"]] == [{THRESHOLD_EVENT}]
     assert deployments["train-weekly"].concurrency_options.collision_strategy == "CANCEL_NEW"
-    assert all(deployments[n].schedules == [] and triggers[n] == [] for n in ("evaluate", "pipeline"))  # on demand
+    assert crons["evaluate-weekly"] == ["0 5 * * 1"]  # Mondays, after the 03:00 training
+    assert deployments["pipeline"].schedules == [] and triggers["pipeline"] == []  # on demand
 
 
 @pytest.mark.slow

@@ -36,6 +36,12 @@ SELECT run_id, model_name, model_kind, data_fingerprint, code_version, started_a
 FROM model_runs ORDER BY started_at DESC
 """
 
+_LATEST_MODEL = """
+SELECT artifact_path FROM model_runs
+WHERE status = 'succeeded' AND artifact_path IS NOT NULL AND config->>'dataset' = ?
+ORDER BY started_at DESC LIMIT 1
+"""
+
 _EVALUATIONS = """
 SELECT e.run_id, r.model_name, e.dataset, e.split, e.metric, e.label, e.value
 FROM evaluations e JOIN model_runs r USING (run_id)
@@ -116,6 +122,11 @@ def store_evaluation(wh: Warehouse, run_id: str, dataset: str, split: str, metri
 def model_runs(wh: Warehouse) -> list[dict[str, Any]]:
     """Every recorded run, newest first."""
     return wh.query(_RUNS)
+
+
+def latest_model_dir(wh: Warehouse, dataset: str = "warehouse") -> str | None:
+    """Where the newest successfully trained model on ``dataset`` was saved, if any."""
+    return wh.scalar(_LATEST_MODEL, [dataset])
 
 
 def evaluations(wh: Warehouse, run_id: str | None = None) -> list[dict[str, Any]]:

@@ -51,7 +51,8 @@ def train(
 
 
 def evaluate(
-    model: Path = typer.Option(..., "--model", help="directory of a saved model"),
+    model: Path | None = typer.Option(None, "--model", help="directory of a saved model; default: the newest "
+                                      "model trained on the warehouse"),
     dataset: str = typer.Option("warehouse", help=DATASET_HELP),
     path: Path | None = typer.Option(None, help="corpus directory (warehouse file); default from the settings"),
     split: list[str] = typer.Option([], "--split", help="splits to evaluate on (repeatable); default dev and test"),
@@ -64,7 +65,7 @@ def evaluate(
     from warehouse import WarehouseError
 
     try:
-        summary = evaluate_stance_model(model_dir=str(model), dataset=dataset, path=str(path) if path else None,
+        summary = evaluate_stance_model(model_dir=str(model) if model else None, dataset=dataset, path=str(path) if path else None,
                                         splits=split or None, warehouse_path=str(s.warehouse))
     except (DatasetError, ModelFormatError, WarehouseError, ValueError) as exc:
         fail(str(exc))

@@ -1,0 +1,35 @@
+"""The evaluation flow scores the newest warehouse model when no model directory is given."""
+
+import json
+from datetime import datetime
+
+import pytest
+
+from warehouse import Warehouse
+from warehouse.models import latest_model_dir
+
+
+def _run(run_id: str, dataset: str, started: datetime, status: str, path: str | None) -> dict:
+    return {"run_id": run_id, "model_name": "cpu-full", "model_kind": "cpu", "config": json.dumps({"dataset": dataset}),
+            "started_at": started, "status": status, "artifact_path": path}
+
+
+def test_latest_model_is_the_newest_succeeded_warehouse_run(warehouse: Warehouse) -> None:
+    assert latest_model_dir(warehouse) is None
+    warehouse.insert_rows("model_runs", [
+        _run("r1", "warehouse", datetime(2026, 1, 1), "succeeded", "models/r1"),
+        _run("r2", "warehouse", datetime(2026, 2, 1), "failed", "models/r2"),       # failed: never the default
+        _run("r3", "khouja", datetime(2026, 3, 1), "succeeded", "models/r3"),       # another corpus
+        _run("r4", "warehouse", datetime(2026, 1, 15), "succeeded", "models/r4"),
+    ])
+    assert latest_model_dir(warehouse) == "models/r4"
+    assert latest_model_dir(warehouse, "khouja") == "models/r3"
+
+
+def test_evaluating_with_no_model_anywhere_is_a_clear_error(warehouse: Warehouse) -> None:
+    from flows.evaluate import evaluate_stance_model
+
+    path = warehouse.path
+    warehouse.close()
+    with pytest.raises(ValueError, match="no model has been trained on the warehouse"):
+        evaluate_stance_model.fn(warehouse_path=str(path))
