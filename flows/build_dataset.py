@@ -81,7 +81,14 @@ def build_dataset(
     export_dir: str | None = None,
     split_seed: int | None = None,
 ) -> dict[str, Any]:
-    """Assemble gold labels, splits and statistics, publish the tables, and export the dataset."""
+    """Assemble gold labels, splits and statistics, publish the tables, and export the dataset.
+
+    Args:
+        warehouse_path: the DuckDB warehouse; default: the configured one.
+        export: write the AraStance JSON Lines and Parquet files, one per split.
+        export_dir: where to write them (default: <data_dir>/dataset).
+        split_seed: seed of the claim-level split for new claims (existing assignments never move).
+    """
     settings = load_settings()
     cfg = settings.annotation if split_seed is None else settings.annotation.model_copy(update={"split_seed": split_seed})
     path = Path(warehouse_path) if warehouse_path else settings.warehouse

@@ -77,8 +77,15 @@ def crawl_sources(
 ) -> list[dict[str, Any]]:
     """Crawl ``sites`` (default: all), load what they found, and report per site.
 
-    ``incremental`` (default: the ``crawl.incremental`` setting) fetches only posts whose
-    canonical URL is not yet in the warehouse. Returns one summary row per site.
+    Args:
+        sites: spiders to run: araanews, dabegad, norumors, reuters (default: all four).
+        incremental: fetch only posts whose canonical URL is not yet in the warehouse, and stop
+            paginating at the first listing page with nothing new (default: the
+            crawl.incremental setting).
+        offline: crawl the local snapshot server instead of the real sites (demo, tests).
+        warehouse_path: the DuckDB warehouse; default: the configured one.
+
+    Returns one summary row per site.
     """
     settings = load_settings()
     chosen = sites or available_sites()

@@ -213,8 +213,12 @@ def retrieve_documents(claim_ids: list[str] | None = None, limit: int | None = N
                        redo: bool = False) -> list[dict[str, Any]]:
     """Retrieve documents for the pending claims (or ``claim_ids``); returns a row per claim.
 
-    ``limit`` caps the claims of this run; ``fetch=False`` stops after the document decisions;
-    ``redo`` includes claims already done (their searches come from the cache).
+    Args:
+        claim_ids: only these claims (default: every claim of v_retrieval_claims not yet done).
+        limit: at most this many claims in this run.
+        fetch: fetch and extract the kept articles and create the claim-article pairs; off stops
+            after the keep/drop decisions.
+        redo: include claims already done (their searches come from the cache, so no quota is spent).
     """
     settings = load_settings()
     path = settings.warehouse

@@ -86,7 +86,19 @@ def select_true_claims(
     seed: int | None = None,
     warehouse_path: str | None = None,
 ) -> dict[str, Any]:
-    """Choose true claims for the false seeds; parameters left ``None`` come from the settings."""
+    """Choose true claims for the false seeds; parameters left empty come from the settings.
+
+    Args:
+        window_months: headlines within this many months before or after a seed's date (default 3).
+        top_k: at most this many headlines per seed (default 10).
+        min_similarity: TF-IDF cosine a headline needs to be chosen (default 0.05).
+        analyzer: TF-IDF on word n-grams or character n-grams.
+        undated_policy: seeds or headlines without a date are excluded with a recorded reason
+            (exclude), or compared without a window (ignore_window).
+        sample_size: a seeded sample of this many seeds (0 or empty: every seed).
+        seed: the sample's seed.
+        warehouse_path: the DuckDB warehouse; default: the configured one.
+    """
     settings = load_settings()
     params = settings.selection.with_overrides(
         window_months=window_months, top_k=top_k, min_similarity=min_similarity, analyzer=analyzer,

@@ -46,7 +46,21 @@ def train_stance_model(
     out_dir: str | None = None,
     warehouse_path: str | None = None,
 ) -> dict[str, Any]:
-    """Train on the ``train`` split, evaluate on ``eval_splits`` (default: dev, and test when present)."""
+    """Train on the ``train`` split, evaluate on ``eval_splits`` (default: dev, and test when present).
+
+    Args:
+        dataset: warehouse (our gold splits), arastance, baly or khouja.
+        path: the dataset's directory (not needed for the warehouse).
+        kind: cpu (the scikit-learn default) or transformer (fine-tuning; use a GPU).
+        variant: CPU model features: tfidf, tfidf_sim, full (with e5 embeddings), sim_e5, e5_only.
+        two_stage: CPU model: related vs unrelated first, then agree / disagree / discuss.
+        evidence: select the article sentences most relevant to the claim, or truncate.
+        scheme: 4way labels, or 3way with discuss and unrelated merged into other.
+        encoder: transformer only: a hub id or a local model directory (default: model.transformer).
+        eval_splits: splits to score after training (default dev and test).
+        out_dir: where models are saved (default: model.models_dir).
+        warehouse_path: the DuckDB warehouse that records the run; default: the configured one.
+    """
     settings = load_settings()
     source = dataset_path(settings, dataset, Path(path) if path else None)
     chosen: Scheme = scheme or open_dataset(dataset, source).native_scheme
