@@ -30,6 +30,18 @@ def _quiet_libraries(record: logging.LogRecord) -> bool:
     return record.levelno >= logging.WARNING or not record.name.startswith(_CHATTY)
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is now, so a replaced (and closed) stream is never used."""
+
+    @property  # type: ignore[override]
+    def stream(self):  # noqa: ANN201 - the base class's attribute
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: object) -> None:
+        pass
+
+
 def get_logger(name: str) -> logging.Logger:
     return logging.getLogger(name)
 
@@ -40,7 +52,7 @@ def configure_logging(level: str = "INFO") -> None:
     if any(isinstance(h.formatter, KeyValueFormatter) for h in root.handlers):
         root.setLevel(level)
         return
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
     handler.addFilter(_quiet_libraries)
     root.addHandler(handler)

@@ -23,7 +23,8 @@ from arastance.config.crawl import LOOPBACK_CRAWL
 from arastance.logging import get_logger
 from spiders.site_config import available_sites
 from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
-from tasks.load_claims import LoadReport, load_crawl_run
+from flows.runners import warehouse_busy
+from tasks.load_claims import LoadReport, StagingError, load_crawl_run
 from warehouse import open_warehouse
 from warehouse.crawl_spiders import known_canonical_urls
 
@@ -43,7 +44,7 @@ def crawl_site(site: str, settings: Settings, known_urls: list[str], incremental
                       timeout_s=settings.crawl.run_timeout_s)
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def load_staging_run(warehouse_path: Path, run_dir: Path, settings: Settings) -> LoadReport:
     """Load one finished staging run into the warehouse (idempotent; retried while it is busy)."""
     with open_warehouse(warehouse_path) as wh:
@@ -116,9 +117,15 @@ def crawl_sources(
                 log.error("crawl failed", extra={"site": site, "error": str(exc)[:500]})
                 rows.append({"site": site, "status": f"failed: {str(exc).splitlines()[0]}"})
                 continue
-            rows.append(summary_row(result, load_staging_run(path, result.run_dir, settings)))
+            try:
+                loaded = load_staging_run(path, result.run_dir, settings)
+            except StagingError as exc:  # this run stays on disk for `arastance claims load`
+                log.error("load failed", extra={"site": site, "run_dir": str(result.run_dir), "error": str(exc)[:500]})
+                rows.append({"site": site, "status": f"failed: load {str(exc).splitlines()[0]}"})
+                continue
+            rows.append(summary_row(result, loaded))
     create_table_artifact(rows, key="crawl-sources", description="per-site crawl and load figures")
     failed = [r["site"] for r in rows if r["status"] != "ok"]
     if failed:
-        raise RuntimeError(f"crawl failed for {failed}; the other sites were loaded")
+        raise RuntimeError(f"crawl or load failed for {failed}; the other sites were loaded")
     return rows

@@ -20,18 +20,18 @@ from prefect import flow, task, unmapped
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
-from prefect.states import State
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from arastance.config import load_settings
 from arastance.logging import get_logger
+from flows.runners import warehouse_busy
 from tasks.articles import article_rows, read_fetched, run_article_spider
 from tasks.documents import decision_rows, hit_rows, hits_of, merge_hits, pair_rows, select_documents
 from tasks.queries import build_queries_for
 from tasks.search.base import SearchBudgetExceeded, SearchResult
 from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, query_spec, run_claim_queries
 from tasks.search.cache import remember, reserve_queries
-from warehouse import WarehouseBusyError, open_warehouse
+from warehouse import open_warehouse
 from warehouse.queries import claims_with_queries, queries_of_claim, store_queries
 from warehouse.retrieval import (
     article_status,
@@ -54,11 +54,6 @@ def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
-def _warehouse_busy(task: Any, task_run: Any, state: State) -> bool:
-    """Retry a warehouse step only while another writer holds the file; other errors are final."""
-    return isinstance(state.data, WarehouseBusyError)
-
-
 @dataclass
 class RetrievalPlan:
     """The claims of this run, their queries, and what is left to send."""
@@ -71,7 +66,7 @@ class RetrievalPlan:
     cached_queries: int = 0
 
 
-@task(retries=3, retry_delay_seconds=2, retry_condition_fn=_warehouse_busy, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def plan_retrieval(warehouse_path: Path, claim_ids: list[str] | None, limit: int | None, redo: bool) -> RetrievalPlan:
     """Pending claims, their queries (built and stored when missing) and the uncached ones.
 
@@ -118,7 +113,7 @@ def search_claim(claim_id: str, queries: list[QuerySpec], num: int) -> ClaimSear
     return run_claim_queries(claim_id, queries, num, configured_backend())
 
 
-@task(retries=3, retry_delay_seconds=2, retry_condition_fn=_warehouse_busy, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def store_claim_search(warehouse_path: Path, claim: dict[str, Any], queries: list[QuerySpec], search: ClaimSearch,
                        backend: str) -> dict[str, Any]:
     """Cache what came back; for a claim with every query answered, store hits and decisions."""
@@ -174,7 +169,7 @@ def fetch_articles(warehouse_path: Path, claim_ids: list[str], run_dir: Path) ->
     return counts
 
 
-@task(retries=3, retry_delay_seconds=2, retry_condition_fn=_warehouse_busy, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def create_pairs(warehouse_path: Path, claim_ids: list[str]) -> list[dict[str, Any]]:
     """Pairs for the fetched Arabic articles of the kept documents; the claims are then done."""
     with open_warehouse(warehouse_path) as wh:

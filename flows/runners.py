@@ -7,9 +7,18 @@ the flow's process, which is the single writer of the warehouse.
 
 from __future__ import annotations
 
+from typing import Any
+
+from prefect.states import State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from arastance.config.orchestration import OrchestrationSettings
+from warehouse import WarehouseBusyError
+
+
+def warehouse_busy(task: Any, task_run: Any, state: State) -> bool:
+    """Retry condition for warehouse steps: retry only while another writer holds the file."""
+    return isinstance(state.data, WarehouseBusyError)
 
 
 def task_runner(settings: OrchestrationSettings) -> TaskRunner:

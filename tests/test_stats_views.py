@@ -45,6 +45,17 @@ def test_per_source_table_matches_hand_counts(warehouse: Warehouse) -> None:
     assert (r["claims"], r["articles"], r["agree"], r["unrelated"], r["pairs"]) == (1, 2, 1, 1, 2)
     t = rows[("total", "")]
     assert (t["claims"], t["agree"], t["disagree"], t["discuss"], t["unrelated"], t["pairs"]) == (3, 2, 2, 1, 2, 7)
+    assert t["articles"] == 6  # a1 is paired with two dabegad claims; a1-a6 in all, each counted once
+
+
+def test_an_article_shared_by_two_sources_is_one_article_in_the_total(warehouse: Warehouse) -> None:
+    warehouse.insert_rows("claims", [_claim("f1", "dabegad", "false"), _claim("t1", "reuters", "true")])
+    warehouse.insert_rows("claim_article_pairs", [{"pair_id": p, "claim_id": c, "article_id": "a1", "created_at": T}
+                                                  for p, c in (("p1", "f1"), ("p2", "t1"))])
+    warehouse.insert_rows("gold_labels", [{"pair_id": p, "label": "discuss", "method": "agreed", "decided_at": T}
+                                          for p in ("p1", "p2")])
+    total = [r for r in source_stats(warehouse) if r["source"] == "total"][0]
+    assert (total["articles"], total["pairs"], total["claims"]) == (1, 2, 2)
 
 
 def test_per_split_table_matches_hand_counts(warehouse: Warehouse) -> None:

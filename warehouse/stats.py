@@ -9,7 +9,7 @@ from warehouse.sql import load_sql
 def source_stats(wh: Warehouse) -> list[dict[str, Any]]:
     """Per source and veracity: claims, articles, agree/disagree/discuss/unrelated, pairs; then a total."""
     rows = wh.query(load_sql("source_stats"))
-    return [] if len(rows) == 1 and rows[0]["pairs"] is None else rows
+    return [] if len(rows) == 1 and not rows[0]["pairs"] else rows
 
 
 def split_label_counts(wh: Warehouse) -> list[dict[str, Any]]:

@@ -91,5 +91,10 @@ def run_claim_queries(claim_id: str, queries: list[QuerySpec], num: int, backend
             out.error = str(exc)
             log.warning("search failed", extra={"claim_id": claim_id, "query_id": q.query_id, "error": str(exc)})
             break
+        except Exception as exc:  # a backend bug (odd JSON, ...): only its type, a message could hold a key
+            out.error = f"{type(exc).__name__} in the {backend.name} backend"
+            log.exception("search backend failed", extra={"claim_id": claim_id, "query_id": q.query_id,
+                                                          "error": out.error})
+            break
         out.results[q.cache_key] = [r.to_json() for r in results]
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import typer
 
@@ -13,10 +14,14 @@ from warehouse.stats import source_stats, split_label_counts
 
 def demo(
     retrieve_limit: int = typer.Option(0, help="at most this many claims get documents (0: all)"),
+    data_dir: Path = typer.Option(Path("data/demo"), help="where the demo's warehouse and files go; kept apart "
+                                  "from the configured data directory so invented claims never mix with real ones"),
 ) -> None:
     """Run every stage on the offline demo world, then print the dataset and model tables."""
     # A loaded 2-core machine can take longer than Prefect's default to start its temporary server.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
+    os.environ["ARASTANCE_DATA_DIR"] = str(data_dir)
+    os.environ["ARASTANCE_WAREHOUSE_PATH"] = str(data_dir / "warehouse.duckdb")
     s = settings()
     from flows.demo import arastance_demo
 
@@ -28,8 +33,9 @@ def demo(
         print_table(split_label_counts(wh), title="Dataset: labels per split")
     console.print(
         f"\nWarehouse: {s.warehouse.resolve()}\n"
-        f"  SQL:     .venv/bin/arastance sql \"SELECT * FROM v_source_stats\"\n"
+        f"  SQL:     ARASTANCE_DATA_DIR={data_dir} .venv/bin/arastance sql \"SELECT * FROM v_source_stats\"\n"
         f"  Python:  duckdb.connect('{s.warehouse}', read_only=True).sql('SELECT * FROM claims LIMIT 5')\n"
+        f"  Notebooks: ARASTANCE_DATA_DIR={data_dir} jupytext --to ipynb notebooks/*.py, then open them\n"
         f"Dataset export: {(s.data_dir / 'dataset').resolve()}\n"
         "Prefect runs and artifacts (tables, reports, confusion matrices): run `.venv/bin/prefect server start`\n"
         "  and open http://127.0.0.1:4200 (Runs, then Artifacts)."
