@@ -51,7 +51,7 @@ def test_annotate_and_dataset_commands_end_to_end(tmp_path: Path) -> None:
     files = _label_round(tasks_dir / "pilot-1", truth, done_dir) + _label_round(tasks_dir / "prod-1", truth, done_dir)
     out = _invoke("annotate", "import", *files)
     assert "imported" in out
-    assert "nothing to do" in _invoke("annotate", "import", files[0])
+    assert "imported before" in _invoke("annotate", "import", files[0])  # the table may fold the rest
     status = _invoke("annotate", "status")
     assert "Agreement in pilot-1" in status and "Fleiss" in status and "Progress per round" in status
     adj = _invoke("annotate", "adjudicate")
