@@ -105,6 +105,8 @@ def test_a_flag_is_lifted_when_a_related_document_arrives(warehouse: Warehouse) 
     add_gold(warehouse, {pairs[1]: "discuss"})
     lifted = flag_unrelated_claims(warehouse)
     assert (lifted.flagged, lifted.unflagged) == (0, 1)
+    assert warehouse.scalar("SELECT count(*) FROM dataset_claim_flags") == 0  # the claim is back in the dataset
+    assert warehouse.scalar("SELECT count(*) FROM v_gold_pairs") == 2
     assert warehouse.scalar("SELECT count(*) FROM gold_labels") == 2  # labels are never touched
 
 
