@@ -33,3 +33,26 @@ def test_evaluating_with_no_model_anywhere_is_a_clear_error(warehouse: Warehouse
     warehouse.close()
     with pytest.raises(ValueError, match="no model has been trained on the warehouse"):
         evaluate_stance_model.fn(warehouse_path=str(path))
+
+
+def test_a_recorded_training_starts_when_fitting_began_so_labels_decided_meanwhile_count(
+        warehouse: Warehouse, tmp_path) -> None:
+    from datetime import timedelta
+
+    from helpers_stance import tiny_examples
+    from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel
+    from tasks.stance.runs import record_run, train_and_save
+    from warehouse.retraining import new_gold_labels
+
+    path = warehouse.path
+    warehouse.close()
+    trained = train_and_save(CpuStanceModel(CpuModelConfig(variant="tfidf")), tiny_examples(), tmp_path / "m", "warehouse")
+    decided_meanwhile = trained.run.started_at + timedelta(milliseconds=1)  # while the model was fitting
+    record_run(path, trained.run, [], artifact_path=trained.directory)
+    from warehouse import open_warehouse
+
+    with open_warehouse(path) as wh:
+        assert wh.scalar("SELECT started_at FROM model_runs") == trained.run.started_at
+        wh.insert_rows("gold_labels", [{"pair_id": "p1", "label": "agree", "method": "agreed",
+                                        "decided_at": decided_meanwhile}])
+        assert new_gold_labels(wh).new_labels == 1

@@ -60,6 +60,8 @@ class ModelRun:
     config: dict[str, Any]
     data_fingerprint: str
     code_version: str
+    #: when training began (UTC); a gold label decided after it counts as new for retraining
+    started_at: datetime | None = None
 
 
 def gold_examples(wh: Warehouse, split: str) -> list[dict[str, Any]]:
@@ -79,7 +81,7 @@ def start_run(wh: Warehouse, run: ModelRun) -> None:
     wh.con.execute(
         _START_RUN,
         [run.run_id, run.model_name, run.model_kind, json.dumps(run.config, default=str),
-         run.data_fingerprint, run.code_version, datetime.now(timezone.utc).replace(tzinfo=None)],
+         run.data_fingerprint, run.code_version, run.started_at or datetime.now(timezone.utc).replace(tzinfo=None)],
     )
 
 

@@ -80,6 +80,7 @@ def train_and_save(model: StanceModel, train: Sequence[StanceExample], out_dir: 
         run_id=new_run_id(model), model_name=model.name, model_kind=model.kind,
         config={**model.describe(), "dataset": dataset, "train_pairs": len(train)},
         data_fingerprint=data_fingerprint(train), code_version=code_version(),
+        started_at=datetime.now(timezone.utc).replace(tzinfo=None),
     )
     started = time.perf_counter()
     model.fit(train, dev)
