@@ -36,6 +36,7 @@ from warehouse.queries import claims_with_queries, queries_of_claim, store_queri
 from warehouse.retrieval import (
     article_status,
     cached_results,
+    claims_with_failed_fetches,
     kept_articles,
     kept_urls_by_claim,
     mark_claims_done,
@@ -171,17 +172,19 @@ def fetch_articles(warehouse_path: Path, claim_ids: list[str], run_dir: Path) ->
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def create_pairs(warehouse_path: Path, claim_ids: list[str]) -> list[dict[str, Any]]:
-    """Pairs for the fetched Arabic articles of the kept documents; the claims are then done."""
+    """Pairs for the fetched Arabic articles of the kept documents; the claims are then done,
+    except those with a document whose fetch failed: the next run fetches it again."""
     with open_warehouse(warehouse_path) as wh:
         kept = kept_articles(wh, claim_ids)
         rows = pair_rows(kept, _now())
         pairs = {claim_id: 0 for claim_id in claim_ids}
         for row in rows:
             pairs[row["claim_id"]] += 1
+        retry = claims_with_failed_fetches(wh, claim_ids)
         with wh.transaction():
             store_pairs(wh, rows)
-            mark_claims_done(wh, pairs)
-    return [{"claim_id": c, "status": "done", "pairs": n} for c, n in pairs.items()]
+            mark_claims_done(wh, {c: n for c, n in pairs.items() if c not in retry})
+    return [{"claim_id": c, "status": "searched" if c in retry else "done", "pairs": n} for c, n in pairs.items()]
 
 
 class RetrievalFailed(RuntimeError):

@@ -53,6 +53,13 @@ SELECT claim_id, list(canonical_url ORDER BY rank) AS canonical_urls, list(url O
 FROM document_decisions WHERE decision = 'kept' GROUP BY claim_id
 """
 
+_FAILED_FETCHES = """
+SELECT DISTINCT d.claim_id
+FROM document_decisions d JOIN articles a ON a.canonical_url = d.canonical_url
+WHERE d.decision = 'kept' AND a.fetch_status = 'failed' AND (a.http_status IS NULL OR a.http_status >= 500)
+  AND d.claim_id IN (SELECT unnest($claim_ids::VARCHAR[]))
+"""
+
 _MARK_DONE = """
 UPDATE claim_retrieval SET status = 'done', pairs = $pairs, error = NULL, updated_at = $now
 WHERE claim_id = $claim_id
@@ -155,6 +162,12 @@ def decision_counts(wh: Warehouse) -> list[dict[str, Any]]:
 def kept_urls_by_claim(wh: Warehouse) -> dict[str, list[tuple[str, str]]]:
     """Each claim's kept documents as (canonical URL, URL as found), best first."""
     return {r["claim_id"]: list(zip(r["canonical_urls"], r["urls"])) for r in wh.query(_KEPT_URLS)}
+
+
+def claims_with_failed_fetches(wh: Warehouse, claim_ids: Sequence[str]) -> set[str]:
+    """Claims with a kept document whose fetch failed for a passing reason (5xx, timeout, no answer):
+    not done yet, so a re-run fetches it again; a 404 is final."""
+    return {r["claim_id"] for r in wh.query(_FAILED_FETCHES, {"claim_ids": list(claim_ids)})}
 
 
 def mark_claims_done(wh: Warehouse, pairs_by_claim: Mapping[str, int]) -> None:
