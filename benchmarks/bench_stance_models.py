@@ -11,6 +11,19 @@ as listed in the datasets README). Dev is the only split used for tuning; test i
 e5 embeddings are cached in the model.embedding_cache file, so the first run is much slower
 than later ones; throughput is measured both warm (cached) and, for the default model, cold.
 On a shared machine the timings vary with the load: say so when you quote them.
+
+Dev macro-F1 measured 2026-11-30 (2 shared cores; * = C / e5 weight chosen on train):
+
+    variant            Baly           Khouja         train s (Baly / Khouja)
+    full_diff (dflt)   .506 (0.3/1*)  .804 (1/6*)    126 / 40
+    full               .517 (0.3/1*)  .792 (1/6*)    112 / 34
+    full_diff_fixed    .467 (1/3)     .788 (1/3)      45 / 11
+    full_fixed (old)   .459 (1/3)     .778 (1/3)      34 /  9
+    full_diff_2stage   .471 (0.3/1*)  .800 (1/6*)     66 / 25
+    tfidf_sim          .519 (0.3*)     -               48 / -
+
+Inference with cached e5: 155-170 pairs/s on Baly (long articles), 1,500-1,800 on Khouja;
+uncached e5: ~8 pairs/s on Baly.
 """
 
 from __future__ import annotations
@@ -33,15 +46,19 @@ from tasks.stance.metrics import Evaluation, evaluate, results_table  # noqa: E4
 from tasks.stance.runs import DEFAULT_SUBDIRS, embedding_cache  # noqa: E402
 
 # name -> (config changes from the default, description)
+# Variants marked "fixed" use the configured C and e5 weight; the others choose them on train.
 VARIANTS: dict[str, tuple[dict, str]] = {
-    "tfidf": ({"variant": "tfidf"}, "word+char TF-IDF of claim and evidence"),
-    "tfidf_sim": ({"variant": "tfidf_sim"}, "+ similarity, cues, one-side words"),
-    "full": ({"variant": "full"}, "+ frozen e5 (the default)"),
-    "sim_e5": ({"variant": "sim_e5"}, "similarity, cues, one-side words and e5, no n-gram TF-IDF"),
-    "e5_only": ({"variant": "e5_only"}, "e5 features alone, logistic regression"),
-    "full_2stage": ({"variant": "full", "two_stage": True}, "default, two-stage classifier"),
+    "full_diff": ({"variant": "full_diff"}, "full + word-order diff and replaced words, auto-tuned (the default)"),
+    "full_diff_fixed": ({"variant": "full_diff", "auto_tune": False}, "full_diff, fixed C and e5 weight"),
+    "full": ({"variant": "full"}, "word/char TF-IDF, similarity, cues, one-side words, e5, auto-tuned"),
+    "full_fixed": ({"variant": "full", "auto_tune": False}, "full, fixed C and e5 weight (the old default)"),
+    "tfidf": ({"variant": "tfidf", "auto_tune": False}, "word+char TF-IDF of claim and evidence, fixed C"),
+    "tfidf_sim": ({"variant": "tfidf_sim"}, "+ similarity, cues, one-side words, auto-tuned C"),
+    "sim_e5": ({"variant": "sim_e5"}, "similarity, cues, one-side words and e5, no n-gram TF-IDF, auto-tuned"),
+    "e5_only": ({"variant": "e5_only"}, "e5 features alone, logistic regression, auto-tuned"),
+    "full_diff_2stage": ({"variant": "full_diff", "two_stage": True}, "default, two-stage classifier"),
     "tfidf_sim_truncate": ({"variant": "tfidf_sim", "evidence": "truncate"}, "tfidf_sim on the first tokens"),
-    "full_truncate": ({"variant": "full", "evidence": "truncate"}, "default on the first tokens"),
+    "full_diff_truncate": ({"variant": "full_diff", "evidence": "truncate"}, "default on the first tokens"),
 }
 CORPORA = {"baly": ("Baly", "4way"), "khouja": ("Khouja", "3way")}
 PUBLISHED_COLUMNS = {"baly": 1, "khouja": 2}
@@ -59,7 +76,8 @@ def published_figures(readme: Path) -> list[tuple[str, dict[str, str]]]:
     return rows
 
 
-def run_variant(name: str, base: CpuModelConfig, cache: Path, train, dev) -> tuple[Evaluation, float, float]:
+def run_variant(name: str, base: CpuModelConfig, cache: Path, train, dev) -> tuple[Evaluation, float, float, str]:
+    """Dev evaluation, training seconds, inference pairs/s and the C / e5 weight actually used."""
     changes, _ = VARIANTS[name]
     model = CpuStanceModel(replace(base, **changes), embedding_cache=cache)
     started = time.perf_counter()
@@ -68,7 +86,9 @@ def run_variant(name: str, base: CpuModelConfig, cache: Path, train, dev) -> tup
     started = time.perf_counter()
     predicted = model.predict(dev)
     pairs_per_s = len(dev) / (time.perf_counter() - started)
-    return evaluate([e.label for e in dev], predicted, model.labels), train_s, pairs_per_s
+    used = model.tuned or {"C": model.config.C, "e5_weight": model.config.e5_weight}
+    chosen = f"{used['C']:g}/{used['e5_weight']:g}" + ("*" if model.tuned else "")
+    return evaluate([e.label for e in dev], predicted, model.labels), train_s, pairs_per_s, chosen
 
 
 def cold_throughput(base: CpuModelConfig, cache: Path, train, dev, n: int = 100) -> float:
@@ -90,9 +110,10 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", default=list(CORPORA), choices=list(CORPORA))
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--C", type=float, nargs="+", default=[None], dest="cs",
-                        help="regularisation values to try on dev (default: setting model.regularization_c)")
+                        help="regularisation values to try on dev, with auto-tuning off (default: setting "
+                        "model.regularization_c; auto-tuned variants choose their own)")
     parser.add_argument("--e5-weight", type=float, nargs="+", default=[None], dest="weights",
-                        help="e5 block weights to try on dev (default: setting model.e5_weight)")
+                        help="e5 block weights to try on dev, with auto-tuning off (default: setting model.e5_weight)")
     parser.add_argument("--cold", action="store_true", help="also measure uncached inference of the default model")
     args = parser.parse_args()
     if not args.datasets_dir.is_dir():
@@ -106,16 +127,20 @@ def main() -> None:
         train, dev = load_split(key, root, "train"), load_split(key, root, "dev")
         base = CpuModelConfig.from_settings(settings.model, scheme)
         print(f"\n## {title} ({root}): train {len(train)} pairs, dev {len(dev)} pairs, {scheme}")
-        print(f"{'variant':<26} {'macro-F1':>8} {'acc':>6}  {'per-class F1':<36} {'train s':>8} {'pairs/s':>8}")
+        print(f"{'variant':<26} {'macro-F1':>8} {'acc':>6}  {'per-class F1':<36} {'C/e5 w':>9} {'train s':>8} "
+              f"{'pairs/s':>8}")
         for name in args.variants:
             for c in args.cs:
                 for w in args.weights:
                     config = replace(base, C=base.C if c is None else c, e5_weight=base.e5_weight if w is None else w)
+                    if c is not None or w is not None:
+                        config = replace(config, auto_tune=False)
                     row = name + (f" C={config.C:g} w={config.e5_weight:g}" if len(args.cs) + len(args.weights) > 2 else "")
-                    ev, train_s, pps = run_variant(name, config, cache, train, dev)
+                    ev, train_s, pps, chosen = run_variant(name, config, cache, train, dev)
                     results.setdefault(row, {})[title] = ev
                     per_class = " ".join(f"{lab[:4]}={ev.f1[lab]:.2f}" for lab in ev.labels)
-                    print(f"{row:<26} {ev.macro_f1:>8.3f} {ev.accuracy:>6.3f}  {per_class:<36} {train_s:>8.1f} {pps:>8.0f}",
+                    print(f"{row:<26} {ev.macro_f1:>8.3f} {ev.accuracy:>6.3f}  {per_class:<36} {chosen:>9} "
+                          f"{train_s:>8.1f} {pps:>8.0f}",
                           flush=True)
         if args.cold:
             print(f"default model, uncached e5 inference: {cold_throughput(base, cache, train, dev):.1f} pairs/s")
@@ -124,6 +149,7 @@ def main() -> None:
     print("\n### Dev results (rows: variants; per-class F1, accuracy, macro-F1)\n")
     print(results_table(results))
     print("Descriptions: " + "; ".join(f"{n}: {VARIANTS[n][1]}" for n in args.variants))
+    print("C/e5 w: the values used; * = chosen by claim-grouped cross-validation on train")
     print(f"C = {args.cs if args.cs != [None] else settings.model.regularization_c}, "
           f"e5 weight = {args.weights if args.weights != [None] else settings.model.e5_weight}")
 

@@ -37,7 +37,7 @@ def train_stance_model(
     dataset: str = "warehouse",
     path: str | None = None,
     kind: Literal["cpu", "transformer"] | None = None,
-    variant: Literal["tfidf", "tfidf_sim", "full", "sim_e5", "e5_only"] | None = None,
+    variant: Literal["tfidf", "tfidf_sim", "full", "full_diff", "sim_e5", "e5_only"] | None = None,
     two_stage: bool | None = None,
     evidence: Literal["select", "truncate"] | None = None,
     scheme: Literal["4way", "3way"] | None = None,
@@ -52,7 +52,8 @@ def train_stance_model(
         dataset: warehouse (our gold splits), arastance, baly or khouja.
         path: the dataset's directory (not needed for the warehouse).
         kind: cpu (the scikit-learn default) or transformer (fine-tuning; use a GPU).
-        variant: CPU model features: tfidf, tfidf_sim, full (with e5 embeddings), sim_e5, e5_only.
+        variant: CPU model features: tfidf, tfidf_sim, full (with e5 embeddings), full_diff (full plus
+            claim-evidence difference features; the default), sim_e5, e5_only.
         two_stage: CPU model: related vs unrelated first, then agree / disagree / discuss.
         evidence: select the article sentences most relevant to the claim, or truncate.
         scheme: 4way labels, or 3way with discuss and unrelated merged into other.

@@ -56,3 +56,19 @@ def test_a_recorded_training_starts_when_fitting_began_so_labels_decided_meanwhi
         wh.insert_rows("gold_labels", [{"pair_id": "p1", "label": "agree", "method": "agreed",
                                         "decided_at": decided_meanwhile}])
         assert new_gold_labels(wh).new_labels == 1
+
+
+def test_run_results_pivot_per_split_in_the_methods_layout(warehouse: Warehouse) -> None:
+    from warehouse.models import run_results
+
+    warehouse.insert_rows("model_runs", [_run("r1", "warehouse", datetime(2026, 1, 1), "succeeded", "m/r1")])
+    metrics = {("f1", "agree"): 0.5, ("f1", "disagree"): 0.25, ("f1", "discuss"): 0.125, ("f1", "unrelated"): 0.875,
+               ("accuracy", ""): 0.8, ("macro_f1", ""): 0.4375, ("support", "agree"): 3.0}
+    warehouse.insert_rows("evaluations", [
+        {"run_id": "r1", "dataset": "warehouse", "split": split, "metric": m, "label": lab, "value": v}
+        for split in ("test", "dev") for (m, lab), v in metrics.items()])
+    rows = run_results(warehouse, "r1")
+    assert [r["split"] for r in rows] == ["dev", "test"]
+    assert rows[0] == {"model": "cpu-full", "dataset": "warehouse", "split": "dev", "agree_f1": 0.5,
+                       "disagree_f1": 0.25, "discuss_f1": 0.125, "unrelated_f1": 0.875, "accuracy": 0.8,
+                       "macro_f1": 0.438}

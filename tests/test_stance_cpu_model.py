@@ -12,6 +12,7 @@ from helpers_stance import tiny_examples
 
 from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel
 from tasks.stance.embeddings import E5Embedder
+from tasks.stance.examples import StanceExample
 from tasks.stance.model import StanceModel, load_model
 from tasks.stance.persistence import ModelFormatError
 
@@ -125,3 +126,75 @@ def test_embedder_vectors_are_normalised_and_match_between_memory_and_disk(tmp_p
     assert first.shape == (3, 384) and np.allclose(np.linalg.norm(first, axis=1), 1.0, atol=1e-3)
     np.testing.assert_array_equal(again, first[::-1])
     assert first[0] @ first[1] > first[0] @ first[2]  # the two bread-price sentences are closer
+
+
+def _views(pairs: list[tuple[str, str]]):
+    from tasks.stance.features import EvidenceStep
+
+    examples = [StanceExample(claim=c, article=a, label=None, claim_id=str(i), article_id=str(i))
+                for i, (c, a) in enumerate(pairs)]
+    return EvidenceStep(mode="select", top_k=1).transform(examples)
+
+
+def test_diff_features_see_word_order_numbers_and_negation() -> None:
+    from tasks.stance.features import DiffFeatures
+
+    headline = "ارتفاع أسعار النفط بنسبة 5 بالمئة في الأسواق"
+    raw = DiffFeatures._raw(_views([
+        (headline, headline),                                            # identical
+        ("النفط ارتفاع بالمئة أسعار 5 في بنسبة الأسواق", headline),      # same words, shuffled
+        ("ارتفاع أسعار النفط بنسبة 7 بالمئة في الأسواق", headline),      # a number changed
+        ("لم ترتفع أسعار النفط في الأسواق", headline),                  # negated
+    ]))
+    identical, shuffled, number, negated = raw
+    assert identical[0] == 1.0 and identical[4] == 1.0                  # unigram and trigram Jaccard
+    assert shuffled[0] == 1.0 and shuffled[4] < 0.2                      # order matters beyond unigrams
+    assert number[11] == 1 and number[12] == 1 and identical[11] == 0    # one-side numbers on each side
+    assert negated[13] >= 1 and negated[15] >= 1 and identical[13] == 0  # negation only in the claim
+
+
+def test_replacement_pairs_name_the_swapped_words() -> None:
+    from tasks.arabic import normalize
+    from tasks.stance.features import ReplacementPairs
+
+    (pairs,) = ReplacementPairs().transform(_views([("الذهب ينخفض اليوم", "الذهب يرتفع اليوم")]))
+    assert pairs == ["#swaps=1", f"{normalize('يرتفع')}|{normalize('ينخفض')}"]
+
+
+def test_full_diff_variant_learns_and_round_trips(tmp_path: Path) -> None:
+    train, test = _split(tiny_examples())
+    model = CpuStanceModel(CpuModelConfig(variant="full_diff"), embedding_cache=tmp_path / "e5.sqlite").fit(train)
+    assert model.predict(train) == [e.label for e in train]
+    loaded = CpuStanceModel.load(model.save(tmp_path / "m"), embedding_cache=tmp_path / "e5.sqlite")
+    np.testing.assert_allclose(loaded.predict_proba(test), model.predict_proba(test), rtol=1e-6)
+
+
+def test_auto_tune_picks_the_best_cross_validated_candidate_and_keeps_it(tmp_path: Path) -> None:
+    from tasks.stance.cpu_model import TUNING_GRID
+    from tasks.stance.features import E5Features
+
+    train, test = _split(tiny_examples())
+    model = CpuStanceModel(CpuModelConfig(variant="full_diff", jobs=1), embedding_cache=tmp_path / "e5.sqlite")
+    model.fit(train)
+    candidates = model.tuned["candidates"]
+    assert [(c["C"], c["e5_weight"]) for c in candidates] == list(TUNING_GRID)
+    assert all(0.0 <= c["cv_macro_f1"] <= 1.0 for c in candidates)
+    best = max(candidates, key=lambda c: c["cv_macro_f1"])
+    assert (model.tuned["C"], model.tuned["e5_weight"]) == (best["C"], best["e5_weight"])
+    assert model.pipeline.named_steps["classifier"].C == best["C"]
+    e5 = dict(model.pipeline.named_steps["features"].transformer_list)["e5"]
+    assert isinstance(e5, E5Features) and e5.weight == best["e5_weight"]
+    assert model.describe()["tuned"] == model.tuned
+    loaded = CpuStanceModel.load(model.save(tmp_path / "m"), embedding_cache=tmp_path / "e5.sqlite")
+    assert loaded.tuned == model.tuned
+
+
+def test_without_auto_tune_or_with_one_claim_the_configured_values_are_used() -> None:
+    train, _ = _split(tiny_examples())
+    fixed = CpuStanceModel(CpuModelConfig(variant="tfidf_sim", auto_tune=False, C=0.7)).fit(train)
+    assert fixed.tuned == {} and fixed.pipeline.named_steps["classifier"].C == 0.7
+    one_claim = [e for e in train if e.claim_id == "c1"]
+    single = CpuStanceModel(CpuModelConfig(variant="tfidf_sim", C=0.7)).fit(one_claim)
+    assert single.tuned == {} and single.pipeline.named_steps["classifier"].C == 0.7
+    with pytest.raises(ValueError, match="tune_folds must be at least 2"):
+        CpuModelConfig(tune_folds=1)

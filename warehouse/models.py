@@ -126,6 +126,28 @@ def model_runs(wh: Warehouse) -> list[dict[str, Any]]:
     return wh.query(_RUNS)
 
 
+_RESULTS = """
+SELECT r.model_name AS model, e.dataset, e.split,
+       max(e.value) FILTER (WHERE e.metric = 'f1' AND e.label = 'agree')     AS agree_f1,
+       max(e.value) FILTER (WHERE e.metric = 'f1' AND e.label = 'disagree')  AS disagree_f1,
+       max(e.value) FILTER (WHERE e.metric = 'f1' AND e.label = 'discuss')   AS discuss_f1,
+       max(e.value) FILTER (WHERE e.metric = 'f1' AND e.label = 'unrelated') AS unrelated_f1,
+       max(e.value) FILTER (WHERE e.metric = 'f1' AND e.label = 'other')     AS other_f1,
+       max(e.value) FILTER (WHERE e.metric = 'accuracy')                    AS accuracy,
+       max(e.value) FILTER (WHERE e.metric = 'macro_f1')                    AS macro_f1
+FROM evaluations e JOIN model_runs r USING (run_id)
+WHERE e.run_id = ?
+GROUP BY r.model_name, e.dataset, e.split
+ORDER BY e.dataset, CASE e.split WHEN 'train' THEN 0 WHEN 'dev' THEN 1 WHEN 'test' THEN 2 ELSE 3 END
+"""
+
+
+def run_results(wh: Warehouse, run_id: str) -> list[dict[str, Any]]:
+    """One row per (dataset, split) of a run: per-class F1, accuracy and macro-F1, rounded to 3 places."""
+    rows = wh.query(_RESULTS, [run_id])
+    return [{k: round(v, 3) if isinstance(v, float) else v for k, v in row.items() if v is not None} for row in rows]
+
+
 def latest_model_dir(wh: Warehouse, dataset: str = "warehouse") -> str | None:
     """Where the newest successfully trained model on ``dataset`` was saved, if any."""
     return wh.scalar(_LATEST_MODEL, [dataset])

@@ -29,11 +29,16 @@ class ModelSettings(SettingsGroup):
     seed: int = 42
     retrain_after_new_labels: int = Field(default=200, ge=1)
     # -- the CPU default model --------------------------------------------------------------
-    cpu_variant: Literal["tfidf", "tfidf_sim", "full", "sim_e5", "e5_only"] = Field(
-        default="full", description="feature set of the CPU model (see tasks.stance.cpu_model.VARIANTS)"
+    cpu_variant: Literal["tfidf", "tfidf_sim", "full", "full_diff", "sim_e5", "e5_only"] = Field(
+        default="full_diff", description="feature set of the CPU model (see tasks.stance.cpu_model.VARIANTS)"
     )
     two_stage: bool = Field(default=False, description="related/unrelated first, then agree/disagree/discuss")
-    regularization_c: float = Field(default=1.0, gt=0, description="inverse regularisation of the logistic regression")
+    auto_tune: bool = Field(
+        default=True, description="choose C and the e5 weight by claim-grouped cross-validation on the training pairs"
+    )
+    tune_folds: int = Field(default=3, ge=2, le=20, description="folds of that cross-validation")
+    cpu_jobs: int = Field(default=2, ge=-1, description="parallel fits while tuning (joblib n_jobs; -1 = all cores)")
+    regularization_c: float = Field(default=1.0, gt=0, description="inverse regularisation of the logistic regression (when auto_tune is off)")
     evidence: Literal["select", "truncate"] = Field(
         default="select", description="pick the article sentences most similar to the claim, or keep the first tokens"
     )
@@ -42,7 +47,7 @@ class ModelSettings(SettingsGroup):
         default=3, ge=1, le=50, description="best-matching sentences the cue and one-side features look at"
     )
     e5_weight: float = Field(
-        default=3.0, gt=0, description="scale of the e5 block: regularised weight**2 times less than TF-IDF"
+        default=3.0, gt=0, description="scale of the e5 block: regularised weight**2 times less than TF-IDF (when auto_tune is off)"
     )
     e5_sentences: int = Field(
         default=1, ge=1, le=50, description="best-matching sentences embedded with e5 per pair (e5 dominates the cost)"

@@ -7,6 +7,7 @@ those, so the article is split and ranked once per pair whatever the feature set
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -201,6 +202,78 @@ class OneSideTokens(BaseEstimator, TransformerMixin):
 def one_side_tfidf() -> Pipeline:
     return Pipeline([
         ("tokens", OneSideTokens()),
+        ("tfidf", TfidfVectorizer(analyzer=_as_is, min_df=2, binary=True, dtype=np.float32)),
+    ])
+
+
+def _ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
+    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
+
+
+_DIGIT = re.compile(r"\d")
+
+
+class DiffFeatures(BaseEstimator, TransformerMixin):
+    """How the claim differs from its best-matching sentence, word order included.
+
+    An altered claim (Khouja's s2) keeps most words of its source and contradicts it by a few
+    edits: a negation, a changed number, one entity swapped for another. Bag-of-words overlap
+    misses the order; uni/bi/trigram Jaccard and containment see it. Counts of one-side words,
+    one-side numbers and negation/refutation cues among the one-side words say what was edited.
+    """
+
+    def fit(self, X: Sequence[PairView], y: Any = None) -> "DiffFeatures":
+        self.scaler_ = StandardScaler().fit(self._raw(X))
+        return self
+
+    @staticmethod
+    def _raw(X: Sequence[PairView]) -> np.ndarray:
+        rows = []
+        for v in X:
+            claim, best = v.claim_tokens, v.top_tokens[0] if v.top_tokens else ()
+            row: list[float] = []
+            for n in (1, 2, 3):
+                c, b = _ngrams(claim, n), _ngrams(best, n)
+                row += [len(c & b) / max(1, len(c | b)), len(c & b) / max(1, len(c))]
+            only_claim, only_best = set(claim) - set(best), set(best) - set(claim)
+            row += [len(only_claim), len(only_best), len(only_claim) / max(1, len(set(claim))),
+                    len(only_best) / max(1, len(set(best))), np.log1p(len(claim)) - np.log1p(len(best))]
+            row += [sum(bool(_DIGIT.search(t)) for t in side) for side in (only_claim, only_best)]
+            row += [count_cues(sorted(only_claim), NEGATION), count_cues(sorted(only_best), NEGATION),
+                    count_cues(claim, NEGATION) - count_cues(best, NEGATION),
+                    count_cues(sorted(only_claim), REFUTATION), count_cues(sorted(only_best), REFUTATION)]
+            rows.append(row)
+        return np.asarray(rows, dtype=np.float64)
+
+    def transform(self, X: Sequence[PairView]) -> np.ndarray:
+        return self.scaler_.transform(self._raw(X))
+
+
+class ReplacementPairs(BaseEstimator, TransformerMixin):
+    """Which word the claim put in place of which: every (best-sentence-only word, claim-only word)
+    pair, as ``removed|added`` tokens, so that learned swaps (يرتفع -> ينخفض) become features.
+    At most ``limit`` words per side keep the cross product small on long sentences. A token for
+    how many swaps there are (0, 1, 2, more) is always present, so the vocabulary is never empty."""
+
+    def __init__(self, limit: int = 8) -> None:
+        self.limit = limit
+
+    def fit(self, X: Sequence[PairView], y: Any = None) -> "ReplacementPairs":
+        return self
+
+    def transform(self, X: Sequence[PairView]) -> list[list[str]]:
+        out = []
+        for v in X:
+            claim, best = set(v.claim_tokens), set(v.top_tokens[0]) if v.top_tokens else set()
+            added, removed = sorted(claim - best)[: self.limit], sorted(best - claim)[: self.limit]
+            pairs = [f"{r}|{a}" for r in removed for a in added]
+            out.append([f"#swaps={min(len(pairs), 3)}", *pairs])
+        return out
+
+
+def replacement_tfidf() -> Pipeline:
+    return Pipeline([
+        ("pairs", ReplacementPairs()),
         ("tfidf", TfidfVectorizer(analyzer=_as_is, min_df=2, binary=True, dtype=np.float32)),
     ])
 

@@ -9,6 +9,7 @@ import typer
 
 from arastance.cli.common import console, print_table, settings
 from warehouse import open_warehouse
+from warehouse.models import model_runs, run_results
 from warehouse.stats import source_stats, split_label_counts
 
 
@@ -31,6 +32,11 @@ def demo(
     with open_warehouse(s.warehouse, read_only=True) as wh:
         print_table(source_stats(wh), title="Dataset: claims, articles and stances per source")
         print_table(split_label_counts(wh), title="Dataset: labels per split")
+        runs = [r for r in model_runs(wh) if r["status"] == "succeeded"]
+        if runs:
+            results = [{k: v for k, v in row.items() if k not in ("model", "dataset")}
+                       for row in run_results(wh, runs[0]["run_id"])]
+            print_table(results, title=f"Stance model {runs[0]['model_name']} on the demo dataset")
     console.print(
         f"\nWarehouse: {s.warehouse.resolve()}\n"
         f"  SQL:     ARASTANCE_DATA_DIR={data_dir} .venv/bin/arastance sql \"SELECT * FROM v_source_stats\"\n"

@@ -22,7 +22,7 @@ def train(
     dataset: str = typer.Option("warehouse", help=DATASET_HELP),
     path: Path | None = typer.Option(None, help="corpus directory (warehouse file); default from the settings"),
     kind: str | None = typer.Option(None, help="cpu or transformer; default: setting model.default"),
-    variant: str | None = typer.Option(None, help="CPU feature set: tfidf, tfidf_sim, full, sim_e5, e5_only; default: model.cpu_variant"),
+    variant: str | None = typer.Option(None, help="CPU feature set: tfidf, tfidf_sim, full, full_diff, sim_e5, e5_only; default: model.cpu_variant"),
     two_stage: bool | None = typer.Option(None, "--two-stage/--one-stage", help="related/unrelated first; default: model.two_stage"),
     evidence: str | None = typer.Option(None, help="select (best sentences) or truncate; default: model.evidence"),
     scheme: str | None = typer.Option(None, help="4way or 3way; default: the corpus's own"),
