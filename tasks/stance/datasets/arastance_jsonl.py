@@ -10,8 +10,7 @@ from tasks.stance.datasets.common import (
     DatasetError,
     check_scheme,
     check_split,
-    optional_item,
-    parse_label,
+    claim_examples,
     require_text,
 )
 from tasks.stance.examples import StanceExample
@@ -46,24 +45,6 @@ class AraStanceJsonl:
         if not isinstance(record, dict):
             raise DatasetError(f"{where}: expected a JSON object, got {type(record).__name__}")
         claim = require_text(record.get("claim"), "claim", where)
-        articles, stances = record.get("article"), record.get("stance")
-        if not isinstance(articles, list) or not isinstance(stances, list):
-            raise DatasetError(f"{where}: fields 'article' and 'stance' must both be lists")
-        if len(articles) != len(stances):
-            raise DatasetError(f"{where}: {len(articles)} articles but {len(stances)} stance labels")
-        for field in ("article_title", "article_url"):
-            values = record.get(field)
-            if isinstance(values, list) and len(values) != len(articles):
-                raise DatasetError(f"{where}: field {field!r} has {len(values)} items for {len(articles)} articles")
         claim_id = str(record["id"]) if record.get("id") not in (None, "") else stable_id("arastance", claim)
-        for i, (article, stance) in enumerate(zip(articles, stances)):
-            at = f"{where}, article {i}"
-            yield StanceExample(
-                claim=claim,
-                article=require_text(article, "article", at),
-                label=parse_label(stance, self.native_scheme, scheme, at),
-                claim_id=claim_id,
-                article_id=f"{claim_id}:{i}",
-                article_title=optional_item(record.get("article_title"), i, "article_title", at),
-                article_url=optional_item(record.get("article_url"), i, "article_url", at),
-            )
+        yield from claim_examples(record, claim, claim_id, where, self.native_scheme, scheme,
+                                  {"article_title": "article_title", "article_url": "article_url"})

@@ -11,8 +11,7 @@ from tasks.stance.datasets.common import (
     DatasetError,
     check_scheme,
     check_split,
-    optional_item,
-    parse_label,
+    claim_examples,
     require_text,
 )
 from tasks.stance.examples import StanceExample
@@ -81,21 +80,4 @@ class BalyCorpus:
             raise DatasetError(f"{where}: expected a JSON object")
         record = {str(k).lower(): v for k, v in raw.items()}
         claim = require_text(record.get("claim"), "claim", where)
-        articles, stances = record.get("article"), record.get("stance")
-        if not isinstance(articles, list) or not isinstance(stances, list):
-            raise DatasetError(f"{where}: fields 'article' and 'stance' must both be lists")
-        if len(articles) != len(stances):
-            raise DatasetError(f"{where}: {len(articles)} articles but {len(stances)} stance labels")
-        urls = record.get("url")
-        if isinstance(urls, list) and len(urls) != len(articles):
-            raise DatasetError(f"{where}: field 'url' has {len(urls)} items for {len(articles)} articles")
-        for i, (article, stance) in enumerate(zip(articles, stances)):
-            at = f"{where}, article {i}"
-            yield StanceExample(
-                claim=claim,
-                article=require_text(article, "article", at),
-                label=parse_label(stance, self.native_scheme, scheme, at),
-                claim_id=claim_id,
-                article_id=f"{claim_id}:{i}",
-                article_url=optional_item(urls, i, "url", at),
-            )
+        yield from claim_examples(record, claim, claim_id, where, self.native_scheme, scheme, {"article_url": "url"})

@@ -66,3 +66,33 @@ def optional_item(values: object, index: int, field: str, where: str) -> str | N
         raise DatasetError(f"{where}: field {field!r} must be a list aligned with 'article'")
     item = values[index]
     return None if item in (None, "") else str(item)
+
+
+def claim_examples(
+    record: dict[str, object], claim: str, claim_id: str, where: str, native: Scheme, wanted: Scheme,
+    optional: dict[str, str],
+) -> Iterator[StanceExample]:
+    """The pairs of one claim record with parallel ``article`` and ``stance`` lists.
+
+    ``optional`` maps StanceExample fields to the record's optional parallel lists (e.g.
+    ``{"article_url": "url"}``); every list must be as long as ``article``.
+    """
+    articles, stances = record.get("article"), record.get("stance")
+    if not isinstance(articles, list) or not isinstance(stances, list):
+        raise DatasetError(f"{where}: fields 'article' and 'stance' must both be lists")
+    if len(articles) != len(stances):
+        raise DatasetError(f"{where}: {len(articles)} articles but {len(stances)} stance labels")
+    for field in optional.values():
+        values = record.get(field)
+        if isinstance(values, list) and len(values) != len(articles):
+            raise DatasetError(f"{where}: field {field!r} has {len(values)} items for {len(articles)} articles")
+    for i, (article, stance) in enumerate(zip(articles, stances)):
+        at = f"{where}, article {i}"
+        yield StanceExample(
+            claim=claim,
+            article=require_text(article, "article", at),
+            label=parse_label(stance, native, wanted, at),
+            claim_id=claim_id,
+            article_id=f"{claim_id}:{i}",
+            **{attr: optional_item(record.get(field), i, field, at) for attr, field in optional.items()},
+        )
