@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
 from datetime import datetime
 from typing import Literal
 
@@ -31,21 +32,13 @@ class PageItem:
     keep_body: bool
 
 
-@dataclass
-class ClaimItem:
-    """One parsed detail page, exactly the fields of a ``claims.jsonl`` line."""
+@dataclass(frozen=True)
+class ClaimItem(DetailFields):
+    """One parsed detail page, exactly the fields of a ``claims.jsonl`` line: the page's fields
+    plus where and when it was fetched."""
 
     run_id: str
     source_id: str
-    url: str
-    title: str
-    claim_text: str
-    body_text: str
-    published_raw: str | None
-    published_date: str | None
-    category: str | None
-    is_multimedia: bool
-    claim_review: dict[str, str | None] | None
     veracity: Literal["false", "true"]
     page_id: str
     fetched_at: str
@@ -79,9 +72,6 @@ def page_item(
 
 def claim_item(fields: DetailFields, *, page: PageItem, veracity: Literal["false", "true"]) -> ClaimItem:
     """The claim parsed from ``page``."""
-    return ClaimItem(
-        run_id=page.run_id, source_id=page.source_id, url=fields.url, title=fields.title,
-        claim_text=fields.claim_text, body_text=fields.body_text, published_raw=fields.published_raw,
-        published_date=fields.published_date, category=fields.category, is_multimedia=fields.is_multimedia,
-        claim_review=fields.claim_review, veracity=veracity, page_id=page.page_id, fetched_at=page.fetched_at,
-    )
+    parsed = {f.name: getattr(fields, f.name) for f in dataclass_fields(DetailFields)}
+    return ClaimItem(**parsed, run_id=page.run_id, source_id=page.source_id, veracity=veracity,
+                     page_id=page.page_id, fetched_at=page.fetched_at)

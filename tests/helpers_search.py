@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -28,7 +28,23 @@ class SeenRequest:
     headers: dict[str, str]
 
 
-class ApiServer:
+class _LoopbackServer:
+    """A threaded HTTP server on 127.0.0.1, serving only inside :meth:`running`."""
+
+    _httpd: ThreadingHTTPServer
+
+    @contextmanager
+    def running(self) -> Iterator[Self]:
+        thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+
+class ApiServer(_LoopbackServer):
     """An HTTP server whose answers come from ``handler(request) -> Reply``; it logs every request."""
 
     def __init__(self, handler: Callable[[SeenRequest], Reply]) -> None:
@@ -57,16 +73,6 @@ class ApiServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-
-    @contextmanager
-    def running(self) -> Iterator["ApiServer"]:
-        thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield self
-        finally:
-            self._httpd.shutdown()
-            self._httpd.server_close()
 
 
 def google_items(query: str, start: int, num: int, total: int) -> list[dict[str, Any]]:
@@ -117,7 +123,7 @@ def brave_error(status: int, code: str, detail: str) -> dict[str, Any]:
     return {"type": "ErrorResponse", "error": {"id": "x", "status": status, "code": code, "detail": detail, "meta": {}}}
 
 
-class SiteServer:
+class SiteServer(_LoopbackServer):
     """Serves files under ``root`` over HTTP; ``statuses`` maps a path to a forced error status."""
 
     def __init__(self, root: Path, statuses: dict[str, int] | None = None) -> None:
@@ -149,16 +155,6 @@ class SiteServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/"
-
-    @contextmanager
-    def running(self) -> Iterator["SiteServer"]:
-        thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield self
-        finally:
-            self._httpd.shutdown()
-            self._httpd.server_close()
 
 
 def article_page(title: str, paragraphs: list[str], published: str = "2016-05-03") -> str:
