@@ -2,7 +2,7 @@
 
 The flow only orchestrates. Spiders run as child processes (:mod:`tasks.crawl_runner`; Twisted's
 reactor cannot restart inside one process) and may run side by side; loading into the
-warehouse (:func:`tasks.load_claims.load_crawl_run`) happens one run at a time, the warehouse
+warehouse (:func:`tasks.claim_load.load.load_crawl_run`) happens one run at a time, the warehouse
 having a single writer. A crawl task that fails is retried once, and the retry resumes the
 interrupted crawl from its Scrapy JOBDIR. With ``offline`` the flow serves the built snapshots
 on 127.0.0.1 and crawls them instead of the real sites.
@@ -24,9 +24,10 @@ from arastance.logging import get_logger
 from spiders.site_config import available_sites
 from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
 from flows.runners import warehouse_busy
-from tasks.load_claims import LoadReport, StagingError, load_crawl_run
+from arastance.base.staging import StagingError
+from tasks.claim_load.load import LoadReport, load_crawl_run
 from warehouse import open_warehouse
-from warehouse.crawl_spiders import known_canonical_urls
+from warehouse.crawl_inputs import known_canonical_urls
 
 log = get_logger(__name__)
 

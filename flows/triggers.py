@@ -20,7 +20,8 @@ from prefect.events import emit_event
 
 from arastance.config import load_settings
 from arastance.logging import get_logger
-from warehouse import open_warehouse, stable_id
+from warehouse import open_warehouse
+from arastance.base.ids import stable_id
 from warehouse.retraining import NewGoldLabels, new_gold_labels
 
 log = get_logger(__name__)

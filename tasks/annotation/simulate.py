@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tasks.annotation.records import AnnotationFileError, AnnotationTask
 from tasks.stance.labels import FOUR_WAY
-from warehouse import stable_id
+from arastance.base.ids import stable_id
 
 TruthFn = Callable[[AnnotationTask], str]
 

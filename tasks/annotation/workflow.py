@@ -25,7 +25,8 @@ from tasks.annotation.csv_io import parse_csv, tasks_to_csv
 from tasks.annotation.gold import GoldDecision, decide_all
 from tasks.annotation.label_studio import labeling_config, parse_export, tasks_to_json
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, RoundKind
-from warehouse import Warehouse, stable_id
+from warehouse import Warehouse
+from arastance.base.ids import stable_id
 from warehouse import annotation as store
 
 log = get_logger(__name__)

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Literal
 
 from tasks.dataset.export import Format, read_dataset
-from tasks.urls import UrlError, canonicalize_url, domain_of
-from warehouse import Warehouse, stable_id
+from arastance.base.urls import UrlError, canonicalize_url, domain_of
+from warehouse import Warehouse
+from arastance.base.ids import stable_id
 from warehouse import dataset as store
 
 
