@@ -93,6 +93,7 @@ def bench_extraction(world) -> None:
 def bench_end_to_end(world, n_claims: int) -> None:
     from prefect.testing.utilities import prefect_test_harness
 
+    from arastance.base.ids import stable_id
     from arastance.cli.common import print_table
     from arastance.config import load_settings
     from snapshots.news_sites import render_news_sites
@@ -100,7 +101,6 @@ def bench_end_to_end(world, n_claims: int) -> None:
     from tasks.search.factory import index_dir
     from tasks.search.recall import recall_table, relevant_by_claim, retrieved_by_kind
     from warehouse import open_warehouse
-    from arastance.base.ids import stable_id
     from warehouse.retrieval import claim_urls, hits_by_kind, kept_urls_by_claim, searched_query_kinds
 
     work = Path(tempfile.mkdtemp(prefix="bench-retrieval-"))

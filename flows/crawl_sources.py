@@ -18,14 +18,13 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
+from arastance.base.staging import SITES, StagingError
 from arastance.config import Settings, load_settings
 from arastance.config.crawl import LOOPBACK_CRAWL
 from arastance.logging import get_logger
-from spiders.site_config import available_sites
-from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
 from flows.runners import warehouse_busy
-from arastance.base.staging import StagingError
 from tasks.claim_load.load import LoadReport, load_crawl_run
+from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
 from warehouse import open_warehouse
 from warehouse.crawl_inputs import known_canonical_urls
 
@@ -90,10 +89,10 @@ def crawl_sources(
     Returns one summary row per site.
     """
     settings = load_settings()
-    chosen = sites or available_sites()
-    unknown = sorted(set(chosen) - set(available_sites()))
+    chosen = sites or sorted(SITES)
+    unknown = sorted(set(chosen) - set(sorted(SITES)))
     if unknown:
-        raise ValueError(f"unknown site(s) {unknown}; spiders exist for {available_sites()}")
+        raise ValueError(f"unknown site(s) {unknown}; spiders exist for {sorted(SITES)}")
     incremental = settings.crawl.incremental if incremental is None else incremental
     path = Path(warehouse_path) if warehouse_path else settings.warehouse
     rows: list[dict[str, Any]] = []
@@ -102,7 +101,7 @@ def crawl_sources(
             from snapshots.server import serve_snapshots
 
             server = stack.enter_context(serve_snapshots())
-            local = {**settings.sites.model_dump(), **{site: server.site_url(site) for site in available_sites()}}
+            local = {**settings.sites.model_dump(), **{site: server.site_url(site) for site in sorted(SITES)}}
             settings = settings.model_copy(update={
                 "sites": type(settings.sites).model_validate(local),
                 "crawl": type(settings.crawl).model_validate({**settings.crawl.model_dump(), **LOOPBACK_CRAWL}),

@@ -20,8 +20,8 @@ from prefect.utilities.annotations import quote
 from arastance.config import load_settings
 from arastance.config.selection import SelectionSettings
 from tasks.true_claims import select as selection
-from tasks.true_claims.select import ClaimRecord, SelectionResult
 from tasks.true_claims.rows import claim_records, exclusion_rows, match_rows, run_row, selection_run_id
+from tasks.true_claims.select import ClaimRecord, SelectionResult
 from warehouse import open_warehouse
 from warehouse.selection import StoredSelection, read_candidate_headlines, read_seed_claims, store_selection
 

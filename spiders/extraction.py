@@ -13,10 +13,10 @@ from typing import Any
 
 from parsel import Selector, SelectorList
 
+from arastance.base.dates import parse_published
 from arastance.base.staging import DetailFields
 from spiders.site_config import SiteConfig
 from spiders.site_urls import SiteUrls
-from arastance.base.dates import parse_published
 
 
 class ExtractionError(ValueError):

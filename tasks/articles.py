@@ -17,13 +17,13 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from arastance.base.arabic import arabic_ratio
+from arastance.base.ids import content_hash, stable_id
+from arastance.base.jsonl import json_lines
 from arastance.base.staging import FETCHED_FILE, URLS_FILE, write_url_list
+from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
-from arastance.base.arabic import arabic_ratio
-from arastance.base.jsonl import json_lines
-from arastance.base.urls import UrlError, canonicalize_url, domain_of
-from arastance.base.ids import content_hash, stable_id
 from tasks.scrapy_launcher import run_scrapy, tail
 
 log = get_logger(__name__)

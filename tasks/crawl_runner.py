@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arastance.base.staging import RUN_FILE, SITES, new_run_id
 from arastance.config import Settings
 from arastance.logging import get_logger
 from tasks.scrapy_launcher import SpiderTimeout, run_scrapy, tail
-from arastance.base.staging import RUN_FILE, SITES, new_run_id
 
 log = get_logger(__name__)
 

@@ -17,9 +17,9 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import linear_kernel
 
 from arastance.base.arabic import tokenize
-from tasks.search.base import SearchResult
-from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from arastance.base.ids import stable_id
+from arastance.base.urls import UrlError, canonicalize_url, domain_of
+from tasks.search.base import SearchResult
 
 Reason = Literal["within_limit", "news_domain_top_k", "not_news_domain", "below_top_k", "invalid_url"]
 

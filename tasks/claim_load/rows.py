@@ -24,7 +24,6 @@ from tasks.claim_cleaning import DEFAULT_PATTERNS_PATH, DebunkPatterns, clean_cl
 from tasks.claim_load.staged import StagedRunFiles
 
 
-
 def utc_naive(moment: datetime) -> datetime:
     """Warehouse timestamps are naive UTC."""
     if moment.tzinfo is None:

@@ -14,10 +14,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
-from tasks.dataset.export import Format, read_dataset
-from arastance.base.urls import UrlError, canonicalize_url, domain_of
-from warehouse import Warehouse
 from arastance.base.ids import stable_id
+from arastance.base.urls import UrlError, canonicalize_url, domain_of
+from tasks.dataset.export import Format, read_dataset
+from warehouse import Warehouse
 from warehouse import dataset as store
 
 

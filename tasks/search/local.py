@@ -27,9 +27,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from arastance.logging import get_logger
 from arastance.base.arabic import tokenize
 from arastance.base.jsonl import json_lines
+from arastance.logging import get_logger
 from tasks.search.base import DateWindow, SearchResult
 
 log = get_logger(__name__)

@@ -34,9 +34,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from arastance.base.arabic import tokenize
 from arastance.config.selection import SelectionSettings
 from arastance.logging import get_logger
-from arastance.base.arabic import tokenize
 from tasks.true_claims.rank import rank_in_windows, vectorize
 from tasks.true_claims.window import ordinals, window_ordinals
 

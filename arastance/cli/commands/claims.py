@@ -6,9 +6,9 @@ from pathlib import Path
 
 import typer
 
+from arastance.base.staging import StagingError
 from arastance.cli.common import console, fail, print_table, settings
 from tasks.claim_cleaning import PatternConfigError
-from arastance.base.staging import StagingError
 from tasks.claim_load.load import load_crawl_run
 from tasks.claim_load.overrides import set_claim_override
 from warehouse import WarehouseError, open_warehouse

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from arastance.base.ids import stable_id
 from arastance.base.jsonl import json_lines
 from tasks.stance.datasets.common import (
     DatasetError,
@@ -15,7 +16,6 @@ from tasks.stance.datasets.common import (
 )
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
-from arastance.base.ids import stable_id
 
 
 class AraStanceJsonl:
