@@ -49,8 +49,8 @@ from tasks.stance.runs import DEFAULT_SUBDIRS, embedding_cache  # noqa: E402
 # Variants marked "fixed" use the configured C and e5 weight; the others choose them on train.
 VARIANTS: dict[str, tuple[dict, str]] = {
     "full_diff": ({"variant": "full_diff"}, "full + word-order diff and replaced words, auto-tuned (the default)"),
-    "full_diff_contextual": ({"variant": "full_diff", "e5_mode": "contextual"},
-                             "full_diff with e5 run on every claim and sentence instead of static e5 word vectors"),
+    "full_diff_static": ({"variant": "full_diff", "e5_mode": "static"},
+                         "full_diff with static e5 word vectors (no e5 pass at inference) instead of contextual e5"),
     "full_diff_fixed": ({"variant": "full_diff", "auto_tune": False}, "full_diff, fixed C and e5 weight"),
     "full": ({"variant": "full"}, "word/char TF-IDF, similarity, cues, one-side words, e5, auto-tuned"),
     "full_fixed": ({"variant": "full", "auto_tune": False}, "full, fixed C and e5 weight (the old default)"),

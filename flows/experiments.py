@@ -75,8 +75,11 @@ def publish(result: ExperimentResult, table: str, grid: Grid, axes: tuple[str, s
             "heatmap": str(png)}
 
 
-def _out_dir(settings: Settings, out_dir: str | None) -> Path:
-    return Path(out_dir) if out_dir else settings.data_dir / "experiments"
+def finish(result: ExperimentResult, settings: Settings, warehouse_path: str | None, out_dir: str | None, title: str,
+           table: str, grid: Grid, axes: tuple[str, str]) -> dict[str, Any]:
+    """Store the run in the warehouse, then write and publish its table and heat map."""
+    store_task(Path(warehouse_path) if warehouse_path else settings.warehouse, result)
+    return publish(result, table, grid, axes, Path(out_dir) if out_dir else settings.data_dir / "experiments", title)
 
 
 @flow(name="cross_dataset_experiment", validate_parameters=True)
@@ -108,10 +111,8 @@ def cross_dataset_experiment(
     fixed = {"encoder": encoder} if encoder else {}
     result = cross_dataset(loaded, model_factory(settings, kind, **fixed),
                            config={"kind": kind or settings.model.default, "split": split, **fixed})
-    store_task(Path(warehouse_path) if warehouse_path else settings.warehouse, result)
-    title = f"Cross-dataset transfer ({split} splits)"
-    return publish(result, matrix_table(result), macro_f1_grid(result), ("evaluated on", "trained on"),
-                   _out_dir(settings, out_dir), title)
+    return finish(result, settings, warehouse_path, out_dir, f"Cross-dataset transfer ({split} splits)",
+                  matrix_table(result), macro_f1_grid(result), ("evaluated on", "trained on"))
 
 
 @flow(name="imbalance_experiment", validate_parameters=True)
@@ -144,7 +145,5 @@ def imbalance_experiment(
     fixed = {"encoder": encoder} if encoder else {}
     result = imbalance(dataset, train, evaluation, used, model_factory(settings, chosen_kind, **fixed), chosen,
                        seed=settings.model.seed, config={"kind": chosen_kind, "split": split, **fixed})
-    store_task(Path(warehouse_path) if warehouse_path else settings.warehouse, result)
-    title = f"Class imbalance on {dataset} ({used}, {split})"
-    return publish(result, comparison_table(result), per_class_grid(result), ("F1", "strategy"),
-                   _out_dir(settings, out_dir), title)
+    return finish(result, settings, warehouse_path, out_dir, f"Class imbalance on {dataset} ({used}, {split})",
+                  comparison_table(result), per_class_grid(result), ("F1", "strategy"))

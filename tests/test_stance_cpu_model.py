@@ -202,7 +202,8 @@ def test_without_auto_tune_or_with_one_claim_the_configured_values_are_used() ->
 
 def test_static_e5_predicts_new_text_without_running_e5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     train, test = _split(tiny_examples())
-    model = CpuStanceModel(CpuModelConfig(variant="full_diff", auto_tune=False), embedding_cache=tmp_path / "e5.sqlite")
+    model = CpuStanceModel(CpuModelConfig(variant="full_diff", auto_tune=False, e5_mode="static"),
+                           embedding_cache=tmp_path / "e5.sqlite")
     model.fit(train)
     lexicon = dict(model.pipeline.named_steps["features"].transformer_list)["e5"].lexicon_
     assert len(lexicon.index) > 10 and lexicon.vectors.shape == (len(lexicon.index), 384)

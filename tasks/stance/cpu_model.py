@@ -88,7 +88,7 @@ class CpuModelConfig:
     evidence_sentences: int = 3
     e5_sentences: int = 1
     e5_weight: float = 3.0
-    e5_mode: E5Mode = "static"
+    e5_mode: E5Mode = "contextual"
     seed: int = 42
 
     def __post_init__(self) -> None:
