@@ -69,7 +69,7 @@ def test_resampling_balances_the_training_labels_only() -> None:
 def test_cross_dataset_matrix_is_stored_plotted_and_published(tmp_path: Path, fast_cpu_model: None) -> None:
     paths = _write_corpora(tmp_path / "corpora")
     args = ["experiment", "cross-dataset", *[f"--path={n}={p}" for n, p in paths.items()]]
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_test_harness(server_startup_timeout=180):
         done = runner.invoke(app, args)
         assert done.exit_code == 0, done.output
         from prefect import get_client
@@ -99,7 +99,7 @@ def test_cross_dataset_matrix_is_stored_plotted_and_published(tmp_path: Path, fa
 @pytest.mark.slow
 def test_imbalance_compares_every_strategy_in_the_chosen_scheme(tmp_path: Path, fast_cpu_model: None) -> None:
     paths = _write_corpora(tmp_path / "corpora")
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_test_harness(server_startup_timeout=180):
         done = runner.invoke(app, ["experiment", "imbalance", "--dataset", "arastance", "--path",
                                    str(paths["arastance"]), "--scheme", "3way"])
         assert done.exit_code == 0, done.output
