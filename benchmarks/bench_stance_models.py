@@ -49,6 +49,8 @@ from tasks.stance.runs import DEFAULT_SUBDIRS, embedding_cache  # noqa: E402
 # Variants marked "fixed" use the configured C and e5 weight; the others choose them on train.
 VARIANTS: dict[str, tuple[dict, str]] = {
     "full_diff": ({"variant": "full_diff"}, "full + word-order diff and replaced words, auto-tuned (the default)"),
+    "full_diff_static": ({"variant": "full_diff", "e5_mode": "static"},
+                         "full_diff with static e5 word vectors (no e5 pass at inference) instead of contextual e5"),
     "full_diff_fixed": ({"variant": "full_diff", "auto_tune": False}, "full_diff, fixed C and e5 weight"),
     "full": ({"variant": "full"}, "word/char TF-IDF, similarity, cues, one-side words, e5, auto-tuned"),
     "full_fixed": ({"variant": "full", "auto_tune": False}, "full, fixed C and e5 weight (the old default)"),
@@ -76,30 +78,32 @@ def published_figures(readme: Path) -> list[tuple[str, dict[str, str]]]:
     return rows
 
 
-def run_variant(name: str, base: CpuModelConfig, cache: Path, train, dev) -> tuple[Evaluation, float, float, str]:
-    """Dev evaluation, training seconds, inference pairs/s and the C / e5 weight actually used."""
+def run_variant(name: str, base: CpuModelConfig, cache: Path, train, dev,
+                sample: int) -> tuple[Evaluation, float, tuple[float, float], str]:
+    """Dev evaluation, training seconds, (cold, warm) inference pairs/s and the C / e5 weight used."""
     changes, _ = VARIANTS[name]
     model = CpuStanceModel(replace(base, **changes), embedding_cache=cache)
     started = time.perf_counter()
     model.fit(train)
     train_s = time.perf_counter() - started
-    started = time.perf_counter()
+    speed = inference_speed(model, dev[:sample])
     predicted = model.predict(dev)
-    pairs_per_s = len(dev) / (time.perf_counter() - started)
     used = model.tuned or {"C": model.config.C, "e5_weight": model.config.e5_weight}
     chosen = f"{used['C']:g}/{used['e5_weight']:g}" + ("*" if model.tuned else "")
-    return evaluate([e.label for e in dev], predicted, model.labels), train_s, pairs_per_s, chosen
+    return evaluate([e.label for e in dev], predicted, model.labels), train_s, speed, chosen
 
 
-def cold_throughput(base: CpuModelConfig, cache: Path, train, dev, n: int = 100) -> float:
-    """Pairs/s of the default model on ``n`` dev pairs whose embeddings are not cached."""
+def inference_speed(model: CpuStanceModel, pairs) -> tuple[float, float]:
+    """Pairs/s of ``model`` on ``pairs`` cold (reloaded from disk, no embedding cache at all, as
+    for new text) and warm (the same pairs again, their embeddings now in memory)."""
     with tempfile.TemporaryDirectory() as scratch:
-        saved = CpuStanceModel(base, embedding_cache=cache).fit(train).save(Path(scratch))
-        model = CpuStanceModel.load(saved, embedding_cache=None)  # fresh embedder, nothing cached
-    sample = dev[:n]
-    started = time.perf_counter()
-    model.predict(sample)
-    return len(sample) / (time.perf_counter() - started)
+        fresh = CpuStanceModel.load(model.save(Path(scratch)), embedding_cache=None)
+    timings = []
+    for _ in ("cold", "warm"):
+        started = time.perf_counter()
+        fresh.predict(pairs)
+        timings.append(len(pairs) / (time.perf_counter() - started))
+    return timings[0], timings[1]
 
 
 def main() -> None:
@@ -114,7 +118,7 @@ def main() -> None:
                         "model.regularization_c; auto-tuned variants choose their own)")
     parser.add_argument("--e5-weight", type=float, nargs="+", default=[None], dest="weights",
                         help="e5 block weights to try on dev, with auto-tuning off (default: setting model.e5_weight)")
-    parser.add_argument("--cold", action="store_true", help="also measure uncached inference of the default model")
+    parser.add_argument("--sample", type=int, default=300, help="dev pairs whose inference speed is measured")
     args = parser.parse_args()
     if not args.datasets_dir.is_dir():
         print(f"datasets directory {args.datasets_dir} not found: nothing to benchmark (see --datasets-dir)")
@@ -128,7 +132,7 @@ def main() -> None:
         base = CpuModelConfig.from_settings(settings.model, scheme)
         print(f"\n## {title} ({root}): train {len(train)} pairs, dev {len(dev)} pairs, {scheme}")
         print(f"{'variant':<26} {'macro-F1':>8} {'acc':>6}  {'per-class F1':<36} {'C/e5 w':>9} {'train s':>8} "
-              f"{'pairs/s':>8}")
+              f"{'cold p/s':>8} {'warm p/s':>8}")
         for name in args.variants:
             for c in args.cs:
                 for w in args.weights:
@@ -136,14 +140,12 @@ def main() -> None:
                     if c is not None or w is not None:
                         config = replace(config, auto_tune=False)
                     row = name + (f" C={config.C:g} w={config.e5_weight:g}" if len(args.cs) + len(args.weights) > 2 else "")
-                    ev, train_s, pps, chosen = run_variant(name, config, cache, train, dev)
+                    ev, train_s, (cold, warm), chosen = run_variant(name, config, cache, train, dev, args.sample)
                     results.setdefault(row, {})[title] = ev
                     per_class = " ".join(f"{lab[:4]}={ev.f1[lab]:.2f}" for lab in ev.labels)
                     print(f"{row:<26} {ev.macro_f1:>8.3f} {ev.accuracy:>6.3f}  {per_class:<36} {chosen:>9} "
-                          f"{train_s:>8.1f} {pps:>8.0f}",
+                          f"{train_s:>8.1f} {cold:>8.0f} {warm:>8.0f}",
                           flush=True)
-        if args.cold:
-            print(f"default model, uncached e5 inference: {cold_throughput(base, cache, train, dev):.1f} pairs/s")
         for model_name, figures in published_figures(args.datasets_dir / "README.md"):
             print(f"published {model_name:<12} (test) macro-F1 / acc {figures[key]}")
     print("\n### Dev results (rows: variants; per-class F1, accuracy, macro-F1)\n")

@@ -21,6 +21,7 @@ from tasks.stance.datasets import DatasetError, open_dataset
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
 from tasks.stance.model import StanceModel, create_model
+from tasks.stance.model_card import write_model_card
 from tasks.stance.runs import TrainedModel, dataset_path, embedding_cache, models_dir, train_and_save
 
 log = get_logger(__name__)
@@ -87,5 +88,6 @@ def train_stance_model(
     results = [evaluate_task(quote(model), quote(examples), dataset, split) for split, examples in evaluation.items()]
     record_task(Path(warehouse_path) if warehouse_path else settings.warehouse, trained.run, results, trained.directory)
     publish_results(model.name, trained.run.run_id, results, trained.directory / "figures")
+    write_model_card(trained.directory, train, results)
     return {"run_id": trained.run.run_id, "model": model.name, "model_dir": str(trained.directory),
             "train_seconds": round(trained.train_seconds, 1), "results": summary(results)}

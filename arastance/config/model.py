@@ -52,6 +52,10 @@ class ModelSettings(SettingsGroup):
     e5_sentences: int = Field(
         default=1, ge=1, le=50, description="best-matching sentences embedded with e5 per pair (e5 dominates the cost)"
     )
+    e5_mode: Literal["static", "contextual"] = Field(
+        default="contextual", description="e5 run on every claim and sentence (cached by text; best on Khouja), or "
+        "'static': e5 word vectors built once at training, no e5 pass at inference (fast on new text)"
+    )
     embedding_cache: Path | None = Field(
         default=None, description="SQLite cache of e5 embeddings; defaults to <data_dir>/cache/e5.sqlite"
     )

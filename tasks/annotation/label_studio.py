@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from tasks.annotation.prelabel import Prediction, label_studio_prediction
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, parse_label
 from tasks.stance.labels import FOUR_WAY
 
@@ -45,9 +46,16 @@ def labeling_config() -> str:
     )
 
 
-def tasks_to_json(tasks: Sequence[AnnotationTask]) -> str:
-    """Label Studio import JSON: one ``{"data": {...}}`` per task, in the order given."""
-    return json.dumps([{"data": asdict(t)} for t in tasks], ensure_ascii=False, indent=1) + "\n"
+def tasks_to_json(tasks: Sequence[AnnotationTask], predictions: Mapping[str, Prediction] | None = None) -> str:
+    """Label Studio import JSON: one ``{"data": {...}}`` per task, in the order given, with the
+    model's ``predictions`` (label, score, model version) for the pairs that have one."""
+    items = []
+    for t in tasks:
+        item: dict[str, Any] = {"data": asdict(t)}
+        if predictions and t.pair_id in predictions:
+            item["predictions"] = [label_studio_prediction(predictions[t.pair_id])]
+        items.append(item)
+    return json.dumps(items, ensure_ascii=False, indent=1) + "\n"
 
 
 def _annotator(raw: Any, annotator_map: Mapping[str, str]) -> str | None:

@@ -25,6 +25,7 @@ from tasks.annotation.assignment import (
 from tasks.annotation.csv_io import parse_csv, tasks_to_csv
 from tasks.annotation.gold import GoldDecision, decide_all
 from tasks.annotation.label_studio import labeling_config, parse_export, tasks_to_json
+from tasks.annotation.prelabel import Prediction, most_uncertain
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, RoundKind
 from warehouse import Warehouse
 from warehouse import annotation as store
@@ -52,8 +53,12 @@ class RoundExport:
     files: list[Path] = field(default_factory=list)
 
 
-def write_round_files(wh: Warehouse, round_name: str, out_dir: Path) -> list[Path]:
-    """Write ``<out_dir>/<round>/``: the labeling config and, per annotator, Label Studio JSON and CSV."""
+def write_round_files(wh: Warehouse, round_name: str, out_dir: Path,
+                      predictions: Mapping[str, Prediction] | None = None) -> list[Path]:
+    """Write ``<out_dir>/<round>/``: the labeling config and, per annotator, Label Studio JSON and CSV.
+
+    With a model's ``predictions``, each task carries its prediction and every annotator's tasks
+    come most uncertain first."""
     rows = store.round_tasks(wh, round_name)
     by_annotator: dict[str, list[AnnotationTask]] = {}
     for r in rows:
@@ -63,13 +68,18 @@ def write_round_files(wh: Warehouse, round_name: str, out_dir: Path) -> list[Pat
             article_title=r["article_title"], article_url=r["article_url"], article=r["article"],
         )
         by_annotator.setdefault(task.annotator_id, []).append(task)
+    if predictions:
+        for annotator, tasks in by_annotator.items():
+            rank = {p: i for i, p in enumerate(most_uncertain([t.pair_id for t in tasks], predictions, None))}
+            by_annotator[annotator] = sorted(tasks, key=lambda t: rank[t.pair_id])
     directory = out_dir / round_name
     directory.mkdir(parents=True, exist_ok=True)
     config = directory / "labeling_config.xml"
     config.write_text(labeling_config(), encoding="utf-8")
     files = [config]
     for annotator, tasks in sorted(by_annotator.items()):
-        for path, text in ((directory / f"{annotator}.json", tasks_to_json(tasks)), (directory / f"{annotator}.csv", tasks_to_csv(tasks))):
+        for path, text in ((directory / f"{annotator}.json", tasks_to_json(tasks, predictions)),
+                           (directory / f"{annotator}.csv", tasks_to_csv(tasks))):
             path.write_text(text, encoding="utf-8")
             files.append(path)
     return files
@@ -83,28 +93,37 @@ def export_round(
     *,
     size: int | None = None,
     now: datetime | None = None,
+    predictions: Mapping[str, Prediction] | None = None,
 ) -> RoundExport:
     """Create the next pilot or production round over pairs nobody has been given yet, and write its files.
 
     A pilot gives ``size`` (default ``cfg.pilot_size``) pairs to every annotator; a production
-    round gives every remaining pair (at most ``size``) to ``cfg.annotators_per_pair`` annotators.
+    round gives every remaining pair (at most ``size``) to ``cfg.annotators_per_pair`` annotators:
+    a seeded random sample, or with a model's ``predictions`` (:mod:`tasks.annotation.prelabel`)
+    the ``size`` pairs it is least sure of, shown with its predictions, most uncertain first.
     """
     if kind == "adjudication":
         raise ValueError("adjudication rounds come from `adjudicate`, which knows the disputed pairs")
+    if predictions and kind == "pilot":
+        raise ValueError("a pilot measures agreement on a random sample without model suggestions; "
+                         "use model predictions in production rounds")
     pool = store.unassigned_pair_ids(wh)
     round_name = store.next_round_name(wh, kind)
     seed = cfg.assignment_seed + len(store.round_kinds(wh))
     if kind == "pilot":
         assignments = pilot_assignment(pool, cfg.annotators, size or cfg.pilot_size, seed)
     else:
-        chosen = sample_pairs(pool, size, seed) if size is not None else sorted(pool)
+        if predictions:
+            chosen = sorted(most_uncertain(sorted(pool), predictions, size))
+        else:
+            chosen = sample_pairs(pool, size, seed) if size is not None else sorted(pool)
         assignments = production_assignment(chosen, cfg.annotators, cfg.annotators_per_pair, seed)
     if not assignments:
         raise NoPairsLeftError(f"no pairs left to annotate for a {kind} round (every pair is assigned or labelled)")
     created = store.create_round(
         wh, round_name=round_name, kind=kind, seed=seed, annotators=cfg.annotators, assignments=assignments, now=now or _now()
     )
-    files = write_round_files(wh, round_name, out_dir)
+    files = write_round_files(wh, round_name, out_dir, predictions)
     pairs = len({p for p, _ in assignments})
     log.info("annotation round exported", extra={"round": round_name, "kind": kind, "pairs": pairs, "assignments": created})
     return RoundExport(round_name, kind, pairs, created, out_dir / round_name, files)

@@ -37,6 +37,7 @@ from tasks.stance.features import (
     CueFeatures,
     DiffFeatures,
     E5Features,
+    E5Mode,
     EvidenceStep,
     SimilarityFeatures,
     char_tfidf,
@@ -77,6 +78,7 @@ class CpuModelConfig:
     variant: Variant = "full_diff"
     scheme: Scheme = "4way"
     two_stage: bool = False
+    class_weighted: bool = True
     auto_tune: bool = True
     tune_folds: int = 3
     jobs: int = 2
@@ -86,6 +88,7 @@ class CpuModelConfig:
     evidence_sentences: int = 3
     e5_sentences: int = 1
     e5_weight: float = 3.0
+    e5_mode: E5Mode = "contextual"
     seed: int = 42
 
     def __post_init__(self) -> None:
@@ -93,6 +96,8 @@ class CpuModelConfig:
             raise ValueError(f"unknown CPU model variant {self.variant!r}; expected one of {sorted(VARIANTS)}")
         if self.scheme not in LABELS:
             raise ValueError(f"unknown label scheme {self.scheme!r}; expected one of {sorted(LABELS)}")
+        if self.e5_mode not in ("static", "contextual"):
+            raise ValueError(f"unknown e5 mode {self.e5_mode!r}; expected 'static' or 'contextual'")
         if self.tune_folds < 2:
             raise ValueError(f"tune_folds must be at least 2, got {self.tune_folds}")
 
@@ -102,7 +107,7 @@ class CpuModelConfig:
                    auto_tune=settings.auto_tune, tune_folds=settings.tune_folds, jobs=settings.cpu_jobs,
                    C=settings.regularization_c, evidence=settings.evidence, evidence_tokens=settings.evidence_tokens,
                    evidence_sentences=settings.evidence_sentences, e5_sentences=settings.e5_sentences,
-                   e5_weight=settings.e5_weight, seed=settings.seed)
+                   e5_weight=settings.e5_weight, e5_mode=settings.e5_mode, seed=settings.seed)
         return replace(base, **overrides)
 
 
@@ -144,8 +149,8 @@ class TwoStageClassifier(BaseEstimator, ClassifierMixin):
 def build_classifier(config: CpuModelConfig) -> Any:
     """The unfitted classifier of ``config`` (the last step of its pipeline)."""
     # newton-cg: same optimum as lbfgs, ~5x fewer passes on the mixed sparse + dense features
-    classifier: Any = LogisticRegression(C=config.C, class_weight="balanced", max_iter=3000, solver="newton-cg",
-                                         random_state=config.seed)
+    classifier: Any = LogisticRegression(C=config.C, class_weight="balanced" if config.class_weighted else None,
+                                         max_iter=3000, solver="newton-cg", random_state=config.seed)
     if config.two_stage:
         classifier = TwoStageClassifier(classifier, gate_label=GATE_LABEL[config.scheme])
     return classifier
@@ -164,7 +169,7 @@ def build_pipeline(config: CpuModelConfig, embedder: E5Embedder | None = None) -
         "diff": DiffFeatures,
         "replacements": replacement_tfidf,
         "e5": lambda: E5Features(embedder=embedder, top_k=min(config.e5_sentences, config.evidence_sentences),
-                                  weight=config.e5_weight),
+                                  weight=config.e5_weight, mode=config.e5_mode),
     }
     features = FeatureUnion([(name, blocks[name]()) for name in VARIANTS[config.variant]])
     return Pipeline([
@@ -232,7 +237,9 @@ class CpuStanceModel:
 
     @property
     def name(self) -> str:
-        return f"cpu-{self.config.variant}{'-2stage' if self.config.two_stage else ''}-{self.config.evidence}"
+        c = self.config
+        return (f"cpu-{c.variant}{'-2stage' if c.two_stage else ''}-{c.evidence}"
+                f"{'' if c.class_weighted else '-unweighted'}")
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, **asdict(self.config),
@@ -283,10 +290,12 @@ class CpuStanceModel:
     def load(cls, directory: Path, *, embedding_cache: Path | None = None) -> "CpuStanceModel":
         """Load a saved model; a different format or library version is a clear error."""
         manifest = read_manifest(Path(directory), kind=cls.kind, exact=PICKLE_LIBRARIES)
-        model = cls(CpuModelConfig(**manifest["config"]), embedding_cache=embedding_cache)
+        model = cls(CpuModelConfig(**{"e5_mode": "contextual", **manifest["config"]}), embedding_cache=embedding_cache)
         model.pipeline = joblib.load(Path(directory) / MODEL_FILE)
         model.tuned = manifest.get("tuned", {})
         for name, step in model.pipeline.named_steps["features"].transformer_list:
             if isinstance(step, E5Features):
                 step.embedder = model.embedder
+                if not hasattr(step, "mode"):  # saved before static e5 existed: it embedded every text
+                    step.mode, step.vocabulary = "contextual", 0
         return model

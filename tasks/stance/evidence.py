@@ -27,7 +27,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?؟۔])\s+|\s*\n+\s*")
 MAX_SENTENCE_WORDS = 60
 _K1, _B = 1.2, 0.75
 # Proclitics stripped for matching only, so that اللقاح matches لقاح and والحكومة matches الحكومة.
-_PROCLITICS = ("وال", "بال", "فال", "كال", "لل", "ال", "و")
+# The first one that leaves at least two letters is removed, tried in this order.
+_PROCLITIC = re.compile(r"(?<!\S)(?:وال|بال|فال|كال|لل|ال|و)(?=\S\S)")
 
 
 def whitespace_tokens(text: str) -> int:
@@ -48,15 +49,12 @@ def split_sentences(text: str) -> list[str]:
 
 
 def match_tokens(text: str) -> list[str]:
-    """Normalised tokens with the article and conjunction prefixes removed (stems stay >= 2 letters)."""
-    out = []
-    for token in tokenize(text):
-        for prefix in _PROCLITICS:
-            if token.startswith(prefix) and len(token) - len(prefix) >= 2:
-                token = token[len(prefix):]
-                break
-        out.append(token)
-    return out
+    """Normalised tokens with the article and conjunction prefixes removed (stems stay >= 2 letters).
+
+    One regular-expression pass over the joined tokens: this runs on every sentence of every
+    article at inference, where a per-token Python loop was the costliest step of the CPU model.
+    """
+    return _PROCLITIC.sub("", " ".join(tokenize(text))).split()
 
 
 def bm25_scores(query_tokens: Sequence[str], documents: Sequence[Sequence[str]]) -> list[float]:

@@ -9,9 +9,10 @@ import typer
 
 from arastance.cli.common import console, fail, print_table, settings
 from arastance.config import Settings
+from tasks.annotation.prelabel import Prediction
 from tasks.annotation.records import AnnotationFileError
 from tasks.annotation.workflow import NoPairsLeftError, adjudicate, export_round, import_annotations, round_reports
-from warehouse import WarehouseError, open_warehouse
+from warehouse import Warehouse, WarehouseError, open_warehouse
 from warehouse import annotation as store
 
 annotate_app = typer.Typer(help="Stance annotation: export tasks, import labels, agreement, gold labels.", no_args_is_help=True)
@@ -26,6 +27,10 @@ def export(
     kind: str = typer.Argument("production", help="pilot (every annotator labels every pair) or production"),
     size: int | None = typer.Option(None, help="pairs in the round (pilot default: annotation.pilot_size; production: all left)"),
     out: Path | None = typer.Option(None, help="directory for the task files (default <data_dir>/annotation)"),
+    predictions: bool = typer.Option(False, "--predictions", help="production: attach the newest warehouse model's "
+                                     "predictions and give the pairs it is least sure of, most uncertain first"),
+    model: Path | None = typer.Option(None, "--model", help="production: use this saved model's predictions "
+                                      "(implies --predictions)"),
 ) -> None:
     """Create the next round and write its Label Studio JSON, CSV and labeling config per annotator."""
     if kind not in ("pilot", "production"):
@@ -34,11 +39,36 @@ def export(
     s = settings()
     try:
         with open_warehouse(s.warehouse) as wh:
-            done = export_round(wh, round_kind, s.annotation, _tasks_dir(s, out), size=size)
+            guesses = _model_predictions(s, wh, model) if predictions or model else None
+            done = export_round(wh, round_kind, s.annotation, _tasks_dir(s, out), size=size, predictions=guesses)
     except (WarehouseError, NoPairsLeftError, ValueError) as exc:
         fail(str(exc))
+    if guesses is not None:
+        version = next(iter(guesses.values())).model_version if guesses else "-"
+        console.print(f"predictions of model {version} attached; tasks ordered most uncertain first")
     console.print(f"round [bold]{done.round}[/] ({done.kind}): {done.pairs} pair(s), {done.assignments} assignment(s)")
     print_table([{"file": str(p)} for p in done.files], title=f"Files in {done.directory}")
+
+
+def _model_predictions(s: Settings, wh: Warehouse, directory: Path | None) -> dict[str, Prediction]:
+    """The predictions of the model in ``directory`` (default: the newest trained on the warehouse)
+    for every pair a round could still be given."""
+    from tasks.annotation.prelabel import predict_unassigned
+    from tasks.stance.model import load_model
+    from tasks.stance.persistence import ModelFormatError
+    from tasks.stance.runs import embedding_cache, run_of_saved_model
+    from warehouse.models import latest_model_dir
+
+    if directory is None:
+        newest = latest_model_dir(wh)
+        if newest is None:
+            raise ValueError("no model has been trained on the warehouse yet (run `arastance train`), or pass --model")
+        directory = Path(newest)
+    try:
+        loaded = load_model(directory, embedding_cache=embedding_cache(s))
+    except ModelFormatError as exc:
+        raise ValueError(str(exc)) from None
+    return predict_unassigned(wh, loaded, run_of_saved_model(directory).run_id)
 
 
 @annotate_app.command("import")

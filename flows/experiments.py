@@ -1,0 +1,149 @@
+"""Prefect flows ``cross_dataset_experiment`` and ``imbalance_experiment``: load the corpora,
+run the experiment (:mod:`tasks.stance.experiments`), store its table in the warehouse, write the
+Markdown table and a heat map beside each other, and publish both as Prefect artifacts.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any, Literal
+
+from prefect import flow, task
+from prefect.artifacts import create_image_artifact, create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
+
+from arastance.config import Settings, load_settings
+from arastance.logging import get_logger
+from flows.evaluate import load_split_task
+from tasks.stance.datasets import open_dataset
+from tasks.stance.experiments.cross_dataset import Corpus, cross_dataset, locate_corpora
+from tasks.stance.experiments.imbalance import STRATEGIES, check_strategies, imbalance
+from tasks.stance.experiments.results import (
+    ExperimentResult,
+    Grid,
+    comparison_table,
+    macro_f1_grid,
+    matrix_table,
+    per_class_grid,
+    plot_heatmap,
+    result_rows,
+)
+from tasks.stance.experiments.training import ModelFactory
+from tasks.stance.labels import Scheme
+from tasks.stance.model import StanceModel, create_model
+from tasks.stance.provenance import code_version
+from tasks.stance.runs import dataset_path, embedding_cache
+from warehouse import open_warehouse
+from warehouse.experiments import store_experiment
+
+log = get_logger(__name__)
+
+def model_factory(settings: Settings, kind: str | None, **fixed: Any) -> ModelFactory:
+    """A factory of untrained models of ``kind`` (default: model.default) with ``fixed`` overrides."""
+    chosen = kind or settings.model.default
+
+    def make(scheme: Scheme, **overrides: Any) -> StanceModel:
+        return create_model(chosen, settings.model, scheme, embedding_cache=embedding_cache(settings),
+                            **{**fixed, **overrides})
+
+    return make
+
+
+@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+def store_task(warehouse_path: Path, result: ExperimentResult) -> int:
+    """Store the run and its table (retried while another writer holds the warehouse)."""
+    with open_warehouse(warehouse_path) as wh:
+        return store_experiment(wh, experiment_id=result.experiment_id, experiment=result.experiment,
+                                config=result.config, code_version=code_version(),
+                                started_at=result.started_at, rows=result_rows(result))
+
+
+def publish(result: ExperimentResult, table: str, grid: Grid, axes: tuple[str, str], out_dir: Path,
+            title: str) -> dict[str, Any]:
+    """Write ``table.md`` and ``heatmap.png`` under ``out_dir/<experiment id>`` and publish them."""
+    directory = out_dir / result.experiment_id
+    directory.mkdir(parents=True, exist_ok=True)
+    markdown = f"# {title}\n\nExperiment `{result.experiment_id}`\n\n{table}"
+    (directory / "table.md").write_text(markdown, encoding="utf-8")
+    png = plot_heatmap(grid, directory / "heatmap.png", title, *axes)
+    key = f"experiment-{result.experiment}"
+    create_markdown_artifact(markdown, key=key, description=title)
+    uri = "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode("ascii")
+    create_image_artifact(uri, key=f"{key}-heatmap", description=f"{title}: macro-F1 heat map")
+    return {"experiment_id": result.experiment_id, "table": table, "directory": str(directory),
+            "heatmap": str(png)}
+
+
+def finish(result: ExperimentResult, settings: Settings, warehouse_path: str | None, out_dir: str | None, title: str,
+           table: str, grid: Grid, axes: tuple[str, str]) -> dict[str, Any]:
+    """Store the run in the warehouse, then write and publish its table and heat map."""
+    store_task(Path(warehouse_path) if warehouse_path else settings.warehouse, result)
+    return publish(result, table, grid, axes, Path(out_dir) if out_dir else settings.data_dir / "experiments", title)
+
+
+@flow(name="cross_dataset_experiment", validate_parameters=True)
+def cross_dataset_experiment(
+    corpora: list[str] | None = None,
+    paths: dict[str, str] | None = None,
+    split: str = "dev",
+    kind: Literal["cpu", "transformer"] | None = None,
+    encoder: str | None = None,
+    out_dir: str | None = None,
+    warehouse_path: str | None = None,
+) -> dict[str, Any]:
+    """Train on each corpus's train split and evaluate on every corpus's ``split``.
+
+    Args:
+        corpora: names among warehouse, arastance, baly, khouja (default: those whose data is present).
+        paths: corpus name -> directory (warehouse file), overriding the configured locations.
+        split: the evaluation split of every corpus (dev: the public test splits are withheld).
+        kind: cpu or transformer (default: model.default); encoder: the transformer's hub id or directory.
+        out_dir: where the table and heat map go (default <data_dir>/experiments).
+        warehouse_path: the DuckDB warehouse that records the run; default: the configured one.
+    """
+    settings = load_settings()
+    loaded = []
+    for name, source in locate_corpora(settings, corpora, paths or {}).items():
+        native = open_dataset(name, source).native_scheme
+        loaded.append(Corpus(name, native, load_split_task(name, source, "train", native),
+                             load_split_task(name, source, split, native)))
+    fixed = {"encoder": encoder} if encoder else {}
+    result = cross_dataset(loaded, model_factory(settings, kind, **fixed),
+                           config={"kind": kind or settings.model.default, "split": split, **fixed})
+    return finish(result, settings, warehouse_path, out_dir, f"Cross-dataset transfer ({split} splits)",
+                  matrix_table(result), macro_f1_grid(result), ("evaluated on", "trained on"))
+
+
+@flow(name="imbalance_experiment", validate_parameters=True)
+def imbalance_experiment(
+    dataset: str = "warehouse",
+    path: str | None = None,
+    scheme: Literal["4way", "3way"] | None = None,
+    strategies: list[str] | None = None,
+    split: str = "dev",
+    kind: Literal["cpu", "transformer"] | None = None,
+    encoder: str | None = None,
+    out_dir: str | None = None,
+    warehouse_path: str | None = None,
+) -> dict[str, Any]:
+    """Compare the ways of handling class imbalance on one corpus (train on train, score on ``split``).
+
+    Args:
+        dataset, path: the corpus (warehouse, arastance, baly, khouja) and its location.
+        scheme: 4way or 3way labels (default: the corpus's own; a 3-way corpus cannot be read 4-way).
+        strategies: some of none, class_weighted, upsampled, downsampled, two_step (default: all).
+        split, kind, encoder, out_dir, warehouse_path: as for ``cross_dataset_experiment``.
+    """
+    settings = load_settings()
+    chosen_kind = kind or settings.model.default
+    chosen = check_strategies(strategies or list(STRATEGIES), chosen_kind)
+    source = dataset_path(settings, dataset, Path(path) if path else None)
+    used: Scheme = scheme or open_dataset(dataset, source).native_scheme
+    train = load_split_task(dataset, source, "train", used)
+    evaluation = load_split_task(dataset, source, split, used)
+    fixed = {"encoder": encoder} if encoder else {}
+    result = imbalance(dataset, train, evaluation, used, model_factory(settings, chosen_kind, **fixed), chosen,
+                       seed=settings.model.seed, config={"kind": chosen_kind, "split": split, **fixed})
+    return finish(result, settings, warehouse_path, out_dir, f"Class imbalance on {dataset} ({used}, {split})",
+                  comparison_table(result), per_class_grid(result), ("F1", "strategy"))

@@ -1,0 +1,45 @@
+"""Train one model and score it on several sets: the step every experiment repeats."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from arastance.logging import get_logger
+from tasks.stance.examples import StanceExample
+from tasks.stance.experiments.results import Cell
+from tasks.stance.labels import Scheme, to_scheme
+from tasks.stance.metrics import evaluate
+from tasks.stance.model import StanceModel, require_labels
+
+log = get_logger(__name__)
+
+# scheme and config overrides -> a new, untrained model (tasks.stance.model.create_model with the settings bound)
+ModelFactory = Callable[..., StanceModel]
+
+
+def in_scheme(examples: Sequence[StanceExample], scheme: Scheme) -> list[StanceExample]:
+    """The examples with their labels mapped into ``scheme`` (4-way to 3-way merges discuss and unrelated)."""
+    return [replace(e, label=to_scheme(e.label, scheme)) if e.label is not None else e for e in examples]
+
+
+def train_and_score(make_model: ModelFactory, scheme: Scheme, row: str, train: Sequence[StanceExample],
+                    evaluation: Mapping[str, Sequence[StanceExample]], **overrides: Any) -> list[Cell]:
+    """Fit a ``scheme`` model on ``train`` and score it on every evaluation set (column -> pairs)."""
+    model = make_model(scheme, **overrides)
+    pairs = in_scheme(train, scheme)
+    require_labels(pairs, model.labels)
+    started = time.perf_counter()
+    model.fit(pairs)
+    seconds = time.perf_counter() - started
+    cells = []
+    for column, examples in evaluation.items():
+        scored = in_scheme(examples, scheme)
+        ev = evaluate(require_labels(scored, model.labels), model.predict(scored), model.labels)
+        log.info("experiment cell", extra={"row": row, "column": column, "scheme": scheme,
+                                           "macro_f1": round(ev.macro_f1, 4), "train_seconds": round(seconds, 1)})
+        cells.append(Cell(row=row, column=column, scheme=scheme, evaluation=ev, train_pairs=len(pairs),
+                          train_seconds=seconds))
+    return cells

@@ -1,0 +1,98 @@
+"""Model cards: what a reader of a trained model's directory needs to trust or reuse it.
+
+``MODEL_CARD.md`` sits beside the model file and its manifest: the data it was trained on (corpus,
+pairs, label distribution, fingerprint), the splits it was scored on, its settings (and what
+automatic tuning chose), per-class metrics and confusion matrices, training time, the code
+version and the library versions that can load it. It is written from the manifest and the
+evaluation results, so it never disagrees with them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tasks.stance.examples import StanceExample
+from tasks.stance.metrics import Evaluation
+from tasks.stance.persistence import read_manifest
+from tasks.stance.runs import SplitResult
+
+CARD = "MODEL_CARD.md"
+
+
+def _metrics_table(evaluation: Evaluation) -> list[str]:
+    lines = ["| label | precision | recall | F1 | support |", "|---|---:|---:|---:|---:|"]
+    for label in evaluation.labels:
+        lines.append(f"| {label} | {evaluation.precision[label]:.3f} | {evaluation.recall[label]:.3f} | "
+                     f"{evaluation.f1[label]:.3f} | {evaluation.support[label]} |")
+    lines.append(f"| **macro** | | | **{evaluation.macro_f1:.3f}** | {sum(evaluation.support.values())} |")
+    lines.append("")
+    lines.append(f"Accuracy {evaluation.accuracy:.3f}.")
+    return lines
+
+
+def _confusion_table(evaluation: Evaluation) -> list[str]:
+    labels = evaluation.labels
+    lines = ["| gold \\ predicted | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
+    for label, row in zip(labels, evaluation.confusion):
+        lines.append(f"| {label} | " + " | ".join(str(int(v)) for v in row) + " |")
+    return lines
+
+
+def render_model_card(manifest: dict[str, Any], train: Sequence[StanceExample],
+                      results: Sequence[SplitResult]) -> str:
+    """The Markdown card of a saved model (``manifest``), trained on ``train`` and scored as ``results``."""
+    labels = manifest.get("labels", [])
+    counts = Counter(e.label for e in train)
+    config = manifest.get("config", {})
+    lines = [
+        f"# Model card: {manifest.get('name', '?')}",
+        "",
+        f"- kind: `{manifest.get('kind')}`; labels ({len(labels)}): {', '.join(labels)}",
+        f"- run: `{manifest.get('run_id', '?')}`, saved {manifest.get('saved_at', '?')}",
+        f"- code version: `{manifest.get('code_version', '?')}`",
+        f"- training time: {manifest.get('train_seconds', '?')} s",
+        "",
+        "## Training data",
+        "",
+        f"- corpus: `{manifest.get('dataset', '?')}`, split `train`: {len(train)} pairs, "
+        f"{len({e.claim_id for e in train})} claims",
+        "- labels: " + ", ".join(f"{label} {counts.get(label, 0)}" for label in labels),
+        f"- data fingerprint (SHA-256 over pairs and labels): `{manifest.get('data_fingerprint', '?')}`",
+        "",
+        "## Settings",
+        "",
+        "```json",
+        json.dumps(config, ensure_ascii=False, indent=2, sort_keys=True, default=str),
+        "```",
+    ]
+    if manifest.get("tuned"):
+        tuned = manifest["tuned"]
+        lines += ["", "Chosen by claim-grouped cross-validation on the training pairs: "
+                  + ", ".join(f"{k} = {v}" for k, v in tuned.items() if k != "candidates") + "."]
+        for c in tuned.get("candidates", []):
+            lines.append(f"- candidate {', '.join(f'{k} = {v:.4g}' for k, v in c.items())}")
+    lines += ["", "## Evaluation", ""]
+    if not results:
+        lines.append("Not evaluated yet.")
+    for r in results:
+        lines += [f"### {r.dataset} / {r.split} ({sum(r.evaluation.support.values())} pairs, "
+                  f"{r.pairs_per_second:.0f} pairs/s)", ""]
+        lines += _metrics_table(r.evaluation) + [""] + _confusion_table(r.evaluation) + [""]
+    lines += ["## Libraries", "", "Loading needs these versions (the manifest checks them):", ""]
+    lines += [f"- {name} {version}" for name, version in sorted(manifest.get("libraries", {}).items())]
+    lines += ["", "## Use and limits", "",
+              "Stance of an article towards a claim, for fact-checking triage; trained on the corpus above "
+              "only. Expect lower scores on other sources, periods or dialects (see `arastance experiment "
+              "cross-dataset`), and on classes with little training support.", ""]
+    return "\n".join(lines)
+
+
+def write_model_card(directory: Path, train: Sequence[StanceExample], results: Sequence[SplitResult]) -> Path:
+    """Write ``MODEL_CARD.md`` into a saved model's ``directory`` (replacing an older card)."""
+    path = Path(directory) / CARD
+    path.write_text(render_model_card(read_manifest(Path(directory)), train, results), encoding="utf-8")
+    return path
