@@ -98,7 +98,6 @@ def bench_end_to_end(world, n_claims: int) -> None:
     from arastance.config import load_settings
     from snapshots.news_sites import render_news_sites
     from snapshots.server import serve_snapshots
-    from tasks.search.factory import index_dir
     from tasks.search.recall import recall_table, relevant_by_claim, retrieved_by_kind
     from warehouse import open_warehouse
     from warehouse.retrieval import claim_urls, hits_by_kind, kept_urls_by_claim, searched_query_kinds
@@ -108,7 +107,7 @@ def bench_end_to_end(world, n_claims: int) -> None:
                        "ARASTANCE_CRAWL__AUTOTHROTTLE": "false", "ARASTANCE_CRAWL__CONCURRENT_REQUESTS_PER_DOMAIN": "8",
                        "ARASTANCE_LOG_LEVEL": "WARNING"})
     render_news_sites(world, work / "web")
-    LocalIndex.build(records_from_dicts(world.corpus_records()), index_dir(load_settings()))
+    LocalIndex.build(records_from_dicts(world.corpus_records()), load_settings().search_index_dir)
     posts = [p for p in world.posts if p.expected_claim and p.published and p.repost_of is None][:n_claims]
     seen = datetime(2024, 1, 1)
     rows = [{"claim_id": stable_id(p.site, p.path), "source_id": p.site, "url": f"https://{p.site}.example{p.path}",

@@ -43,7 +43,7 @@ from arastance.config import load_settings  # noqa: E402
 from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel  # noqa: E402
 from tasks.stance.datasets import load_split  # noqa: E402
 from tasks.stance.metrics import Evaluation, evaluate, results_table  # noqa: E402
-from tasks.stance.runs import DEFAULT_SUBDIRS, embedding_cache  # noqa: E402
+from tasks.stance.runs import DEFAULT_SUBDIRS  # noqa: E402
 
 # name -> (config changes from the default, description)
 # Variants marked "fixed" use the configured C and e5 weight; the others choose them on train.
@@ -123,7 +123,7 @@ def main() -> None:
     if not args.datasets_dir.is_dir():
         print(f"datasets directory {args.datasets_dir} not found: nothing to benchmark (see --datasets-dir)")
         return
-    cache = embedding_cache(settings)
+    cache = settings.embedding_cache
     results: dict[str, dict[str, Evaluation]] = {}
     for key in args.datasets:
         title, scheme = CORPORA[key]

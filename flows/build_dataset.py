@@ -99,7 +99,7 @@ def build_dataset(
     _publish(stats, gold, flags, split)
     result: dict[str, Any] = {**gold, "flagged": flags.flagged, "newly_split": split.assigned, "split_claims": split.total}
     if export:
-        out = Path(export_dir) if export_dir else (cfg.export_dir or settings.data_dir / "dataset")
+        out = Path(export_dir) if export_dir else settings.dataset_dir
         summary = write_export(path, out)
         result["export_dir"] = str(summary.directory)
         result["exported_pairs"] = sum(summary.pairs.values())

@@ -24,7 +24,6 @@ from tasks.stance.model import StanceModel, load_model
 from tasks.stance.runs import (
     SplitResult,
     dataset_path,
-    embedding_cache,
     evaluate_split,
     load_examples,
     record_run,
@@ -102,7 +101,7 @@ def evaluate_stance_model(
         if model_dir is None:
             raise ValueError(f"no model has been trained on the warehouse {warehouse_file} yet; pass model_dir")
     directory = Path(model_dir)
-    model = load_model(directory, embedding_cache=embedding_cache(settings))
+    model = load_model(directory, embedding_cache=settings.embedding_cache)
     source = dataset_path(settings, dataset, Path(path) if path else None)
     scheme: Scheme = "3way" if model.labels == ("agree", "disagree", "other") else "4way"
     results = []

@@ -33,7 +33,7 @@ from tasks.stance.experiments.training import ModelFactory
 from tasks.stance.labels import Scheme
 from tasks.stance.model import StanceModel, create_model
 from tasks.stance.provenance import code_version
-from tasks.stance.runs import dataset_path, embedding_cache
+from tasks.stance.runs import dataset_path
 from warehouse import open_warehouse
 from warehouse.experiments import store_experiment
 
@@ -44,7 +44,7 @@ def model_factory(settings: Settings, kind: str | None, **fixed: Any) -> ModelFa
     chosen = kind or settings.model.default
 
     def make(scheme: Scheme, **overrides: Any) -> StanceModel:
-        return create_model(chosen, settings.model, scheme, embedding_cache=embedding_cache(settings),
+        return create_model(chosen, settings.model, scheme, embedding_cache=settings.embedding_cache,
                             **{**fixed, **overrides})
 
     return make
@@ -79,7 +79,7 @@ def finish(result: ExperimentResult, settings: Settings, warehouse_path: str | N
            table: str, grid: Grid, axes: tuple[str, str]) -> dict[str, Any]:
     """Store the run in the warehouse, then write and publish its table and heat map."""
     store_task(Path(warehouse_path) if warehouse_path else settings.warehouse, result)
-    return publish(result, table, grid, axes, Path(out_dir) if out_dir else settings.data_dir / "experiments", title)
+    return publish(result, table, grid, axes, Path(out_dir) if out_dir else settings.experiments_dir, title)
 
 
 @flow(name="cross_dataset_experiment", validate_parameters=True)

@@ -22,7 +22,7 @@ from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
 from tasks.stance.model import StanceModel, create_model
 from tasks.stance.model_card import write_model_card
-from tasks.stance.runs import TrainedModel, dataset_path, embedding_cache, models_dir, train_and_save
+from tasks.stance.runs import TrainedModel, dataset_path, train_and_save
 
 log = get_logger(__name__)
 
@@ -73,7 +73,7 @@ def train_stance_model(
     if chosen_kind != "transformer" and encoder is not None:
         raise ValueError("encoder applies to the transformer model only")
     overrides = {"evidence": evidence, **(cpu_only if chosen_kind == "cpu" else {"encoder": encoder})}
-    model = create_model(chosen_kind, settings.model, chosen, embedding_cache=embedding_cache(settings), **overrides)
+    model = create_model(chosen_kind, settings.model, chosen, embedding_cache=settings.embedding_cache, **overrides)
     train = load_split_task(dataset, source, "train", chosen)
     evaluation: dict[str, list[StanceExample]] = {}
     for split in eval_splits or ["dev", "test"]:
@@ -83,7 +83,7 @@ def train_stance_model(
             if eval_splits or split != "test":  # only an unrequested test split may be absent
                 raise
             log.warning("no test split to evaluate on", extra={"dataset": dataset, "reason": str(exc)})
-    trained = train_task(quote(model), quote(train), Path(out_dir) if out_dir else models_dir(settings), dataset,
+    trained = train_task(quote(model), quote(train), Path(out_dir) if out_dir else settings.models_dir, dataset,
                          quote(evaluation.get("dev")))
     results = [evaluate_task(quote(model), quote(examples), dataset, split) for split, examples in evaluation.items()]
     record_task(Path(warehouse_path) if warehouse_path else settings.warehouse, trained.run, results, trained.directory)

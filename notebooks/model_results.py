@@ -34,7 +34,6 @@ from tasks.stance.datasets import DatasetError, load_split
 from tasks.stance.labels import LABELS
 from tasks.stance.metrics import evaluate, plot_confusion, results_table
 from tasks.stance.model import load_model
-from tasks.stance.runs import embedding_cache
 from warehouse import open_warehouse
 from warehouse.model_runs import evaluations, model_runs
 
@@ -100,7 +99,7 @@ model = split = examples = evaluation = None
 if latest is None:
     print("no succeeded warehouse model with a saved directory yet: run `arastance demo` or `arastance train`")
 else:
-    model = load_model(Path(latest["artifact_path"]), embedding_cache=embedding_cache(settings))
+    model = load_model(Path(latest["artifact_path"]), embedding_cache=settings.embedding_cache)
     scheme = "3way" if model.labels == LABELS["3way"] else "4way"
     for split in ("test", "dev"):
         try:

@@ -213,6 +213,6 @@ def serve_snapshots(root: Path | None = None, *, port: int = 0, slow_delay_s: fl
         from arastance.config import load_settings
         from snapshots.build import ensure_snapshots
 
-        root = ensure_snapshots(load_settings().data_dir / "snapshots")
+        root = ensure_snapshots(load_settings().snapshots_dir)
     with SnapshotServer(root, port=port, slow_delay_s=slow_delay_s) as server:
         yield server

@@ -44,14 +44,9 @@ def crawl_staging_dir(settings: Settings) -> Path:
     return settings.staging_dir / "crawl"
 
 
-def jobs_dir(settings: Settings) -> Path:
-    """Per-run scratch: Scrapy's JOBDIR and the known-URL file, removed when the run finishes."""
-    return settings.data_dir / "crawl_jobs"
-
-
 def unfinished_run(settings: Settings, site: str) -> str | None:
     """The newest run of ``site`` that was interrupted (a JOBDIR and no ``run.json``), if any."""
-    root = jobs_dir(settings)
+    root = settings.crawl_jobs_dir
     if not root.is_dir():
         return None
     candidates = sorted(
@@ -84,12 +79,12 @@ def run_spider(
     incremental = settings.crawl.incremental if incremental is None else incremental
     resumed_id = unfinished_run(settings, site) if settings.crawl.resumable else None
     run_id = resumed_id or new_run_id(site)
-    job = jobs_dir(settings) / run_id
+    job = settings.crawl_jobs_dir / run_id
     job.mkdir(parents=True, exist_ok=True)
     known_file = job / "known_urls.txt"
     if not resumed_id:
         known_file.write_text("".join(f"{u}\n" for u in known_urls), encoding="utf-8")
-    log_file = settings.data_dir / "logs" / "crawl" / f"{run_id}.log"
+    log_file = settings.logs_dir / "crawl" / f"{run_id}.log"
     log_file.parent.mkdir(parents=True, exist_ok=True)
     args = {"run_id": run_id, "known_urls": str(known_file), "incremental": "true" if incremental else "false"}
     options: dict[str, object] = {"LOG_FILE": log_file, "LOG_FILE_APPEND": True}

@@ -18,7 +18,6 @@ from snapshots.build import SITES
 from snapshots.server import SnapshotServer, serve_snapshots
 from snapshots.world import build_world
 from tasks.annotation.demo import run_demo_campaign, world_truth
-from tasks.search.factory import index_dir
 from tasks.search.local import LocalIndex, records_from_dicts
 from warehouse import open_warehouse
 
@@ -56,7 +55,7 @@ def offline_world() -> Iterator[SnapshotServer]:
 
 def build_world_index(settings: Settings) -> int:
     """Index the world's news articles, the demo's stand-in for the web; returns the document count."""
-    index = LocalIndex.build(records_from_dicts(build_world().corpus_records()), index_dir(settings))
+    index = LocalIndex.build(records_from_dicts(build_world().corpus_records()), settings.search_index_dir)
     return len(index)
 
 
@@ -64,7 +63,7 @@ def simulate_annotation(settings: Settings, seed: int = 0) -> dict[str, Any]:
     """Three simulated annotators label the retrieved pairs (pilot, production, adjudication)."""
     with open_warehouse(settings.warehouse) as wh:
         campaign = run_demo_campaign(
-            wh, settings.annotation, world_truth(build_world()), settings.data_dir / "annotation", seed=seed
+            wh, settings.annotation, world_truth(build_world()), settings.annotation_dir, seed=seed
         )
     return {
         "rounds": campaign.rounds,

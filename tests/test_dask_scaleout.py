@@ -18,7 +18,6 @@ from arastance.config import load_settings
 from arastance.config.orchestration import OrchestrationSettings
 from flows.retrieve_documents import retrieve_documents
 from flows.runners import task_runner
-from tasks.search.factory import index_dir
 from tasks.search.local import LocalIndex, records_from_dicts
 from warehouse import open_warehouse
 
@@ -83,7 +82,7 @@ def test_retrieval_on_a_two_worker_dask_cluster_equals_the_thread_runner(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     records = [{"url": u, "title": t, "text": text, "published_date": d} for u, t, text, d in CORPUS]
     monkeypatch.setenv("ARASTANCE_SEARCH__INDEX_DIR", str(tmp_path / "index"))  # one index for both runs
-    LocalIndex.build(records_from_dicts(records), index_dir(load_settings()))
+    LocalIndex.build(records_from_dicts(records), load_settings().search_index_dir)
     threads = _retrieve_into(tmp_path / "threads.duckdb", monkeypatch, OrchestrationSettings(workers=2))
 
     # two single-threaded worker processes, started with this test's settings in their environment

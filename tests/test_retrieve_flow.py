@@ -29,7 +29,7 @@ from arastance.config import load_settings
 from flows.retrieve_documents import RetrievalFailed, retrieve_documents
 from tasks.search.base import SearchAuthError, SearchBudgetExceeded
 from tasks.search.brave import BraveSearch
-from tasks.search.factory import index_dir, make_backend
+from tasks.search.factory import make_backend
 from tasks.search.keys import resolve_key
 from tasks.search.local import LocalIndex, records_from_dicts
 from warehouse import open_warehouse
@@ -78,7 +78,7 @@ def demo_web(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SiteSe
     (root / "robots.txt").write_text("User-agent: *\nAllow: /\n", encoding="utf-8")
     for key, value in FAST_CRAWL.items():
         monkeypatch.setenv(key, value)
-    LocalIndex.build(records_from_dicts(records), index_dir(load_settings()))
+    LocalIndex.build(records_from_dicts(records), load_settings().search_index_dir)
     server = SiteServer(root)
     with server.running():
         monkeypatch.setenv("ARASTANCE_SEARCH__MIRROR_BASE", server.base_url)

@@ -60,6 +60,27 @@ def test_unknown_key_in_toml_is_an_error(tmp_path: Path) -> None:
         load_settings()
 
 
+@pytest.mark.parametrize("group", ["sites", "crawl", "selection", "search", "nlp", "annotation", "model", "orchestration"])
+def test_every_group_rejects_an_unknown_key(tmp_path: Path, group: str) -> None:
+    (tmp_path / "arastance.toml").write_text(f"[{group}]\ntop_kk = 3\n", encoding="utf-8")
+    with pytest.raises(SettingsError, match=rf"{group}\.top_kk"):
+        load_settings()
+
+
+def test_derived_paths_follow_their_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ARASTANCE_DATA_DIR", str(tmp_path / "d"))
+    s = load_settings()
+    assert (s.annotation_dir, s.dataset_dir, s.models_dir) == (tmp_path / "d/annotation", tmp_path / "d/dataset", tmp_path / "d/models")
+    assert s.embedding_cache == tmp_path / "d/cache/e5.sqlite" and s.search_index_dir == tmp_path / "d/search_index"
+    monkeypatch.setenv("ARASTANCE_ANNOTATION__TASKS_DIR", str(tmp_path / "tasks"))
+    monkeypatch.setenv("ARASTANCE_ANNOTATION__EXPORT_DIR", str(tmp_path / "export"))
+    monkeypatch.setenv("ARASTANCE_MODEL__MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("ARASTANCE_SEARCH__INDEX_DIR", str(tmp_path / "index"))
+    s = load_settings()
+    assert (s.annotation_dir, s.dataset_dir, s.models_dir, s.search_index_dir) == (
+        tmp_path / "tasks", tmp_path / "export", tmp_path / "models", tmp_path / "index")
+
+
 def test_missing_named_config_file_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARASTANCE_CONFIG", "nowhere.toml")
     with pytest.raises(SettingsError, match="nowhere.toml"):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from helpers_stance import tiny_examples
 
-from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel
+from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel, tuning_folds
 from tasks.stance.embeddings import E5Embedder
 from tasks.stance.examples import StanceExample
 from tasks.stance.model import StanceModel, load_model
@@ -49,6 +49,15 @@ def test_a_fixed_seed_gives_identical_models() -> None:
     b = CpuStanceModel(CpuModelConfig(variant="tfidf_sim", seed=7)).fit(train)
     np.testing.assert_array_equal(a.pipeline.named_steps["classifier"].coef_, b.pipeline.named_steps["classifier"].coef_)
     np.testing.assert_array_equal(a.predict_proba(test), b.predict_proba(test))
+
+
+def test_the_seed_decides_which_claims_share_a_tuning_fold() -> None:
+    groups = np.repeat([f"claim-{i}" for i in range(30)], 3)
+    assignment = {seed: [sorted(set(groups[test])) for _, test in tuning_folds(groups, 3, seed)] for seed in (1, 2, 3)}
+    assert assignment[1] == [sorted(set(groups[test])) for _, test in tuning_folds(groups, 3, 1)]
+    assert len({str(folds) for folds in assignment.values()}) > 1
+    for train, test in tuning_folds(groups, 3, 1):
+        assert not set(groups[train]) & set(groups[test])
 
 
 @pytest.mark.parametrize(

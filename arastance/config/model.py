@@ -13,14 +13,10 @@ class ModelSettings(SettingsGroup):
 
     default: Literal["cpu", "transformer"] = "cpu"
     transformer: str = Field(
-        default="UBC-NLP/ARBERT", description="a Hugging Face hub id or a local directory"
+        default="UBC-NLP/ARBERT",
+        description="a Hugging Face hub id or a local directory; the paper's four are bert-base-multilingual-cased, "
+        "asafaya/bert-base-arabic, UBC-NLP/ARBERT and UBC-NLP/MARBERT",
     )
-    encoders: list[str] = [
-        "bert-base-multilingual-cased",
-        "asafaya/bert-base-arabic",
-        "UBC-NLP/ARBERT",
-        "UBC-NLP/MARBERT",
-    ]
     max_length: int = Field(default=512, ge=16, le=4096)
     batch_size: int = Field(default=16, ge=1)
     learning_rate: float = Field(default=2e-5, gt=0)

@@ -2,10 +2,12 @@
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
+
+from arastance.config.base import SettingsGroup
 
 
-class SelectionSettings(BaseModel):
+class SelectionSettings(SettingsGroup):
     """The method's defaults: +/-3 months, at most 10 headlines per seed.
 
     ``undated_policy`` decides what happens to a seed or headline without a date: ``exclude``

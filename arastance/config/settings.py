@@ -76,6 +76,58 @@ class Settings(BaseSettings):
         """Where spiders and fetchers write JSON Lines for the load tasks."""
         return self.data_dir / "staging"
 
+    # Every derived path lives here, so that a setting such as annotation.tasks_dir is honoured
+    # by every stage that reads or writes the place it names.
+    @property
+    def annotation_dir(self) -> Path:
+        """Task files for annotators and their returned exports (``annotation.tasks_dir``)."""
+        return self.annotation.tasks_dir or self.data_dir / "annotation"
+
+    @property
+    def dataset_dir(self) -> Path:
+        """The exported dataset (``annotation.export_dir``)."""
+        return self.annotation.export_dir or self.data_dir / "dataset"
+
+    @property
+    def models_dir(self) -> Path:
+        """Trained stance models (``model.models_dir``)."""
+        return self.model.models_dir or self.data_dir / "models"
+
+    @property
+    def embedding_cache(self) -> Path:
+        """The SQLite cache of e5 embeddings (``model.embedding_cache``)."""
+        return self.model.embedding_cache or self.data_dir / "cache" / "e5.sqlite"
+
+    @property
+    def arastance_download_dir(self) -> Path:
+        """Where ``arastance models download-arastance`` puts the official AraStance files."""
+        return self.data_dir / "datasets" / "arastance"
+
+    @property
+    def search_index_dir(self) -> Path:
+        """The local search backend's index (``search.index_dir``)."""
+        return self.search.index_dir or self.data_dir / "search_index"
+
+    @property
+    def snapshots_dir(self) -> Path:
+        """The offline snapshots of the invented web."""
+        return self.data_dir / "snapshots"
+
+    @property
+    def crawl_jobs_dir(self) -> Path:
+        """Scrapy JOBDIR state of resumable crawls."""
+        return self.data_dir / "crawl_jobs"
+
+    @property
+    def logs_dir(self) -> Path:
+        """Log files of child processes (one per crawl run)."""
+        return self.data_dir / "logs"
+
+    @property
+    def experiments_dir(self) -> Path:
+        """Tables and figures of the model experiments."""
+        return self.data_dir / "experiments"
+
     @classmethod
     def settings_customise_sources(
         cls,

@@ -19,7 +19,7 @@ from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
 from tasks.search.base import DateWindow, SearchBackend, SearchError, SearchResult
 from tasks.search.cache import cache_key
-from tasks.search.factory import index_dir, make_backend
+from tasks.search.factory import make_backend
 from tasks.search.local import DOCS_FILE
 
 log = get_logger(__name__)
@@ -32,9 +32,9 @@ def _fingerprint(settings: Settings) -> str:
     """Changes whenever the backend would be built differently (secrets hashed, never kept)."""
     s = settings.search
     secrets = [v.get_secret_value() if v else "" for v in (s.google_api_key, s.brave_api_key)]
-    docs = index_dir(settings) / DOCS_FILE
+    docs = settings.search_index_dir / DOCS_FILE
     stamp = docs.stat().st_mtime_ns if docs.exists() else 0
-    raw = "\x1f".join([s.model_dump_json(), *secrets, str(index_dir(settings)), str(stamp)])
+    raw = "\x1f".join([s.model_dump_json(), *secrets, str(settings.search_index_dir), str(stamp)])
     return hashlib.sha256(raw.encode()).hexdigest()
 
 

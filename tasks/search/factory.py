@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from arastance.config import Settings
 from tasks.search.base import SearchBackend
 from tasks.search.brave import BraveSearch
 from tasks.search.google import GoogleSearch
 from tasks.search.keys import resolve_key
 from tasks.search.local import LocalIndex
-
-
-def index_dir(settings: Settings) -> Path:
-    """Where the local BM25 index is saved: ``search.index_dir`` or ``<data_dir>/search_index``."""
-    return settings.search.index_dir or settings.data_dir / "search_index"
 
 
 def make_backend(settings: Settings) -> SearchBackend:
@@ -28,4 +21,4 @@ def make_backend(settings: Settings) -> SearchBackend:
     if s.backend == "brave":
         key = resolve_key(s.brave_api_key, s.brave_api_key_block, "search.brave_api_key")
         return BraveSearch(key, endpoint=str(s.brave_endpoint), language=s.language, **options)
-    return LocalIndex.load(index_dir(settings))
+    return LocalIndex.load(settings.search_index_dir)

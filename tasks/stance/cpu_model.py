@@ -185,6 +185,16 @@ def _fold_score(config: CpuModelConfig, X: Any, y: np.ndarray, train: np.ndarray
     return float(f1_score(y[test], predicted, labels=np.unique(y[test]), average="macro"))
 
 
+def tuning_folds(groups: np.ndarray, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Claim-grouped cross-validation folds, shuffled with ``seed``.
+
+    The seed is the one source of randomness the CPU model has (the newton-cg solver is
+    deterministic): it decides which claims share a tuning fold, hence which C and e5 weight win.
+    """
+    splitter = GroupKFold(folds, shuffle=True, random_state=seed)
+    return list(splitter.split(np.zeros(len(groups)), groups=groups))
+
+
 def tune(config: CpuModelConfig, examples: Sequence[StanceExample], y: np.ndarray,
          embedder: E5Embedder | None = None) -> tuple[CpuModelConfig, list[dict[str, float]]]:
     """``config`` with the (C, e5 weight) of :data:`TUNING_GRID` that cross-validates best on
@@ -209,7 +219,7 @@ def tune(config: CpuModelConfig, examples: Sequence[StanceExample], y: np.ndarra
               for name, step in pipeline.named_steps["features"].transformer_list}
     matrices = {w: sparse.hstack([m * (w if name == "e5" else 1.0) for name, m in blocks.items()]).tocsr()
                 for w in dict.fromkeys(w for _, w in candidates)}
-    splits = list(GroupKFold(folds).split(np.zeros(len(y)), y, groups))
+    splits = tuning_folds(groups, folds, config.seed)
     scores = Parallel(n_jobs=config.jobs)(
         delayed(_fold_score)(replace(config, C=c), matrices[w], y, train, test)
         for c, w in candidates for train, test in splits

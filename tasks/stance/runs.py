@@ -35,18 +35,12 @@ def dataset_path(settings: Settings, dataset: str, path: Path | None = None) -> 
     if dataset == "warehouse":
         return settings.warehouse
     if dataset == "arastance":
-        return settings.data_dir / "datasets" / "arastance"
+        return settings.arastance_download_dir
     if dataset not in DEFAULT_SUBDIRS:
         raise DatasetError(f"unknown dataset {dataset!r}; expected warehouse, arastance, baly or khouja")
     return settings.model.datasets_dir / DEFAULT_SUBDIRS[dataset]
 
 
-def models_dir(settings: Settings) -> Path:
-    return settings.model.models_dir or settings.data_dir / "models"
-
-
-def embedding_cache(settings: Settings) -> Path:
-    return settings.model.embedding_cache or settings.data_dir / "cache" / "e5.sqlite"
 
 
 def new_run_id(model: StanceModel) -> str:

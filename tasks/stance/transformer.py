@@ -1,7 +1,7 @@
 r"""Fine-tuned transformer stance model: a BERT-style encoder with a classification head.
 
-The AraStance method fine-tunes four pre-trained encoders (``model.encoders``: mBERT,
-asafaya/bert-base-arabic, ARBERT, MARBERT) on (claim, article) pairs: the claim is the first
+The AraStance method fine-tunes four pre-trained encoders (mBERT, asafaya/bert-base-arabic,
+ARBERT, MARBERT; one at a time, ``model.transformer``) on (claim, article) pairs: the claim is the first
 segment, the article the second. Articles are longer than the 512 word pieces BERT reads, so the
 second segment is the article's evidence (:mod:`tasks.stance.transformer_data`) rather than its
 first tokens. Defaults are the method's: max length 512, batch 16, learning rate 2e-5, up to 25

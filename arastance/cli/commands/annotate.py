@@ -18,10 +18,6 @@ from warehouse import annotation as store
 annotate_app = typer.Typer(help="Stance annotation: export tasks, import labels, agreement, gold labels.", no_args_is_help=True)
 
 
-def _tasks_dir(s: Settings, out: Path | None) -> Path:
-    return out or s.annotation.tasks_dir or s.data_dir / "annotation"
-
-
 @annotate_app.command("export")
 def export(
     kind: str = typer.Argument("production", help="pilot (every annotator labels every pair) or production"),
@@ -40,7 +36,7 @@ def export(
     try:
         with open_warehouse(s.warehouse) as wh:
             guesses = _model_predictions(s, wh, model) if predictions or model else None
-            done = export_round(wh, round_kind, s.annotation, _tasks_dir(s, out), size=size, predictions=guesses)
+            done = export_round(wh, round_kind, s.annotation, (out or s.annotation_dir), size=size, predictions=guesses)
     except (WarehouseError, NoPairsLeftError, ValueError) as exc:
         fail(str(exc))
     if guesses is not None:
@@ -56,7 +52,7 @@ def _model_predictions(s: Settings, wh: Warehouse, directory: Path | None) -> di
     from tasks.annotation.prelabel import predict_unassigned
     from tasks.stance.model import load_model
     from tasks.stance.persistence import ModelFormatError
-    from tasks.stance.runs import embedding_cache, run_of_saved_model
+    from tasks.stance.runs import run_of_saved_model
     from warehouse.models import latest_model_dir
 
     if directory is None:
@@ -65,7 +61,7 @@ def _model_predictions(s: Settings, wh: Warehouse, directory: Path | None) -> di
             raise ValueError("no model has been trained on the warehouse yet (run `arastance train`), or pass --model")
         directory = Path(newest)
     try:
-        loaded = load_model(directory, embedding_cache=embedding_cache(s))
+        loaded = load_model(directory, embedding_cache=s.embedding_cache)
     except ModelFormatError as exc:
         raise ValueError(str(exc)) from None
     return predict_unassigned(wh, loaded, run_of_saved_model(directory).run_id)
@@ -122,7 +118,7 @@ def adjudicate_cmd(
     s = settings()
     try:
         with open_warehouse(s.warehouse) as wh:
-            result = adjudicate(wh, s.annotation, _tasks_dir(s, out))
+            result = adjudicate(wh, s.annotation, (out or s.annotation_dir))
     except (WarehouseError, ValueError) as exc:
         fail(str(exc))
     print_table(

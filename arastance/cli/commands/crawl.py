@@ -83,7 +83,7 @@ def snapshots_build(
     s = settings()
     from snapshots.build import build_snapshots
 
-    summary = build_snapshots(out or s.data_dir / "snapshots")
+    summary = build_snapshots(out or s.snapshots_dir)
     print_table([{"site": k, "pages": v} for k, v in summary.pages.items()], title=f"Snapshots in {summary.root}")
 
 
@@ -98,7 +98,7 @@ def snapshots_serve(
     from snapshots.build import ensure_snapshots
     from snapshots.server import SnapshotServer
 
-    directory = root or ensure_snapshots(s.data_dir / "snapshots")
+    directory = root or ensure_snapshots(s.snapshots_dir)
     try:
         server = SnapshotServer(directory, port=port, slow_delay_s=slow_delay)
     except (FileNotFoundError, OSError) as exc:

@@ -45,7 +45,7 @@ def export(
 ) -> None:
     """Write <split>.jsonl (AraStance format) and <split>.parquet for train, dev and test."""
     s = settings()
-    target = out or s.annotation.export_dir or s.data_dir / "dataset"
+    target = out or s.dataset_dir
     try:
         with open_warehouse(s.warehouse) as wh:
             summary = export_dataset(wh, target)

@@ -42,7 +42,7 @@ def demo(
         f"  SQL:     ARASTANCE_DATA_DIR={data_dir} .venv/bin/arastance sql \"SELECT * FROM v_source_stats\"\n"
         f"  Python:  duckdb.connect('{s.warehouse}', read_only=True).sql('SELECT * FROM claims LIMIT 5')\n"
         f"  Notebooks: ARASTANCE_DATA_DIR={data_dir} jupytext --to ipynb notebooks/*.py, then open them\n"
-        f"Dataset export: {(s.data_dir / 'dataset').resolve()}\n"
+        f"Dataset export: {s.dataset_dir.resolve()}\n"
         "Prefect runs and artifacts (tables, reports, confusion matrices): run `.venv/bin/prefect server start`\n"
         "  and open http://127.0.0.1:4200 (Runs, then Artifacts)."
     )

@@ -83,7 +83,6 @@ def predict(
     from tasks.stance.examples import StanceExample
     from tasks.stance.model import load_model
     from tasks.stance.persistence import ModelFormatError
-    from tasks.stance.runs import embedding_cache
 
     texts = list(article)
     if articles_file is not None:
@@ -94,7 +93,7 @@ def predict(
     if not texts:
         fail("give at least one non-empty --article or an --articles-file")
     try:
-        loaded = load_model(model, embedding_cache=embedding_cache(s))
+        loaded = load_model(model, embedding_cache=s.embedding_cache)
     except ModelFormatError as exc:
         fail(str(exc))
     examples = [StanceExample(claim=claim, article=t, label=None, claim_id="cli", article_id=str(i))
@@ -134,7 +133,7 @@ def download(
 
     if name != "arastance":
         fail(f"unknown dataset {name!r}; only 'arastance' can be downloaded (Baly and Khouja are published elsewhere)")
-    target = dest or s.data_dir / "datasets" / "arastance"
+    target = dest or s.arastance_download_dir
     try:
         files = download_arastance(target, str(s.model.arastance_url))
     except DownloadError as exc:

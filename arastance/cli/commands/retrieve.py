@@ -82,7 +82,6 @@ def build_index(
     world: bool = typer.Option(False, "--world", help="index the demo world's news articles instead of a file"),
 ) -> None:
     """Build the local BM25 index under search.index_dir (default <data_dir>/search_index)."""
-    from tasks.search.factory import index_dir
     from tasks.search.local import CorpusError, LocalIndex, read_corpus, records_from_dicts
 
     s = settings()
@@ -99,10 +98,10 @@ def build_index(
         else:
             records = read_corpus(path)
         started = time.monotonic()
-        index = LocalIndex.build(records, index_dir(s), show_progress=True)
+        index = LocalIndex.build(records, s.search_index_dir, show_progress=True)
     except CorpusError as exc:
         fail(str(exc))
-    console.print(f"indexed {len(index)} document(s) in {time.monotonic() - started:.1f}s into {index_dir(s)}")
+    console.print(f"indexed {len(index)} document(s) in {time.monotonic() - started:.1f}s into {s.search_index_dir}")
 
 
 @index_app.command("search")
