@@ -26,6 +26,7 @@ from arastance.config import load_settings
 from arastance.logging import get_logger
 from flows.runners import warehouse_busy
 from tasks.articles import article_rows, read_fetched, run_article_spider
+from tasks.date_window import enforce_date_window
 from tasks.documents import decision_rows, hit_rows, hits_of, merge_hits, pair_rows, select_documents
 from tasks.queries import build_queries_for
 from tasks.search.base import SearchBudgetExceeded, SearchResult
@@ -172,9 +173,11 @@ def fetch_articles(warehouse_path: Path, claim_ids: list[str], run_dir: Path) ->
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def create_pairs(warehouse_path: Path, claim_ids: list[str]) -> list[dict[str, Any]]:
-    """Pairs for the fetched Arabic articles of the kept documents; the claims are then done,
-    except those with a document whose fetch failed: the next run fetches it again."""
+    """Pairs for the fetched Arabic articles of the kept documents inside their date window; the
+    claims are then done, except those with a document whose fetch failed: the next run fetches it again."""
+    scope = load_settings().search.date_window_scope
     with open_warehouse(warehouse_path) as wh:
+        enforce_date_window(wh, claim_ids, scope)  # documents dated outside their window are dropped
         kept = kept_articles(wh, claim_ids)
         rows = pair_rows(kept, _now())
         pairs = {claim_id: 0 for claim_id in claim_ids}

@@ -65,8 +65,8 @@ class SearchSettings(SettingsGroup):
     )
     date_window_scope: Literal["dated_queries", "all", "off"] = Field(
         default="dated_queries",
-        description="which kept documents must have a publication date inside the window: those found only by "
-        "date-restricted queries (the method's), every kept document (the claim's window), or none",
+        description="which kept documents must have a publication date inside the window: those a "
+        "date-restricted query returned (the method's), every kept document (the claim's window), or none",
     )
     request_timeout_s: float = Field(default=20.0, gt=0)
     max_retries: int = Field(default=4, ge=0, le=20, description="retries after a 429 or 5xx answer")
