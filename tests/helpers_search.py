@@ -219,3 +219,25 @@ def false_claim_row(claim_id: str, text: str, day: date | None, source_id: str =
     return {"claim_id": claim_id, "source_id": source_id, "url": url, "canonical_url": url.rstrip("/"),
             "title": text, "raw_text": text, "cleaned_text": text, "veracity": "false", "published_date": day,
             "first_seen": SEEN, "last_seen": SEEN, "status": "active"}
+
+
+def write_warc(path: Path, pages: list[tuple[str, int, str, bytes]], *, gzip: bool = True) -> Path:
+    """A WARC file of ``(target URI, HTTP status, content type, body)`` response records, each
+    preceded by its request record, written with warcio as a crawler would."""
+    from io import BytesIO
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with path.open("wb") as handle:
+        writer = WARCWriter(handle, gzip=gzip)
+        for uri, status, ctype, body in pages:
+            request = writer.create_warc_record(uri, "request", payload=BytesIO(b""),
+                                                http_headers=StatusAndHeaders("GET / HTTP/1.1", [("Host", "x")],
+                                                                              is_http_request=True))
+            writer.write_record(request)
+            headers = StatusAndHeaders(f"{status} {'OK' if status == 200 else 'Not Found'}",
+                                       [("Content-Type", ctype), ("Content-Length", str(len(body)))],
+                                       protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(uri, "response", payload=BytesIO(body), http_headers=headers))
+    return path

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from datetime import date
 from pathlib import Path
 from typing import Optional
 
@@ -76,32 +77,56 @@ def recall(k: Optional[int] = typer.Option(None, min=1, help="documents per clai
     print_table(recall_table(relevant, retrieved), title=f"Recall of related articles at {k or s.search.max_documents_per_claim}")
 
 
+def _day(value: Optional[str], option: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        fail(f"invalid {option} {value!r}: expected YYYY-MM-DD")
+
+
 @index_app.command("build")
 def build_index(
     corpus: Optional[Path] = typer.Option(None, help="JSON Lines corpus (url,title,text,published_date,domain) [search.corpus_path]"),
     world: bool = typer.Option(False, "--world", help="index the demo world's news articles instead of a file"),
+    warc: Optional[list[str]] = typer.Option(None, "--warc", help="WARC file or http(s) URL (repeatable), e.g. CC-NEWS"),
+    date_from: Optional[str] = typer.Option(None, "--from", help="with --warc: earliest publication date YYYY-MM-DD"),
+    date_to: Optional[str] = typer.Option(None, "--to", help="with --warc: latest publication date YYYY-MM-DD"),
+    lang: str = typer.Option("ar", "--lang", help="with --warc: language of the pages kept"),
+    keep_undated: bool = typer.Option(False, "--keep-undated", help="with --warc: keep pages without a publication date"),
+    workers: int = typer.Option(2, min=1, help="with --warc: processes extracting WARC files in parallel"),
 ) -> None:
     """Build the local BM25 index under search.index_dir (default <data_dir>/search_index)."""
     from tasks.search.factory import index_dir
     from tasks.search.local import CorpusError, LocalIndex, read_corpus, records_from_dicts
+    from tasks.search.warc import WarcError, WarcFilter, WarcStats, warc_corpus
 
     s = settings()
     path = corpus or s.search.corpus_path
+    stats = WarcStats()
     try:
-        if world:
+        if warc:
+            flt = WarcFilter(_day(date_from, "--from"), _day(date_to, "--to"), lang,
+                             min_arabic_ratio=s.search.min_arabic_ratio, min_text_chars=s.search.min_text_chars,
+                             keep_undated=keep_undated)
+            records = warc_corpus(warc, flt, workers=workers, stats=stats, show_progress=True)
+        elif world:
             from snapshots.world import build_world
 
             records = records_from_dicts(build_world().corpus_records())
         elif path is None:
-            fail("no corpus: give --corpus, set search.corpus_path (ARASTANCE_SEARCH__CORPUS_PATH) or use --world")
+            fail("no corpus: give --warc, --corpus, set search.corpus_path (ARASTANCE_SEARCH__CORPUS_PATH) or use --world")
         elif not path.is_file():
             fail(f"corpus file {path} does not exist")
         else:
             records = read_corpus(path)
         started = time.monotonic()
         index = LocalIndex.build(records, index_dir(s), show_progress=True)
-    except CorpusError as exc:
+    except (CorpusError, WarcError) as exc:
         fail(str(exc))
+    if warc:
+        print_table(stats.as_rows(), title="WARC records by outcome")
     console.print(f"indexed {len(index)} document(s) in {time.monotonic() - started:.1f}s into {index_dir(s)}")
 
 
@@ -113,8 +138,6 @@ def search(
     num: int = typer.Option(10, min=1, max=100),
 ) -> None:
     """Query the configured backend through the warehouse cache (web backends spend budget)."""
-    from datetime import date
-
     from tasks.search.batch import configured_backend
     from tasks.search.cache import cached_search
 
