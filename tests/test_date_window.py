@@ -110,7 +110,7 @@ def searxng_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[A
                        "ARASTANCE_CRAWL__RETRY_TIMES": "0", "ARASTANCE_CRAWL__RESUMABLE": "false",
                        "ARASTANCE_SEARCH__BACKEND": "searxng"}.items():
         monkeypatch.setenv(key, value)
-    with site.running(), engine.running(), prefect_test_harness(server_startup_timeout=60):
+    with site.running(), engine.running(), prefect_test_harness(server_startup_timeout=180):
         monkeypatch.setenv("ARASTANCE_SEARCH__MIRROR_BASE", site.base_url)
         monkeypatch.setenv("ARASTANCE_SEARCH__SEARXNG_URL", engine.url + "/search")
         with open_warehouse(load_settings().warehouse) as wh:
