@@ -2,7 +2,7 @@
 
 Goal (issue 18): 1M archived articles indexed in < 30 min and < 8 GiB on 2 cores; 1,000 queries
 over them in < 10 s. A million synthetic articles is too heavy for a shared machine, so this
-measures at ``--docs`` (default 100,000) and ``--pages`` (WARC pages, default 5,000) and
+measures at ``--docs`` (default 50,000) and ``--pages`` (WARC pages, default 3,000) and
 prints the linear extrapolation to 1M next to the measured figures: build time and memory of
 the streamed builder grow linearly with the documents (the matrix holds one entry per distinct
 term of a document); the query time grows with the postings of the query terms, i.e. at most
@@ -15,7 +15,7 @@ linearly. Each phase runs in its own process, so its peak RSS is its own.
 4. Optionally (``--duckdb-fts``), the same corpus in DuckDB's full-text index, when DuckDB's fts
    extension can be loaded here (pip package ``duckdb-extension-fts`` matching the duckdb version).
 
-Usage: python benchmarks/bench_warc_index.py [--docs 100000] [--pages 5000] [--queries 1000] [--workers 2]
+Usage: python benchmarks/bench_warc_index.py [--docs 50000] [--pages 3000] [--queries 1000] [--workers 2]
 """
 
 from __future__ import annotations
@@ -187,8 +187,8 @@ def _run(target, *args) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=int, default=100_000)
-    parser.add_argument("--pages", type=int, default=5_000)
+    parser.add_argument("--docs", type=int, default=50_000)
+    parser.add_argument("--pages", type=int, default=3_000)
     parser.add_argument("--files", type=int, default=4)
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=2)
