@@ -43,7 +43,7 @@ def _peak_mib() -> float:
 
 def _vocabulary() -> tuple[list[str], list[float], list[str]]:
     from snapshots.world import build_world
-    from tasks.arabic import tokenize
+    from arastance.base.arabic import tokenize
 
     world = build_world()
     counts: dict[str, int] = {}
@@ -67,6 +67,7 @@ def phase_extract(q: mp.Queue, out: str, n_pages: int, n_files: int, workers: in
     from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 
+    from spiders.article_extraction import extract_article
     from tasks.search.warc import WarcFilter, WarcStats, warc_corpus
 
     vocab, weights, _ = _vocabulary()
@@ -91,7 +92,7 @@ def phase_extract(q: mp.Queue, out: str, n_pages: int, n_files: int, workers: in
     stats = WarcStats()
     t0 = time.perf_counter()
     kept = sum(1 for _ in warc_corpus([str(f) for f in files], WarcFilter(date(2012, 1, 1), date(2018, 12, 31)),
-                                      workers=workers, stats=stats))
+                                      extract=extract_article, workers=workers, stats=stats))
     q.put({"pages": n_pages, "kept": kept, "seconds": time.perf_counter() - t0, "warc_mib": size / 2**20,
            "peak_mib": _peak_mib(), "outcomes": dict(stats.counts)})
 
@@ -136,7 +137,7 @@ def phase_query(q: mp.Queue, out: str, n_queries: int) -> None:
 def phase_duckdb_fts(q: mp.Queue, out: str, n_docs: int, n_queries: int) -> None:
     import duckdb
 
-    from tasks.arabic import normalize
+    from arastance.base.arabic import normalize
 
     vocab, weights, statements = _vocabulary()
     rng = random.Random(7)

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from arastance.cli import app
 from arastance.config import load_settings
+from spiders.article_extraction import extract_article
 from tasks.search.base import DateWindow
 from tasks.search.factory import index_dir
 from tasks.search.local import LocalIndex
@@ -58,7 +59,7 @@ def _flt(**kw) -> WarcFilter:
 def test_warc_pages_are_filtered_extracted_and_deduplicated(tmp_path: Path) -> None:
     warc = write_warc(tmp_path / "news.warc.gz", _pages())
     stats = WarcStats()
-    records = list(warc_corpus([str(warc)], _flt(), stats=stats))
+    records = list(warc_corpus([str(warc)], _flt(), extract=extract_article, stats=stats))
     assert [r.url for r in records] == ["https://www.youm7.com/story/2016/5/3/dam?utm_source=fb",
                                         "https://aljazeera.net/news/flu"]
     dam = records[0]
@@ -69,13 +70,13 @@ def test_warc_pages_are_filtered_extracted_and_deduplicated(tmp_path: Path) -> N
     assert (c["records"], c["not_html_200"]) == (18, 11)  # 9 requests + a 404 + an image
     assert (c["duplicate_url"], c["duplicate_text"], c["not_arabic"], c["outside_range"], c["undated"], c["kept"]) == \
         (1, 1, 1, 1, 1, 2)
-    kept_undated = list(warc_corpus([str(warc)], _flt(keep_undated=True)))
+    kept_undated = list(warc_corpus([str(warc)], _flt(keep_undated=True), extract=extract_article))
     assert "https://alghad.com/park-undated" in [r.url for r in kept_undated]
 
 
 def test_plain_and_gzip_warcs_read_alike_and_wayback_uris_unwrap(tmp_path: Path) -> None:
     plain = write_warc(tmp_path / "news.warc", _pages()[:2], gzip=False)
-    records, stats = read_warc(str(plain), _flt())
+    records, stats = read_warc(str(plain), _flt(), extract=extract_article)
     assert len(records) == 2 and stats.counts["extracted"] == 2
     assert original_url("https://web.archive.org/web/20160101000000/http://a.com/x?y=1") == "http://a.com/x?y=1"
     assert original_url("https://a.com/web/x") == "https://a.com/web/x"
@@ -119,4 +120,4 @@ def test_index_build_from_bad_warc_input_names_it(tmp_path: Path, args: list[str
 def test_a_warc_url_that_fails_is_an_error_naming_it(tmp_path: Path) -> None:
     site = SiteServer(tmp_path)
     with site.running(), pytest.raises(WarcError, match=r"b\.warc\.gz: HTTP 404"):
-        read_warc(site.base_url + "b.warc.gz", _flt())
+        read_warc(site.base_url + "b.warc.gz", _flt(), extract=extract_article)

@@ -21,7 +21,7 @@ import bm25s
 import numpy as np
 import scipy.sparse as sp
 
-from tasks.arabic import tokenize
+from arastance.base.arabic import tokenize
 
 K1 = 1.5
 B = 0.75

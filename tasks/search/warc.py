@@ -2,8 +2,9 @@
 
 Much of 2012-2018's Arabic news is only in archives: Common Crawl's news crawl (CC-NEWS, WARC
 files from 2016 on) and web-archive captures. Each WARC ``response`` record (HTTP 200, HTML) is
-turned into a corpus record: the article is extracted (:func:`spiders.article_extraction.extract_article`,
-the fetcher's own extractor), kept when its main text is long enough and mostly Arabic, and
+turned into a corpus record: the article is extracted (by the ``extract`` function given: the command
+line passes :func:`spiders.article_extraction.extract_article`, the fetcher's own extractor; tasks do not
+import spiders), kept when its main text is long enough and mostly Arabic, and
 when its *publication* date (from the page, never the capture date, which can be years later
 for an archive capture) falls in the requested range. Captures of the same article are
 deduplicated by canonical URL (the first capture's URL is kept, to be fetched) and by the hash of the normalised text (syndicated copies).
@@ -21,13 +22,13 @@ import io
 import re
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 from urllib.parse import urlsplit
 
 import httpx
@@ -35,16 +36,35 @@ from tqdm import tqdm
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
 
+from arastance.base.arabic import arabic_ratio, normalize
+from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from arastance.logging import get_logger
-from spiders.article_extraction import extract_article
-from tasks.arabic import arabic_ratio, normalize
 from tasks.search.local import CorpusRecord
-from tasks.urls import UrlError, canonicalize_url, domain_of
 
 log = get_logger(__name__)
 
 SUPPORTED_LANGUAGES = ("ar",)
 _WAYBACK = re.compile(r"^https?://[^/]+/web/\d{8,14}(?:[a-z]{2}_)?/(https?://.+)$", re.IGNORECASE)
+
+
+class ExtractedPage(Protocol):
+    """What the extractor returns for a page (as :class:`spiders.article_extraction.ExtractedArticle`)."""
+
+    @property
+    def title(self) -> str | None: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def published_date(self) -> date | None: ...
+
+
+#: A page's HTML -> its title, main text and publication date. Passed in, not imported: the
+#: fetcher's extractor lives in ``spiders`` and tasks do not import spiders (the command line
+#: wires :func:`spiders.article_extraction.extract_article`). A module-level function, so that
+#: worker processes can receive it.
+Extractor = Callable[[bytes], ExtractedPage]
 
 
 class WarcError(ValueError):
@@ -158,7 +178,7 @@ def _html_of(record: Any) -> bytes | None:
     return record.content_stream().read()
 
 
-def page_record(url: str, html: bytes, flt: WarcFilter, stats: WarcStats) -> CorpusRecord | None:
+def page_record(url: str, html: bytes, flt: WarcFilter, stats: WarcStats, extract: Extractor) -> CorpusRecord | None:
     """The corpus record of one archived page, or None (the reason counted in ``stats``)."""
     try:
         domain = domain_of(url)
@@ -166,7 +186,7 @@ def page_record(url: str, html: bytes, flt: WarcFilter, stats: WarcStats) -> Cor
     except UrlError:
         stats.counts["bad_url"] += 1
         return None
-    article = extract_article(html)
+    article = extract(html)
     text = article.text
     if len(text) < flt.min_text_chars:
         stats.counts["too_short"] += 1
@@ -186,7 +206,8 @@ def page_record(url: str, html: bytes, flt: WarcFilter, stats: WarcStats) -> Cor
     return CorpusRecord(url, article.title or "", text, day, domain)
 
 
-def read_warc(source: str, flt: WarcFilter, client: httpx.Client | None = None) -> tuple[list[CorpusRecord], WarcStats]:
+def read_warc(source: str, flt: WarcFilter, *, extract: Extractor,
+              client: httpx.Client | None = None) -> tuple[list[CorpusRecord], WarcStats]:
     """The Arabic articles of one WARC source that pass the filter (not yet deduplicated)."""
     stats = WarcStats()
     out: list[CorpusRecord] = []
@@ -200,7 +221,7 @@ def read_warc(source: str, flt: WarcFilter, client: httpx.Client | None = None) 
                     stats.counts["not_html_200"] += 1
                     continue
                 target = record.rec_headers.get_header("WARC-Target-URI") or ""
-                rec = page_record(original_url(target), html, flt, stats)
+                rec = page_record(original_url(target), html, flt, stats, extract)
                 if rec is not None:
                     out.append(rec)
     except ArchiveLoadFailed as exc:
@@ -208,9 +229,9 @@ def read_warc(source: str, flt: WarcFilter, client: httpx.Client | None = None) 
     return out, stats
 
 
-def _read_one(args: tuple[str, WarcFilter]) -> tuple[str, list[CorpusRecord], WarcStats]:
-    source, flt = args
-    records, stats = read_warc(source, flt)
+def _read_one(args: tuple[str, WarcFilter, Extractor]) -> tuple[str, list[CorpusRecord], WarcStats]:
+    source, flt, extract = args
+    records, stats = read_warc(source, flt, extract=extract)
     return source, records, stats
 
 
@@ -218,14 +239,14 @@ def text_fingerprint(text: str) -> str:
     return hashlib.sha1(normalize(text).encode("utf-8")).hexdigest()
 
 
-def warc_corpus(sources: Iterable[str], flt: WarcFilter, *, workers: int = 1, stats: WarcStats | None = None,
-                show_progress: bool = False) -> Iterator[CorpusRecord]:
+def warc_corpus(sources: Iterable[str], flt: WarcFilter, *, extract: Extractor, workers: int = 1,
+                stats: WarcStats | None = None, show_progress: bool = False) -> Iterator[CorpusRecord]:
     """Deduplicated corpus records of all sources: the first capture of a URL or a text wins."""
     sources = list(sources)
     stats = stats if stats is not None else WarcStats()
     seen_urls: set[str] = set()
     seen_texts: set[str] = set()
-    jobs = [(s, flt) for s in sources]
+    jobs = [(s, flt, extract) for s in sources]
     if workers > 1 and len(sources) > 1:
         pool = ProcessPoolExecutor(max_workers=min(workers, len(sources)))
         results: Iterable[tuple[str, list[CorpusRecord], WarcStats]] = pool.map(_read_one, jobs)

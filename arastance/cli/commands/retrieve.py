@@ -158,6 +158,7 @@ def build_index(
     """Build the local BM25 index under search.index_dir (default <data_dir>/search_index)."""
     from tasks.search.factory import index_dir
     from tasks.search.local import CorpusError, LocalIndex, read_corpus, records_from_dicts
+    from spiders.article_extraction import extract_article
     from tasks.search.warc import WarcError, WarcFilter, WarcStats, warc_corpus
 
     s = settings()
@@ -168,7 +169,7 @@ def build_index(
             flt = WarcFilter(_day(date_from, "--from"), _day(date_to, "--to"), lang,
                              min_arabic_ratio=s.search.min_arabic_ratio, min_text_chars=s.search.min_text_chars,
                              keep_undated=keep_undated)
-            records = warc_corpus(warc, flt, workers=workers, stats=stats, show_progress=True)
+            records = warc_corpus(warc, flt, extract=extract_article, workers=workers, stats=stats, show_progress=True)
         elif world:
             from snapshots.world import build_world
 
