@@ -73,9 +73,11 @@ def fetch_articles(warehouse_path: Path, claim_ids: list[str], run_dir: Path) ->
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def create_pairs(warehouse_path: Path, claim_ids: list[str]) -> list[dict[str, Any]]:
-    """Pairs for the kept documents' Arabic articles; claims with a failed fetch stay pending."""
+    """Pairs for the kept documents' Arabic articles inside their date window (documents dated outside
+    it are dropped first); claims with a failed fetch stay pending."""
+    search_settings = load_settings().search
     with open_warehouse(warehouse_path) as wh:
-        return retrieval.create_pairs(wh, claim_ids)
+        return retrieval.create_pairs(wh, search_settings, claim_ids)
 
 
 class RetrievalFailed(RuntimeError):

@@ -18,6 +18,7 @@ from typing import Any
 from arastance.config import Settings
 from arastance.config.search import SearchSettings
 from tasks.articles import article_rows, read_fetched
+from tasks.date_window import enforce_date_window
 from tasks.documents import decision_rows, hit_rows, hits_of, merge_hits, pair_rows, select_documents
 from tasks.queries import build_queries_for
 from tasks.search.base import SearchBudgetExceeded, SearchResult
@@ -154,9 +155,14 @@ def store_fetched_articles(wh: Warehouse, search_settings: SearchSettings, fetch
     return counts
 
 
-def create_pairs(wh: Warehouse, claim_ids: list[str]) -> list[dict[str, Any]]:
-    """Pairs for the fetched Arabic articles of the kept documents; the claims are then done,
-    except those with a document whose fetch failed: the next run fetches it again."""
+def create_pairs(wh: Warehouse, search_settings: SearchSettings, claim_ids: list[str]) -> list[dict[str, Any]]:
+    """Pairs for the fetched Arabic articles of the kept documents inside their date window; the
+    claims are then done, except those with a document whose fetch failed: the next run fetches it again.
+
+    First each kept document is checked against its date window (``search.date_window_scope``,
+    :func:`tasks.date_window.enforce_date_window`): those dated outside it are dropped, with the reason stored.
+    """
+    enforce_date_window(wh, claim_ids, search_settings.date_window_scope)
     kept = kept_articles(wh, claim_ids)
     rows = pair_rows(kept, utc_now())
     pairs = {claim_id: 0 for claim_id in claim_ids}

@@ -123,6 +123,39 @@ def brave_error(status: int, code: str, detail: str) -> dict[str, Any]:
     return {"type": "ErrorResponse", "error": {"id": "x", "status": status, "code": code, "detail": detail, "meta": {}}}
 
 
+def serpapi_body(query: str, start: int, total: int, page_size: int = 10) -> dict[str, Any]:
+    """A SerpApi Google answer with results ``start+1``..; "Fully empty" past the last one."""
+    meta = {"id": "x", "status": "Success", "json_endpoint": "https://serpapi.com/searches/x.json"}
+    items = [
+        {"position": i - start, "title": f"خبر {i} عن {query}", "link": f"https://serp{i % 3}.example.com/n/{i}",
+         "displayed_link": f"serp{i % 3}.example.com › n", "snippet": f"مقتطف {i}", "date": f"May {(i % 28) + 1}, 2016"}
+        for i in range(start + 1, min(start + page_size, total) + 1)
+    ]
+    if not items:
+        return {"search_metadata": meta, "search_parameters": {"engine": "google", "q": query},
+                "search_information": {"organic_results_state": "Fully empty"},
+                "error": "Google hasn't returned any results for this query."}
+    body: dict[str, Any] = {"search_metadata": meta, "search_parameters": {"engine": "google", "q": query},
+                            "organic_results": items, "serpapi_pagination": {"current": start // page_size + 1}}
+    if start + page_size < total:
+        body["serpapi_pagination"]["next"] = f"https://serpapi.com/search.json?start={start + page_size}"
+    return body
+
+
+def searxng_body(query: str, page: int, total: int, page_size: int = 8,
+                 unresponsive: list[list[str]] | None = None) -> dict[str, Any]:
+    """A SearXNG JSON answer with results of page ``page`` (1-based)."""
+    first = (page - 1) * page_size + 1
+    results = [
+        {"url": f"https://sx{i % 2}.example.net/a/{i}", "title": f"عنوان {i} {query}", "content": f"محتوى {i}",
+         "engine": "bing", "engines": ["bing"], "score": 1.0 / i, "category": "general",
+         "publishedDate": f"2016-05-{(i % 28) + 1:02d}T00:00:00" if i % 2 else None}
+        for i in range(first, min(first + page_size, total + 1))
+    ]
+    return {"query": query, "number_of_results": 0, "results": results, "answers": [], "corrections": [],
+            "infoboxes": [], "suggestions": [], "unresponsive_engines": unresponsive or []}
+
+
 class SiteServer(_LoopbackServer):
     """Serves files under ``root`` over HTTP; ``statuses`` maps a path to a forced error status."""
 
@@ -186,3 +219,25 @@ def false_claim_row(claim_id: str, text: str, day: date | None, source_id: str =
     return {"claim_id": claim_id, "source_id": source_id, "url": url, "canonical_url": url.rstrip("/"),
             "title": text, "raw_text": text, "cleaned_text": text, "veracity": "false", "published_date": day,
             "first_seen": SEEN, "last_seen": SEEN, "status": "active"}
+
+
+def write_warc(path: Path, pages: list[tuple[str, int, str, bytes]], *, gzip: bool = True) -> Path:
+    """A WARC file of ``(target URI, HTTP status, content type, body)`` response records, each
+    preceded by its request record, written with warcio as a crawler would."""
+    from io import BytesIO
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with path.open("wb") as handle:
+        writer = WARCWriter(handle, gzip=gzip)
+        for uri, status, ctype, body in pages:
+            request = writer.create_warc_record(uri, "request", payload=BytesIO(b""),
+                                                http_headers=StatusAndHeaders("GET / HTTP/1.1", [("Host", "x")],
+                                                                              is_http_request=True))
+            writer.write_record(request)
+            headers = StatusAndHeaders(f"{status} {'OK' if status == 200 else 'Not Found'}",
+                                       [("Content-Type", ctype), ("Content-Length", str(len(body)))],
+                                       protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(uri, "response", payload=BytesIO(body), http_headers=headers))
+    return path

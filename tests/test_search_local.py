@@ -99,3 +99,23 @@ def test_index_build_and_search_commands(tmp_path: Path, monkeypatch: pytest.Mon
     failed = runner.invoke(app, ["index", "build", "--corpus", str(bad)])
     assert failed.exit_code == 2 and "line 2: field 'url' is missing" in failed.output
     assert runner.invoke(app, ["index", "build"]).exit_code == 2
+
+
+def test_streamed_bm25_scores_equal_bm25s_own_index() -> None:
+    import bm25s
+    import numpy as np
+
+    from tasks.search.bm25_build import Bm25Builder, document_tokens, tokenised
+
+    docs = [("سد النهضة", "انهيار سد النهضة بعد الأمطار"), ("الإنفلونزا", "إغلاق المدارس بسبب الإنفلونزا في القاهرة"),
+            ("", "سد سد سد النهضة الأمطار الغزيرة"), ("أخبار", "لا شيء مشترك هنا إطلاقا مع غيره")]
+    builder = Bm25Builder()
+    for tokens in tokenised(docs, workers=2):  # tokenised in two processes, in order
+        builder.add(tokens)
+    ours = builder.finish()
+    reference = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+    reference.index([document_tokens(t, x) for t, x in docs], show_progress=False)
+    for query in (["سد", "النهضه"], ["الانفلونزا", "المدارس"], ["الامطار"]):
+        mine = ours.get_scores_from_ids(ours.get_tokens_ids(query))
+        theirs = reference.get_scores_from_ids(reference.get_tokens_ids(query))
+        assert np.allclose(mine, theirs, atol=1e-5) and mine.max() > 0

@@ -34,7 +34,7 @@ STANCE_DATASET_DOMAINS: list[str] = [
 class SearchSettings(SettingsGroup):
     """The offline default is the local BM25 index; web backends need a key."""
 
-    backend: Literal["local", "google", "brave"] = "local"
+    backend: Literal["local", "google", "brave", "serpapi", "searxng"] = "local"
     google_api_key: SecretStr | None = None
     google_api_key_block: str | None = Field(
         default=None, description="name of a Prefect Secret block holding the Google key (wins over google_api_key)"
@@ -46,7 +46,28 @@ class SearchSettings(SettingsGroup):
         default=None, description="name of a Prefect Secret block holding the Brave key (wins over brave_api_key)"
     )
     brave_endpoint: HttpUrl = HttpUrl("https://api.search.brave.com/res/v1/web/search")
+    serpapi_api_key: SecretStr | None = None
+    serpapi_api_key_block: str | None = Field(
+        default=None, description="name of a Prefect Secret block holding the SerpApi key (wins over serpapi_api_key)"
+    )
+    serpapi_endpoint: HttpUrl = HttpUrl("https://serpapi.com/search.json")
+    searxng_url: HttpUrl | None = Field(
+        default=None, description="a SearXNG instance's search endpoint, e.g. http://127.0.0.1:8888/search"
+    )
+    searxng_categories: str | None = Field(default="general", description="SearXNG categories (comma-separated)")
+    searxng_engines: str | None = Field(default=None, description="SearXNG engines (comma-separated; default: the instance's)")
+    searxng_api_key: SecretStr | None = Field(
+        default=None, description="bearer token, only for an instance behind an authenticating proxy"
+    )
     language: str = Field(default="ar", description="result language asked of the web backends")
+    country: str | None = Field(
+        default=None, description="two-letter country the results are localised to (SerpApi's gl), e.g. eg, sa, ae"
+    )
+    date_window_scope: Literal["dated_queries", "all", "off"] = Field(
+        default="dated_queries",
+        description="which kept documents must have a publication date inside the window: those a "
+        "date-restricted query returned (the method's), every kept document (the claim's window), or none",
+    )
     request_timeout_s: float = Field(default=20.0, gt=0)
     max_retries: int = Field(default=4, ge=0, le=20, description="retries after a 429 or 5xx answer")
     backoff_s: float = Field(default=1.0, ge=0, description="first retry delay, doubled each retry")

@@ -29,6 +29,11 @@ _RETRY_STATUSES = {429, 500, 502, 503, 504}
 _QUOTA = re.compile(r"limit|quota", re.IGNORECASE)
 
 
+def quota_spent_403(status: int, reason: str) -> bool:
+    """Google's rule: a 403 whose reason names a limit or quota means the quota is spent."""
+    return status == 403 and bool(_QUOTA.search(reason))
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every non-empty secret replaced by ``****``."""
     for secret in secrets:
@@ -97,6 +102,8 @@ class JsonClient:
     max_retries: int = 4
     backoff_s: float = 1.0
     max_backoff_s: float = 60.0
+    #: (status, error text) -> the API's own quota is spent (an error, never retried, never an auth error)
+    quota_spent: Callable[[int, str], bool] = quota_spent_403
     sleep: Callable[[float], None] = time.sleep
     client: httpx.Client = field(default_factory=lambda: httpx.Client(follow_redirects=True))
 
@@ -124,8 +131,8 @@ class JsonClient:
                     except ValueError:
                         raise self._fail("the answer is not JSON") from None
                 reason = self.describe_error(response)
-                if response.status_code == 403 and _QUOTA.search(reason):
-                    raise self._fail(f"HTTP 403, the API's own quota is spent: {reason}")
+                if self.quota_spent(response.status_code, reason):
+                    raise self._fail(f"HTTP {response.status_code}, the API's own quota is spent: {reason}")
                 if response.status_code in (401, 403):
                     raise self._fail(f"HTTP {response.status_code}: {reason}", SearchAuthError)
                 if response.status_code not in _RETRY_STATUSES:

@@ -6,8 +6,9 @@ weight mask over the documents' publication days (undated documents never match 
 as with the web engines' date restriction). The index lives in one directory: bm25s's sparse
 matrix files plus ``docs.parquet`` with each document's url, title, snippet, date and domain.
 
-Why bm25s: DuckDB's ``fts`` extension cannot be loaded offline (it is downloaded on first use).
-A tantivy 0.27 wheel exists; on 100,000 synthetic Arabic documents and 1,000 queries (half
+Why bm25s: DuckDB's ``fts`` extension (pip ``duckdb-extension-fts``, duckdb 1.5.5) answered
+100 queries over 2,000 documents in 15 s, ~100x slower a query than bm25s over 50,000
+(``benchmarks/bench_warc_index.py --duckdb-fts``). A tantivy 0.27 wheel exists; on 100,000 synthetic Arabic documents and 1,000 queries (half
 date-windowed) it indexed in 50 s against bm25s's 57 s (both dominated by our tokenisation)
 and answered in 2.6 s against 3.0 s: no gain worth a second native index dependency, since
 bm25s is already one and meets the 10-second goal (``benchmarks/bench_retrieval.py``).
@@ -31,6 +32,7 @@ from arastance.base.arabic import tokenize
 from arastance.base.jsonl import json_lines
 from arastance.logging import get_logger
 from tasks.search.base import DateWindow, SearchResult
+from tasks.search.bm25_build import Bm25Builder, tokenised
 
 log = get_logger(__name__)
 
@@ -83,6 +85,24 @@ def records_from_dicts(rows: Iterable[dict[str, Any]]) -> list[CorpusRecord]:
     return [_record(row, f"corpus record {i}") for i, row in enumerate(rows)]
 
 
+class _Column:
+    """A string column gathered in Arrow chunks (a million Python strings would cost ~1 GB)."""
+
+    def __init__(self, kind: pa.DataType, chunk: int = 20_000) -> None:
+        self.kind, self.chunk = kind, chunk
+        self.chunks: list[pa.Array] = []
+        self.buffer: list[str] = []
+
+    def append(self, value: str) -> None:
+        self.buffer.append(value)
+        if len(self.buffer) >= self.chunk:
+            self.chunks.append(pa.array(self.buffer, self.kind))
+            self.buffer = []
+
+    def array(self) -> pa.ChunkedArray:
+        return pa.chunked_array([*self.chunks, pa.array(self.buffer, self.kind)], self.kind)
+
+
 class LocalIndex:
     """BM25 over a fixed corpus; build once with :meth:`build`, then :meth:`load` and search."""
 
@@ -91,9 +111,10 @@ class LocalIndex:
 
     def __init__(self, retriever: bm25s.BM25, docs: pa.Table) -> None:
         self.retriever = retriever
-        self.urls: list[str] = docs.column("url").to_pylist()
-        self.titles: list[str] = docs.column("title").to_pylist()
-        self.snippets: list[str] = docs.column("snippet").to_pylist()
+        # Arrow arrays, read per hit: a million documents stay ~0.5 GB instead of ~2 GB of str objects
+        self.urls = docs.column("url").combine_chunks()
+        self.titles = docs.column("title").combine_chunks()
+        self.snippets = docs.column("snippet").combine_chunks()
         self.days = docs.column("day").to_numpy().astype(np.int32)
         if len(self.urls) != retriever.scores["num_docs"]:
             raise ValueError(f"index holds {retriever.scores['num_docs']} documents but {DOCS_FILE} lists {len(self.urls)}")
@@ -102,31 +123,41 @@ class LocalIndex:
         return len(self.urls)
 
     @classmethod
-    def build(cls, records: Iterable[CorpusRecord], out_dir: Path | None = None, *, show_progress: bool = False) -> "LocalIndex":
-        """Index the records (the first of each URL wins) and save to ``out_dir`` when given."""
+    def build(cls, records: Iterable[CorpusRecord], out_dir: Path | None = None, *, show_progress: bool = False,
+              workers: int = 1) -> "LocalIndex":
+        """Index the records (the first of each URL wins) and save to ``out_dir`` when given.
+
+        Memory stays bounded (:class:`tasks.search.bm25_build.Bm25Builder`); ``workers``
+        processes tokenise, the slow part.
+        """
         seen: set[str] = set()
-        urls, titles, snippets, days, tokens = [], [], [], [], []
-        for rec in tqdm(records, desc="tokenising corpus", unit="doc", disable=not show_progress):
-            if rec.url in seen:
-                continue
-            seen.add(rec.url)
-            urls.append(rec.url)
-            titles.append(rec.title)
-            snippets.append(" ".join(rec.text.split())[:SNIPPET_CHARS])
-            days.append(rec.published_date.toordinal() - _EPOCH if rec.published_date else _NO_DATE)
-            # the title counts twice: headlines carry a story's key words, as search engines weigh them
-            tokens.append(tokenize(rec.title) * 2 + tokenize(rec.text))
-        if not urls:
+        urls, titles, snippets, days = _Column(pa.string()), _Column(pa.string()), _Column(pa.string()), []
+
+        def fresh() -> Iterator[tuple[str, str]]:
+            for rec in records:
+                if rec.url in seen:
+                    continue
+                seen.add(rec.url)
+                urls.append(rec.url)
+                titles.append(rec.title)
+                snippets.append(" ".join(rec.text[:SNIPPET_CHARS * 2].split())[:SNIPPET_CHARS])
+                days.append(rec.published_date.toordinal() - _EPOCH if rec.published_date else _NO_DATE)
+                yield rec.title, rec.text
+
+        builder = Bm25Builder()
+        for tokens in tqdm(tokenised(fresh(), workers), desc="tokenising corpus", unit="doc", disable=not show_progress):
+            builder.add(tokens)
+        if not len(builder):
             raise CorpusError("the corpus has no documents to index")
-        retriever = bm25s.BM25()
-        retriever.index(tokens, show_progress=show_progress)
-        docs = pa.table({"url": urls, "title": titles, "snippet": snippets, "day": pa.array(days, pa.int32())})
+        retriever = builder.finish()
+        docs = pa.table({"url": urls.array(), "title": titles.array(), "snippet": snippets.array(),
+                         "day": pa.array(days, pa.int32())})
         index = cls(retriever, docs)
         if out_dir is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
             retriever.save(str(out_dir), show_progress=False)
             pq.write_table(docs, out_dir / DOCS_FILE)
-            log.info("built local search index", extra={"documents": len(urls), "index_dir": str(out_dir)})
+            log.info("built local search index", extra={"documents": len(index), "index_dir": str(out_dir)})
         return index
 
     @classmethod
@@ -156,7 +187,8 @@ class LocalIndex:
                 break
             day = int(self.days[doc])
             results.append(SearchResult(
-                url=self.urls[doc], title=self.titles[doc] or None, snippet=self.snippets[doc] or None,
+                url=self.urls[doc].as_py(), title=self.titles[doc].as_py() or None,
+                snippet=self.snippets[doc].as_py() or None,
                 published_date=None if day == _NO_DATE else date.fromordinal(day + _EPOCH), rank=len(results) + 1,
             ))
         return results

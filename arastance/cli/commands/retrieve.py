@@ -3,16 +3,20 @@
 
 from __future__ import annotations
 
+import os
 import time
+from datetime import date
 from pathlib import Path
-from typing import Optional
+from typing import Optional, get_args
 
 import typer
 
 from arastance.cli.common import console, fail, print_table, settings
+from arastance.config.search import SearchSettings
 from tasks.search.base import DateWindow, SearchError
 from warehouse import WarehouseError, open_warehouse
 
+BACKENDS: tuple[str, ...] = get_args(SearchSettings.model_fields["backend"].annotation)
 retrieve_app = typer.Typer(help="Retrieve documents for the claims: search, filter, fetch, pair.")
 index_app = typer.Typer(help="The local BM25 search index (the offline search backend).", no_args_is_help=True)
 
@@ -24,10 +28,17 @@ def retrieve(
     limit: Optional[int] = typer.Option(None, min=1, help="at most this many pending claims"),
     fetch: bool = typer.Option(True, "--fetch/--no-fetch", help="fetch the kept articles and create the pairs"),
     redo: bool = typer.Option(False, "--redo", help="also claims already done (searches come from the cache)"),
+    backend: Optional[str] = typer.Option(None, "--backend", help=f"search backend for this run: {', '.join(BACKENDS)} "
+                                          "[search.backend]"),
 ) -> None:
     """Run the retrieve_documents flow over the pending claims (resumes a failed run)."""
     if ctx.invoked_subcommand is not None:
         return
+    if backend is not None:
+        if backend not in BACKENDS:
+            fail(f"--backend {backend!r} is not one of {', '.join(BACKENDS)}")
+        # the run's tasks (threads, Dask workers started by it) read their settings from the environment
+        os.environ["ARASTANCE_SEARCH__BACKEND"] = backend
     s = settings()
     from flows.retrieve_documents import RetrievalFailed, retrieve_documents  # Prefect loads only when needed
     from flows.runners import task_runner
@@ -57,6 +68,54 @@ def status() -> None:
         fail(str(exc))
 
 
+@retrieve_app.command("compare")
+def compare(
+    backend: Optional[list[str]] = typer.Option(None, "--backend", help="compare these (repeatable; default: all with hits)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="also write the report as Markdown to this file"),
+) -> None:
+    """Compare backends on the claims each has searched: documents kept, overlap, share inside the
+    date window, share from news domains (from stored hits; sends no query)."""
+    from tasks.search.compare import compare_backends
+    from warehouse.backend_comparison import article_dates, cache_keys, claim_queries, stored_hits
+
+    s = settings()
+    for name in backend or []:
+        if name not in BACKENDS:
+            fail(f"--backend {name!r} is not one of {', '.join(BACKENDS)}")
+    try:
+        with open_warehouse(s.warehouse, read_only=True) as wh:
+            hits, queries, cached, dates = stored_hits(wh), claim_queries(wh), cache_keys(wh), article_dates(wh)
+    except WarehouseError as exc:
+        fail(str(exc))
+    news = [*s.search.news_domains, *s.search.stance_dataset_domains]
+    rows, overlap, n_claims = compare_backends(hits, queries, cached, dates, backend, num=s.search.results_per_query,
+                                               news_domains=news, limit=s.search.max_documents_per_claim)
+    if not rows or n_claims == 0:
+        fail("no claim has been searched by every backend compared; run `arastance retrieve --backend X --redo` "
+             "for each backend first")
+    print_table(rows, title=f"Backends on the same {n_claims} claim(s)")
+    print_table(overlap, title="Overlap of kept documents")
+    if out is not None:
+        out.write_text(markdown_report(rows, overlap, n_claims), encoding="utf-8")
+        console.print(f"report written to {out}")
+
+
+def markdown_report(rows: list[dict], overlap: list[dict], n_claims: int) -> str:
+    """The comparison as Markdown tables (for a PR, an issue or the run's notes)."""
+    def table(data: list[dict]) -> str:
+        if not data:
+            return "(only one backend)\n"
+        cols = list(data[0])
+        lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+        lines += ["| " + " | ".join("" if r[c] is None else str(r[c]) for c in cols) + " |" for r in data]
+        return "\n".join(lines) + "\n"
+
+    return (f"# Search backends compared on {n_claims} claim(s)\n\n"
+            "inside_window: share of dated kept documents inside the claim's window; undated: share with no date; "
+            "news_domains: share from the configured news domains.\n\n"
+            f"{table(rows)}\n## Overlap\n\n{table(overlap)}")
+
+
 @retrieve_app.command("recall")
 def recall(k: Optional[int] = typer.Option(None, min=1, help="documents per claim [search.max_documents_per_claim]")) -> None:
     """Recall of the demo world's related articles, per query kind and for the final documents."""
@@ -76,31 +135,56 @@ def recall(k: Optional[int] = typer.Option(None, min=1, help="documents per clai
     print_table(recall_table(relevant, retrieved), title=f"Recall of related articles at {k or s.search.max_documents_per_claim}")
 
 
+def _day(value: Optional[str], option: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        fail(f"invalid {option} {value!r}: expected YYYY-MM-DD")
+
+
 @index_app.command("build")
 def build_index(
     corpus: Optional[Path] = typer.Option(None, help="JSON Lines corpus (url,title,text,published_date,domain) [search.corpus_path]"),
     world: bool = typer.Option(False, "--world", help="index the demo world's news articles instead of a file"),
+    warc: Optional[list[str]] = typer.Option(None, "--warc", help="WARC file or http(s) URL (repeatable), e.g. CC-NEWS"),
+    date_from: Optional[str] = typer.Option(None, "--from", help="with --warc: earliest publication date YYYY-MM-DD"),
+    date_to: Optional[str] = typer.Option(None, "--to", help="with --warc: latest publication date YYYY-MM-DD"),
+    lang: str = typer.Option("ar", "--lang", help="with --warc: language of the pages kept"),
+    keep_undated: bool = typer.Option(False, "--keep-undated", help="with --warc: keep pages without a publication date"),
+    workers: int = typer.Option(2, min=1, help="with --warc: processes extracting WARC files in parallel"),
 ) -> None:
     """Build the local BM25 index under search.index_dir (default <data_dir>/search_index)."""
     from tasks.search.local import CorpusError, LocalIndex, read_corpus, records_from_dicts
+    from spiders.article_extraction import extract_article
+    from tasks.search.warc import WarcError, WarcFilter, WarcStats, warc_corpus
 
     s = settings()
     path = corpus or s.search.corpus_path
+    stats = WarcStats()
     try:
-        if world:
+        if warc:
+            flt = WarcFilter(_day(date_from, "--from"), _day(date_to, "--to"), lang,
+                             min_arabic_ratio=s.search.min_arabic_ratio, min_text_chars=s.search.min_text_chars,
+                             keep_undated=keep_undated)
+            records = warc_corpus(warc, flt, extract=extract_article, workers=workers, stats=stats, show_progress=True)
+        elif world:
             from snapshots.world import build_world
 
             records = records_from_dicts(build_world().corpus_records())
         elif path is None:
-            fail("no corpus: give --corpus, set search.corpus_path (ARASTANCE_SEARCH__CORPUS_PATH) or use --world")
+            fail("no corpus: give --warc, --corpus, set search.corpus_path (ARASTANCE_SEARCH__CORPUS_PATH) or use --world")
         elif not path.is_file():
             fail(f"corpus file {path} does not exist")
         else:
             records = read_corpus(path)
         started = time.monotonic()
         index = LocalIndex.build(records, s.search_index_dir, show_progress=True)
-    except CorpusError as exc:
+    except (CorpusError, WarcError) as exc:
         fail(str(exc))
+    if warc:
+        print_table(stats.as_rows(), title="WARC records by outcome")
     console.print(f"indexed {len(index)} document(s) in {time.monotonic() - started:.1f}s into {s.search_index_dir}")
 
 
@@ -112,8 +196,6 @@ def search(
     num: int = typer.Option(10, min=1, max=100),
 ) -> None:
     """Query the configured backend through the warehouse cache (web backends spend budget)."""
-    from datetime import date
-
     from tasks.search.batch import configured_backend
     from tasks.search.cache import cached_search
 

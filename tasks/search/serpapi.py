@@ -1,0 +1,120 @@
+"""SerpApi's Google Search engine as a search backend (Google results for those who cannot get a
+Custom Search key, which Google no longer issues).
+
+API: ``GET https://serpapi.com/search.json?engine=google&q=..&api_key=..``; ``hl`` (interface
+language) and ``gl`` (country) localise the results, ``lr=lang_ar`` restricts them to Arabic
+pages, ``start`` is the 0-based result offset (pages of 10; Google stopped honouring ``num`` in
+2025), a date range is ``tbs=cdr:1,cd_min:M/D/YYYY,cd_max:M/D/YYYY``. Results are in
+``organic_results[]`` (``position``, ``link``, ``title``, ``snippet``, ``date`` when Google shows
+one), the next page in ``serpapi_pagination.next``. Errors are ``{"error": "..."}``: 401 for a bad
+key, 429 for the hourly throughput limit *or* an account out of searches, 5xx for SerpApi's own
+failures; a search that found nothing is a 200 with ``search_information.organic_results_state``
+``"Fully empty"`` and an ``error`` text, which is an empty result, not a failure.
+Every page sent is one search of the SerpApi plan.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+
+from arastance.base.dates import parse_published
+from tasks.search.base import DateWindow, SearchAuthError, SearchError, SearchResult
+from tasks.search.http import JsonClient
+
+PAGE_SIZE = 10
+MAX_RESULTS = 100
+# 429 is both "slow down" and "the plan is used up"; only the first is worth waiting for.
+_OUT_OF_SEARCHES = re.compile(r"run out of searches|no searches left", re.IGNORECASE)
+
+
+def describe_serpapi_error(response: httpx.Response) -> str:
+    """SerpApi's ``error`` text, or the status text."""
+    try:
+        error = response.json()["error"]
+    except (ValueError, KeyError, TypeError):
+        return response.reason_phrase or "no error body"
+    return str(error) if error else (response.reason_phrase or "no error body")
+
+
+def serpapi_quota_spent(status: int, reason: str) -> bool:
+    """A 429 that says the account is out of searches (waiting an hour will not help)."""
+    return status == 429 and bool(_OUT_OF_SEARCHES.search(reason))
+
+
+def date_range_tbs(window: DateWindow) -> str:
+    """Google's custom date range as SerpApi's ``tbs`` value (US month/day/year, no zero padding)."""
+    start, end = window.start, window.end
+    return f"cdr:1,cd_min:{start.month}/{start.day}/{start.year},cd_max:{end.month}/{end.day}/{end.year}"
+
+
+def _results_of(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The organic results of a 200 answer; a failed search (status Error) is a SearchError."""
+    status = (body.get("search_metadata") or {}).get("status")
+    organic = body.get("organic_results")
+    if status == "Error":
+        raise SearchError(f"serpapi search: the search failed: {body.get('error') or 'no reason given'}")
+    if organic is None:
+        return []  # "Fully empty": Google found nothing; SerpApi says so in "error", with status Success
+    if not isinstance(organic, list):
+        raise SearchError(f"serpapi search: organic_results is a {type(organic).__name__}, not a list")
+    return [item for item in organic if isinstance(item, dict)]
+
+
+class SerpApiSearch:
+    """Google through SerpApi, with an account key; ``country`` is Google's ``gl`` (None: any)."""
+
+    name = "serpapi"
+    metered = True
+
+    def __init__(self, api_key: str, *, endpoint: str, language: str | None = "ar", country: str | None = None,
+                 http: JsonClient | None = None, **client_options: Any) -> None:
+        if not api_key:
+            raise SearchAuthError("SerpApi search needs an API key (search.serpapi_api_key or serpapi_api_key_block)")
+        self._key = api_key
+        self.endpoint = endpoint
+        self.language = language
+        self.country = country
+        self.http = http or JsonClient(self.name, [api_key], describe_serpapi_error, quota_spent=serpapi_quota_spent,
+                                       **client_options)
+
+    def __repr__(self) -> str:  # the key must not show up in reprs (Prefect and tracebacks print them)
+        return f"SerpApiSearch(endpoint={self.endpoint!r}, country={self.country!r})"
+
+    def _params(self, query_text: str, window: DateWindow | None, start: int) -> dict[str, Any]:
+        params: dict[str, Any] = {"engine": "google", "q": query_text, "api_key": self._key, "start": start,
+                                  "num": PAGE_SIZE}
+        if self.language:
+            params["hl"] = self.language
+            params["lr"] = f"lang_{self.language}"
+        if self.country:
+            params["gl"] = self.country
+        if window:
+            params["tbs"] = date_range_tbs(window)
+        return params
+
+    def search(self, query_text: str, window: DateWindow | None, num: int) -> list[SearchResult]:
+        num = min(num, MAX_RESULTS)
+        results: list[SearchResult] = []
+        seen: set[str] = set()
+        start = 0
+        while len(results) < num:
+            body = self.http.get(self.endpoint, self._params(query_text, window, start))
+            items = _results_of(body)
+            for item in items:
+                link = item.get("link")
+                if not isinstance(link, str) or not link or link in seen:
+                    continue
+                seen.add(link)
+                shown = item.get("date")
+                results.append(SearchResult(
+                    url=link, title=item.get("title"), snippet=item.get("snippet"),
+                    published_date=parse_published(shown).date if isinstance(shown, str) else None,
+                    rank=len(results) + 1,
+                ))
+            if not items or not (body.get("serpapi_pagination") or {}).get("next"):
+                break
+            start += len(items)
+        return results[:num]

@@ -1,0 +1,275 @@
+"""A historical news corpus from web-archive material (WARC files), for the local search index.
+
+Much of 2012-2018's Arabic news is only in archives: Common Crawl's news crawl (CC-NEWS, WARC
+files from 2016 on) and web-archive captures. Each WARC ``response`` record (HTTP 200, HTML) is
+turned into a corpus record: the article is extracted (by the ``extract`` function given: the command
+line passes :func:`spiders.article_extraction.extract_article`, the fetcher's own extractor; tasks do not
+import spiders), kept when its main text is long enough and mostly Arabic, and
+when its *publication* date (from the page, never the capture date, which can be years later
+for an archive capture) falls in the requested range. Captures of the same article are
+deduplicated by canonical URL (the first capture's URL is kept, to be fetched) and by the hash of the normalised text (syndicated copies).
+
+Sources are local paths or http(s) URLs (streamed, never held whole); WARC files are read with
+``warcio`` (gzip per record or plain). Wayback-style target URIs
+(``https://web.archive.org/web/<timestamp>id_/<original>``) are indexed under the original URL.
+Files are extracted in parallel (one process per file, ``workers``); the parent deduplicates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import IO, Any, Protocol
+from urllib.parse import urlsplit
+
+import httpx
+from tqdm import tqdm
+from warcio.archiveiterator import ArchiveIterator
+from warcio.exceptions import ArchiveLoadFailed
+
+from arastance.base.arabic import arabic_ratio, normalize
+from arastance.base.urls import UrlError, canonicalize_url, domain_of
+from arastance.logging import get_logger
+from tasks.search.local import CorpusRecord
+
+log = get_logger(__name__)
+
+SUPPORTED_LANGUAGES = ("ar",)
+_WAYBACK = re.compile(r"^https?://[^/]+/web/\d{8,14}(?:[a-z]{2}_)?/(https?://.+)$", re.IGNORECASE)
+
+
+class ExtractedPage(Protocol):
+    """What the extractor returns for a page (as :class:`spiders.article_extraction.ExtractedArticle`)."""
+
+    @property
+    def title(self) -> str | None: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def published_date(self) -> date | None: ...
+
+
+#: A page's HTML -> its title, main text and publication date. Passed in, not imported: the
+#: fetcher's extractor lives in ``spiders`` and tasks do not import spiders (the command line
+#: wires :func:`spiders.article_extraction.extract_article`). A module-level function, so that
+#: worker processes can receive it.
+Extractor = Callable[[bytes], ExtractedPage]
+
+
+class WarcError(ValueError):
+    """A WARC source that cannot be read; the message names it."""
+
+
+@dataclass(frozen=True)
+class WarcFilter:
+    """What a page must be to enter the corpus."""
+
+    start: date | None = None
+    end: date | None = None
+    language: str = "ar"
+    min_arabic_ratio: float = 0.5
+    min_text_chars: int = 80
+    keep_undated: bool = False
+
+    def __post_init__(self) -> None:
+        if self.language not in SUPPORTED_LANGUAGES:
+            raise WarcError(f"--lang {self.language!r} is not supported (supported: {', '.join(SUPPORTED_LANGUAGES)})")
+        if self.start and self.end and self.start > self.end:
+            raise WarcError(f"--from {self.start} is after --to {self.end}")
+
+
+@dataclass
+class WarcStats:
+    """Why pages were skipped, per reason, and how many were kept."""
+
+    counts: Counter = field(default_factory=Counter)
+
+    def add(self, other: "WarcStats") -> None:
+        self.counts.update(other.counts)
+
+    def as_rows(self) -> list[dict[str, Any]]:
+        return [{"outcome": k, "records": v} for k, v in sorted(self.counts.items(), key=lambda kv: -kv[1])]
+
+
+def original_url(target: str) -> str:
+    """The archived page's own URL (a Wayback capture URL is unwrapped)."""
+    m = _WAYBACK.match(target)
+    return m.group(1) if m else target
+
+
+class _StreamReader(io.RawIOBase):
+    """A file-like view of an HTTP body's raw (still compressed) bytes, for warcio."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self._chunks = chunks
+        self._buffer = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target: Any) -> int:
+        while not self._buffer:
+            try:
+                self._buffer = next(self._chunks)
+            except StopIteration:
+                return 0
+        n = min(len(target), len(self._buffer))
+        target[:n] = self._buffer[:n]
+        self._buffer = self._buffer[n:]
+        return n
+
+
+@contextmanager
+def open_warc(source: str, client: httpx.Client | None = None) -> Iterator[IO[bytes]]:
+    """A WARC source as a binary file: a local path, or an http(s) URL streamed."""
+    if urlsplit(source).scheme in ("http", "https"):
+        own = client or httpx.Client(follow_redirects=True, timeout=60)
+        try:
+            with own.stream("GET", source) as response:
+                if response.status_code != 200:
+                    raise WarcError(f"WARC {source}: HTTP {response.status_code}")
+                yield io.BufferedReader(_StreamReader(response.iter_raw()), 1 << 16)
+        except httpx.HTTPError as exc:
+            raise WarcError(f"WARC {source}: {type(exc).__name__}: {exc}") from None
+        finally:
+            if client is None:
+                own.close()
+        return
+    path = Path(source)
+    if not path.is_file():
+        raise WarcError(f"WARC file {source} does not exist")
+    with path.open("rb") as handle:  # buffered: check_archive_start peeks at it
+        yield handle
+
+
+def check_archive_start(handle: IO[bytes], source: str) -> None:
+    """Refuse a file that is not a WARC (or ARC), gzip'd or plain, before warcio guesses at it."""
+    peek = handle.peek(4096)[:4096] if hasattr(handle, "peek") else b""
+    start = peek
+    if peek[:2] == b"\x1f\x8b":
+        try:
+            start = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(peek, 64)
+        except zlib.error:
+            start = b""
+    if not (start.startswith(b"WARC/") or start.startswith(b"filedesc://")):
+        raise WarcError(f"WARC {source} is not a readable WARC file: it starts with {start[:20]!r}")
+
+
+def _html_of(record: Any) -> bytes | None:
+    """The HTML body of a 200 HTML response record, else None."""
+    if record.rec_type != "response" or record.http_headers is None:
+        return None
+    if record.http_headers.get_statuscode() != "200":
+        return None
+    ctype = (record.http_headers.get_header("Content-Type") or "").lower()
+    if ctype and "html" not in ctype:
+        return None
+    return record.content_stream().read()
+
+
+def page_record(url: str, html: bytes, flt: WarcFilter, stats: WarcStats, extract: Extractor) -> CorpusRecord | None:
+    """The corpus record of one archived page, or None (the reason counted in ``stats``)."""
+    try:
+        domain = domain_of(url)
+        canonicalize_url(url)
+    except UrlError:
+        stats.counts["bad_url"] += 1
+        return None
+    article = extract(html)
+    text = article.text
+    if len(text) < flt.min_text_chars:
+        stats.counts["too_short"] += 1
+        return None
+    if arabic_ratio(text) < flt.min_arabic_ratio:
+        stats.counts["not_arabic"] += 1
+        return None
+    day = article.published_date
+    if day is None:
+        if not flt.keep_undated:
+            stats.counts["undated"] += 1
+            return None
+    elif (flt.start and day < flt.start) or (flt.end and day > flt.end):
+        stats.counts["outside_range"] += 1
+        return None
+    stats.counts["extracted"] += 1
+    return CorpusRecord(url, article.title or "", text, day, domain)
+
+
+def read_warc(source: str, flt: WarcFilter, *, extract: Extractor,
+              client: httpx.Client | None = None) -> tuple[list[CorpusRecord], WarcStats]:
+    """The Arabic articles of one WARC source that pass the filter (not yet deduplicated)."""
+    stats = WarcStats()
+    out: list[CorpusRecord] = []
+    try:
+        with open_warc(source, client) as handle:
+            check_archive_start(handle, source)
+            for record in ArchiveIterator(handle):
+                stats.counts["records"] += 1
+                html = _html_of(record)
+                if html is None:
+                    stats.counts["not_html_200"] += 1
+                    continue
+                target = record.rec_headers.get_header("WARC-Target-URI") or ""
+                rec = page_record(original_url(target), html, flt, stats, extract)
+                if rec is not None:
+                    out.append(rec)
+    except ArchiveLoadFailed as exc:
+        raise WarcError(f"WARC {source} is not a readable WARC file: {exc}") from None
+    return out, stats
+
+
+def _read_one(args: tuple[str, WarcFilter, Extractor]) -> tuple[str, list[CorpusRecord], WarcStats]:
+    source, flt, extract = args
+    records, stats = read_warc(source, flt, extract=extract)
+    return source, records, stats
+
+
+def text_fingerprint(text: str) -> str:
+    return hashlib.sha1(normalize(text).encode("utf-8")).hexdigest()
+
+
+def warc_corpus(sources: Iterable[str], flt: WarcFilter, *, extract: Extractor, workers: int = 1,
+                stats: WarcStats | None = None, show_progress: bool = False) -> Iterator[CorpusRecord]:
+    """Deduplicated corpus records of all sources: the first capture of a URL or a text wins."""
+    sources = list(sources)
+    stats = stats if stats is not None else WarcStats()
+    seen_urls: set[str] = set()
+    seen_texts: set[str] = set()
+    jobs = [(s, flt, extract) for s in sources]
+    if workers > 1 and len(sources) > 1:
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(sources)))
+        results: Iterable[tuple[str, list[CorpusRecord], WarcStats]] = pool.map(_read_one, jobs)
+    else:
+        pool, results = None, map(_read_one, jobs)
+    try:
+        for source, records, file_stats in tqdm(results, total=len(jobs), desc="reading WARC files", unit="file",
+                                                disable=not show_progress):
+            stats.add(file_stats)
+            for rec in records:
+                canonical = canonicalize_url(rec.url)  # checked valid by page_record
+                if canonical in seen_urls:
+                    stats.counts["duplicate_url"] += 1
+                    continue
+                fingerprint = text_fingerprint(rec.text)
+                if fingerprint in seen_texts:
+                    stats.counts["duplicate_text"] += 1
+                    continue
+                seen_urls.add(canonical)
+                seen_texts.add(fingerprint)
+                stats.counts["kept"] += 1
+                yield rec
+            log.info("WARC read", extra={"source": source, "articles": len(records)})
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)

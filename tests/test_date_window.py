@@ -1,0 +1,139 @@
+"""The date window enforced on kept documents: rules, storage, and a real retrieval run against a
+SearXNG server that ignores dates (it has no date range) over an offline mirror."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date, datetime
+from pathlib import Path
+
+import pytest
+from helpers_search import ApiServer, Reply, SiteServer, article_page, false_claim_row, write_mirror_page
+from prefect.testing.utilities import prefect_test_harness
+
+from arastance.config import load_settings
+from tasks.date_window import date_verdicts, document_window, enforce_date_window
+from tasks.search.base import DateWindow
+from warehouse import Warehouse, open_warehouse
+
+W = DateWindow(date(2016, 3, 10), date(2016, 7, 10))
+QUERIES = [{"claim_id": "c", "kinds": ["claim"], "window_start": None, "window_end": None},
+           {"claim_id": "c", "kinds": ["claim_date", "vp_date"], "window_start": W.start, "window_end": W.end}]
+
+
+def _doc(url: str, kinds: str, article: date | None, engine: date | None = None) -> dict:
+    return {"claim_id": "c", "canonical_url": url, "query_kinds": kinds, "article_date": article, "engine_date": engine}
+
+
+def test_documents_of_dated_queries_are_checked_on_the_article_date_first() -> None:
+    kept = [_doc("in", "claim_date", date(2016, 5, 1), date(2019, 1, 1)),   # article date wins over the engine's
+            _doc("out", "claim,claim_date", date(2018, 1, 1)),           # a dated query returned it: checked
+            _doc("engine", "vp_date", None, date(2016, 4, 1)),           # no article date: the engine's stands in
+            _doc("none", "claim_date", None),                            # no date anywhere: kept, flagged
+            _doc("bare", "claim", date(2010, 1, 1))]                     # only the undated query found it
+    got = {v.canonical_url: v for v in date_verdicts(kept, QUERIES, "dated_queries")}
+    assert {u: v.date_check for u, v in got.items()} == {
+        "in": "inside", "out": "outside", "engine": "inside", "none": "undated", "bare": "unrestricted"}
+    assert got["in"].date_source == "article" and got["engine"].date_source == "search_engine"
+    assert (got["out"].window_start, got["out"].window_end) == (W.start, W.end)
+    assert got["bare"].window_start is None
+    every = {v.canonical_url: v.date_check for v in date_verdicts(kept, QUERIES, "all")}
+    assert every["bare"] == "outside"
+    assert {v.date_check for v in date_verdicts(kept, QUERIES, "off")} == {"unrestricted"}
+
+
+def test_a_document_found_by_several_windows_is_checked_against_their_hull() -> None:
+    windows = {"a": DateWindow(date(2016, 1, 1), date(2016, 2, 1)), "b": DateWindow(date(2016, 3, 1), date(2016, 4, 1)),
+               "claim": None}
+    assert document_window(["a", "b"], windows, "dated_queries") == DateWindow(date(2016, 1, 1), date(2016, 4, 1))
+    assert document_window(["claim"], windows, "dated_queries") is None
+    assert document_window([], windows, "all") == DateWindow(date(2016, 1, 1), date(2016, 4, 1))
+
+
+def _decision(url: str, rank: int, kinds: str = "claim_date") -> dict:
+    return {"claim_id": "c", "canonical_url": url, "url": url, "domain": "x.com", "decision": "kept",
+            "reason": "within_limit", "rank": rank, "similarity": 0.5, "best_rank": rank, "query_kinds": kinds,
+            "decided_at": datetime(2024, 1, 1)}
+
+
+def test_enforcing_stores_the_reason_and_drops_only_outside_documents(warehouse: Warehouse) -> None:
+    warehouse.insert_rows("claims", [false_claim_row("c", "ادعاء", date(2016, 5, 10))])
+    warehouse.insert_rows("queries", [
+        {"query_id": "q1", "claim_id": "c", "kind": "claim", "text": "ادعاء", "window_start": None,
+         "window_end": None, "analyzer": "rules", "created_at": datetime(2024, 1, 1)},
+        {"query_id": "q2", "claim_id": "c", "kind": "claim_date", "text": "ادعاء", "window_start": W.start,
+         "window_end": W.end, "analyzer": "rules", "created_at": datetime(2024, 1, 1)}])
+    warehouse.insert_rows("document_decisions", [_decision("https://x.com/in", 1), _decision("https://x.com/out", 2),
+                                                 _decision("https://x.com/undated", 3)])
+    warehouse.insert_rows("articles", [
+        {"article_id": u, "url": u, "canonical_url": u, "domain": "x.com", "published_date": d, "fetch_status": "ok",
+         "fetched_at": datetime(2024, 1, 1)}
+        for u, d in (("https://x.com/in", date(2016, 6, 1)), ("https://x.com/out", date(2012, 6, 1)),
+                     ("https://x.com/undated", None))])
+    verdicts = enforce_date_window(warehouse, ["c"], "dated_queries")
+    assert sorted(v.date_check for v in verdicts) == ["inside", "outside", "undated"]
+    rows = {r["canonical_url"]: r for r in warehouse.query(
+        "SELECT canonical_url, decision, reason, rank, date_check, published_date, date_source, window_start, window_end "
+        "FROM document_decisions")}
+    out = rows["https://x.com/out"]
+    assert (out["decision"], out["reason"], out["rank"]) == ("dropped", "outside_date_window", None)
+    assert (out["published_date"], out["window_start"], out["window_end"]) == (date(2012, 6, 1), W.start, W.end)
+    assert rows["https://x.com/undated"]["decision"] == "kept" and rows["https://x.com/undated"]["date_check"] == "undated"
+    assert rows["https://x.com/in"]["decision"] == "kept" and rows["https://x.com/in"]["date_source"] == "article"
+    assert enforce_date_window(warehouse, ["c"], "dated_queries")[0].date_check in {"inside", "undated"}  # idempotent
+
+
+# -- end to end: SearXNG (no date range) + offline mirror + real Prefect run -----------------------
+
+CLAIM = "وزارة الصحة تعلن إغلاق المدارس بسبب انتشار الإنفلونزا في القاهرة"
+TEXT = ["نفت وزارة الصحة ما تردد عن إغلاق المدارس بسبب انتشار الإنفلونزا في القاهرة هذا الأسبوع.",
+        "وقال المتحدث إن الدراسة مستمرة بشكل طبيعي وإن الحالات المسجلة محدودة للغاية."]
+PAGES = {"https://www.youm7.com/story/flu-inside": "2016-05-12",
+         "https://aljazeera.net/news/flu-years-later": "2021-03-02",
+         "https://alarabiya.net/news/flu-no-date": None}
+
+
+@pytest.fixture
+def searxng_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ApiServer]:
+    root = tmp_path / "web"
+    for url, day in PAGES.items():
+        html = article_page("الصحة تنفي إغلاق المدارس", TEXT, day or "x")
+        if day is None:
+            html = html.replace('<meta property="article:published_time" content="xT08:00:00Z">', "")
+        write_mirror_page(root, url, html)
+    (root / "robots.txt").write_text("User-agent: *\nAllow: /\n", encoding="utf-8")
+    results = [{"url": u, "title": "الصحة تنفي إغلاق المدارس", "content": TEXT[0], "engine": "bing"} for u in PAGES]
+    engine = ApiServer(lambda r: Reply(body={"query": r.params["q"], "results": results if r.params["pageno"] == "1" else [],
+                                             "unresponsive_engines": []}))
+    site = SiteServer(root)
+    for key, value in {"ARASTANCE_CRAWL__DOWNLOAD_DELAY_S": "0", "ARASTANCE_CRAWL__AUTOTHROTTLE": "false",
+                       "ARASTANCE_CRAWL__RETRY_TIMES": "0", "ARASTANCE_CRAWL__RESUMABLE": "false",
+                       "ARASTANCE_SEARCH__BACKEND": "searxng"}.items():
+        monkeypatch.setenv(key, value)
+    with site.running(), engine.running(), prefect_test_harness(server_startup_timeout=180):
+        monkeypatch.setenv("ARASTANCE_SEARCH__MIRROR_BASE", site.base_url)
+        monkeypatch.setenv("ARASTANCE_SEARCH__SEARXNG_URL", engine.url + "/search")
+        with open_warehouse(load_settings().warehouse) as wh:
+            wh.insert_rows("claims", [false_claim_row("flu", CLAIM, date(2016, 5, 10))])
+        yield engine
+
+
+@pytest.mark.slow
+def test_searxng_retrieval_drops_articles_dated_outside_the_window(searxng_world: ApiServer) -> None:
+    from flows.retrieve_documents import retrieve_documents
+
+    rows = retrieve_documents()
+    assert rows[0]["status"] == "done"
+    assert all(r.params["format"] == "json" and "time_range" not in r.params for r in searxng_world.requests)
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        decisions = {r["url"]: r for r in wh.query(
+            "SELECT url, decision, reason, date_check, published_date FROM document_decisions")}
+        paired = {r["url"] for r in wh.query(
+            "SELECT a.url FROM claim_article_pairs JOIN articles a USING (article_id)")}
+        usage = wh.scalar("SELECT sum(queries) FROM search_usage WHERE backend = 'searxng'")
+    late = decisions["https://aljazeera.net/news/flu-years-later"]
+    assert (late["decision"], late["reason"], late["published_date"]) == ("dropped", "outside_date_window", date(2021, 3, 2))
+    assert decisions["https://www.youm7.com/story/flu-inside"]["date_check"] == "inside"
+    assert decisions["https://alarabiya.net/news/flu-no-date"]["date_check"] == "undated"
+    assert paired == {"https://www.youm7.com/story/flu-inside", "https://alarabiya.net/news/flu-no-date"}
+    assert usage == sum(r.params["pageno"] == "1" for r in searxng_world.requests)  # each query counted once

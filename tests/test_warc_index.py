@@ -1,0 +1,122 @@
+"""The historical index from WARC files (written here with warcio): Arabic filter, publication-date
+range, extraction, dedup, files and URLs, and the CLI's errors."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+from helpers_search import SiteServer, article_page, write_warc
+from typer.testing import CliRunner
+
+from arastance.cli import app
+from arastance.config import load_settings
+from spiders.article_extraction import extract_article
+from tasks.search.base import DateWindow
+from tasks.search.local import LocalIndex
+from tasks.search.warc import WarcError, WarcFilter, WarcStats, original_url, read_warc, warc_corpus
+
+runner = CliRunner()
+DAM = ["نفت الحكومة الإثيوبية الأنباء عن انهيار سد النهضة بعد الأمطار الغزيرة التي شهدتها المنطقة هذا الأسبوع.",
+       "وأكدت وزارة المياه أن السد سليم وأن أعمال البناء تسير وفق الخطة الموضوعة منذ البداية دون أي تأخير."]
+FLU = ["نفت وزارة الصحة المصرية ما تردد عن إغلاق المدارس بسبب انتشار الإنفلونزا في القاهرة والجيزة.",
+       "وقال المتحدث باسم الوزارة إن الدراسة مستمرة بشكل طبيعي وإن الحالات المسجلة محدودة للغاية ولا تدعو للقلق."]
+OLD = ["أعلنت البلدية افتتاح حديقة عامة جديدة في وسط المدينة بحضور عدد كبير من السكان والمسؤولين المحليين.",
+       "وتضم الحديقة ملاعب للأطفال ومسارات للمشي وأشجارا نادرة جلبت من مناطق مختلفة من البلاد والخارج."]
+EN = ["The Ethiopian government denied reports that the dam collapsed after heavy rains in the region this week.",
+      "The water ministry said the dam is intact and construction is proceeding according to the plan."]
+
+
+def _html(title: str, paragraphs: list[str], day: str | None) -> bytes:
+    html = article_page(title, paragraphs, day or "none")
+    if day is None:
+        html = html.replace('<meta property="article:published_time" content="noneT08:00:00Z">', "")
+    return html.encode("utf-8")
+
+
+def _pages() -> list[tuple[str, int, str, bytes]]:
+    html = "text/html; charset=utf-8"
+    return [
+        ("https://www.youm7.com/story/2016/5/3/dam?utm_source=fb", 200, html, _html("إثيوبيا تنفي انهيار سد النهضة", DAM, "2016-05-03")),
+        ("https://www.youm7.com/story/2016/5/3/dam", 200, html, _html("إثيوبيا تنفي انهيار سد النهضة", DAM, "2016-05-03")),
+        ("https://copies.example.net/dam-copy", 200, html, _html("نسخة", DAM, "2016-05-04")),
+        ("http://web.archive.org/web/20170212000000id_/https://aljazeera.net/news/flu", 200, html,
+         _html("الصحة تنفي إغلاق المدارس", FLU, "2017-02-11")),
+        ("https://english.example.com/dam", 200, html, _html("Dam", EN, "2016-05-03")),
+        ("https://alghad.com/park-2010", 200, html, _html("حديقة جديدة", OLD, "2010-06-01")),
+        ("https://alghad.com/park-undated", 200, html, _html("حديقة", OLD[::-1], None)),
+        ("https://alghad.com/missing", 404, html, b"not found"),
+        ("https://alghad.com/logo.png", 200, "image/png", b"\x89PNG...."),
+    ]
+
+
+def _flt(**kw) -> WarcFilter:
+    return WarcFilter(date(2016, 1, 1), date(2018, 12, 31), "ar", min_text_chars=80, **kw)
+
+
+def test_warc_pages_are_filtered_extracted_and_deduplicated(tmp_path: Path) -> None:
+    warc = write_warc(tmp_path / "news.warc.gz", _pages())
+    stats = WarcStats()
+    records = list(warc_corpus([str(warc)], _flt(), extract=extract_article, stats=stats))
+    assert [r.url for r in records] == ["https://www.youm7.com/story/2016/5/3/dam?utm_source=fb",
+                                        "https://aljazeera.net/news/flu"]
+    dam = records[0]
+    assert dam.title == "إثيوبيا تنفي انهيار سد النهضة" and dam.published_date == date(2016, 5, 3)
+    assert dam.domain == "youm7.com" and dam.text.startswith("نفت الحكومة") and "شارك" not in dam.text
+    assert records[1].published_date == date(2017, 2, 11)  # the capture (2017-02-12) is not the publication date
+    c = stats.counts
+    assert (c["records"], c["not_html_200"]) == (18, 11)  # 9 requests + a 404 + an image
+    assert (c["duplicate_url"], c["duplicate_text"], c["not_arabic"], c["outside_range"], c["undated"], c["kept"]) == \
+        (1, 1, 1, 1, 1, 2)
+    kept_undated = list(warc_corpus([str(warc)], _flt(keep_undated=True), extract=extract_article))
+    assert "https://alghad.com/park-undated" in [r.url for r in kept_undated]
+
+
+def test_plain_and_gzip_warcs_read_alike_and_wayback_uris_unwrap(tmp_path: Path) -> None:
+    plain = write_warc(tmp_path / "news.warc", _pages()[:2], gzip=False)
+    records, stats = read_warc(str(plain), _flt(), extract=extract_article)
+    assert len(records) == 2 and stats.counts["extracted"] == 2
+    assert original_url("https://web.archive.org/web/20160101000000/http://a.com/x?y=1") == "http://a.com/x?y=1"
+    assert original_url("https://a.com/web/x") == "https://a.com/web/x"
+
+
+def test_index_build_from_warc_files_and_urls_then_windowed_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pages = _pages()
+    local = write_warc(tmp_path / "a.warc.gz", pages[:4])
+    served = tmp_path / "served"
+    served.mkdir()
+    write_warc(served / "b.warc.gz", pages[4:])
+    site = SiteServer(served)
+    monkeypatch.setenv("COLUMNS", "200")
+    with site.running():
+        result = runner.invoke(app, ["index", "build", "--warc", str(local), "--warc", site.base_url + "b.warc.gz",
+                                     "--from", "2016-01-01", "--to", "2018-12-31", "--lang", "ar", "--keep-undated"])
+    assert result.exit_code == 0, result.output
+    assert "indexed 3 document(s)" in result.output and "duplicate_text" in result.output
+    index = LocalIndex.load(load_settings().search_index_dir)
+    hits = index.search("انهيار سد النهضة", DateWindow(date(2016, 4, 1), date(2016, 6, 30)), 10)
+    assert [h.url for h in hits] == ["https://www.youm7.com/story/2016/5/3/dam?utm_source=fb"]
+    assert index.search("انهيار سد النهضة", DateWindow(date(2017, 1, 1), date(2017, 3, 1)), 10) == []
+    assert [h.url for h in index.search("إغلاق المدارس الإنفلونزا", None, 10)] == ["https://aljazeera.net/news/flu"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--warc", "nowhere.warc.gz"], "WARC file nowhere.warc.gz does not exist"),
+    (["--warc", "{bad}", "--lang", "en"], "--lang 'en' is not supported"),
+    (["--warc", "{bad}", "--from", "2018-01-01", "--to", "2016-01-01"], "--from 2018-01-01 is after --to 2016-01-01"),
+    (["--warc", "{bad}", "--from", "2016-13-01"], "invalid --from '2016-13-01'"),
+    (["--warc", "{bad}"], "is not a readable WARC file"),
+])
+def test_index_build_from_bad_warc_input_names_it(tmp_path: Path, args: list[str], message: str) -> None:
+    bad = tmp_path / "bad.warc.gz"
+    bad.write_bytes(b"this is not a WARC file at all\n" * 10)
+    result = runner.invoke(app, ["index", "build", *[a.replace("{bad}", str(bad)) for a in args]])
+    assert result.exit_code == 2 and message in " ".join(result.output.split()), result.output
+    assert not (load_settings().search_index_dir / "docs.parquet").exists()
+
+
+def test_a_warc_url_that_fails_is_an_error_naming_it(tmp_path: Path) -> None:
+    site = SiteServer(tmp_path)
+    with site.running(), pytest.raises(WarcError, match=r"b\.warc\.gz: HTTP 404"):
+        read_warc(site.base_url + "b.warc.gz", _flt(), extract=extract_article)

@@ -1,0 +1,43 @@
+"""Reads for comparing search backends on the same claims (stored hits, queries, cache keys)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from warehouse.connection import Warehouse
+
+_HITS = """
+SELECT h.backend, q.claim_id, list_prepend(q.kind, coalesce(q.also_kinds, [])) AS kinds,
+       h.url, h.title, h.snippet, h.published_date, h.rank
+FROM search_hits h JOIN queries q USING (query_id)
+ORDER BY h.backend, q.claim_id, h.rank
+"""
+
+_QUERIES = """
+SELECT q.claim_id, q.text, q.window_start, q.window_end, c.text AS claim_text
+FROM queries q JOIN v_retrieval_claims c USING (claim_id)
+"""
+
+_CACHE = "SELECT cache_key FROM search_cache"
+
+_ARTICLE_DATES = "SELECT canonical_url, published_date FROM articles WHERE published_date IS NOT NULL"
+
+
+def stored_hits(wh: Warehouse) -> list[dict[str, Any]]:
+    """Every stored hit with its backend, claim and the query kinds it stands for."""
+    return wh.query(_HITS)
+
+
+def claim_queries(wh: Warehouse) -> list[dict[str, Any]]:
+    """Every query of a claim still up for retrieval, with the claim's text."""
+    return wh.query(_QUERIES)
+
+
+def cache_keys(wh: Warehouse) -> set[str]:
+    return {r["cache_key"] for r in wh.query(_CACHE)}
+
+
+def article_dates(wh: Warehouse) -> dict[str, date]:
+    """Extracted publication dates of fetched articles, by canonical URL."""
+    return {r["canonical_url"]: r["published_date"] for r in wh.query(_ARTICLE_DATES)}

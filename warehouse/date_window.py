@@ -1,0 +1,75 @@
+"""Reads and writes of the date-window check on kept documents (``document_decisions``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from warehouse.connection import Warehouse
+
+# Each kept document with the date to check: the fetched article's extracted date first, else the
+# earliest date a search engine showed for that URL among the claim's hits.
+_KEPT_WITH_DATES = """
+SELECT d.claim_id, d.canonical_url, d.query_kinds, a.published_date AS article_date,
+       (SELECT min(h.published_date) FROM search_hits h JOIN queries q USING (query_id)
+        WHERE q.claim_id = d.claim_id AND h.url = d.url) AS engine_date
+FROM document_decisions d
+LEFT JOIN articles a USING (canonical_url)
+WHERE d.decision = 'kept' AND d.claim_id IN (SELECT unnest($claim_ids::VARCHAR[]))
+ORDER BY d.claim_id, d.rank
+"""
+
+_QUERY_WINDOWS = """
+SELECT claim_id, list_prepend(kind, coalesce(also_kinds, [])) AS kinds, window_start, window_end
+FROM queries WHERE claim_id IN (SELECT unnest($claim_ids::VARCHAR[]))
+"""
+
+_APPLY = """
+UPDATE document_decisions AS d SET
+    date_check = c.date_check, published_date = c.published_date, date_source = c.date_source,
+    window_start = c.window_start, window_end = c.window_end,
+    decision = CASE WHEN c.date_check = 'outside' THEN 'dropped' ELSE d.decision END,
+    reason = CASE WHEN c.date_check = 'outside' THEN 'outside_date_window' ELSE d.reason END,
+    rank = CASE WHEN c.date_check = 'outside' THEN NULL ELSE d.rank END
+FROM __date_checks c
+WHERE d.claim_id = c.claim_id AND d.canonical_url = c.canonical_url
+"""
+
+_CHECK_COUNTS = """
+SELECT coalesce(date_check, 'not checked') AS date_check, decision, count(*) AS documents
+FROM document_decisions WHERE decision = 'kept' OR reason = 'outside_date_window'
+GROUP BY ALL ORDER BY ALL
+"""
+
+
+def kept_documents_with_dates(wh: Warehouse, claim_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Kept documents of the claims with their query kinds, article date and engine date."""
+    return wh.query(_KEPT_WITH_DATES, {"claim_ids": list(claim_ids)})
+
+
+def query_windows(wh: Warehouse, claim_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Every query of the claims: the kinds it stands for and its window (None when undated)."""
+    return wh.query(_QUERY_WINDOWS, {"claim_ids": list(claim_ids)})
+
+
+def store_date_checks(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Record each check on its decision; an ``outside`` document becomes dropped with its reason."""
+    if not rows:
+        return
+    table = pa.Table.from_pylist([dict(r) for r in rows], schema=pa.schema([
+        ("claim_id", pa.string()), ("canonical_url", pa.string()), ("date_check", pa.string()),
+        ("published_date", pa.date32()), ("date_source", pa.string()), ("window_start", pa.date32()),
+        ("window_end", pa.date32())]))
+    with wh.transaction() as con:
+        con.register("__date_checks", table)
+        try:
+            con.execute(_APPLY)
+        finally:
+            con.unregister("__date_checks")
+
+
+def date_check_counts(wh: Warehouse) -> list[dict[str, Any]]:
+    """Kept and date-dropped documents per check result."""
+    return wh.query(_CHECK_COUNTS)
