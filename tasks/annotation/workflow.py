@@ -23,6 +23,8 @@ from tasks.annotation.assignment import (
 )
 from tasks.annotation.csv_io import parse_csv, tasks_to_csv
 from tasks.annotation.gold import GoldDecision, decide_all
+from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
+from tasks.annotation.guidelines import guidelines_markdown
 from tasks.annotation.label_studio import labeling_config, parse_export, tasks_to_json
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, RoundKind
 from warehouse import Warehouse, stable_id
@@ -52,7 +54,8 @@ class RoundExport:
 
 
 def write_round_files(wh: Warehouse, round_name: str, out_dir: Path) -> list[Path]:
-    """Write ``<out_dir>/<round>/``: the labeling config and, per annotator, Label Studio JSON and CSV."""
+    """Write ``<out_dir>/<round>/``: the guidelines, the labeling config (which carries them too) and,
+    per annotator, Label Studio JSON and CSV."""
     rows = store.round_tasks(wh, round_name)
     by_annotator: dict[str, list[AnnotationTask]] = {}
     for r in rows:
@@ -66,7 +69,9 @@ def write_round_files(wh: Warehouse, round_name: str, out_dir: Path) -> list[Pat
     directory.mkdir(parents=True, exist_ok=True)
     config = directory / "labeling_config.xml"
     config.write_text(labeling_config(), encoding="utf-8")
-    files = [config]
+    guidelines = directory / GUIDELINES_FILE
+    guidelines.write_text(guidelines_markdown(), encoding="utf-8")
+    files = [config, guidelines]
     for annotator, tasks in sorted(by_annotator.items()):
         for path, text in ((directory / f"{annotator}.json", tasks_to_json(tasks)), (directory / f"{annotator}.csv", tasks_to_csv(tasks))):
             path.write_text(text, encoding="utf-8")
