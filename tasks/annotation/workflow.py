@@ -22,6 +22,7 @@ from tasks.annotation.assignment import (
     sample_pairs,
 )
 from tasks.annotation.csv_io import parse_csv, tasks_to_csv
+from tasks.annotation.discussion import write_discussion_sheets
 from tasks.annotation.gold import GoldDecision, decide_all
 from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
 from tasks.annotation.guidelines import guidelines_markdown
@@ -201,11 +202,14 @@ class AdjudicationResult:
     disputed: int
     pending: int
     new_round: RoundExport | None
+    discussion: int = 0  # pilot pairs waiting for the discussion
+    discussion_sheets: list[Path] = field(default_factory=list)
 
 
 def decide_gold_labels(wh: Warehouse, cfg: AnnotationSettings) -> list[GoldDecision]:
     """Decide every annotated pair and store the gold labels of the decided ones."""
-    decisions = decide_all(store.annotations(wh), annotators_per_pair=cfg.annotators_per_pair)
+    discussions = {d["pair_id"]: d for d in store.pilot_discussions(wh)}
+    decisions = decide_all(store.annotations(wh), annotators_per_pair=cfg.annotators_per_pair, discussions=discussions)
     gold = [
         {"pair_id": d.pair_id, "label": d.label, "method": d.method, "decided_at": d.decided_at}
         for d in decisions
@@ -218,7 +222,8 @@ def decide_gold_labels(wh: Warehouse, cfg: AnnotationSettings) -> list[GoldDecis
 def adjudicate(
     wh: Warehouse, cfg: AnnotationSettings, out_dir: Path, *, now: datetime | None = None
 ) -> AdjudicationResult:
-    """Store gold labels, then send disputed pairs not yet with an adjudicator to a third annotator."""
+    """Store gold labels, put disputed pilot pairs on their round's discussion sheet, and send
+    other disputed pairs not yet with an adjudicator to a third annotator."""
     decisions = decide_gold_labels(wh, cfg)
     kinds = store.round_kinds(wh)
     waiting = {
@@ -239,9 +244,13 @@ def adjudicate(
         )
         files = write_round_files(wh, round_name, out_dir)
         new_round = RoundExport(round_name, "adjudication", len(disputed), created, out_dir / round_name, files)
-    count = {s: sum(1 for d in decisions if d.status == s) for s in ("gold", "disputed", "pending")}
-    log.info("gold labels decided", extra={**count, "adjudication_round": new_round.round if new_round else None})
-    return AdjudicationResult(decisions, count["gold"], count["disputed"], count["pending"], new_round)
+    sheets = write_discussion_sheets(wh, decisions, out_dir)
+    count = {s: sum(1 for d in decisions if d.status == s) for s in ("gold", "disputed", "pending", "discussion")}
+    log.info("gold labels decided", extra={**count, "adjudication_round": new_round.round if new_round else None,
+                                           "discussion_sheets": [str(p) for p in sheets]})
+    return AdjudicationResult(
+        decisions, count["gold"], count["disputed"], count["pending"], new_round, count["discussion"], sheets
+    )
 
 
 def round_reports(wh: Warehouse) -> list[RoundAgreement]:

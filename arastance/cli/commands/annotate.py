@@ -9,8 +9,16 @@ import typer
 
 from arastance.cli.common import console, fail, print_table, settings
 from arastance.config import Settings
+from tasks.annotation.discussion import import_discussion
 from tasks.annotation.records import AnnotationFileError
-from tasks.annotation.workflow import NoPairsLeftError, adjudicate, export_round, import_annotations, round_reports
+from tasks.annotation.workflow import (
+    NoPairsLeftError,
+    adjudicate,
+    decide_gold_labels,
+    export_round,
+    import_annotations,
+    round_reports,
+)
 from warehouse import WarehouseError, open_warehouse
 from warehouse import annotation as store
 
@@ -74,12 +82,18 @@ def status() -> None:
             reports = round_reports(wh)
             gold = store.gold_summary(wh)
             per_annotator = store.annotator_agreement(wh)
+            discussion = store.pilot_discussion_report(wh)
+            reasons = store.pilot_discussions(wh)
     except WarehouseError as exc:
         fail(str(exc))
     print_table(progress, title="Progress per round and annotator")
     for report in reports:
         print_table(report.summary_rows(), title=f"Agreement in {report.round}")
         print_table(report.confusion, title=f"Confused label pairs in {report.round}")
+    print_table(discussion, title="Pilot disagreements settled by discussion, per round")
+    for name in sorted({r["round"] for r in reasons}):
+        print_table([{k: r[k] for k in ("pair_id", "label", "reason", "decided_by")} for r in reasons if r["round"] == name],
+                    title=f"Discussion decisions in {name} (what the guidelines may need to say)")
     print_table(gold, title="Gold labels")
     print_table(per_annotator, title="Annotators against the gold labels")
 
@@ -88,7 +102,8 @@ def status() -> None:
 def adjudicate_cmd(
     out: Path | None = typer.Option(None, help="directory for the adjudication task files (default <data_dir>/annotation)"),
 ) -> None:
-    """Store agreed/adjudicated gold labels and send disputed pairs to a third annotator."""
+    """Store agreed/adjudicated gold labels, put disputed pilot pairs on a discussion sheet and send
+    other disputed pairs to a third annotator."""
     s = settings()
     try:
         with open_warehouse(s.warehouse) as wh:
@@ -96,12 +111,38 @@ def adjudicate_cmd(
     except (WarehouseError, ValueError) as exc:
         fail(str(exc))
     print_table(
-        [{"gold": result.gold, "disputed": result.disputed, "pending": result.pending}], title="Pairs by decision"
+        [{"gold": result.gold, "disputed": result.disputed, "discussion": result.discussion, "pending": result.pending}],
+        title="Pairs by decision",
     )
+    for sheet in result.discussion_sheets:
+        console.print(f"pilot disagreements to discuss: [bold]{sheet}[/] (fill decision and reason, then `annotate discuss {sheet}`)")
     if result.new_round is not None:
         r = result.new_round
         console.print(f"round [bold]{r.round}[/]: {r.pairs} disputed pair(s) sent to a third annotator")
         print_table([{"file": str(p)} for p in r.files], title=f"Files in {r.directory}")
+
+
+@annotate_app.command("discuss")
+def discuss(
+    sheets: list[Path] = typer.Argument(..., help="filled-in pilot discussion sheets (<round>/discussion.csv)"),
+) -> None:
+    """Import the decisions of a pilot discussion (label and reason per disputed pair); they become the
+    pairs' gold labels. Each sheet is all-or-nothing, and importing it again changes nothing."""
+    s = settings()
+    rows = []
+    try:
+        with open_warehouse(s.warehouse) as wh:
+            for path in sheets:
+                res = import_discussion(wh, path)
+                rows.append({"file": str(path), "decisions": res.decisions, "new": res.new, "still to discuss": res.waiting})
+            decide_gold_labels(wh, s.annotation)
+    except AnnotationFileError as exc:
+        if rows:
+            print_table(rows, title="Imported before the error")
+        fail(str(exc))
+    except WarehouseError as exc:
+        fail(str(exc))
+    print_table(rows, title="Pilot discussion decisions")
 
 
 def register(app: typer.Typer) -> None:
