@@ -3,7 +3,9 @@
 Per claim: its queries (stored ones reused, missing ones built and stored), the searches the
 cache cannot answer (fanned out over claims on the flow's task runner, threads by default,
 Dask with ``retrieve_documents.with_options(task_runner=...)``), the merge and filter of its
-hits, then one article fetch for every kept URL of the run and the claim-article pairs.
+hits; then article fetches in waves (the first ``search.fetch_pool_per_claim`` candidates of
+each claim, then the next candidate for each one that failed), the ranking of the fetched
+articles on their text, and the claim-article pairs.
 Every step is idempotent and each claim's progress is stored (``claim_retrieval``): a failed
 run resumes with the claims not done, and the cache answers the searches that already
 succeeded, so nothing is sent twice. Workers only search; this process writes the warehouse.
@@ -26,7 +28,18 @@ from arastance.config import load_settings
 from arastance.logging import get_logger
 from flows.runners import warehouse_busy
 from tasks.articles import article_rows, read_fetched, run_article_spider
-from tasks.documents import decision_rows, hit_rows, hits_of, merge_hits, pair_rows, select_documents
+from tasks.documents import (
+    POOL_REASONS,
+    PoolDocument,
+    decision_rows,
+    documents_to_fetch,
+    hit_rows,
+    hits_of,
+    merge_hits,
+    pair_rows,
+    rank_fetched,
+    select_documents,
+)
 from tasks.queries import build_queries_for
 from tasks.search.base import SearchBudgetExceeded, SearchResult
 from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, query_spec, run_claim_queries
@@ -34,18 +47,18 @@ from tasks.search.cache import remember, reserve_queries
 from warehouse import open_warehouse
 from warehouse.queries import claims_with_queries, queries_of_claim, store_queries
 from warehouse.retrieval import (
-    article_status,
     cached_results,
     claims_with_failed_fetches,
     kept_articles,
-    kept_urls_by_claim,
     mark_claims_done,
     pending_claims,
+    pool_documents,
     replace_decisions,
     set_claim_status,
     store_articles,
     store_hits,
     store_pairs,
+    update_decisions,
 )
 
 log = get_logger(__name__)
@@ -145,28 +158,48 @@ def store_claim_search(warehouse_path: Path, claim: dict[str, Any], queries: lis
     return {"claim_id": claim_id, "status": "searched", "hits": len(hits), "candidates": len(candidates), "kept": kept}
 
 
+def _pools(warehouse_path: Path, claim_ids: list[str]) -> dict[str, list[PoolDocument]]:
+    with open_warehouse(warehouse_path) as wh:
+        found = pool_documents(wh, claim_ids, POOL_REASONS)
+    return {c: [PoolDocument(**d) for d in docs] for c, docs in found.items()}
+
+
 @task(retries=1, retry_delay_seconds=10, cache_policy=NO_CACHE)
-def fetch_articles(warehouse_path: Path, claim_ids: list[str], run_dir: Path) -> dict[str, int]:
-    """Fetch every kept URL of these claims not stored yet (or failed before), and load them."""
+def fetch_and_rank(warehouse_path: Path, claims: dict[str, str], run_dir: Path) -> dict[str, int]:
+    """Fetch the claims' candidates in waves until each has its documents, then rank them on their text.
+
+    ``claims`` maps claim id to claim text. The first wave fetches each claim's first
+    ``search.fetch_pool_per_claim`` candidates (those stored before are not fetched again); each
+    later wave fetches the next candidate for every one that turned out unusable, until a claim
+    has ``search.max_documents_per_claim`` Arabic articles or no candidate is left.
+    """
     settings = load_settings()
-    with open_warehouse(warehouse_path) as wh:
-        kept = kept_urls_by_claim(wh)
-        wanted = dict(pair for c in claim_ids for pair in kept.get(c, []))
-        known = article_status(wh, wanted)
-    # the URL as the search engine gave it is fetched; its canonical form names the article
-    todo = sorted(url for canonical, url in wanted.items()
-                  if canonical not in known or known[canonical]["fetch_status"] == "failed")
-    counts = {"urls": len(wanted), "fetched": len(todo), "ok": 0}
-    if not todo:
-        return counts
-    mirror = str(settings.search.mirror_base) if settings.search.mirror_base else None
-    out = run_article_spider(todo, run_dir, mirror_base=mirror)
-    pages, articles = article_rows(read_fetched(out), min_arabic_ratio=settings.search.min_arabic_ratio,
-                                   min_text_chars=settings.search.min_text_chars, run_id=run_dir.name)
-    with open_warehouse(warehouse_path) as wh:
-        store_articles(wh, pages, articles)
-    for a in articles:
-        counts[a["fetch_status"]] = counts.get(a["fetch_status"], 0) + 1
+    search = settings.search
+    limit, pool = search.max_documents_per_claim, search.fetch_pool_per_claim
+    mirror = str(search.mirror_base) if search.mirror_base else None
+    attempted: set[str] = set()
+    counts = {"waves": 0, "fetched": 0, "ok": 0}
+    while True:
+        todo = {d.canonical_url: d.url for docs in _pools(warehouse_path, list(claims)).values()
+                for d in documents_to_fetch(docs, limit=limit, pool=pool, attempted=attempted)}
+        if not todo:
+            break
+        attempted |= todo.keys()
+        counts["waves"] += 1
+        counts["fetched"] += len(todo)
+        # the URL as the search engine gave it is fetched; its canonical form names the article
+        out = run_article_spider(sorted(todo.values()), run_dir / f"wave-{counts['waves']}", mirror_base=mirror)
+        pages, articles = article_rows(read_fetched(out), min_arabic_ratio=search.min_arabic_ratio,
+                                       min_text_chars=search.min_text_chars, run_id=run_dir.name)
+        with open_warehouse(warehouse_path) as wh:
+            store_articles(wh, pages, articles)
+        for a in articles:
+            counts[a["fetch_status"]] = counts.get(a["fetch_status"], 0) + 1
+    now = _now()
+    rows = [row for claim_id, docs in _pools(warehouse_path, list(claims)).items()
+            for row in rank_fetched(claims[claim_id], docs, limit=limit, decided_at=now)]
+    with open_warehouse(warehouse_path) as wh, wh.transaction():
+        update_decisions(wh, rows)
     return counts
 
 
@@ -180,7 +213,7 @@ def create_pairs(warehouse_path: Path, claim_ids: list[str]) -> list[dict[str, A
         pairs = {claim_id: 0 for claim_id in claim_ids}
         for row in rows:
             pairs[row["claim_id"]] += 1
-        retry = claims_with_failed_fetches(wh, claim_ids)
+        retry = claims_with_failed_fetches(wh, claim_ids, limit=load_settings().search.max_documents_per_claim)
         with wh.transaction():
             store_pairs(wh, rows)
             mark_claims_done(wh, {c: n for c, n in pairs.items() if c not in retry})
@@ -235,7 +268,7 @@ def retrieve_documents(claim_ids: list[str] | None = None, limit: int | None = N
     fetched: dict[str, int] = {}
     if fetch and searched:
         run_dir = settings.staging_dir / "articles" / f"retrieval-{_now():%Y%m%dT%H%M%S%f}"
-        fetched = fetch_articles(path, searched, run_dir)
+        fetched = fetch_and_rank(path, {c: plan.claims[c]["text"] for c in searched}, run_dir)
         for row in create_pairs(path, searched):
             rows[row["claim_id"]].update(row)
     columns = ("claim_id", "status", "hits", "candidates", "kept", "pairs", "error")
