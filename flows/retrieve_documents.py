@@ -92,7 +92,7 @@ def plan_retrieval(warehouse_path: Path, claim_ids: list[str] | None, limit: int
     num = settings.search.results_per_query
     plan = RetrievalPlan()
     with open_warehouse(warehouse_path) as wh:
-        claims = pending_claims(wh, claim_ids, include_done=redo)[: limit or None]
+        claims = pending_claims(wh, claim_ids, include_done=redo, period=settings.period.bounds)[: limit or None]
         have = claims_with_queries(wh)
         missing = [c for c in claims if c["claim_id"] not in have]
         if missing:

@@ -22,6 +22,8 @@ FROM v_retrieval_claims c
 LEFT JOIN claim_retrieval r USING (claim_id)
 WHERE ($include_done OR r.status IS NULL OR r.status <> 'done')
   AND ($all_claims OR c.claim_id IN (SELECT unnest($claim_ids::VARCHAR[])))
+  AND ($period_start::DATE IS NULL OR c.published_date >= $period_start::DATE)
+  AND ($period_end::DATE IS NULL OR c.published_date <= $period_end::DATE)
 ORDER BY c.published_date NULLS LAST, c.claim_id
 """
 
@@ -111,10 +113,13 @@ def _now() -> datetime:
 
 
 # -- claims ----------------------------------------------------------------------------------
-def pending_claims(wh: Warehouse, claim_ids: Sequence[str] | None = None, *, include_done: bool = False) -> list[dict[str, Any]]:
-    """Claims of ``v_retrieval_claims`` whose retrieval is not done (all of them with ``include_done``)."""
+def pending_claims(wh: Warehouse, claim_ids: Sequence[str] | None = None, *, include_done: bool = False,
+                   period: tuple[date | None, date | None] = (None, None)) -> list[dict[str, Any]]:
+    """Claims of ``v_retrieval_claims`` dated within ``period`` whose retrieval is not done (all of
+    them with ``include_done``)."""
     return wh.query(_PENDING_CLAIMS, {"include_done": include_done, "all_claims": claim_ids is None,
-                                      "claim_ids": list(claim_ids or [])})
+                                      "claim_ids": list(claim_ids or []), "period_start": period[0],
+                                      "period_end": period[1]})
 
 
 def set_claim_status(wh: Warehouse, claim_id: str, *, backend: str, status: str, queries: int = 0, hits: int = 0,
