@@ -258,7 +258,8 @@ def page_rows(staged: StagedRunFiles) -> list[dict[str, Any]]:
 
 
 def claim_row(
-    claim: StagedClaim, claim_id: str, canonical: str, *, patterns: DebunkPatterns, override: str | None
+    claim: StagedClaim, claim_id: str, canonical: str, *, patterns: DebunkPatterns, override: str | None,
+    noun_phrases: Literal["active", "review"] = "active",
 ) -> dict[str, Any]:
     """One ``claims`` row: preprocessed text, date and status (a reviewer's override wins).
 
@@ -272,6 +273,7 @@ def claim_row(
         is_multimedia=claim.is_multimedia,
         claim_reviewed=review.claim_reviewed if review else None,
         patterns=patterns,
+        noun_phrases=noun_phrases,
     )
     fetched = _utc_naive(claim.fetched_at)
     published = claim.published_date
@@ -380,7 +382,8 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
             dropped["duplicate_url"] += 1
             continue
         seen.add(claim_id)
-        row = claim_row(claim, claim_id, canonical, patterns=patterns, override=overrides.get(claim_id))
+        row = claim_row(claim, claim_id, canonical, patterns=patterns, override=overrides.get(claim_id),
+                        noun_phrases=s.crawl.noun_phrase_claims)
         if row["status"] == "excluded":
             dropped[f"excluded:{row['status_reason']}"] += 1
         rows.append(row)

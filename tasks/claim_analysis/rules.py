@@ -371,3 +371,16 @@ class RuleAnalyzer:
         stem = self._name_reading(tokens[start])[1]
         has_link = start + 1 < len(tokens) and tokens[start + 1].norm in {"بن", "ابن"}
         return stem in _NAME_STARTERS or (stem in self.lexicon.given_names and has_link)
+
+
+def has_verb(text: str) -> bool:
+    """Whether ``text`` has a listed verb form or a word shaped like a present-tense verb, alone or
+    after the proclitic و or ف ("وتعلن")."""
+    analyzer = _default_analyzer()
+    return any(analyzer._is_present_verb(t.norm) or (t.norm[:1] in "وف" and analyzer._is_present_verb(t.norm[1:]))
+               for t in word_tokens(text))
+
+
+@cache
+def _default_analyzer() -> RuleAnalyzer:
+    return RuleAnalyzer()
