@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -19,7 +20,7 @@ from tasks.annotation.workflow import (
     import_annotations,
     round_reports,
 )
-from warehouse import WarehouseError, open_warehouse
+from warehouse import Warehouse, WarehouseError, open_warehouse
 from warehouse import annotation as store
 
 annotate_app = typer.Typer(help="Stance annotation: export tasks, import labels, agreement, gold labels.", no_args_is_help=True)
@@ -56,20 +57,34 @@ def import_(
 ) -> None:
     """Import annotations; each file is all-or-nothing and importing it again changes nothing."""
     s = settings()
-    rows = []
+
+    def one(wh: Warehouse, path: Path) -> dict[str, object]:
+        res = import_annotations(wh, path, annotator_map=s.annotation.annotator_map, round_override=round_name)
+        status = "imported before: nothing to do" if res.already_imported else "imported"
+        return {"annotations": res.annotations, "new": res.new, "status": status}
+
+    _import_each(s, files, one, title="Annotation import")
+
+
+def _import_each(
+    s: Settings, paths: list[Path], one: Callable[[Warehouse, Path], dict[str, object]], *, title: str,
+    then: Callable[[Warehouse], object] | None = None,
+) -> None:
+    """Import each file all-or-nothing, one row each; on a bad file, show what came in before it and fail."""
+    rows: list[dict[str, object]] = []
     try:
         with open_warehouse(s.warehouse) as wh:
-            for path in files:
-                res = import_annotations(wh, path, annotator_map=s.annotation.annotator_map, round_override=round_name)
-                status = "imported before: nothing to do" if res.already_imported else "imported"
-                rows.append({"file": str(path), "annotations": res.annotations, "new": res.new, "status": status})
+            for path in paths:
+                rows.append({"file": str(path), **one(wh, path)})
+            if then is not None:
+                then(wh)
     except AnnotationFileError as exc:
         if rows:
             print_table(rows, title="Imported before the error")
         fail(str(exc))
     except WarehouseError as exc:
         fail(str(exc))
-    print_table(rows, title="Annotation import")
+    print_table(rows, title=title)
 
 
 @annotate_app.command("status")
@@ -129,20 +144,12 @@ def discuss(
     """Import the decisions of a pilot discussion (label and reason per disputed pair); they become the
     pairs' gold labels. Each sheet is all-or-nothing, and importing it again changes nothing."""
     s = settings()
-    rows = []
-    try:
-        with open_warehouse(s.warehouse) as wh:
-            for path in sheets:
-                res = import_discussion(wh, path)
-                rows.append({"file": str(path), "decisions": res.decisions, "new": res.new, "still to discuss": res.waiting})
-            decide_gold_labels(wh, s.annotation)
-    except AnnotationFileError as exc:
-        if rows:
-            print_table(rows, title="Imported before the error")
-        fail(str(exc))
-    except WarehouseError as exc:
-        fail(str(exc))
-    print_table(rows, title="Pilot discussion decisions")
+
+    def one(wh: Warehouse, path: Path) -> dict[str, object]:
+        res = import_discussion(wh, path)
+        return {"decisions": res.decisions, "new": res.new, "still to discuss": res.waiting}
+
+    _import_each(s, sheets, one, title="Pilot discussion decisions", then=lambda wh: decide_gold_labels(wh, s.annotation))
 
 
 def register(app: typer.Typer) -> None:
