@@ -20,9 +20,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tasks.jsonl import json_lines
+from arastance.base.ids import stable_id
+from arastance.base.jsonl import json_lines
 from tasks.stance.labels import FOUR_WAY
-from warehouse.ids import stable_id
 
 FIELDS: tuple[str, ...] = ("id", "claim", "article", "article_title", "article_url", "stance")
 REQUIRED: tuple[str, ...] = ("claim", "article", "stance")
