@@ -3,7 +3,9 @@
 Per claim: its queries (stored ones reused, missing ones built and stored), the searches the
 cache cannot answer (fanned out over claims on the flow's task runner, threads by default,
 Dask with ``retrieve_documents.with_options(task_runner=...)``), the merge and filter of its
-hits, then one article fetch for every kept URL of the run and the claim-article pairs.
+hits; then article fetches in waves (the first ``search.fetch_pool_per_claim`` candidates of
+each claim, then the next candidate for each one that failed), the ranking of the fetched
+articles on their text, and the claim-article pairs.
 The flow only orchestrates: each task opens the warehouse and calls the stage logic in
 :mod:`tasks.retrieval` (idempotent, resumable, nothing sent twice). Workers only search; this
 process writes the warehouse.
@@ -56,18 +58,35 @@ def store_claim_search(warehouse_path: Path, claim: dict[str, Any], queries: lis
 
 
 @task(retries=1, retry_delay_seconds=10, cache_policy=NO_CACHE)
-def fetch_articles(warehouse_path: Path, claim_ids: list[str], run_dir: Path) -> dict[str, int]:
-    """Fetch every kept URL of these claims not stored yet (or failed before), and load them."""
+def fetch_and_rank(warehouse_path: Path, claims: dict[str, str], run_dir: Path) -> dict[str, int]:
+    """Fetch the claims' candidates in waves until each has its documents, then rank them on their text.
+
+    ``claims`` maps claim id to claim text. Which URLs each wave fetches is
+    :func:`tasks.retrieval.next_fetch_wave` (the first ``search.fetch_pool_per_claim`` candidates,
+    then the next candidate for every one that turned out unusable, until a claim has
+    ``search.max_documents_per_claim`` Arabic articles or no candidate is left); the ranking is
+    :func:`tasks.retrieval.rank_fetched_articles`.
+    """
     settings = load_settings()
-    with open_warehouse(warehouse_path) as wh:
-        wanted, todo = retrieval.urls_to_fetch(wh, claim_ids)
-    counts = {"urls": wanted, "fetched": len(todo), "ok": 0}
-    if not todo:
-        return counts
     mirror = str(settings.search.mirror_base) if settings.search.mirror_base else None
-    out = run_article_spider(todo, run_dir, settings=settings, mirror_base=mirror)
+    attempted: set[str] = set()
+    counts = {"waves": 0, "fetched": 0, "ok": 0}
+    while True:
+        with open_warehouse(warehouse_path) as wh:
+            todo = retrieval.next_fetch_wave(wh, settings.search, list(claims), attempted)
+        if not todo:
+            break
+        attempted |= todo.keys()
+        counts["waves"] += 1
+        counts["fetched"] += len(todo)
+        out = run_article_spider(sorted(todo.values()), run_dir / f"wave-{counts['waves']}", settings=settings,
+                                 mirror_base=mirror)
+        with open_warehouse(warehouse_path) as wh:
+            stored = retrieval.store_fetched_articles(wh, settings.search, out, run_dir.name)
+        for status, n in stored.items():
+            counts[status] = counts.get(status, 0) + n
     with open_warehouse(warehouse_path) as wh:
-        counts.update(retrieval.store_fetched_articles(wh, settings.search, out, run_dir.name))
+        retrieval.rank_fetched_articles(wh, settings.search, claims)
     return counts
 
 
@@ -128,7 +147,7 @@ def retrieve_documents(claim_ids: list[str] | None = None, limit: int | None = N
     fetched: dict[str, int] = {}
     if fetch and searched:
         run_dir = settings.staging_dir / "articles" / f"retrieval-{utc_now():%Y%m%dT%H%M%S%f}"
-        fetched = fetch_articles(path, searched, run_dir)
+        fetched = fetch_and_rank(path, {c: plan.claims[c]["text"] for c in searched}, run_dir)
         for row in create_pairs(path, searched):
             rows[row["claim_id"]].update(row)
     columns = ("claim_id", "status", "hits", "candidates", "kept", "pairs", "error")

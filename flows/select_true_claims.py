@@ -8,7 +8,7 @@ re-run reports ``new_run = False`` and stores nothing.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,12 +28,13 @@ from warehouse.selection import StoredSelection, read_candidate_headlines, read_
 
 @task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
 def load_selection_inputs(
-    warehouse_path: Path, sources: list[str]
+    warehouse_path: Path, sources: list[str], period: tuple[date | None, date | None] = (None, None)
 ) -> tuple[list[ClaimRecord], list[ClaimRecord]]:
-    """The active false claims (seeds) and the candidate headlines of ``sources``."""
+    """The active false claims (seeds) and the candidate headlines of ``sources``, dated within
+    ``period`` (the setting ``period``; open by default)."""
     with open_warehouse(warehouse_path) as wh:
-        seeds = claim_records(read_seed_claims(wh), origin="seed")
-        headlines = claim_records(read_candidate_headlines(wh, sources), origin="headline")
+        seeds = claim_records(read_seed_claims(wh, period), origin="seed")
+        headlines = claim_records(read_candidate_headlines(wh, sources, period), origin="headline")
     return seeds, headlines
 
 
@@ -107,7 +108,7 @@ def select_true_claims(
     path = Path(warehouse_path) if warehouse_path else settings.warehouse
     started_at = datetime.now(timezone.utc).replace(tzinfo=None)
 
-    seeds, headlines = load_selection_inputs(path, params.headline_sources)
+    seeds, headlines = load_selection_inputs(path, params.headline_sources, settings.period.bounds)
     fingerprint = selection.input_fingerprint(seeds, headlines)
     # quote(): hand the 200k records over as they are, without Prefect visiting each one
     result = choose_headlines(quote(seeds), quote(headlines), params)

@@ -25,7 +25,7 @@ import pandas as pd
 from arastance.config import load_settings
 from tasks.stance.labels import FOUR_WAY
 from warehouse import open_warehouse
-from warehouse.stats import left_out_claims, source_stats, split_label_counts
+from warehouse.stats import left_out_claims, paper_table3, paper_table4, source_stats, split_label_counts
 
 LABELS = list(FOUR_WAY)
 settings = load_settings()
@@ -33,13 +33,24 @@ with open_warehouse(settings.warehouse, read_only=True) as wh:
     per_source = pd.DataFrame(source_stats(wh))
     per_split = pd.DataFrame(split_label_counts(wh))
     left_out = pd.DataFrame(left_out_claims(wh))
+    table3 = pd.DataFrame(paper_table3(wh))
+    table4 = pd.DataFrame(paper_table4(wh))
 print(f"warehouse: {settings.warehouse}")
 
 # %% [markdown]
 # ## Claims, articles and stances per source
+# As in the paper, *articles* are claim–article pairs (articles = agree + disagree + discuss +
+# unrelated); *distinct_articles* counts an article paired with several claims once.
 
 # %%
 per_source
+
+# %% [markdown]
+# ### Table 3 as the paper lays it out
+# One row per source (false-claim sites, then Reuters), then the total; `v_paper_table3`.
+
+# %%
+table3 if len(table3) else "no gold labels yet"
 
 # %% [markdown]
 # ## Claims left out
@@ -54,6 +65,13 @@ left_out if len(left_out) else "no claim left out"
 
 # %%
 per_split
+
+# %% [markdown]
+# ### Table 4 as the paper lays it out
+# Train, Dev, Test and Total, with claims, articles (pairs) and the four stances; `v_paper_table4`.
+
+# %%
+table4 if len(table4) else "no splits yet"
 
 # %% [markdown]
 # ## Label distribution

@@ -2,8 +2,10 @@
 
 Fact-check sites publish false claims wrapped in their verdict: "لا صحة لما يتم تداوله حول
 إغلاق المدارس", "حقيقة وفاة الفنان ...", "شائعة: ...". The stance dataset needs the claim itself,
-so the framing is stripped; when what remains is a bare noun phrase ("وفاة الفنان ...") it is
-kept as the claim statement, as the AraStance annotators did. The phrase patterns are
+so the framing is stripped. What remains may be a bare noun phrase ("وفاة الفنان ..."): kept as
+the claim statement by default, or, with ``noun_phrases="review"`` (the setting
+``crawl.noun_phrase_claims``, and the paper preset), sent to review so that a person states it
+as a claim, as the AraStance annotators did. The phrase patterns are
 configuration (``tasks/debunk_patterns.toml``), not code, so a new site wording needs no release.
 
 Posts with no claim text, or whose claim is a picture or a video, are excluded with a reason
@@ -65,6 +67,7 @@ class DebunkPatterns:
     suffixes: tuple[Framing, ...]
     multimedia: re.Pattern[str]
     residual: re.Pattern[str]
+    noun_phrase_openers: frozenset[str]
     min_tokens: int
     max_tokens: int
     min_arabic_ratio: float
@@ -138,6 +141,7 @@ def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
             suffixes=suffixes,
             multimedia=multimedia,
             residual=residual,
+            noun_phrase_openers=frozenset(fold(w) for w in review.get("noun_phrase_openers", [])),
             min_tokens=int(review["min_tokens"]),
             max_tokens=int(review["max_tokens"]),
             min_arabic_ratio=float(review["min_arabic_ratio"]),
@@ -205,6 +209,24 @@ def _review_reason(statement: str, normalized: str, patterns: DebunkPatterns) ->
     return None
 
 
+# Verbal nouns by shape (folded, without the article): إفعال، افتعال، انفعال، استفعال، تفعيل.
+_VERBAL_NOUN = re.compile(r"^(?:ا\w\wا\w|ا\wت\wا\w|ان\w\wا\w|است\w\wا\w|ت\w\wي\w)$")
+
+
+def is_bare_noun_phrase(statement: str, patterns: DebunkPatterns) -> bool:
+    """A claim that opens with a verbal noun and has no verb ("وفاة الفنان ..."), so it states
+    nothing yet; a sentence ("الحكومة تقرر ...", "وزارة الصحة سحبت ...") is not one."""
+    from tasks.claim_analysis.rules import has_verb  # the analyzer's word lists, loaded once
+
+    words = tokenize(normalize(statement))
+    if not words:
+        return False
+    first = fold(words[0])
+    opens_with_noun = first in patterns.noun_phrase_openers or bool(_VERBAL_NOUN.match(first))
+    rest = statement.split(None, 1)[1:]  # the opener may be spelt like a verb (رفع، منع): not counted
+    return opens_with_noun and not (rest and has_verb(rest[0]))
+
+
 def clean_claim(
     claim_text: str | None,
     *,
@@ -212,11 +234,14 @@ def clean_claim(
     is_multimedia: bool = False,
     claim_reviewed: str | None = None,
     patterns: DebunkPatterns | None = None,
+    noun_phrases: Literal["active", "review"] = "active",
 ) -> CleanedClaim:
     """Turn a published claim into the statement it makes (false) or keep it as is (true).
 
     ``claim_reviewed`` (schema.org ClaimReview) stands in when the page shows no claim text.
     Reuters headlines (``veracity='true'``) carry no debunk framing and never go to review.
+    ``noun_phrases="review"`` sends a false claim that is a bare noun phrase once its framing is
+    stripped to review (reason ``noun_phrase``).
     """
     pats = patterns or load_patterns()
     source = claim_text if claim_text and claim_text.strip() else claim_reviewed
@@ -230,4 +255,6 @@ def clean_claim(
         return CleanedClaim(shown, normalize(shown), "review", "framing_only", rules)
     normalized = normalize(statement)
     reason = _review_reason(statement, normalized, pats) if veracity == "false" else None
+    if reason is None and veracity == "false" and noun_phrases == "review" and rules and is_bare_noun_phrase(statement, pats):
+        reason = "noun_phrase"
     return CleanedClaim(statement, normalized, "review" if reason else "active", reason, rules)

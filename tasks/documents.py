@@ -2,8 +2,13 @@
 
 A claim's queries return overlapping hits. Their union (one candidate per canonical URL) is
 kept whole when it has at most ``limit`` documents. Otherwise only documents from news
-sources stay, ranked by TF-IDF cosine similarity to the claim, and the top ``limit`` are kept.
-Every candidate gets a stored decision and reason, so the dataset's coverage can be audited.
+sources stay. At search time they are ordered by TF-IDF cosine similarity of title and snippet
+to the claim (:func:`select_documents`), which is the order they are fetched in. Once fetched,
+the method's ranking is done on the article text itself (:func:`rank_fetched`): the top
+``limit`` fetched Arabic articles are kept, and a document whose fetch failed is replaced by the
+next candidate (:func:`documents_to_fetch`), so a claim reaches ``limit`` documents whenever
+enough candidates exist. Every candidate gets a stored decision and reason, so the dataset's
+coverage can be audited.
 """
 
 from __future__ import annotations
@@ -21,7 +26,11 @@ from arastance.base.ids import stable_id
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from tasks.search.base import SearchResult
 
-Reason = Literal["within_limit", "news_domain_top_k", "not_news_domain", "below_top_k", "invalid_url"]
+Reason = Literal["within_limit", "news_domain_top_k", "not_news_domain", "below_top_k", "invalid_url",
+                 "article_text_top_k", "fetch_failed", "not_fetched"]
+# Decisions of documents in the ranked pool (news-filtered when needed); the others never compete.
+POOL_REASONS: tuple[str, ...] = ("within_limit", "news_domain_top_k", "below_top_k", "article_text_top_k",
+                                 "fetch_failed", "not_fetched")
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,3 +173,74 @@ def pair_rows(kept: Sequence[Mapping[str, Any]], created_at: datetime) -> list[d
          "rank": k["rank"], "similarity": k["similarity"], "reason": k["reason"], "created_at": created_at}
         for k in kept if k["fetch_status"] == "ok"
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class PoolDocument:
+    """A candidate of a claim's ranked pool with what its fetch gave (``fetch_status`` None: not yet)."""
+
+    claim_id: str
+    canonical_url: str
+    url: str
+    domain: str | None
+    best_rank: int
+    query_kinds: str
+    fetch_status: str | None = None
+    http_status: int | None = None
+    title: str | None = None
+    text: str | None = None
+
+
+def is_passing_failure(doc: PoolDocument) -> bool:
+    """A failed fetch that may succeed later (5xx, timeout, no answer); a 404 is final."""
+    return doc.fetch_status == "failed" and (doc.http_status is None or doc.http_status >= 500)
+
+
+def documents_to_fetch(docs: Sequence[PoolDocument], *, limit: int, pool: int, attempted: set[str]) -> list[PoolDocument]:
+    """The next documents of one claim to fetch, ``docs`` in fetch order.
+
+    The first ``pool`` candidates (every one when ``pool`` is 0, at least ``limit``) are fetched
+    so that the ranking on article text has something to choose from; beyond them, each document
+    that is not usable (fetch failed, not Arabic, empty) is replaced by the next candidate until
+    ``limit`` usable articles are in hand or the candidates run out. A document already tried in
+    this run (``attempted``) is not tried again; one that failed for a passing reason in an
+    earlier run is.
+    """
+    reach = len(docs) if pool == 0 else max(pool, limit)
+    todo: list[PoolDocument] = []
+    usable = 0  # articles in hand, or being fetched now
+    for position, doc in enumerate(docs):
+        if position >= reach and usable >= limit:
+            break
+        if doc.fetch_status == "ok":
+            usable += 1
+        elif doc.canonical_url not in attempted and (doc.fetch_status is None or is_passing_failure(doc)):
+            todo.append(doc)
+            usable += 1
+    return todo
+
+
+def rank_fetched(claim_text: str, docs: Sequence[PoolDocument], *, limit: int, decided_at: datetime) -> list[dict[str, Any]]:
+    """``document_decisions`` rows of one claim's pool after fetching: the fetched Arabic articles
+    ranked by TF-IDF similarity of their title and text to the claim, the top ``limit`` kept."""
+    fetched = [d for d in docs if d.fetch_status == "ok"]
+    sims = similarities(claim_text, [" ".join(t for t in (d.title, d.text) if t) for d in fetched])
+    ranked = sorted(zip(fetched, sims), key=lambda ds: (-ds[1], ds[0].best_rank, ds[0].canonical_url))
+    rows: list[dict[str, Any]] = []
+
+    def row(doc: PoolDocument, decision: str, reason: Reason, rank: int | None, similarity: float | None) -> None:
+        rows.append({"claim_id": doc.claim_id, "canonical_url": doc.canonical_url, "url": doc.url, "domain": doc.domain,
+                     "decision": decision, "reason": reason, "rank": rank, "similarity": similarity,
+                     "best_rank": doc.best_rank, "query_kinds": doc.query_kinds, "decided_at": decided_at})
+
+    for position, (doc, sim) in enumerate(ranked, 1):
+        if position <= limit:
+            row(doc, "kept", "article_text_top_k", position, sim)
+        else:
+            row(doc, "dropped", "below_top_k", None, sim)
+    for doc in docs:
+        if doc.fetch_status is None:
+            row(doc, "dropped", "not_fetched", None, None)
+        elif doc.fetch_status != "ok":
+            row(doc, "dropped", "fetch_failed", None, None)
+    return rows

@@ -1,4 +1,5 @@
-"""Document retrieval's stage logic: plan, budget, cache, merge and filter, pairs.
+"""Document retrieval's stage logic: plan, budget, cache, merge and filter, fetch waves, ranking
+on article text, pairs.
 
 Plain functions of a warehouse and the settings; the Prefect flow
 (:mod:`flows.retrieve_documents`) only calls them from its tasks and fans the searches out.
@@ -9,7 +10,7 @@ run resumes with the claims not done and nothing is sent twice.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,25 +20,36 @@ from arastance.config import Settings
 from arastance.config.search import SearchSettings
 from tasks.articles import article_rows, read_fetched
 from tasks.date_window import enforce_date_window
-from tasks.documents import decision_rows, hit_rows, hits_of, merge_hits, pair_rows, select_documents
+from tasks.documents import (
+    POOL_REASONS,
+    PoolDocument,
+    decision_rows,
+    documents_to_fetch,
+    hit_rows,
+    hits_of,
+    merge_hits,
+    pair_rows,
+    rank_fetched,
+    select_documents,
+)
 from tasks.queries import build_queries_for
 from tasks.search.base import SearchBudgetExceeded, SearchResult
 from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, query_spec
 from tasks.search.cache import remember, reserve_queries
 from warehouse import Warehouse
 from warehouse.retrieval import (
-    article_status,
     cached_results,
     claims_with_failed_fetches,
     kept_articles,
-    kept_urls_by_claim,
     mark_claims_done,
     pending_claims,
+    pool_documents,
     replace_decisions,
     set_claim_status,
     store_articles,
     store_hits,
     store_pairs,
+    update_decisions,
 )
 from warehouse.retrieval_queries import claims_with_queries, queries_of_claim, store_queries
 
@@ -61,7 +73,8 @@ class RetrievalPlan:
 
 def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | None, limit: int | None,
                    redo: bool) -> RetrievalPlan:
-    """Pending claims, their queries (built and stored when missing) and the uncached ones.
+    """Pending claims dated within the setting ``period``, their queries (built and stored when
+    missing) and the uncached ones.
 
     The uncached queries of metered backends are counted against today's budget claim by claim
     before anything is sent; claims that no longer fit are deferred to another day.
@@ -69,7 +82,7 @@ def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | Non
     backend = configured_backend(settings)
     num = settings.search.results_per_query
     plan = RetrievalPlan()
-    claims = pending_claims(wh, claim_ids, include_done=redo)[: limit or None]
+    claims = pending_claims(wh, claim_ids, include_done=redo, period=settings.period.bounds)[: limit or None]
     have = claims_with_queries(wh)
     missing = [c for c in claims if c["claim_id"] not in have]
     if missing:
@@ -131,17 +144,40 @@ def store_claim_search(wh: Warehouse, search_settings: SearchSettings, claim: di
     return {"claim_id": claim_id, "status": "searched", "hits": len(hits), "candidates": len(candidates), "kept": kept}
 
 
-def urls_to_fetch(wh: Warehouse, claim_ids: Iterable[str]) -> tuple[int, list[str]]:
-    """``(kept URLs of these claims, those not stored yet or failed before)``.
+def pools(wh: Warehouse, claim_ids: Iterable[str]) -> dict[str, list[PoolDocument]]:
+    """Each claim's ranked pool (news-filtered when needed) in fetch order, the search-time
+    ranking, with what each document's fetch gave so far."""
+    found = pool_documents(wh, list(claim_ids), POOL_REASONS)
+    return {c: [PoolDocument(**d) for d in docs] for c, docs in found.items()}
 
+
+def next_fetch_wave(wh: Warehouse, search_settings: SearchSettings, claim_ids: Iterable[str],
+                    attempted: set[str]) -> dict[str, str]:
+    """The next wave of article fetches of these claims: ``{canonical URL: URL to fetch}``.
+
+    The first wave holds each claim's first ``search.fetch_pool_per_claim`` candidates (0: every
+    one; those stored before are not fetched again); each later wave the next candidate for every
+    document that turned out unusable (failed, 404, not Arabic, empty), until a claim has
+    ``search.max_documents_per_claim`` Arabic articles or no candidate is left. ``attempted``
+    holds the canonical URLs already tried in this run (the caller adds the wave to it).
     The URL as the search engine gave it is fetched; its canonical form names the article.
     """
-    kept = kept_urls_by_claim(wh)
-    wanted = dict(pair for c in claim_ids for pair in kept.get(c, []))
-    known = article_status(wh, wanted)
-    todo = sorted(url for canonical, url in wanted.items()
-                  if canonical not in known or known[canonical]["fetch_status"] == "failed")
-    return len(wanted), todo
+    limit, pool = search_settings.max_documents_per_claim, search_settings.fetch_pool_per_claim
+    return {d.canonical_url: d.url for docs in pools(wh, claim_ids).values()
+            for d in documents_to_fetch(docs, limit=limit, pool=pool, attempted=attempted)}
+
+
+def rank_fetched_articles(wh: Warehouse, search_settings: SearchSettings, claims: Mapping[str, str]) -> int:
+    """Rank each claim's fetched Arabic articles by TF-IDF of title and text to the claim (``claims``:
+    claim id -> claim text) and store the decisions (top ``max_documents_per_claim`` kept, reasons
+    ``article_text_top_k``, ``below_top_k``, ``fetch_failed``, ``not_fetched``); the number of rows."""
+    now = utc_now()
+    rows = [row for claim_id, docs in pools(wh, claims).items()
+            for row in rank_fetched(claims[claim_id], docs, limit=search_settings.max_documents_per_claim,
+                                    decided_at=now)]
+    with wh.transaction():
+        update_decisions(wh, rows)
+    return len(rows)
 
 
 def store_fetched_articles(wh: Warehouse, search_settings: SearchSettings, fetched: Path, run_id: str) -> dict[str, int]:
@@ -157,18 +193,20 @@ def store_fetched_articles(wh: Warehouse, search_settings: SearchSettings, fetch
 
 def create_pairs(wh: Warehouse, search_settings: SearchSettings, claim_ids: list[str]) -> list[dict[str, Any]]:
     """Pairs for the fetched Arabic articles of the kept documents inside their date window; the
-    claims are then done, except those with a document whose fetch failed: the next run fetches it again.
+    claims are then done, except those short of ``search.max_documents_per_claim`` usable documents
+    with a candidate whose fetch failed for a passing reason: the next run fetches it again.
 
     First each kept document is checked against its date window (``search.date_window_scope``,
     :func:`tasks.date_window.enforce_date_window`): those dated outside it are dropped, with the reason stored.
     """
+    limit = search_settings.max_documents_per_claim
     enforce_date_window(wh, claim_ids, search_settings.date_window_scope)
     kept = kept_articles(wh, claim_ids)
     rows = pair_rows(kept, utc_now())
     pairs = {claim_id: 0 for claim_id in claim_ids}
     for row in rows:
         pairs[row["claim_id"]] += 1
-    retry = claims_with_failed_fetches(wh, claim_ids)
+    retry = claims_with_failed_fetches(wh, claim_ids, limit=limit)
     with wh.transaction():
         store_pairs(wh, rows)
         mark_claims_done(wh, {c: n for c, n in pairs.items() if c not in retry})

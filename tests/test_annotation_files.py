@@ -30,6 +30,37 @@ def test_labeling_config_is_rtl_with_claim_article_and_four_choices() -> None:
     assert [c.get("value") for c in choices.iter("Choice")] == ["agree", "disagree", "discuss", "unrelated"]
 
 
+def test_labeling_config_carries_the_guidelines_in_arabic_and_english() -> None:
+    root = ET.fromstring(labeling_config())
+    panels = root.findall("Collapse/Panel")
+    assert len(panels) == 2  # Arabic, then English
+    texts = {p.get("value"): " ".join(h.get("value", "") for h in p.iter("Header")) for p in panels}
+    arabic, english = texts.values()
+    # the method's definitions: explicit agree/disagree, exact same event for discuss,
+    # date, publisher and the claim's veracity ignored
+    for phrase in ("clearly and explicitly", "exact same event", "publication date", "publisher", "claim's truth"):
+        assert phrase in english
+    for phrase in ("بوضوح وصراحة", "الحدث نفسه تماماً", "تاريخ نشر المقال", "الناشر", "بصحة الادعاء"):
+        assert phrase in arabic
+    # the worked examples, one article per label, in both languages
+    for label in ("agree", "disagree", "discuss", "unrelated"):
+        assert f"{label}: " in arabic and f"{label}: " in english
+    hints = [c.get("hint", "") for c in root.find("Choices").iter("Choice")]
+    assert hints[0].startswith("يؤيد") and "Agree: the article says explicitly" in hints[0]
+
+
+def test_every_exported_round_ships_the_guidelines(warehouse: Warehouse, tmp_path: Path) -> None:
+    add_claims(warehouse, 3, 2)
+    done = export_round(warehouse, "pilot", load_settings().annotation, tmp_path / "tasks", size=3)
+    guidelines = (done.directory / "guidelines.md").read_text(encoding="utf-8")
+    assert done.directory / "guidelines.md" in done.files
+    assert guidelines.index("# إرشادات") < guidelines.index("# Guidelines")
+    assert "clearly and explicitly" in guidelines and "بوضوح وصراحة" in guidelines
+    assert guidelines.count("**unrelated**") == 4  # a definition and an example per language
+    production = export_round(warehouse, "production", load_settings().annotation, tmp_path / "tasks")
+    assert (production.directory / "guidelines.md").read_text(encoding="utf-8") == guidelines
+
+
 def test_export_writes_label_studio_json_and_csv_per_annotator(warehouse: Warehouse, tmp_path: Path) -> None:
     add_claims(warehouse, 4, 2)
     done = export_round(warehouse, "pilot", load_settings().annotation, tmp_path / "tasks", size=5)

@@ -63,10 +63,18 @@ def test_gold_decision_rules() -> None:
     assert (disputed.status, disputed.label, disputed.annotators) == ("disputed", None, ("a", "b"))
     adjudicated = decide("p", [_row("a", "agree"), _row("b", "discuss"), _row("c", "discuss", "adjudication", 9)], annotators_per_pair=2)
     assert (adjudicated.label, adjudicated.method) == ("discuss", "adjudicated")
-    majority = decide("p", [_row("a", "agree", "pilot"), _row("b", "agree", "pilot"), _row("c", "unrelated", "pilot")], annotators_per_pair=2)
-    assert (majority.label, majority.method) == ("agree", "adjudicated")
-    split3 = decide("p", [_row("a", "agree", "pilot"), _row("b", "disagree", "pilot"), _row("c", "unrelated", "pilot")], annotators_per_pair=2)
-    assert split3.status == "disputed"
+    # a pilot disagreement is settled by discussion, never by a 2-of-3 majority
+    pilot_rows = [_row("a", "agree", "pilot"), _row("b", "agree", "pilot"), _row("c", "unrelated", "pilot")]
+    majority = decide("p", pilot_rows, annotators_per_pair=2)
+    assert (majority.status, majority.label) == ("discussion", None)
+    discussed = decide("p", pilot_rows, annotators_per_pair=2,
+                       discussed={"label": "unrelated", "decided_at": datetime(2021, 2, 1)})
+    assert (discussed.status, discussed.label, discussed.method) == ("gold", "unrelated", "adjudicated")
+    unanimous = decide("p", pilot_rows[:2], annotators_per_pair=2)
+    assert (unanimous.status, unanimous.label, unanimous.method) == ("gold", "agree", "agreed")
+    # in production a third annotator's label still decides a two-against-one
+    prod3 = decide("p", [_row("a", "agree"), _row("b", "agree"), _row("c", "unrelated")], annotators_per_pair=2)
+    assert (prod3.label, prod3.method) == ("agree", "adjudicated")
     assert decide("p", [_row("a", "agree")], annotators_per_pair=2).status == "pending"
     single = decide("p", [_row("a", "agree")], annotators_per_pair=1)
     assert (single.status, single.method) == ("gold", "single")
@@ -154,15 +162,19 @@ def test_demo_campaign_runs_pilot_production_and_adjudication(warehouse: Warehou
     cfg = load_settings().annotation
     pairs = add_claims(warehouse, 12, 3)
     truth = {p: ("agree", "disagree", "discuss", "unrelated", "unrelated")[i % 5] for i, p in enumerate(pairs)}
-    campaign = run_demo_campaign(warehouse, cfg, lambda t: truth[t.pair_id], tmp_path / "demo", seed=4, pilot_size=10)
+    campaign = run_demo_campaign(warehouse, cfg, lambda t: truth[t.pair_id], tmp_path / "demo", seed=4, pilot_size=20)
     assert campaign.rounds[:2] == ["pilot-1", "prod-1"]
     assert campaign.gold == len(pairs) and campaign.disputed == 0
     pilot, prod = campaign.reports
     sent_to_third = warehouse.scalar("SELECT count(*) FROM annotation_assignments WHERE round = 'adjudication-1'")
-    assert sent_to_third == pilot.shares.none + prod.shares.none > 0  # every pair without a majority, once
+    assert sent_to_third == prod.shares.none > 0  # every production pair the two annotators disputed, once
+    # every pilot pair its three annotators did not all agree on was discussed, with a reason
+    assert campaign.discussed == pilot.shares.partial + pilot.shares.none > 0
+    reasons = warehouse.query("SELECT round, reason FROM pilot_discussions")
+    assert len(reasons) == campaign.discussed and all(r["round"] == "pilot-1" and r["reason"] for r in reasons)
     assert campaign.rounds == ["pilot-1", "prod-1", "adjudication-1"]
-    assert campaign.annotations == 10 * 3 + 26 * 2 + sent_to_third
-    assert pilot.round == "pilot-1" and pilot.raters_per_pair == 3 and pilot.kappa_pairs == 10
+    assert campaign.annotations == 20 * 3 + 16 * 2 + sent_to_third
+    assert pilot.round == "pilot-1" and pilot.raters_per_pair == 3 and pilot.kappa_pairs == 20
     assert 0.3 < pilot.kappa <= 1.0
     gold = {r["pair_id"]: r["label"] for r in warehouse.query("SELECT pair_id, label FROM gold_labels")}
     assert sum(gold[p] == truth[p] for p in pairs) / len(pairs) > 0.85

@@ -63,6 +63,41 @@ def test_no_cut_without_a_clause_boundary(rules: RuleAnalyzer, claim: str) -> No
     assert not result.was_cut
 
 
+@pytest.mark.parametrize(
+    ("claim", "phrase"),
+    [
+        # The method keeps the first verb phrase and what precedes it, and cuts at the و that
+        # opens the next one, as in the paper's second verb-phrase example: the second verb need
+        # not be in verbs.txt, and it may carry an object pronoun or a future prefix.
+        ("الحكومة المصرية تقرر إلغاء الدعم وتستبدله بمبالغ نقدية", "الحكومة المصرية تقرر إلغاء الدعم"),
+        ("السعودية تمنع دخول الحجاج من الدول الموبوءة وتفرض غرامة على المخالفين",
+         "السعودية تمنع دخول الحجاج من الدول الموبوءة"),
+        ("وزارة الصحة تغلق مستشفى في جدة وتحيل مديره للتحقيق", "وزارة الصحة تغلق مستشفى في جدة"),
+        ("الشركة تسحب منتجها من الأسواق وستعوض المشترين", "الشركة تسحب منتجها من الأسواق"),
+    ],
+)
+def test_cut_at_the_و_of_a_second_verb_phrase(rules: RuleAnalyzer, claim: str, phrase: str) -> None:
+    result = rules.analyze(claim)
+    assert (result.verb_phrase, result.cut_reason) == (phrase, "coordination")
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # before any verb, و + a present-tense shape joins nouns: no verb phrase has begun
+        "ارتفاع أسعار الذهب وتراجع الفضة في الأسواق",
+        # verbal nouns (تفعيل، تفاعل) coordinated inside the first verb phrase stay in it
+        "الملك يصدر أمرا بإعفاء الوزير وتعيين بديل له",
+        "الوزارة تعلن خطة للتنمية وتعاون مع الجامعات",
+        # a feminine noun and a listed name are no verbs
+        "الحكومة تدعم الصناعة وتجارة الذهب",
+        "المغرب يستضيف البطولة وتونس",
+    ],
+)
+def test_no_cut_at_a_noun_shaped_like_a_verb(rules: RuleAnalyzer, claim: str) -> None:
+    assert rules.analyze(claim).cut_reason == "none"
+
+
 def test_a_boundary_too_close_to_the_start_is_passed_over(rules: RuleAnalyzer) -> None:
     # A cut after one word leaves no usable query; the next boundary is taken instead.
     result = rules.analyze("عاجل، الحكومة تقرر تعطيل الدوام الرسمي، والمدارس تغلق أبوابها")

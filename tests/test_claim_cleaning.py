@@ -154,3 +154,23 @@ def test_world_posts_clean_to_their_expected_claims() -> None:
         got = cleaned.cleaned_text if cleaned.status != "excluded" else None
         assert got == post.expected_claim, (post.post_id, post.claim_text)
         assert cleaned.status != "review", (post.post_id, post.claim_text)
+
+
+@pytest.mark.parametrize(
+    ("published", "noun_phrase"),
+    [
+        ("حقيقة وفاة الفنان محمود في المستشفى", True),
+        ("لا صحة لخبر انهيار سد النهضة", True),                 # انفعال
+        ("حقيقة تعطيل الدوام في المدارس غدا", True),            # تفعيل
+        ("لا صحة لما يتم تداوله حول اختراق حسابات العملاء", True),  # افتعال
+        ("حقيقة: الحكومة تقرر رفع أسعار الوقود", False),       # a sentence: subject and verb
+        ("شائعة: وزارة الصحة سحبت دواء من الصيدليات", False),  # opens with a noun that is no verbal noun
+        ("حقيقة إغلاق المدارس وتعلن الوزارة التفاصيل", False),  # a verb follows
+    ],
+)
+def test_bare_noun_phrases_after_the_framing_go_to_review_when_asked(published: str, noun_phrase: bool) -> None:
+    assert clean_claim(published, veracity="false").status == "active"  # the default keeps them
+    cleaned = clean_claim(published, veracity="false", noun_phrases="review")
+    assert (cleaned.status, cleaned.status_reason) == (("review", "noun_phrase") if noun_phrase else ("active", None))
+    # a headline, or a claim that never had a framing, is never one
+    assert clean_claim("وفاة الفنان محمود", veracity="false", noun_phrases="review").status == "active"

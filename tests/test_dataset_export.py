@@ -84,7 +84,9 @@ def test_export_import_export_gives_identical_files(warehouse: Warehouse, tmp_pa
     ("line", "message"),
     [
         ("{not json", "line 2: not valid JSON"),
-        ('{"id": "x", "claim": "c", "article": [], "article_title": [], "stance": []}', "line 2: missing field(s) ['article_url']"),
+        ('{"id": "x", "article": [], "stance": []}', "line 2: missing field(s) ['claim']"),
+        ('{"claim": "c", "article": ["a"]}', "line 2: missing field(s) ['stance']"),
+        ('{"claim": "c", "article": ["a"], "article_url": "u", "stance": ["agree"]}', "'article_url' must be a list"),
         ('{"id": "x", "claim": "c", "article": ["a"], "article_title": ["t"], "article_url": ["u"], "stance": ["maybe"]}', "unknown stance"),
         ('{"id": "x", "claim": "c", "article": ["a", "b"], "article_title": ["t"], "article_url": ["u"], "stance": ["agree"]}', "differ in length"),
     ],
@@ -96,6 +98,40 @@ def test_bad_dataset_lines_name_file_and_line(tmp_path: Path, line: str, message
     with pytest.raises(DatasetFileError) as err:
         read_jsonl(path)
     assert str(path) in str(err.value) and message in str(err.value)
+
+
+def test_dataset_load_takes_lines_with_only_the_required_keys(tmp_path: Path) -> None:
+    """claim, article and stance are the format's required keys: the training loader reads such a
+    line, and so does `arastance dataset load` (ids and article identities derived, as documented)."""
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+    from tasks.stance.datasets.arastance_jsonl import AraStanceJsonl
+
+    release = tmp_path / "release"
+    release.mkdir()
+    lines = [
+        {"claim": "إغلاق المدارس في الرياض", "article": ["نص الخبر الأول", "نص الخبر الثاني"], "stance": ["Agree", "Unrelated"]},
+        {"claim": "ارتفاع أسعار القمح", "article": ["نص الخبر الأول"], "stance": ["Discuss"]},
+    ]
+    (release / "train.jsonl").write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    result = CliRunner().invoke(app, ["dataset", "load", str(release)])
+    assert result.exit_code == 0, result.output
+    training = list(AraStanceJsonl(release).examples("train"))
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        pairs = wh.query("SELECT c.claim_id, c.cleaned_text, a.text, a.url, g.label FROM claim_article_pairs p "
+                         "JOIN claims c USING (claim_id) JOIN articles a USING (article_id) JOIN gold_labels g USING (pair_id) "
+                         "ORDER BY c.claim_id, p.rank")
+        splits = wh.query("SELECT split, count(*) AS n FROM splits GROUP BY split")
+    assert len(pairs) == 3 and splits == [{"split": "train", "n": 2}]
+    # the same claim ids as the training loader gives these lines; one article text is one article
+    assert {p["claim_id"] for p in pairs} == {e.claim_id for e in training}
+    assert sorted(p["label"] for p in pairs) == ["agree", "discuss", "unrelated"]
+    assert len({p["url"] for p in pairs}) == 2 and all(p["url"].startswith("arastance:article:") for p in pairs)
+    again = CliRunner().invoke(app, ["dataset", "load", str(release)])  # loading again adds nothing
+    assert again.exit_code == 0 and "New rows" in again.output
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.query("SELECT count(*) AS n FROM claim_article_pairs") == [{"n": 3}]
 
 
 def test_release_style_lines_read_in_any_letter_case(tmp_path: Path) -> None:

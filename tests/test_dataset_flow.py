@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from arastance.cli import app
 from arastance.config import load_settings
 from flows.build_dataset import build_dataset
-from tasks.annotation.simulate import simulate_export
+from tasks.annotation.simulate import simulate_discussion, simulate_export
 from warehouse import open_warehouse
 
 runner = CliRunner()
@@ -57,6 +57,11 @@ def test_annotate_and_dataset_commands_end_to_end(tmp_path: Path) -> None:
     adj = _invoke("annotate", "adjudicate")
     if "adjudication-1" in adj:
         _invoke("annotate", "import", *_label_round(tasks_dir / "adjudication-1", truth, done_dir))
+    sheet = tasks_dir / "pilot-1" / "discussion.csv"
+    if sheet.is_file():  # the pilot's disagreements, settled by discussion
+        filled = done_dir / "pilot-1-discussion.csv"
+        simulate_discussion(sheet, lambda t: truth[t.pair_id], filled)
+        assert "Pilot discussion decisions" in _invoke("annotate", "discuss", str(filled))
     build = _invoke("dataset", "build")
     assert "1 claim(s) left out" in build and "Labels per split" in build
     export = _invoke("dataset", "export")
@@ -68,6 +73,8 @@ def test_annotate_and_dataset_commands_end_to_end(tmp_path: Path) -> None:
         assert wh.scalar("SELECT count(*) FROM claims WHERE source_id = 'arastance'") == 0
     stats = _invoke("stats")
     assert "Claims left out" in stats and "araanews" in stats
+    paper = _invoke("stats", "--paper")
+    assert "Table 3" in paper and "Table 4" in paper and "Araanews" in paper and "Train" in paper
 
     bad = tmp_path / "bad.json"
     bad.write_text("[{]", encoding="utf-8")

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
-from tasks.documents import Hit, is_news_domain, merge_hits, select_documents
+from tasks.documents import (
+    Hit,
+    PoolDocument,
+    documents_to_fetch,
+    is_news_domain,
+    merge_hits,
+    rank_fetched,
+    select_documents,
+)
 from tasks.search.base import SearchResult
 
 CLAIM = "وزارة الصحة تعلن إغلاق المدارس بسبب انتشار الإنفلونزا"
@@ -68,3 +76,46 @@ def test_over_the_limit_only_news_domains_stay_and_the_most_similar_are_kept() -
 def test_news_domain_matching_includes_subdomains_only() -> None:
     assert is_news_domain("arabic.cnn.com", ["cnn.com"]) and is_news_domain("CNN.com", ["cnn.com"])
     assert not is_news_domain("notcnn.com", ["cnn.com"]) and not is_news_domain(None, ["cnn.com"])
+
+
+def _doc(n: int, status: str | None = None, http: int | None = None, text: str = "") -> PoolDocument:
+    url = f"https://youm7.com/{n}"
+    return PoolDocument("c", url, url, "youm7.com", n, "claim", status, http, f"t{n}" if status == "ok" else None,
+                        text or None)
+
+
+def test_the_first_pool_is_fetched_and_each_unusable_document_is_replaced_by_the_next() -> None:
+    docs = [_doc(i) for i in range(1, 31)]
+    first = documents_to_fetch(docs, limit=10, pool=20, attempted=set())
+    assert [d.best_rank for d in first] == list(range(1, 21))  # a pool to rank on article text
+    # after the first wave: 3 not Arabic, 1 gone for good, 1 timed out, the rest fine
+    bad = {2: ("not_arabic", 200), 5: ("failed", 404), 7: ("empty", 200), 9: ("failed", None), 11: ("not_arabic", 200)}
+    fetched = [_doc(i, *bad.get(i, ("ok", 200))) for i in range(1, 21)] + docs[20:]
+    attempted = {d.canonical_url for d in first}
+    # 15 usable of 20: at least 10, nothing more to fetch (the timeout was tried in this run)
+    assert documents_to_fetch(fetched, limit=10, pool=20, attempted=attempted) == []
+    # with only the first 12 candidates fetched and 5 of them unusable, the next 3 replace them
+    few = fetched[:12] + docs[12:]
+    nxt = documents_to_fetch(few, limit=10, pool=10, attempted={d.canonical_url for d in few[:12]})
+    assert [d.best_rank for d in nxt] == [13, 14, 15]
+    # pool 0 = every candidate, as the method; a timeout from an earlier run is tried again
+    assert len(documents_to_fetch(docs, limit=10, pool=0, attempted=set())) == 30
+    assert documents_to_fetch([_doc(1, "failed", 503), _doc(2, "failed", 404)], limit=10, pool=20,
+                              attempted=set()) == [_doc(1, "failed", 503)]
+
+
+def test_fetched_articles_are_ranked_on_their_text_not_their_snippet() -> None:
+    claim = "وزارة الصحة تعلن إغلاق المدارس بسبب الإنفلونزا"
+    docs = [
+        _doc(1, "ok", text="مباراة كرة القدم انتهت بالتعادل في الملعب"),           # best search rank, off topic
+        _doc(2, "ok", text="وزارة الصحة تنفي إغلاق المدارس بسبب الإنفلونزا وتؤكد استمرار الدراسة"),
+        _doc(3, "not_arabic", 200),
+        _doc(4, "ok", text="الإنفلونزا تنتشر والمدارس مفتوحة"),
+        _doc(5),                                                                # never fetched
+    ]
+    rows = {r["canonical_url"][-1]: r for r in rank_fetched(claim, docs, limit=2, decided_at=datetime(2021, 1, 1))}
+    assert (rows["2"]["decision"], rows["2"]["rank"], rows["2"]["reason"]) == ("kept", 1, "article_text_top_k")
+    assert (rows["4"]["decision"], rows["4"]["rank"]) == ("kept", 2)
+    assert (rows["1"]["decision"], rows["1"]["reason"]) == ("dropped", "below_top_k")
+    assert rows["2"]["similarity"] > rows["4"]["similarity"] > rows["1"]["similarity"]
+    assert (rows["3"]["reason"], rows["5"]["reason"]) == ("fetch_failed", "not_fetched")

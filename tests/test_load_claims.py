@@ -274,3 +274,22 @@ def test_clusters_follow_edited_claims(warehouse: Warehouse, tmp_path: Path) -> 
     edited = [same[0], StagedPost("/2016/05/y/", "حقيقة ارتفاع أسعار الذهب في الشارقة", fetched_at="2018-05-01T00:00:00+00:00")]
     load_crawl_run(warehouse, write_run(tmp_path / "a3", "araanews", edited))
     assert warehouse.scalar("SELECT count(*) FROM claim_clusters") == 0
+
+
+def test_bare_noun_phrase_claims_go_to_review_when_asked(
+    warehouse: Warehouse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After its framing is stripped, "وفاة الفنان ..." states nothing yet: the method's annotators
+    wrote it out as a claim, so with crawl.noun_phrase_claims=review a person does."""
+    from arastance.config import load_settings
+
+    monkeypatch.setenv("ARASTANCE_CRAWL__NOUN_PHRASE_CLAIMS", "review")
+    report = load_crawl_run(warehouse, write_run(tmp_path / "araanews-1", "araanews", ARAANEWS_POSTS),
+                            settings=load_settings())
+    rows = {r["url"].rsplit("/", 2)[-2]: (r["status"], r["status_reason"])
+            for r in warehouse.query("SELECT url, status, status_reason FROM claims")}
+    assert rows["school-1"] == ("review", "noun_phrase")   # إغلاق المدارس في دبي ...
+    assert rows["artist-2"] == ("review", "noun_phrase")   # وفاة الفنان ...
+    assert rows["nodate-6"] == ("review", "noun_phrase")   # رفع أسعار الوقود ...
+    assert rows["minister-5"] == ("review", "residual_framing")  # a sentence: reviewed for its own reason
+    assert report.statuses == {"review": 4, "excluded": 2}

@@ -61,7 +61,8 @@ def outputs(nb: NotebookNode, mime: str) -> list[str]:
 def test_dataset_statistics_notebook(demo: DemoRun, tmp_path: Path) -> None:
     probe = ("{'sources': per_source['source'].tolist(), 'splits': per_split['split'].tolist(),"
              " 'pairs': per_source.set_index('source')['pairs'].to_dict(),"
-             " 'split_pairs': per_split.set_index('split')['pairs'].to_dict()}")
+             " 'split_pairs': per_split.set_index('split')['pairs'].to_dict(),"
+             " 'table3': table3.to_dict('records'), 'table4': table4.to_dict('records')}")
     nb, state = execute("dataset_statistics", tmp_path, probe)
     assert state["sources"] == ["araanews", "dabegad", "norumors", "reuters", "total"]
     assert state["splits"] == ["train", "dev", "test", "total"]
@@ -69,6 +70,11 @@ def test_dataset_statistics_notebook(demo: DemoRun, tmp_path: Path) -> None:
     tables = outputs(nb, "text/html")
     assert any("araanews" in t and "reuters" in t for t in tables)  # the per-source table is shown
     assert len(outputs(nb, "image/png")) == 1  # the label-distribution charts
+    # the paper's Table 3 and Table 4, next to ours: articles are claim–article pairs
+    assert [r["Source"] for r in state["table3"]] == ["Araanews", "Dabegad", "Norumors", "Reuters", "Total"]
+    assert [r["Split"] for r in state["table4"]] == ["Train", "Dev", "Test", "Total"]
+    assert state["table3"][-1]["Articles"] == state["table4"][-1]["Articles"] == state["pairs"]["total"]
+    assert any("Araanews" in t and "Unrelated" in t for t in tables)
 
 
 def test_model_results_notebook(demo: DemoRun, tmp_path: Path) -> None:
@@ -102,8 +108,9 @@ def test_model_results_notebook(demo: DemoRun, tmp_path: Path) -> None:
 
 def test_notebooks_say_what_is_missing_on_a_warehouse_without_data(tmp_path: Path) -> None:
     open_warehouse(tmp_path / "data" / "warehouse.duckdb").close()  # migrated, nothing crawled yet
-    stats, state = execute("dataset_statistics", tmp_path, "{'sources': len(per_source), 'splits': len(per_split)}")
-    assert state == {"sources": 0, "splits": 0}
+    stats, state = execute("dataset_statistics", tmp_path,
+                           "{'sources': len(per_source), 'splits': len(per_split), 'paper': len(table3) + len(table4)}")
+    assert state == {"sources": 0, "splits": 0, "paper": 0}
     assert "no claim left out" in " ".join(outputs(stats, "text/plain"))
     results, state = execute("model_results", tmp_path, "{'latest': latest is None, 'errors': errors}")
     assert state == {"latest": True, "errors": None}

@@ -105,7 +105,9 @@ def test_local_retrieval_stores_decisions_articles_and_pairs_and_a_rerun_adds_no
     assert articles[CORPUS[0][0]]["fetch_status"] == "ok" and articles[CORPUS[0][0]]["language"] == "ar"
     assert articles[CORPUS[0][0]]["title"] == CORPUS[0][1] and articles[CORPUS[0][0]]["published_date"] == date(2016, 5, 12)
     assert {p["url"] for p in pairs if p["claim_id"] == "dam"} >= {CORPUS[3][0], CORPUS[4][0]}
-    assert {d["reason"] for d in decisions} == {"within_limit"} and len(decisions) >= 5
+    # every candidate was fetched and the Arabic articles ranked on their text; the English page is dropped
+    assert {d["reason"] for d in decisions} == {"article_text_top_k", "fetch_failed"} and len(decisions) >= 5
+    assert [d["reason"] for d in decisions if d["url"] == CORPUS[2][0]] == ["fetch_failed"]
     assert {"claim", "claim_date"} <= kinds
     assert counts["raw_pages"] == counts["articles"] and counts["claim_retrieval"] == 2
     fetched_paths = list(demo_web.paths)
@@ -117,9 +119,30 @@ def test_local_retrieval_stores_decisions_articles_and_pairs_and_a_rerun_adds_no
     assert "2 claim(s) in" in again.output
     assert demo_web.paths == fetched_paths
     progress = runner.invoke(app, ["retrieve", "status"])
-    assert progress.exit_code == 0 and "within_limit" in progress.output and "done" in progress.output
+    assert progress.exit_code == 0 and "article_text_top_k" in progress.output and "done" in progress.output
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
         assert wh.table_counts() == counts
+
+
+@pytest.mark.slow
+def test_a_document_that_fails_to_fetch_is_replaced_by_the_next_candidate(
+        demo_web: SiteServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_SEARCH__MAX_DOCUMENTS_PER_CLAIM", "1")
+    monkeypatch.setenv("ARASTANCE_SEARCH__FETCH_POOL_PER_CLAIM", "1")
+    retrieve_documents(claim_ids=["flu"], fetch=False)  # the search-time order: which one is fetched first
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        first = wh.scalar("SELECT url FROM document_decisions WHERE claim_id = 'flu' AND decision = 'kept'")
+    page = tmp_path / "web" / "mirror" / first.split("/", 3)[2] / first.split("/", 3)[3].rstrip("/")
+    (page / "index.html" if first.endswith("/") else page).unlink()  # that page is gone: a 404
+    [row] = retrieve_documents(claim_ids=["flu"], redo=True)
+    assert (row["status"], row["pairs"]) == ("done", 1)  # the claim still reaches its limit
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        reasons = {r["url"]: (r["decision"], r["reason"]) for r in
+                   wh.query("SELECT url, decision, reason FROM document_decisions WHERE claim_id = 'flu'")}
+        [paired] = wh.query("SELECT a.url FROM claim_article_pairs p JOIN articles a USING (article_id)")
+    assert reasons[first] == ("dropped", "fetch_failed")
+    replacement = ({CORPUS[0][0], CORPUS[1][0]} - {first}).pop()
+    assert reasons[replacement] == ("kept", "article_text_top_k") and paired["url"] == replacement
 
 
 KEY = "BSA-flow-secret-5555-never-log"

@@ -45,6 +45,7 @@ def test_toml_file_is_read_and_environment_wins(monkeypatch: pytest.MonkeyPatch,
         ("ARASTANCE_SELECTION__TOP_K", "0", "selection.top_k (ARASTANCE_SELECTION__TOP_K)"),
         ("ARASTANCE_SITES__REUTERS", "not a url", "sites.reuters (ARASTANCE_SITES__REUTERS)"),
         ("ARASTANCE_LOG_LEVEL", "LOUD", "log_level"),
+        ("ARASTANCE_PERIOD__START", "2012-13-01", "period.start (ARASTANCE_PERIOD__START)"),
     ],
 )
 def test_invalid_values_fail_naming_the_setting(monkeypatch: pytest.MonkeyPatch, var: str, value: str, named: str) -> None:
@@ -98,3 +99,10 @@ def test_secrets_are_masked(monkeypatch: pytest.MonkeyPatch) -> None:
     shown = masked_settings(load_settings())
     assert shown["search"]["google_api_key"] == "****"
     assert "AIza-very-secret" not in repr(shown)
+
+
+def test_a_period_ending_before_it_starts_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_PERIOD__START", "2018-12-31")
+    monkeypatch.setenv("ARASTANCE_PERIOD__END", "2012-01-01")
+    with pytest.raises(SettingsError, match="period.start 2018-12-31 is after period.end 2012-01-01"):
+        load_settings()

@@ -64,6 +64,24 @@ def test_reads_active_seeds_and_reuters_headlines_with_override_text(warehouse: 
     assert [r["claim_id"] for r in read_candidate_headlines(warehouse, ["other-agency"])] == ["x-true"]
 
 
+def test_a_period_restricts_seeds_headlines_and_retrieval_claims(warehouse: Warehouse, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arastance.config import load_settings
+    from warehouse.retrieval import pending_claims
+
+    _load_sample(warehouse)
+    monkeypatch.setenv("ARASTANCE_PERIOD__START", "2016-01-01")
+    monkeypatch.setenv("ARASTANCE_PERIOD__END", "2016-12-31")
+    period = load_settings().period.bounds
+    assert period == (date(2016, 1, 1), date(2016, 12, 31))
+    # 2017's seed and the undated one are outside; so are 2014's and 2017's headlines
+    assert [r["claim_id"] for r in read_seed_claims(warehouse, period)] == ["f-flood"]
+    assert [r["claim_id"] for r in read_candidate_headlines(warehouse, ["reuters"], period)] == [
+        "r-flood", "r-flood2", "r-video"]
+    assert [r["claim_id"] for r in pending_claims(warehouse, period=period)] == ["f-flood"]
+    assert len(pending_claims(warehouse)) == 3  # open by default: every false claim, dated or not
+    assert [r["claim_id"] for r in read_seed_claims(warehouse, (date(2017, 1, 1), None))] == ["f-fuel"]
+
+
 def test_selection_is_stored_with_provenance_and_rerun_adds_nothing(warehouse: Warehouse) -> None:
     _load_sample(warehouse)
     first = _run(warehouse, SelectionSettings())

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from warehouse.connection import Warehouse, WarehouseError
+from warehouse.sql import load_sql
 
 # The text an annotator sees for a claim: a reviewer's override wins over the rule output.
 _PAIR_TASKS = """
@@ -188,3 +189,28 @@ def annotator_agreement(wh: Warehouse) -> list[dict[str, Any]]:
 def gold_summary(wh: Warehouse) -> list[dict[str, Any]]:
     """Gold labels per method and label."""
     return wh.query(_GOLD_SUMMARY)
+
+
+_DISCUSSIONS = """
+SELECT pair_id, round, label, reason, decided_by, decided_at, source_file
+FROM pilot_discussions {where}
+ORDER BY round, pair_id
+"""
+
+
+def pilot_discussions(wh: Warehouse, round_name: str | None = None) -> list[dict[str, Any]]:
+    """Decisions taken in pilot discussions (all, or one round's), with their reasons."""
+    if round_name is None:
+        return wh.query(_DISCUSSIONS.format(where=""))
+    return wh.query(_DISCUSSIONS.format(where="WHERE round = ?"), [round_name])
+
+
+def store_pilot_discussions(wh: Warehouse, rows: Sequence[dict[str, Any]]) -> int:
+    """Store discussion decisions in one transaction (a pair already decided is left as it is)."""
+    with wh.transaction():
+        return wh.insert_rows("pilot_discussions", rows, on_conflict="ignore")
+
+
+def pilot_discussion_report(wh: Warehouse) -> list[dict[str, Any]]:
+    """Per pilot round: pairs, disputed pairs, discussed (by decided label) and still waiting."""
+    return wh.query(load_sql("pilot_discussion_report"))

@@ -22,6 +22,8 @@ FROM v_retrieval_claims c
 LEFT JOIN claim_retrieval r USING (claim_id)
 WHERE ($include_done OR r.status IS NULL OR r.status <> 'done')
   AND ($all_claims OR c.claim_id IN (SELECT unnest($claim_ids::VARCHAR[])))
+  AND ($period_start::DATE IS NULL OR c.published_date >= $period_start::DATE)
+  AND ($period_end::DATE IS NULL OR c.published_date <= $period_end::DATE)
 ORDER BY c.published_date NULLS LAST, c.claim_id
 """
 
@@ -56,8 +58,21 @@ FROM document_decisions WHERE decision = 'kept' GROUP BY claim_id
 _FAILED_FETCHES = """
 SELECT DISTINCT d.claim_id
 FROM document_decisions d JOIN articles a ON a.canonical_url = d.canonical_url
-WHERE d.decision = 'kept' AND a.fetch_status = 'failed' AND (a.http_status IS NULL OR a.http_status >= 500)
+WHERE (d.decision = 'kept' OR d.reason = 'fetch_failed')
+  AND a.fetch_status = 'failed' AND (a.http_status IS NULL OR a.http_status >= 500)
   AND d.claim_id IN (SELECT unnest($claim_ids::VARCHAR[]))
+  AND (SELECT count(*) FROM document_decisions k JOIN articles ka ON ka.canonical_url = k.canonical_url
+       WHERE k.claim_id = d.claim_id AND k.decision = 'kept' AND ka.fetch_status = 'ok') < $limit
+"""
+
+# A claim's ranked pool in fetch order (the search-time ranking), with what each fetch gave.
+_POOL_DOCUMENTS = """
+SELECT d.claim_id, d.canonical_url, d.url, d.domain, d.best_rank, d.query_kinds,
+       a.fetch_status, a.http_status, a.title, a.text
+FROM document_decisions d
+LEFT JOIN articles a ON a.canonical_url = d.canonical_url
+WHERE d.reason IN (SELECT unnest($reasons::VARCHAR[])) AND d.claim_id IN (SELECT unnest($claim_ids::VARCHAR[]))
+ORDER BY d.claim_id, d.similarity DESC NULLS LAST, d.best_rank, d.canonical_url
 """
 
 _MARK_DONE = """
@@ -98,10 +113,13 @@ def _now() -> datetime:
 
 
 # -- claims ----------------------------------------------------------------------------------
-def pending_claims(wh: Warehouse, claim_ids: Sequence[str] | None = None, *, include_done: bool = False) -> list[dict[str, Any]]:
-    """Claims of ``v_retrieval_claims`` whose retrieval is not done (all of them with ``include_done``)."""
+def pending_claims(wh: Warehouse, claim_ids: Sequence[str] | None = None, *, include_done: bool = False,
+                   period: tuple[date | None, date | None] = (None, None)) -> list[dict[str, Any]]:
+    """Claims of ``v_retrieval_claims`` dated within ``period`` whose retrieval is not done (all of
+    them with ``include_done``)."""
     return wh.query(_PENDING_CLAIMS, {"include_done": include_done, "all_claims": claim_ids is None,
-                                      "claim_ids": list(claim_ids or [])})
+                                      "claim_ids": list(claim_ids or []), "period_start": period[0],
+                                      "period_end": period[1]})
 
 
 def set_claim_status(wh: Warehouse, claim_id: str, *, backend: str, status: str, queries: int = 0, hits: int = 0,
@@ -164,10 +182,24 @@ def kept_urls_by_claim(wh: Warehouse) -> dict[str, list[tuple[str, str]]]:
     return {r["claim_id"]: list(zip(r["canonical_urls"], r["urls"])) for r in wh.query(_KEPT_URLS)}
 
 
-def claims_with_failed_fetches(wh: Warehouse, claim_ids: Sequence[str]) -> set[str]:
-    """Claims with a kept document whose fetch failed for a passing reason (5xx, timeout, no answer):
-    not done yet, so a re-run fetches it again; a 404 is final."""
-    return {r["claim_id"] for r in wh.query(_FAILED_FETCHES, {"claim_ids": list(claim_ids)})}
+def claims_with_failed_fetches(wh: Warehouse, claim_ids: Sequence[str], *, limit: int = 2**31 - 1) -> set[str]:
+    """Claims short of ``limit`` usable documents with a candidate whose fetch failed for a passing
+    reason (5xx, timeout, no answer): not done yet, so a re-run fetches it again; a 404 is final."""
+    return {r["claim_id"] for r in wh.query(_FAILED_FETCHES, {"claim_ids": list(claim_ids), "limit": limit})}
+
+
+def pool_documents(wh: Warehouse, claim_ids: Sequence[str], reasons: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """Each claim's documents whose decision reason is one of ``reasons`` (the ranked pool), in fetch
+    order, with their article's fetch status, title and text when fetched."""
+    out: dict[str, list[dict[str, Any]]] = {c: [] for c in claim_ids}
+    for r in wh.query(_POOL_DOCUMENTS, {"claim_ids": list(claim_ids), "reasons": list(reasons)}):
+        out[r["claim_id"]].append(r)
+    return out
+
+
+def update_decisions(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Replace the decisions of these (claim, document) pairs; the claim's other decisions stay."""
+    wh.insert_rows("document_decisions", rows, on_conflict="update")
 
 
 def mark_claims_done(wh: Warehouse, pairs_by_claim: Mapping[str, int]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from warehouse.connection import Warehouse
@@ -23,17 +24,25 @@ FROM claims c
 LEFT JOIN claim_overrides o USING (claim_id)
 """
 
+# The period (settings ``period``): open bounds are NULL; an undated claim is outside a set one.
+_IN_PERIOD = """
+  AND ($period_start::DATE IS NULL OR c.published_date >= $period_start::DATE)
+  AND ($period_end::DATE IS NULL OR c.published_date <= $period_end::DATE)
+"""
+
 SEEDS_SQL = f"""
 SELECT {_CLAIM_COLUMNS}
-WHERE c.veracity = 'false' AND c.status = 'active'
+WHERE c.veracity = 'false' AND c.status = 'active' {_IN_PERIOD}
 ORDER BY c.claim_id
 """
 
 HEADLINES_SQL = f"""
 SELECT {_CLAIM_COLUMNS}
-WHERE c.veracity = 'true' AND c.status = 'active' AND list_contains($sources, c.source_id)
+WHERE c.veracity = 'true' AND c.status = 'active' AND list_contains($sources, c.source_id) {_IN_PERIOD}
 ORDER BY c.claim_id
 """
+
+Period = tuple[date | None, date | None]
 
 RUNS_SQL = """
 SELECT run_id, started_at, finished_at, seeds_used, seeds_matched, headlines_eligible,
@@ -64,14 +73,14 @@ class StoredSelection:
     new_exclusions: int
 
 
-def read_seed_claims(wh: Warehouse) -> list[dict[str, Any]]:
-    """Active false claims: ``claim_id, text, published_date, is_multimedia``, by ``claim_id``."""
-    return wh.query(SEEDS_SQL)
+def read_seed_claims(wh: Warehouse, period: Period = (None, None)) -> list[dict[str, Any]]:
+    """Active false claims dated within ``period``: ``claim_id, text, published_date, is_multimedia``."""
+    return wh.query(SEEDS_SQL, {"period_start": period[0], "period_end": period[1]})
 
 
-def read_candidate_headlines(wh: Warehouse, sources: Sequence[str]) -> list[dict[str, Any]]:
-    """Active true claims of ``sources`` (same columns as :func:`read_seed_claims`)."""
-    return wh.query(HEADLINES_SQL, {"sources": list(sources)})
+def read_candidate_headlines(wh: Warehouse, sources: Sequence[str], period: Period = (None, None)) -> list[dict[str, Any]]:
+    """Active true claims of ``sources`` dated within ``period`` (same columns as :func:`read_seed_claims`)."""
+    return wh.query(HEADLINES_SQL, {"sources": list(sources), "period_start": period[0], "period_end": period[1]})
 
 
 def store_selection(

@@ -7,7 +7,8 @@ from warehouse.sql import load_sql
 
 
 def source_stats(wh: Warehouse) -> list[dict[str, Any]]:
-    """Per source and veracity: claims, articles, agree/disagree/discuss/unrelated, pairs; then a total."""
+    """Per source and veracity: claims, articles (claim–article pairs, as the paper counts them),
+    distinct articles, agree/disagree/discuss/unrelated, pairs; then a total."""
     rows = wh.query(load_sql("source_stats"))
     return [] if len(rows) == 1 and not rows[0]["pairs"] else rows
 
@@ -26,3 +27,13 @@ def left_out_claims(wh: Warehouse) -> list[dict[str, Any]]:
     if "dataset_claim_flags" not in wh.tables():
         return []
     return wh.query(load_sql("dataset_left_out"))
+
+
+def paper_table3(wh: Warehouse) -> list[dict[str, Any]]:
+    """The paper's Table 3 layout: Source, Claims, Articles (pairs), Agree, Disagree, Discuss, Unrelated."""
+    return wh.query('SELECT * FROM v_paper_table3')
+
+
+def paper_table4(wh: Warehouse) -> list[dict[str, Any]]:
+    """The paper's Table 4 layout: Split (Train, Dev, Test, Total), Claims, Articles, the four stances."""
+    return wh.query('SELECT * FROM v_paper_table4')

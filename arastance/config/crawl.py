@@ -1,6 +1,7 @@
 """Crawler behaviour: politeness, throttling and incremental re-crawls."""
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
@@ -34,6 +35,11 @@ class CrawlSettings(SettingsGroup):
     # -- claim preprocessing and deduplication (crawl-load) --------------------------------
     debunk_patterns_path: Path | None = Field(
         default=None, description="debunk framing patterns (TOML); default: the packaged tasks/debunk_patterns.toml"
+    )
+    noun_phrase_claims: Literal["active", "review"] = Field(
+        default="active",
+        description="a false claim that is only a noun phrase once its debunk framing is stripped: kept as the "
+                    "claim (active), or sent to review for a person to state it as a claim (review, the method)",
     )
     near_duplicate_threshold: float = Field(
         default=0.8, gt=0, le=1, description="character-shingle Jaccard similarity that makes two claims one cluster"

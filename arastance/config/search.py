@@ -75,6 +75,11 @@ class SearchSettings(SettingsGroup):
     results_per_query: int = Field(default=10, ge=1, le=100)
     date_window_months: int = Field(default=2, ge=1, le=24)
     max_documents_per_claim: int = Field(default=10, ge=1, le=100)
+    fetch_pool_per_claim: int = Field(
+        default=20, ge=0, le=500,
+        description="candidates fetched per claim so that the top max_documents_per_claim are chosen on their "
+                    "article text (0: every candidate, as the method; failed fetches are replaced beyond it)",
+    )
     daily_query_budget: int = Field(default=1000, ge=0)
     index_dir: Path | None = Field(default=None, description="local BM25 index; defaults to <data_dir>/search_index")
     corpus_path: Path | None = Field(

@@ -19,6 +19,7 @@ from arastance.config.crawl import CrawlSettings
 from arastance.config.model import ModelSettings
 from arastance.config.nlp import NlpSettings
 from arastance.config.orchestration import OrchestrationSettings
+from arastance.config.period import PeriodSettings
 from arastance.config.search import SearchSettings
 from arastance.config.selection import SelectionSettings
 from arastance.config.sites import SitesSettings
@@ -49,6 +50,7 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     sites: SitesSettings = SitesSettings()
     crawl: CrawlSettings = CrawlSettings()
+    period: PeriodSettings = PeriodSettings()
     selection: SelectionSettings = SelectionSettings()
     search: SearchSettings = SearchSettings()
     nlp: NlpSettings = NlpSettings()

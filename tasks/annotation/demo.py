@@ -13,7 +13,8 @@ from typing import Protocol
 from arastance.config.annotation import AnnotationSettings
 from tasks.annotation.agreement import RoundAgreement
 from tasks.annotation.records import AnnotationTask
-from tasks.annotation.simulate import TruthFn, simulate_export
+from tasks.annotation.discussion import import_discussion
+from tasks.annotation.simulate import TruthFn, simulate_discussion, simulate_export
 from tasks.annotation.workflow import (
     NoPairsLeftError,
     RoundExport,
@@ -59,6 +60,7 @@ class DemoCampaign:
     gold: int
     disputed: int
     reports: list[RoundAgreement]
+    discussed: int = 0  # pilot pairs settled by the (simulated) discussion
 
 
 def _label_round(wh: Warehouse, export: RoundExport, truth: TruthFn, labelled_dir: Path, seed: int) -> int:
@@ -74,7 +76,8 @@ def _label_round(wh: Warehouse, export: RoundExport, truth: TruthFn, labelled_di
 def run_demo_campaign(
     wh: Warehouse, cfg: AnnotationSettings, truth: TruthFn, work_dir: Path, *, seed: int = 0, pilot_size: int | None = None
 ) -> DemoCampaign:
-    """Pilot (every annotator, ``pilot_size`` pairs), one production round, then adjudication."""
+    """Pilot (every annotator, ``pilot_size`` pairs), one production round, then the pilot's
+    discussion of its disagreements and adjudication of the production's."""
     tasks_dir, labelled_dir = work_dir / "tasks", work_dir / "labelled"
     rounds: list[str] = []
     annotations = 0
@@ -86,8 +89,14 @@ def run_demo_campaign(
         rounds.append(export.round)
         annotations += _label_round(wh, export, truth, labelled_dir, seed)
     result = adjudicate(wh, cfg, tasks_dir)
+    discussed = 0
+    for sheet in result.discussion_sheets:
+        filled = labelled_dir / sheet.parent.name / sheet.name
+        simulate_discussion(sheet, truth, filled)
+        discussed += import_discussion(wh, filled).new
     if result.new_round is not None:
         rounds.append(result.new_round.round)
         annotations += _label_round(wh, result.new_round, truth, labelled_dir, seed)
+    if discussed or result.new_round is not None:
         result = adjudicate(wh, cfg, tasks_dir)
-    return DemoCampaign(rounds, annotations, result.gold, result.disputed, round_reports(wh))
+    return DemoCampaign(rounds, annotations, result.gold, result.disputed, round_reports(wh), discussed)

@@ -1,12 +1,15 @@
 """Gold labels: the agreed label, or the adjudicated one where annotators differ.
 
 Rules, per pair:
-1. an adjudication-round label decides (the latest one, if there were several): ``adjudicated``;
-2. otherwise each annotator's latest label from pilot/production rounds counts once:
+1. a pilot discussion's decision decides: ``adjudicated`` (the method settles every pilot
+   disagreement by discussion, never by majority; :mod:`tasks.annotation.discussion`);
+2. an adjudication-round label decides (the latest one, if there were several): ``adjudicated``;
+3. pilot labels that differ wait for the discussion: ``discussion``;
+4. otherwise each annotator's latest label from pilot/production rounds counts once:
    all equal (two or more annotators) gives ``agreed``; with three or more annotators a strict
    majority decides (the extra annotators acted as adjudicators): ``adjudicated``;
-3. a single label is gold (``single``) only when a round asks for one annotator per pair;
-4. anything else waits: ``pending`` (too few labels) or ``disputed`` (needs a third annotator).
+5. a single label is gold (``single``) only when a round asks for one annotator per pair;
+6. anything else waits: ``pending`` (too few labels) or ``disputed`` (needs a third annotator).
 
 The decision time is the time of the last label that counted, so deciding again gives the
 same rows.
@@ -24,21 +27,33 @@ from typing import Any, Literal
 @dataclass(frozen=True, slots=True)
 class GoldDecision:
     pair_id: str
-    status: Literal["gold", "disputed", "pending"]
+    status: Literal["gold", "disputed", "discussion", "pending"]
     label: str | None
     method: Literal["agreed", "adjudicated", "single"] | None
     decided_at: datetime | None
     annotators: tuple[str, ...]
 
 
-def decide(pair_id: str, rows: Iterable[Mapping[str, Any]], *, annotators_per_pair: int) -> GoldDecision:
-    """Decide one pair from its annotation rows (``annotator_id, label, round_kind, annotated_at``)."""
+def decide(
+    pair_id: str,
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    annotators_per_pair: int,
+    discussed: Mapping[str, Any] | None = None,
+) -> GoldDecision:
+    """Decide one pair from its annotation rows (``annotator_id, label, round_kind, annotated_at``)
+    and its pilot discussion's decision (``label, decided_at``), if any."""
     rows = sorted(rows, key=lambda r: (r["annotated_at"], r["annotator_id"]))
     who = tuple(sorted({r["annotator_id"] for r in rows}))
+    if discussed is not None:
+        return GoldDecision(pair_id, "gold", discussed["label"], "adjudicated", discussed["decided_at"], who)
     adjudications = [r for r in rows if r["round_kind"] == "adjudication"]
     if adjudications:
         last = adjudications[-1]
         return GoldDecision(pair_id, "gold", last["label"], "adjudicated", last["annotated_at"], who)
+    pilot = {r["annotator_id"]: r["label"] for r in rows if r["round_kind"] == "pilot"}
+    if len(set(pilot.values())) > 1:
+        return GoldDecision(pair_id, "discussion", None, None, None, who)
     latest: dict[str, Mapping[str, Any]] = {}
     for r in rows:
         latest[r["annotator_id"]] = r
@@ -59,9 +74,19 @@ def decide(pair_id: str, rows: Iterable[Mapping[str, Any]], *, annotators_per_pa
     return GoldDecision(pair_id, "disputed", None, None, None, who)
 
 
-def decide_all(rows: Iterable[Mapping[str, Any]], *, annotators_per_pair: int) -> list[GoldDecision]:
-    """Decide every pair that has annotation rows, in pair order."""
+def decide_all(
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    annotators_per_pair: int,
+    discussions: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[GoldDecision]:
+    """Decide every pair that has annotation rows, in pair order; ``discussions`` maps a pair to
+    its pilot discussion's decision."""
+    discussions = discussions or {}
     by_pair: dict[str, list[Mapping[str, Any]]] = {}
     for r in rows:
         by_pair.setdefault(r["pair_id"], []).append(r)
-    return [decide(p, by_pair[p], annotators_per_pair=annotators_per_pair) for p in sorted(by_pair)]
+    return [
+        decide(p, by_pair[p], annotators_per_pair=annotators_per_pair, discussed=discussions.get(p))
+        for p in sorted(by_pair)
+    ]

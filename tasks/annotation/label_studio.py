@@ -15,26 +15,22 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from tasks.annotation.guidelines import guidelines_view, load_guidelines
 from tasks.annotation.prelabel import Prediction, label_studio_prediction
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, parse_label
 from tasks.stance.labels import FOUR_WAY
 
-# What each label means, shown to annotators as the choice's hint (Arabic first: they read Arabic).
-LABEL_HINTS: dict[str, str] = {
-    "agree": "المقال يؤيد الادعاء بوضوح (the article clearly agrees with the claim)",
-    "disagree": "المقال ينفي الادعاء بوضوح (the article clearly refutes the claim)",
-    "discuss": "المقال يتناول الحدث نفسه دون أن يتخذ موقفاً (same event, no position)",
-    "unrelated": "المقال عن حدث آخر مهما تشابه (a different event, however similar)",
-}
-
 
 def labeling_config() -> str:
-    """The Label Studio labeling config: claim and article right-to-left, one of four labels."""
+    """The Label Studio labeling config: the guidelines (Arabic and English panels), then claim and
+    article right-to-left and one of four labels, each hinting its definition."""
+    guidelines = load_guidelines()
     choices = "\n".join(
-        f"    <Choice value={quoteattr(label)} hint={quoteattr(LABEL_HINTS[label])}/>" for label in FOUR_WAY
+        f"    <Choice value={quoteattr(label)} hint={quoteattr(guidelines.hint(label))}/>" for label in FOUR_WAY
     )
     return (
         '<View style="direction: rtl">\n'
+        f"{guidelines_view(guidelines)}"
         '  <Header value="الادعاء"/>\n'
         '  <Text name="claim" value="$claim"/>\n'
         '  <Header value="$article_title"/>\n'

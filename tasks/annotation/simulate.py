@@ -9,6 +9,7 @@ annotator, pair), so the same tasks always give the same file, in any order.
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 from collections.abc import Callable, Mapping
@@ -94,3 +95,23 @@ def simulate_export(
     out_file.parent.mkdir(parents=True, exist_ok=True)
     out_file.write_text(json.dumps(exported, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return len(exported)
+
+
+def simulate_discussion(sheet: Path, truth: TruthFn, out_file: Path, *, decided_by: str = "ann-1, ann-2, ann-3") -> int:
+    """Fill a pilot discussion sheet as the demo's annotators would: they settle on the pair's true
+    stance and say why. Returns the number of decisions written."""
+    with sheet.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        columns, rows = list(reader.fieldnames or []), list(reader)
+    for row in rows:
+        task = AnnotationTask(**{f: row.get(f, "") for f in AnnotationTask.__slots__ if f != "annotator_id"},
+                              annotator_id="discussion")
+        label = truth(task)
+        row.update(decision=label, decided_by=decided_by,
+                   reason=f"simulated discussion: the article's stance towards this claim is {label} (labels given: {row['labels']})")
+    out_file.parent.mkdir(parents=True, exist_ok=True)
+    with out_file.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return len(rows)

@@ -23,7 +23,10 @@ from tasks.annotation.assignment import (
     sample_pairs,
 )
 from tasks.annotation.csv_io import parse_csv, tasks_to_csv
+from tasks.annotation.discussion import write_discussion_sheets
 from tasks.annotation.gold import GoldDecision, decide_all
+from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
+from tasks.annotation.guidelines import guidelines_markdown
 from tasks.annotation.label_studio import labeling_config, parse_export, tasks_to_json
 from tasks.annotation.prelabel import Prediction, most_uncertain
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, RoundKind
@@ -55,7 +58,8 @@ class RoundExport:
 
 def write_round_files(wh: Warehouse, round_name: str, out_dir: Path,
                       predictions: Mapping[str, Prediction] | None = None) -> list[Path]:
-    """Write ``<out_dir>/<round>/``: the labeling config and, per annotator, Label Studio JSON and CSV.
+    """Write ``<out_dir>/<round>/``: the guidelines, the labeling config (which carries them too) and,
+    per annotator, Label Studio JSON and CSV.
 
     With a model's ``predictions``, each task carries its prediction and every annotator's tasks
     come most uncertain first."""
@@ -76,7 +80,9 @@ def write_round_files(wh: Warehouse, round_name: str, out_dir: Path,
     directory.mkdir(parents=True, exist_ok=True)
     config = directory / "labeling_config.xml"
     config.write_text(labeling_config(), encoding="utf-8")
-    files = [config]
+    guidelines = directory / GUIDELINES_FILE
+    guidelines.write_text(guidelines_markdown(), encoding="utf-8")
+    files = [config, guidelines]
     for annotator, tasks in sorted(by_annotator.items()):
         for path, text in ((directory / f"{annotator}.json", tasks_to_json(tasks, predictions)),
                            (directory / f"{annotator}.csv", tasks_to_csv(tasks))):
@@ -216,11 +222,14 @@ class AdjudicationResult:
     disputed: int
     pending: int
     new_round: RoundExport | None
+    discussion: int = 0  # pilot pairs waiting for the discussion
+    discussion_sheets: list[Path] = field(default_factory=list)
 
 
 def decide_gold_labels(wh: Warehouse, cfg: AnnotationSettings) -> list[GoldDecision]:
     """Decide every annotated pair and store the gold labels of the decided ones."""
-    decisions = decide_all(store.annotations(wh), annotators_per_pair=cfg.annotators_per_pair)
+    discussions = {d["pair_id"]: d for d in store.pilot_discussions(wh)}
+    decisions = decide_all(store.annotations(wh), annotators_per_pair=cfg.annotators_per_pair, discussions=discussions)
     gold = [
         {"pair_id": d.pair_id, "label": d.label, "method": d.method, "decided_at": d.decided_at}
         for d in decisions
@@ -233,7 +242,8 @@ def decide_gold_labels(wh: Warehouse, cfg: AnnotationSettings) -> list[GoldDecis
 def adjudicate(
     wh: Warehouse, cfg: AnnotationSettings, out_dir: Path, *, now: datetime | None = None
 ) -> AdjudicationResult:
-    """Store gold labels, then send disputed pairs not yet with an adjudicator to a third annotator."""
+    """Store gold labels, put disputed pilot pairs on their round's discussion sheet, and send
+    other disputed pairs not yet with an adjudicator to a third annotator."""
     decisions = decide_gold_labels(wh, cfg)
     kinds = store.round_kinds(wh)
     waiting = {
@@ -254,9 +264,13 @@ def adjudicate(
         )
         files = write_round_files(wh, round_name, out_dir)
         new_round = RoundExport(round_name, "adjudication", len(disputed), created, out_dir / round_name, files)
-    count = {s: sum(1 for d in decisions if d.status == s) for s in ("gold", "disputed", "pending")}
-    log.info("gold labels decided", extra={**count, "adjudication_round": new_round.round if new_round else None})
-    return AdjudicationResult(decisions, count["gold"], count["disputed"], count["pending"], new_round)
+    sheets = write_discussion_sheets(wh, decisions, out_dir)
+    count = {s: sum(1 for d in decisions if d.status == s) for s in ("gold", "disputed", "pending", "discussion")}
+    log.info("gold labels decided", extra={**count, "adjudication_round": new_round.round if new_round else None,
+                                           "discussion_sheets": [str(p) for p in sheets]})
+    return AdjudicationResult(
+        decisions, count["gold"], count["disputed"], count["pending"], new_round, count["discussion"], sheets
+    )
 
 
 def round_reports(wh: Warehouse) -> list[RoundAgreement]:

@@ -8,7 +8,11 @@ title (الرئيس، الأمير، الشيخ، الوزير ...) followed by 
 cutting the claim at the first clause boundary: a comma (، or ,), a semicolon (؛ ;), a
 sentence end (. ؟ ? !), the proclitic و when it opens a new clause (و + a verb or a clause
 particle: "وأعلن", "وقد", "وهو"; never a word that merely begins with و such as وزير) or a
-relative pronoun (الذي، التي، الذين ...). A boundary that would leave fewer than
+relative pronoun (الذي، التي، الذين ...). The method cuts the claim after its first verb
+phrase, so once a verb has been read, و + any present-tense verb opens the next clause even when
+the verb is not listed ("... تقرر إلغاء الدعم وتستبدله بمبالغ نقدية"): a word shaped like a
+present-tense verb (ي/ت/ست/سي + a stem, an object pronoun allowed), not a verbal noun of the
+تفعيل or تفاعل shapes (وتعيين، وتعاون) and no listed name. A boundary that would leave fewer than
 ``min_cut_words`` words is passed over.
 """
 
@@ -33,6 +37,11 @@ _PUNCTUATION = re.compile("[" + re.escape("".join(_PUNCTUATION_REASONS)) + "]")
 _TRAILING = re.compile(r"(?:[\s\-–—:،,؛;]+|\s+و)+$")
 # Names are at most this many words (محمد بن سلمان بن عبد العزيز).
 _MAX_NAME_TOKENS = 5
+# Object pronouns a present-tense verb may carry (وتستبدله، ويطالبهم).
+_OBJECT_SUFFIXES = ("هما", "هم", "هن", "ها", "كم", "نا", "ه")
+# Words shaped like a present-tense verb that are nouns (يوم، يد) or months.
+_NOT_VERBS = frozenset({"يوم", "يومي", "يوميا", "يد", "يدي", "يمين", "يسار", "يناير", "يونيو", "يوليو",
+                        "تموز", "تشرين", "ترليون", "تريليون", "تلفزيون", "تذاكر", "تجار", "تجاره"})
 # Words that join a name to the next word of the name.
 _NAME_LINKS = frozenset({"عبد", "ابو", "ابي", "ابا", "بن", "ابن", "بنت"})
 _NAME_STARTERS = frozenset({"عبد", "ابو"})
@@ -62,6 +71,7 @@ class Lexicon:
     """The word lists the rules need, loaded once."""
 
     gazetteer: Gazetteer
+    verbs: frozenset[str]
     clause_starts: frozenset[str]
     relatives: frozenset[str]
     titles: tuple[tuple[str, ...], ...]
@@ -74,6 +84,7 @@ class Lexicon:
     def default(cls) -> "Lexicon":
         return cls(
             gazetteer=default_gazetteer(),
+            verbs=_expand_verbs(),
             clause_starts=_expand_verbs() | word_set("clause_openers"),
             relatives=word_set("relative_pronouns"),
             titles=tuple(sorted({e.words for e in load_list("titles")}, key=lambda t: (-len(t), t))),
@@ -118,7 +129,31 @@ class RuleAnalyzer:
             return "coordination" if nxt in self.lexicon.clause_starts else None
         if norm.startswith("و") and len(norm) > 2 and norm[1:] in self.lexicon.clause_starts:
             return "coordination"
+        if norm.startswith("و") and self._is_present_verb(norm[1:]) and self._verb_before(tokens, i):
+            return "coordination"
         return None
+
+    def _is_present_verb(self, norm: str) -> bool:
+        """A word shaped like a present-tense verb (تفرض، يستبدلون، ستعلن), listed or not."""
+        if norm in self.lexicon.verbs:
+            return True
+        if not norm.isalpha() or norm in _NOT_VERBS or self.lexicon.gazetteer.contains(norm):
+            return False
+        stem = norm[1:] if norm[:1] == "س" and norm[1:2] in ("ي", "ت") else norm
+        if stem[:1] not in ("ي", "ت"):
+            return False
+        for suffix in ("ون", "ان", *_OBJECT_SUFFIXES):
+            if stem.endswith(suffix) and len(stem) - len(suffix) >= 4:
+                stem = stem[: -len(suffix)]
+                break
+        if not 4 <= len(stem) <= 7 or stem.endswith("ه"):
+            return False  # too short for a verb, or a feminine noun (تجارة -> تجاره)
+        verbal_noun = stem[0] == "ت" and len(stem) == 5 and (stem[3] == "ي" or stem[2] == "ا")
+        return not verbal_noun  # تعيين، تقديم (تفعيل); تعاون، تبادل (تفاعل)
+
+    def _verb_before(self, tokens: Sequence[Token], i: int) -> bool:
+        """Whether a verb was read before token ``i``, so the first verb phrase has begun."""
+        return any(self._is_present_verb(t.norm) for t in tokens[:i])
 
     def cut(self, text: str, tokens: Sequence[Token]) -> tuple[str, str]:
         """The claim up to its first clause boundary, and the boundary's kind (``none`` if uncut)."""
@@ -336,3 +371,16 @@ class RuleAnalyzer:
         stem = self._name_reading(tokens[start])[1]
         has_link = start + 1 < len(tokens) and tokens[start + 1].norm in {"بن", "ابن"}
         return stem in _NAME_STARTERS or (stem in self.lexicon.given_names and has_link)
+
+
+def has_verb(text: str) -> bool:
+    """Whether ``text`` has a listed verb form or a word shaped like a present-tense verb, alone or
+    after the proclitic و or ف ("وتعلن")."""
+    analyzer = _default_analyzer()
+    return any(analyzer._is_present_verb(t.norm) or (t.norm[:1] in "وف" and analyzer._is_present_verb(t.norm[1:]))
+               for t in word_tokens(text))
+
+
+@cache
+def _default_analyzer() -> RuleAnalyzer:
+    return RuleAnalyzer()

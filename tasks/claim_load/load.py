@@ -93,7 +93,8 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
             dropped["duplicate_url"] += 1
             continue
         seen.add(claim_id)
-        row = claim_row(claim, claim_id, canonical, patterns=patterns, override=overrides.get(claim_id))
+        row = claim_row(claim, claim_id, canonical, patterns=patterns, override=overrides.get(claim_id),
+                        noun_phrases=s.crawl.noun_phrase_claims)
         if row["status"] == "excluded":
             dropped[f"excluded:{row['status_reason']}"] += 1
         rows.append(row)

@@ -12,7 +12,7 @@ import json
 import zlib
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from arastance.base.arabic import normalize
 from arastance.base.dates import parse_published
@@ -64,7 +64,8 @@ def page_rows(staged: StagedRunFiles) -> list[dict[str, Any]]:
 
 
 def claim_row(
-    claim: StagedClaim, claim_id: str, canonical: str, *, patterns: DebunkPatterns, override: str | None
+    claim: StagedClaim, claim_id: str, canonical: str, *, patterns: DebunkPatterns, override: str | None,
+    noun_phrases: Literal["active", "review"] = "active",
 ) -> dict[str, Any]:
     """One ``claims`` row: preprocessed text, date and status (a reviewer's override wins).
 
@@ -78,6 +79,7 @@ def claim_row(
         is_multimedia=claim.is_multimedia,
         claim_reviewed=review.claim_reviewed if review else None,
         patterns=patterns,
+        noun_phrases=noun_phrases,
     )
     fetched = utc_naive(claim.fetched_at)
     published = claim.published_date

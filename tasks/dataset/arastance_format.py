@@ -1,7 +1,10 @@
 """The public AraStance file format: JSON Lines, one claim per line, and the same as Parquet.
 
 A line is ``{"id", "claim", "article": [...], "article_title": [...], "article_url": [...],
-"stance": [...]}``, the four lists parallel (one entry per article). Stances are written as the
+"stance": [...]}``, the four lists parallel (one entry per article). Only ``claim``, ``article``
+and ``stance`` are required, as the training loader requires them: a line without ``id`` gets
+``stable_id("arastance", claim)`` (the id the training loader gives it), and missing titles or
+URLs are empty strings. Stances are written as the
 release writes them (``Agree``, ``Disagree``, ``Discuss``, ``Unrelated``) and read in any letter
 case; in memory they are the project's lower-case labels. Writers emit keys and records in a
 fixed order so that writing what was read gives the same bytes.
@@ -17,11 +20,14 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from arastance.base.ids import stable_id
 from arastance.base.jsonl import json_lines
 from tasks.stance.labels import FOUR_WAY
 
 FIELDS: tuple[str, ...] = ("id", "claim", "article", "article_title", "article_url", "stance")
+REQUIRED: tuple[str, ...] = ("claim", "article", "stance")
 _LISTS: tuple[str, ...] = ("article", "article_title", "article_url", "stance")
+_OPTIONAL_LISTS: tuple[str, ...] = ("article_title", "article_url")
 
 SCHEMA = pa.schema(
     [
@@ -55,18 +61,25 @@ class ClaimRecord:
 
 
 def record_from_dict(obj: object, where: str) -> ClaimRecord:
-    """Validate one parsed line: every field present, lists parallel, stances 4-way."""
+    """Validate one parsed line: the required fields present, lists parallel, stances 4-way."""
     if not isinstance(obj, dict):
         raise DatasetFileError(f"{where}: expected a JSON object, got {type(obj).__name__}")
-    missing = [f for f in FIELDS if f not in obj]
+    missing = [f for f in REQUIRED if f not in obj]
     if missing:
         raise DatasetFileError(f"{where}: missing field(s) {missing}")
-    for name in ("id", "claim"):
-        if not isinstance(obj[name], str):
-            raise DatasetFileError(f"{where}: field {name!r} must be a string")
+    if not isinstance(obj["claim"], str):
+        raise DatasetFileError(f"{where}: field 'claim' must be a string")
+    claim_id = obj.get("id")
+    if claim_id in (None, ""):
+        claim_id = stable_id("arastance", obj["claim"])
+    elif not isinstance(claim_id, str):
+        raise DatasetFileError(f"{where}: field 'id' must be a string")
+    articles = obj["article"]
     lists = {}
     for name in _LISTS:
-        value = obj[name]
+        value = obj.get(name)
+        if value is None and name in _OPTIONAL_LISTS and isinstance(articles, list):
+            value = [""] * len(articles)
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise DatasetFileError(f"{where}: field {name!r} must be a list of strings")
         lists[name] = tuple(value)
@@ -77,7 +90,7 @@ def record_from_dict(obj: object, where: str) -> ClaimRecord:
     bad = [raw for raw, s in zip(lists["stance"], stances) if s not in FOUR_WAY]
     if bad:
         raise DatasetFileError(f"{where}: unknown stance(s) {bad}; expected {FOUR_WAY} in any letter case")
-    return ClaimRecord(obj["id"], obj["claim"], **{**lists, "stance": stances})
+    return ClaimRecord(claim_id, obj["claim"], **{**lists, "stance": stances})
 
 
 def write_jsonl(records: Sequence[ClaimRecord], path: Path) -> None:

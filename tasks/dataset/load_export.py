@@ -4,7 +4,9 @@ Claim ids are kept as the file gives them and article ids follow the warehouse r
 (``stable_id(canonical_url)``), so loading our own export reproduces the same dataset and
 exporting it again gives the same files. Every published stance becomes a gold label with
 method ``single`` (one label per pair, as released) and every claim keeps the split its file
-names. Rows already in the warehouse are left as they are.
+names. An article without a URL (a line with only ``claim``, ``article`` and ``stance``) is
+identified by its text: ``arastance:article:<stable_id(text)>`` stands in for the URL. Rows
+already in the warehouse are left as they are.
 """
 
 from __future__ import annotations
@@ -52,13 +54,18 @@ def load_export(
             for rank, (text, title, url, stance) in enumerate(
                 zip(rec.article, rec.article_title, rec.article_url, rec.stance), start=1
             ):
-                try:
-                    canonical = canonicalize_url(url)
-                except UrlError as exc:
-                    raise ValueError(f"{directory / f'{split}.{fmt}'}, claim {line_no} ({rec.id}), article {rank}: {exc}") from None
+                if not url:
+                    url = canonical = f"arastance:article:{stable_id(text)}"
+                    domain = None
+                else:
+                    try:
+                        canonical = canonicalize_url(url)
+                    except UrlError as exc:
+                        raise ValueError(f"{directory / f'{split}.{fmt}'}, claim {line_no} ({rec.id}), article {rank}: {exc}") from None
+                    domain = domain_of(url)
                 article_id = stable_id(canonical)
                 articles.setdefault(article_id, {
-                    "article_id": article_id, "url": url, "canonical_url": canonical, "domain": domain_of(url),
+                    "article_id": article_id, "url": url, "canonical_url": canonical, "domain": domain,
                     "title": title, "text": text, "fetch_status": "ok", "fetched_at": when,
                 })
                 pair_id = stable_id(rec.id, article_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -9,9 +10,17 @@ import typer
 
 from arastance.cli.common import console, fail, print_table, settings
 from arastance.config import Settings
+from tasks.annotation.discussion import import_discussion
 from tasks.annotation.prelabel import Prediction
 from tasks.annotation.records import AnnotationFileError
-from tasks.annotation.workflow import NoPairsLeftError, adjudicate, export_round, import_annotations, round_reports
+from tasks.annotation.workflow import (
+    NoPairsLeftError,
+    adjudicate,
+    decide_gold_labels,
+    export_round,
+    import_annotations,
+    round_reports,
+)
 from warehouse import Warehouse, WarehouseError, open_warehouse
 from warehouse import annotation as store
 
@@ -74,20 +83,34 @@ def import_(
 ) -> None:
     """Import annotations; each file is all-or-nothing and importing it again changes nothing."""
     s = settings()
-    rows = []
+
+    def one(wh: Warehouse, path: Path) -> dict[str, object]:
+        res = import_annotations(wh, path, annotator_map=s.annotation.annotator_map, round_override=round_name)
+        status = "imported before: nothing to do" if res.already_imported else "imported"
+        return {"annotations": res.annotations, "new": res.new, "status": status}
+
+    _import_each(s, files, one, title="Annotation import")
+
+
+def _import_each(
+    s: Settings, paths: list[Path], one: Callable[[Warehouse, Path], dict[str, object]], *, title: str,
+    then: Callable[[Warehouse], object] | None = None,
+) -> None:
+    """Import each file all-or-nothing, one row each; on a bad file, show what came in before it and fail."""
+    rows: list[dict[str, object]] = []
     try:
         with open_warehouse(s.warehouse) as wh:
-            for path in files:
-                res = import_annotations(wh, path, annotator_map=s.annotation.annotator_map, round_override=round_name)
-                status = "imported before: nothing to do" if res.already_imported else "imported"
-                rows.append({"file": str(path), "annotations": res.annotations, "new": res.new, "status": status})
+            for path in paths:
+                rows.append({"file": str(path), **one(wh, path)})
+            if then is not None:
+                then(wh)
     except AnnotationFileError as exc:
         if rows:
             print_table(rows, title="Imported before the error")
         fail(str(exc))
     except WarehouseError as exc:
         fail(str(exc))
-    print_table(rows, title="Annotation import")
+    print_table(rows, title=title)
 
 
 @annotate_app.command("status")
@@ -100,12 +123,18 @@ def status() -> None:
             reports = round_reports(wh)
             gold = store.gold_summary(wh)
             per_annotator = store.annotator_agreement(wh)
+            discussion = store.pilot_discussion_report(wh)
+            reasons = store.pilot_discussions(wh)
     except WarehouseError as exc:
         fail(str(exc))
     print_table(progress, title="Progress per round and annotator")
     for report in reports:
         print_table(report.summary_rows(), title=f"Agreement in {report.round}")
         print_table(report.confusion, title=f"Confused label pairs in {report.round}")
+    print_table(discussion, title="Pilot disagreements settled by discussion, per round")
+    for name in sorted({r["round"] for r in reasons}):
+        print_table([{k: r[k] for k in ("pair_id", "label", "reason", "decided_by")} for r in reasons if r["round"] == name],
+                    title=f"Discussion decisions in {name} (what the guidelines may need to say)")
     print_table(gold, title="Gold labels")
     print_table(per_annotator, title="Annotators against the gold labels")
 
@@ -114,7 +143,8 @@ def status() -> None:
 def adjudicate_cmd(
     out: Path | None = typer.Option(None, help="directory for the adjudication task files (default <data_dir>/annotation)"),
 ) -> None:
-    """Store agreed/adjudicated gold labels and send disputed pairs to a third annotator."""
+    """Store agreed/adjudicated gold labels, put disputed pilot pairs on a discussion sheet and send
+    other disputed pairs to a third annotator."""
     s = settings()
     try:
         with open_warehouse(s.warehouse) as wh:
@@ -122,12 +152,30 @@ def adjudicate_cmd(
     except (WarehouseError, ValueError) as exc:
         fail(str(exc))
     print_table(
-        [{"gold": result.gold, "disputed": result.disputed, "pending": result.pending}], title="Pairs by decision"
+        [{"gold": result.gold, "disputed": result.disputed, "discussion": result.discussion, "pending": result.pending}],
+        title="Pairs by decision",
     )
+    for sheet in result.discussion_sheets:
+        console.print(f"pilot disagreements to discuss: [bold]{sheet}[/] (fill decision and reason, then `annotate discuss {sheet}`)")
     if result.new_round is not None:
         r = result.new_round
         console.print(f"round [bold]{r.round}[/]: {r.pairs} disputed pair(s) sent to a third annotator")
         print_table([{"file": str(p)} for p in r.files], title=f"Files in {r.directory}")
+
+
+@annotate_app.command("discuss")
+def discuss(
+    sheets: list[Path] = typer.Argument(..., help="filled-in pilot discussion sheets (<round>/discussion.csv)"),
+) -> None:
+    """Import the decisions of a pilot discussion (label and reason per disputed pair); they become the
+    pairs' gold labels. Each sheet is all-or-nothing, and importing it again changes nothing."""
+    s = settings()
+
+    def one(wh: Warehouse, path: Path) -> dict[str, object]:
+        res = import_discussion(wh, path)
+        return {"decisions": res.decisions, "new": res.new, "still to discuss": res.waiting}
+
+    _import_each(s, sheets, one, title="Pilot discussion decisions", then=lambda wh: decide_gold_labels(wh, s.annotation))
 
 
 def register(app: typer.Typer) -> None:

@@ -4,14 +4,20 @@ import typer
 
 from arastance.cli.common import fail, print_table, settings
 from warehouse import WarehouseError, open_warehouse
-from warehouse.stats import left_out_claims, source_stats, split_label_counts
+from warehouse.stats import left_out_claims, paper_table3, paper_table4, source_stats, split_label_counts
 
 
-def stats() -> None:
+def stats(
+    paper: bool = typer.Option(False, "--paper", help="print Tables 3 and 4 exactly as the paper lays them out"),
+) -> None:
     """Print the per-source table (method's layout), the per-split label counts and the claims left out."""
     s = settings()
     try:
         with open_warehouse(s.warehouse, read_only=True) as wh:
+            if paper:
+                print_table(paper_table3(wh), title="Table 3: claims, articles (claim-article pairs) and stances per source")
+                print_table(paper_table4(wh), title="Table 4: claims, articles and stances per split")
+                return
             print_table(source_stats(wh), title="Claims, articles and stances per source")
             print_table(split_label_counts(wh), title="Labels per split")
             print_table(left_out_claims(wh), title="Claims left out (every document unrelated)")

@@ -1,0 +1,171 @@
+"""The pilot's discussion step: disputed pilot pairs on an adjudication sheet, decisions back in.
+
+The method settles pilot disagreements by discussion, not by a vote, and uses what the
+discussion brings up to refine the guidelines. So every pilot pair whose annotators gave
+different labels goes to ``<round>/discussion.csv``: the pair, who said what, and three columns
+to fill together, ``decision`` (one of the four labels), ``reason`` (free text, required) and
+``decided_by``. Importing the sheet stores each decision with its reason; the decision becomes
+the pair's gold label, and ``annotate status`` reports the discussions per round.
+
+Writing the sheet again (after more labels came in) keeps whatever was already filled in.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tasks.annotation.gold import GoldDecision
+from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
+from tasks.annotation.guidelines import guidelines_markdown
+from tasks.annotation.records import AnnotationFileError, parse_label
+from tasks.stance.labels import FOUR_WAY
+from warehouse import Warehouse
+from warehouse import annotation as store
+
+SHEET_NAME = "discussion.csv"
+SHEET_COLUMNS: tuple[str, ...] = (
+    "pair_id", "round", "labels", "decision", "reason", "decided_by",
+    "claim", "article_title", "article_url", "article", "claim_id", "claim_url", "source_id", "article_id",
+)
+_FILLED = ("decision", "reason", "decided_by")
+
+
+@dataclass(frozen=True, slots=True)
+class DiscussionDecision:
+    pair_id: str
+    round: str
+    label: str
+    reason: str
+    decided_by: str
+    where: str
+
+
+@dataclass(frozen=True)
+class DiscussionImport:
+    file: Path
+    decisions: int
+    new: int
+    waiting: int  # rows of the sheet not decided yet
+
+
+def _read_sheet(path: Path) -> tuple[list[dict[str, str]], csv.DictReader]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AnnotationFileError(str(path), [f"cannot read the file: {exc}"]) from None
+    reader = csv.DictReader(io.StringIO(text))
+    try:
+        rows = list(reader)
+    except csv.Error as exc:
+        raise AnnotationFileError(str(path), [f"line {reader.line_num}: malformed CSV: {exc}"]) from None
+    missing = [c for c in ("pair_id", "round", *_FILLED) if c not in (reader.fieldnames or [])]
+    if missing:
+        raise AnnotationFileError(str(path), [f"line 1: missing column(s) {missing}; the header is {reader.fieldnames}"])
+    return rows, reader
+
+
+def write_discussion_sheets(wh: Warehouse, decisions: Sequence[GoldDecision], out_dir: Path) -> list[Path]:
+    """Write one sheet per pilot round with pairs waiting for discussion; return the sheets written."""
+    waiting = {d.pair_id for d in decisions if d.status == "discussion"}
+    if not waiting:
+        return []
+    labels: dict[tuple[str, str], list[str]] = {}
+    for a in store.annotations(wh):
+        if a["round_kind"] == "pilot" and a["pair_id"] in waiting:
+            labels.setdefault((a["round"], a["pair_id"]), []).append(f"{a['annotator_id']}={a['label']}")
+    tasks = store.pair_tasks(wh, waiting)
+    written = []
+    for round_name in sorted({r for r, _ in labels}):
+        directory = out_dir / round_name
+        directory.mkdir(parents=True, exist_ok=True)
+        sheet = directory / SHEET_NAME
+        filled = {}
+        if sheet.is_file():  # keep what the discussion already wrote
+            filled = {r["pair_id"]: r for r in _read_sheet(sheet)[0]}
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=SHEET_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        for (r, pair_id), given in sorted(labels.items()):
+            if r != round_name:
+                continue
+            task = tasks[pair_id]
+            kept = {c: (filled.get(pair_id) or {}).get(c) or "" for c in _FILLED}
+            writer.writerow({
+                "pair_id": pair_id, "round": round_name, "labels": "; ".join(sorted(given)), **kept,
+                **{c: task.get(c) or "" for c in SHEET_COLUMNS if c in task},
+            })
+        sheet.write_text(buf.getvalue(), encoding="utf-8")
+        if not (directory / GUIDELINES_FILE).is_file():
+            (directory / GUIDELINES_FILE).write_text(guidelines_markdown(), encoding="utf-8")
+        written.append(sheet)
+    return written
+
+
+def parse_discussion_sheet(path: Path) -> tuple[list[DiscussionDecision], int]:
+    """The decided rows of a sheet and the number still undecided; every problem reported at once."""
+    rows, reader = _read_sheet(path)
+    problems: list[str] = []
+    found: dict[str, DiscussionDecision] = {}
+    waiting = 0
+    for line, row in enumerate(rows, start=2):
+        where = f"line {line}"
+        values = {c: (row.get(c) or "").strip() for c in ("pair_id", "round", *_FILLED)}
+        if not values["decision"]:
+            waiting += 1
+            if values["reason"]:
+                problems.append(f"{where}: a reason without a decision; fill in decision (one of {', '.join(FOUR_WAY)})")
+            continue
+        label = parse_label(values["decision"])
+        if label is None:
+            problems.append(f"{where}: unknown decision {values['decision']!r}; expected one of {', '.join(FOUR_WAY)}")
+            continue
+        if not values["reason"]:
+            problems.append(f"{where}: decision {label!r} without a reason; the discussion's reason is required")
+            continue
+        if not values["pair_id"] or not values["round"]:
+            problems.append(f"{where}: missing field(s) {[c for c in ('pair_id', 'round') if not values[c]]}")
+            continue
+        earlier = found.get(values["pair_id"])
+        if earlier is not None and earlier.label != label:
+            problems.append(f"{where}: pair {values['pair_id']} decided {label!r}, but {earlier.where} says {earlier.label!r}")
+            continue
+        found.setdefault(values["pair_id"], DiscussionDecision(
+            values["pair_id"], values["round"], label, values["reason"], values["decided_by"], where))
+    if problems:
+        raise AnnotationFileError(str(path), problems)
+    return list(found.values()), waiting
+
+
+def import_discussion(wh: Warehouse, path: Path, *, now: datetime | None = None) -> DiscussionImport:
+    """Import a filled sheet all-or-nothing: every decided pair must be a disputed pair of that pilot
+    round, and a pair decided before keeps its decision (a different one is refused)."""
+    decisions, waiting = parse_discussion_sheet(path)
+    pilot_labels: dict[tuple[str, str], set[str]] = {}
+    for a in store.annotations(wh):
+        if a["round_kind"] == "pilot":
+            pilot_labels.setdefault((a["round"], a["pair_id"]), set()).add(a["label"])
+    stored = {d["pair_id"]: d for d in store.pilot_discussions(wh)}
+    problems = []
+    for d in decisions:
+        given = pilot_labels.get((d.round, d.pair_id))
+        if given is None:
+            problems.append(f"{d.where}: pair {d.pair_id} has no labels in pilot round {d.round!r}")
+        elif len(given) < 2:
+            problems.append(f"{d.where}: pair {d.pair_id}'s annotators agreed in {d.round!r}; there is nothing to discuss")
+        old = stored.get(d.pair_id)
+        if old is not None and old["label"] != d.label:
+            problems.append(f"{d.where}: pair {d.pair_id} was decided {old['label']!r} before (from {old['source_file']})")
+    if problems:
+        raise AnnotationFileError(str(path), problems)
+    when = now or datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
+    new = store.store_pilot_discussions(wh, [
+        {"pair_id": d.pair_id, "round": d.round, "label": d.label, "reason": d.reason,
+         "decided_by": d.decided_by or None, "decided_at": when, "source_file": path.name}
+        for d in decisions
+    ])
+    return DiscussionImport(path, len(decisions), new, waiting)

@@ -1,0 +1,152 @@
+"""The pilot's discussion step: disputed pilot pairs to a sheet, decisions with reasons become gold."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from helpers_annotation import add_claims, ls_annotation, ls_task, write_json
+from typer.testing import CliRunner
+
+from arastance.cli import app
+from arastance.config import load_settings
+from tasks.annotation.discussion import import_discussion
+from tasks.annotation.records import AnnotationFileError
+from tasks.annotation.workflow import adjudicate, export_round, import_annotations
+from warehouse import Warehouse, open_warehouse
+from warehouse import annotation as store
+
+# pilot labels per pair: unanimous, two against one, all different
+PILOT = [("agree", "agree", "agree"), ("agree", "agree", "unrelated"), ("agree", "discuss", "unrelated")]
+
+
+def _pilot(wh: Warehouse, tmp_path: Path) -> tuple[list[str], Path]:
+    cfg = load_settings().annotation
+    add_claims(wh, 1, 3)
+    pilot = export_round(wh, "pilot", cfg, tmp_path / "tasks", size=3)
+    pairs = sorted({t["pair_id"] for t in store.round_tasks(wh, pilot.round)})
+    for k, annotator in enumerate(cfg.annotators):
+        payload = [ls_task(p, pilot.round, [ls_annotation(annotator, PILOT[i][k])], i + 1) for i, p in enumerate(pairs)]
+        import_annotations(wh, write_json(tmp_path / "labelled" / f"{annotator}.json", payload))
+    return pairs, pilot.directory
+
+
+def _sheet(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _fill(path: Path, out: Path, decisions: dict[str, tuple[str, str]]) -> Path:
+    rows = _sheet(path)
+    for row in rows:
+        if row["pair_id"] in decisions:
+            row["decision"], row["reason"] = decisions[row["pair_id"]]
+            row["decided_by"] = "ann-1, ann-2, ann-3"
+    with out.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return out
+
+
+def test_disputed_pilot_pairs_go_to_a_discussion_sheet_not_to_a_majority(warehouse: Warehouse, tmp_path: Path) -> None:
+    pairs, round_dir = _pilot(warehouse, tmp_path)
+    result = adjudicate(warehouse, load_settings().annotation, tmp_path / "tasks")
+    assert (result.gold, result.discussion, result.disputed) == (1, 2, 0)
+    assert result.new_round is None  # nobody else is asked: the pilot's annotators discuss
+    assert result.discussion_sheets == [round_dir / "discussion.csv"]
+    rows = _sheet(round_dir / "discussion.csv")
+    assert [r["pair_id"] for r in rows] == pairs[1:]
+    assert rows[0]["labels"] == "ann-1=agree; ann-2=agree; ann-3=unrelated"
+    assert all(r["decision"] == r["reason"] == "" and r["claim"] and r["article"] for r in rows)
+    gold = {r["pair_id"]: r["label"] for r in warehouse.query("SELECT pair_id, label FROM gold_labels")}
+    assert gold == {pairs[0]: "agree"}  # the two-against-one pair is not decided by majority
+
+
+def test_discussion_decisions_become_gold_with_their_reason_and_are_reported_per_round(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    pairs, round_dir = _pilot(warehouse, tmp_path)
+    cfg = load_settings().annotation
+    adjudicate(warehouse, cfg, tmp_path / "tasks")
+    reason = "the article is about last year's exams: a different event"
+    filled = _fill(round_dir / "discussion.csv", tmp_path / "filled.csv", {pairs[1]: ("Unrelated", reason)})
+    done = import_discussion(warehouse, filled)
+    assert (done.decisions, done.new, done.waiting) == (1, 1, 1)
+    assert import_discussion(warehouse, filled).new == 0  # importing again changes nothing
+    result = adjudicate(warehouse, cfg, tmp_path / "tasks")
+    assert (result.gold, result.discussion) == (2, 1)
+    gold = {r["pair_id"]: (r["label"], r["method"]) for r in warehouse.query("SELECT * FROM gold_labels")}
+    assert gold[pairs[1]] == ("unrelated", "adjudicated")  # the discussion, against the 2-of-3 majority
+    assert [r["pair_id"] for r in _sheet(round_dir / "discussion.csv")] == [pairs[2]]
+    [stored] = store.pilot_discussions(warehouse, "pilot-1")
+    assert (stored["label"], stored["reason"], stored["decided_by"]) == ("unrelated", reason, "ann-1, ann-2, ann-3")
+    [report] = store.pilot_discussion_report(warehouse)
+    assert report == {"round": "pilot-1", "pilot_pairs": 3, "disputed": 2, "discussed": 1, "waiting": 1,
+                      "agree": 0, "disagree": 0, "discuss": 0, "unrelated": 1}
+
+
+def test_writing_the_sheet_again_keeps_what_the_discussion_filled_in(warehouse: Warehouse, tmp_path: Path) -> None:
+    pairs, round_dir = _pilot(warehouse, tmp_path)
+    cfg = load_settings().annotation
+    adjudicate(warehouse, cfg, tmp_path / "tasks")
+    sheet = round_dir / "discussion.csv"
+    _fill(sheet, sheet, {pairs[2]: ("discuss", "same strike, no position taken")})
+    adjudicate(warehouse, cfg, tmp_path / "tasks")  # not imported yet: the sheet is rewritten
+    kept = {r["pair_id"]: (r["decision"], r["reason"]) for r in _sheet(sheet)}
+    assert kept[pairs[2]] == ("discuss", "same strike, no position taken") and kept[pairs[1]] == ("", "")
+
+
+@pytest.mark.parametrize(
+    ("decision", "reason", "message"),
+    [
+        ("agree", "", "without a reason"),
+        ("maybe", "unsure", "unknown decision 'maybe'"),
+        ("", "we could not agree", "a reason without a decision"),
+    ],
+)
+def test_a_bad_sheet_row_is_refused_whole_naming_the_line(
+    warehouse: Warehouse, tmp_path: Path, decision: str, reason: str, message: str
+) -> None:
+    pairs, round_dir = _pilot(warehouse, tmp_path)
+    adjudicate(warehouse, load_settings().annotation, tmp_path / "tasks")
+    filled = _fill(round_dir / "discussion.csv", tmp_path / "bad.csv",
+                   {pairs[1]: ("agree", "a fine reason"), pairs[2]: (decision, reason)})
+    with pytest.raises(AnnotationFileError) as err:
+        import_discussion(warehouse, filled)
+    assert "line 3" in str(err.value) and message in str(err.value)
+    assert store.pilot_discussions(warehouse) == []  # nothing imported
+
+
+def test_only_disputed_pilot_pairs_can_be_decided_and_a_decision_is_not_overwritten(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    pairs, round_dir = _pilot(warehouse, tmp_path)
+    adjudicate(warehouse, load_settings().annotation, tmp_path / "tasks")
+    sheet = tmp_path / "manual.csv"
+    sheet.write_text(f"pair_id,round,decision,reason,decided_by\n{pairs[0]},pilot-1,agree,all agreed,\n", encoding="utf-8")
+    with pytest.raises(AnnotationFileError, match="agreed in 'pilot-1'; there is nothing to discuss"):
+        import_discussion(warehouse, sheet)
+    import_discussion(warehouse, _fill(round_dir / "discussion.csv", tmp_path / "a.csv", {pairs[1]: ("agree", "r")}))
+    with pytest.raises(AnnotationFileError, match="was decided 'agree' before"):
+        import_discussion(warehouse, _fill(round_dir / "discussion.csv", tmp_path / "b.csv", {pairs[1]: ("discuss", "r")}))
+
+
+def test_cli_discuss_then_status_reports_the_decisions_and_reasons(tmp_path: Path) -> None:
+    settings = load_settings()
+    with open_warehouse(settings.warehouse) as wh:
+        pairs, _ = _pilot(wh, tmp_path)
+    runner = CliRunner()
+    out = runner.invoke(app, ["annotate", "adjudicate", "--out", str(tmp_path / "tasks")])
+    assert out.exit_code == 0, out.output
+    assert "discussion.csv" in out.output
+    filled = _fill(tmp_path / "tasks" / "pilot-1" / "discussion.csv", tmp_path / "filled.csv",
+                   {pairs[1]: ("disagree", "the article denies it in its last paragraph")})
+    done = runner.invoke(app, ["annotate", "discuss", str(filled)])
+    assert done.exit_code == 0, done.output
+    status = runner.invoke(app, ["annotate", "status"], env={"COLUMNS": "300"})
+    assert status.exit_code == 0, status.output
+    assert "settled by discussion" in status.output and "denies it in its last" in status.output
+    with open_warehouse(settings.warehouse, read_only=True) as wh:
+        assert wh.query("SELECT label FROM gold_labels WHERE pair_id = ?", [pairs[1]]) == [{"label": "disagree"}]

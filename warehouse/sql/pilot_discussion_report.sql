@@ -1,0 +1,24 @@
+-- Per pilot round: pairs whose annotators disagreed, how many the discussion has decided (by
+-- label) and how many still wait for it. A pair is disputed when its annotators' labels in the
+-- round are not all the same.
+WITH per_pair AS (
+    SELECT a.round, a.pair_id, count(DISTINCT a.label) AS labels
+    FROM annotations a
+    WHERE a.round_kind = 'pilot'
+    GROUP BY a.round, a.pair_id
+    HAVING count(DISTINCT a.annotator_id) >= 2
+)
+SELECT
+    p.round,
+    count(*)                                               AS pilot_pairs,
+    count(*) FILTER (WHERE p.labels > 1)                   AS disputed,
+    count(d.pair_id)                                       AS discussed,
+    count(*) FILTER (WHERE p.labels > 1 AND d.pair_id IS NULL) AS waiting,
+    count(*) FILTER (WHERE d.label = 'agree')              AS agree,
+    count(*) FILTER (WHERE d.label = 'disagree')           AS disagree,
+    count(*) FILTER (WHERE d.label = 'discuss')            AS discuss,
+    count(*) FILTER (WHERE d.label = 'unrelated')          AS unrelated
+FROM per_pair p
+LEFT JOIN pilot_discussions d ON d.pair_id = p.pair_id AND d.round = p.round
+GROUP BY p.round
+ORDER BY p.round;
