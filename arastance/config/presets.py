@@ -63,9 +63,6 @@ PAPER: tuple[Choice | Unset, ...] = (
            "the paper fine-tunes BERT encoders on a GPU; the default is the CPU model, which trains in minutes "
            "on any machine"),
     Choice("model.transformer", "UBC-NLP/ARBERT", "the paper's best encoder (same as the default)"),
-    Choice("model.encoders",
-           ["bert-base-multilingual-cased", "asafaya/bert-base-arabic", "UBC-NLP/ARBERT", "UBC-NLP/MARBERT"],
-           "the paper's four encoders (same as the default)"),
     Choice("model.max_length", 512, "the paper's hyper-parameters (same as the default)"),
     Choice("model.batch_size", 16, "as model.max_length"),
     Choice("model.learning_rate", 2e-5, "as model.max_length"),

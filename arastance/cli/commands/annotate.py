@@ -62,7 +62,7 @@ def _model_predictions(s: Settings, wh: Warehouse, directory: Path | None) -> di
     from tasks.stance.model import load_model
     from tasks.stance.persistence import ModelFormatError
     from tasks.stance.runs import run_of_saved_model
-    from warehouse.models import latest_model_dir
+    from warehouse.model_runs import latest_model_dir
 
     if directory is None:
         newest = latest_model_dir(wh)
