@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from spiders.items import ClaimItem, PageItem
+from tasks.jsonl import file_manifest
 
 CLAIMS_FILE = "claims.jsonl"
 PAGES_FILE = "pages.jsonl"
@@ -61,6 +62,7 @@ class RunSummary:
     errors: int
     dropped: dict[str, int]
     stats: dict[str, Any]
+    files: dict[str, dict[str, Any]]  # per data file: non-blank lines and SHA-256, checked by the loader
 
 
 class StagingRun:
@@ -147,12 +149,18 @@ class StagingRun:
             errors=errors,
             dropped=dict(sorted(reasons.items())),
             stats=dict(sorted((stats or {}).items())),
+            files={name: _file_manifest(self.run_dir / name) for name in (CLAIMS_FILE, PAGES_FILE)},
         )
         tmp = self.run_dir / (RUN_FILE + ".tmp")
         tmp.write_text(json.dumps(asdict(summary), ensure_ascii=False, indent=2, default=_json_default), encoding="utf-8")
         os.replace(tmp, self.run_dir / RUN_FILE)
         started.unlink(missing_ok=True)
         return summary
+
+
+def _file_manifest(path: Path) -> dict[str, Any]:
+    lines, sha256 = file_manifest(path)
+    return {"lines": lines, "sha256": sha256}
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -98,7 +98,7 @@ def run_article_spider(urls: list[str], run_dir: Path, *, mirror_base: str | Non
 
 def read_fetched(path: Path) -> Iterator[dict[str, Any]]:
     """The fetcher's records; a broken line is an error naming the file and line."""
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
+    with gzip.open(path, "rb") as handle:
         for where, record in json_lines(handle, path, FetchFileError):
             for name in ("url", "fetched_at"):
                 if not isinstance(record, dict) or not isinstance(record.get(name), str):

@@ -28,10 +28,12 @@ from tqdm import tqdm
 
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
+from arastance.text_files import read_utf8, utf8_lines
 from tasks.arabic import normalize
 from tasks.claim_cleaning import DEFAULT_PATTERNS_PATH, DebunkPatterns, clean_claim, load_patterns
 from tasks.dates import parse_published
 from tasks.dedup import cluster_claims
+from tasks.jsonl import file_manifest
 from tasks.urls import UrlError, canonicalize_url
 from warehouse import Warehouse, content_hash, stable_id
 from warehouse import claims as claims_db
@@ -59,6 +61,13 @@ class _Record(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=False)
 
 
+class StagedFile(_Record):
+    """What ``run.json`` announces of one data file: its non-blank lines and its SHA-256."""
+
+    lines: int = Field(ge=0)
+    sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+
+
 class StagedRun(_Record):
     run_id: str = Field(min_length=1)
     source_id: str = Field(min_length=1)
@@ -69,6 +78,7 @@ class StagedRun(_Record):
     errors: int = Field(default=0, ge=0)
     dropped: dict[str, int] = Field(default_factory=dict)
     stats: dict[str, Any] = Field(default_factory=dict)
+    files: dict[str, StagedFile] = Field(default_factory=dict)
 
 
 class StagedPage(_Record):
@@ -163,8 +173,8 @@ def _describe(exc: ValidationError) -> str:
 def _read_jsonl(path: Path, model: type[_M]) -> Iterator[tuple[int, _M]]:
     if not path.is_file():
         raise StagingError(f"{path}: missing staging file")
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
+    with open(path, "rb") as fh:
+        for lineno, line in enumerate(utf8_lines(fh, path, StagingError), start=1):
             if not line.strip():
                 continue
             try:  # pydantic parses and validates the JSON in one pass (faster than json.loads first)
@@ -178,6 +188,40 @@ def _read_jsonl(path: Path, model: type[_M]) -> Iterator[tuple[int, _M]]:
                 raise StagingError(f"{path}, line {lineno}: {_describe(exc)}") from None
 
 
+def check_manifest(run_dir: Path, run: StagedRun) -> None:
+    """Refuse a run whose data files are not what ``run.json`` announces, before anything is read.
+
+    A claims or pages file cut short (a copy still running, a full disk, a crash while writing)
+    would otherwise load as a complete, smaller run and be marked loaded for good. Every run
+    announces its line counts (``pages``, ``items``); runs written since checksums were added
+    also carry each file's SHA-256 (``files``). A refused run stays on disk and loads once its
+    files are complete.
+    """
+    expected = {PAGES_FILE: run.pages, CLAIMS_FILE: run.items}
+    for name, announced in run.files.items():
+        if name not in expected:
+            raise StagingError(f"{run_dir / RUN_FILE}: field 'files' names {name!r}, not a staging data file")
+        if announced.lines != expected[name]:
+            raise StagingError(f"{run_dir / RUN_FILE}: field 'files.{name}.lines' is {announced.lines}, "
+                               f"but the run's count says {expected[name]}")
+    for name, lines_expected in expected.items():
+        path = run_dir / name
+        if not path.is_file():
+            raise StagingError(f"{path}: missing staging file ({RUN_FILE} announces {lines_expected} line(s))")
+        lines, digest = file_manifest(path)
+        if lines != lines_expected:
+            raise StagingError(
+                f"{path}: {lines} line(s), but {RUN_FILE} announces {lines_expected}; the run is incomplete "
+                "(cut short or still being copied), nothing was loaded; load it again once the file is complete"
+            )
+        announced = run.files.get(name)
+        if announced is not None and announced.sha256 is not None and announced.sha256 != digest:
+            raise StagingError(
+                f"{path}: its SHA-256 differs from the one {RUN_FILE} records; the file changed after the crawl "
+                "finished, nothing was loaded"
+            )
+
+
 def read_staging_run(run_dir: Path) -> StagedRunFiles:
     """Read and validate a whole staging run; any bad line is a :class:`StagingError`."""
     run_dir = Path(run_dir)
@@ -187,11 +231,12 @@ def read_staging_run(run_dir: Path) -> StagedRunFiles:
     if not run_path.is_file():
         raise StagingError(f"{run_path}: missing (the run is unfinished or not a staging run)")
     try:
-        run = StagedRun.model_validate_json(run_path.read_text(encoding="utf-8"))
+        run = StagedRun.model_validate_json(read_utf8(run_path, StagingError))
     except ValidationError as exc:
         raise StagingError(f"{run_path}: {_describe(exc)}") from None
     if run.source_id not in SITES:
         raise StagingError(f"{run_path}: unknown source_id {run.source_id!r}; known: {sorted(SITES)}")
+    check_manifest(run_dir, run)
     pages = list(_read_jsonl(run_dir / PAGES_FILE, StagedPage))
     claims = list(_read_jsonl(run_dir / CLAIMS_FILE, StagedClaim))
     page_ids = {p.page_id for _, p in pages}

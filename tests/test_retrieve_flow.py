@@ -194,7 +194,7 @@ def test_daily_budget_defers_claims_with_a_clear_error(monkeypatch: pytest.Monke
 
 def test_key_from_a_prefect_secret_block(monkeypatch: pytest.MonkeyPatch) -> None:
     Secret(value=KEY).save("brave-search-key", overwrite=True)
-    assert resolve_key(None, "brave-search-key", "search.brave_api_key") == KEY
+    assert resolve_key(None, "brave-search-key", "search.brave_api_key").get_secret_value() == KEY
     monkeypatch.setenv("ARASTANCE_SEARCH__BACKEND", "brave")
     monkeypatch.setenv("ARASTANCE_SEARCH__BRAVE_API_KEY_BLOCK", "brave-search-key")
     backend = make_backend(load_settings())

@@ -37,7 +37,7 @@ class AraStanceJsonl:
         check_scheme(self.native_scheme, scheme, str(path))
         if not path.is_file():
             raise DatasetError(f"{path}: AraStance {split} file not found (run `arastance datasets download arastance`)")
-        with path.open(encoding="utf-8") as fh:
+        with path.open("rb") as fh:
             for where, record in json_lines(fh, path, DatasetError):
                 yield from self._parse_record(record, scheme, where)
 
