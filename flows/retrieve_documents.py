@@ -24,6 +24,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from arastance.config import load_settings
 from arastance.logging import get_logger
+from tasks.stage_locks import locked_stage
 from flows.runners import warehouse_busy
 from tasks.articles import article_rows, read_fetched, run_article_spider
 from tasks.documents import decision_rows, hit_rows, hits_of, merge_hits, pair_rows, select_documents
@@ -207,6 +208,7 @@ def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: Retrieva
 
 
 @flow(name="retrieve_documents", task_runner=ThreadPoolTaskRunner(max_workers=4), validate_parameters=True)
+@locked_stage("retrieval")
 def retrieve_documents(claim_ids: list[str] | None = None, limit: int | None = None, fetch: bool = True,
                        redo: bool = False) -> list[dict[str, Any]]:
     """Retrieve documents for the pending claims (or ``claim_ids``); returns a row per claim.

@@ -16,6 +16,7 @@ from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
 from arastance.logging import get_logger
+from tasks.stage_locks import locked_stage
 from flows.evaluate import evaluate_task, load_split_task, publish_results, record_task, summary
 from tasks.stance.datasets import DatasetError, open_dataset
 from tasks.stance.examples import StanceExample
@@ -33,6 +34,7 @@ def train_task(model: StanceModel, train: list[StanceExample], out_dir: Path, da
 
 
 @flow(name="train_stance_model", validate_parameters=True)
+@locked_stage("training")
 def train_stance_model(
     dataset: str = "warehouse",
     path: str | None = None,

@@ -25,6 +25,7 @@ from arastance.config import Settings
 from arastance.logging import get_logger
 from spiders.site_config import available_sites
 from spiders.staging import RUN_FILE, new_run_id
+from tasks.stage_locks import stage_lock
 
 log = get_logger(__name__)
 
@@ -119,6 +120,22 @@ def run_spider(
     """
     if site not in available_sites():
         raise ValueError(f"unknown site {site!r}; spiders exist for {', '.join(available_sites())}")
+    # One crawl per site: a second one would "resume" the first one's live scratch directory
+    # and both would append to the same staging files.
+    with stage_lock(settings.data_dir / "locks", f"crawl-{site}"):
+        return _crawl(site, settings, known_urls=known_urls, incremental=incremental,
+                      scrapy_settings=scrapy_settings, timeout_s=timeout_s)
+
+
+def _crawl(
+    site: str,
+    settings: Settings,
+    *,
+    known_urls: Iterable[str],
+    incremental: bool | None,
+    scrapy_settings: Mapping[str, str] | None,
+    timeout_s: float | None,
+) -> CrawlResult:
     incremental = settings.crawl.incremental if incremental is None else incremental
     resumed_id = unfinished_run(settings, site) if settings.crawl.resumable else None
     run_id = resumed_id or new_run_id(site)

@@ -34,6 +34,7 @@ from tasks.claim_cleaning import DEFAULT_PATTERNS_PATH, DebunkPatterns, clean_cl
 from tasks.dates import parse_published
 from tasks.dedup import cluster_claims
 from tasks.jsonl import file_manifest
+from tasks.stage_locks import stage_lock, warehouse_locks
 from tasks.urls import UrlError, canonicalize_url
 from warehouse import Warehouse, content_hash, stable_id
 from warehouse import claims as claims_db
@@ -400,9 +401,13 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
     Validation and preprocessing happen before the transaction opens, so a bad file leaves the
     warehouse exactly as it was.
     """
+    with stage_lock(warehouse_locks(wh.path), "load"):
+        return _load(wh, Path(run_dir), settings or load_settings())
+
+
+def _load(wh: Warehouse, run_dir: Path, s: Settings) -> LoadReport:
     started = time.perf_counter()
-    s = settings or load_settings()
-    staged = read_staging_run(Path(run_dir))
+    staged = read_staging_run(run_dir)
     if claims_db.run_is_loaded(wh, staged.run.run_id):
         # A finished staging run never changes, so there is nothing to add; re-extraction of
         # stored pages makes a new run (``arastance reparse``).

@@ -25,6 +25,7 @@ from tasks.annotation.csv_io import parse_csv, tasks_to_csv
 from tasks.annotation.gold import GoldDecision, decide_all
 from tasks.annotation.label_studio import labeling_config, parse_export, tasks_to_json
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, RoundKind
+from tasks.stage_locks import stage_lock, warehouse_locks
 from warehouse import Warehouse, stable_id
 from warehouse import annotation as store
 
@@ -173,6 +174,14 @@ def import_annotations(
     now: datetime | None = None,
 ) -> ImportResult:
     """Import one file all-or-nothing; the same bytes imported again change nothing."""
+    with stage_lock(warehouse_locks(wh.path), "annotation-import"):
+        return _import(wh, path, annotator_map=annotator_map, round_override=round_override, now=now)
+
+
+def _import(
+    wh: Warehouse, path: Path, *, annotator_map: Mapping[str, str] | None, round_override: str | None,
+    now: datetime | None,
+) -> ImportResult:
     data = path.read_bytes() if path.is_file() else None
     if data is None:
         raise AnnotationFileError(str(path), ["no such file"])

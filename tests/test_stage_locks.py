@@ -1,0 +1,104 @@
+"""Per-stage locks: a live holder refuses a second run with its PID, a dead holder's lock is taken over."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers_annotation import add_claims, add_round, ls_annotation, ls_task, write_json
+from helpers_crawl_load import StagedPost, write_run
+
+from arastance.config import load_settings
+from tasks.annotation.workflow import import_annotations
+from tasks.crawl_runner import run_spider
+from tasks.load_claims import load_crawl_run
+from tasks.stage_locks import StageBusyError, stage_lock, warehouse_locks
+from warehouse import Warehouse
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def hold_lock(directory: Path, stage: str) -> subprocess.Popen[bytes]:
+    """Another process that takes the stage's lock and keeps it until killed."""
+    code = (
+        "import sys, time\nfrom tasks.stage_locks import stage_lock\n"
+        f"with stage_lock({str(directory)!r}, {stage!r}):\n    print('held', flush=True)\n    time.sleep(600)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=PROJECT, stdout=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    assert proc.stdout is not None and proc.stdout.readline().strip() == b"held"
+    return proc
+
+
+def test_a_live_holder_is_refused_with_its_pid_and_a_dead_one_taken_over(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    holder = hold_lock(tmp_path, "load")
+    try:
+        with pytest.raises(StageBusyError, match=f"load is already running \\(PID {holder.pid} on "):
+            with stage_lock(tmp_path, "load"):
+                pass
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    with stage_lock(tmp_path, "load"):  # the holder died without cleaning up: its lock is free
+        pass
+    assert any(getattr(r, "dead_pid", None) == holder.pid for r in caplog.records)
+    with stage_lock(tmp_path, "load"), pytest.raises(StageBusyError, match=f"PID {os.getpid()}"):
+        with stage_lock(tmp_path, "load"):  # one process, two runs (threads of one flow) count too
+            pass
+
+
+def test_a_second_crawl_of_a_running_site_is_refused_before_touching_its_run(tmp_path: Path) -> None:
+    settings = load_settings()
+    holder = hold_lock(settings.data_dir / "locks", "crawl-dabegad")
+    started = time.monotonic()
+    try:
+        with pytest.raises(StageBusyError, match=f"crawl-dabegad is already running \\(PID {holder.pid}"):
+            run_spider("dabegad", settings)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert time.monotonic() - started < 30
+    assert not (settings.data_dir / "crawl_jobs").exists()  # no run id chosen, no scratch shared
+
+
+def test_load_and_annotation_import_take_their_stage_lock(warehouse: Warehouse, tmp_path: Path) -> None:
+    run = write_run(tmp_path / "norumors-1", "norumors", [StagedPost("/p/1/", "شائعة عن المطر", "مطر")])
+    pairs = add_claims(warehouse, 1, 1)
+    add_round(warehouse, "prod-1", "production")
+    labels = write_json(tmp_path / "l.json", [ls_task(pairs[0], "prod-1", [ls_annotation("ann-1", "agree")])])
+    locks = warehouse_locks(warehouse.path)
+    for stage, call in (("load", lambda: load_crawl_run(warehouse, run)),
+                        ("annotation-import", lambda: import_annotations(warehouse, labels))):
+        holder = hold_lock(locks, stage)
+        try:
+            with pytest.raises(StageBusyError, match=f"PID {holder.pid}"):
+                call()
+        finally:
+            holder.kill()
+            holder.wait()
+        call()  # the holder is gone: the stage runs
+    assert warehouse.scalar("SELECT count(*) FROM crawl_runs") == 1
+    assert warehouse.scalar("SELECT count(*) FROM annotations") == 1
+
+
+def test_retrieval_and_training_flows_take_their_stage_lock(tmp_path: Path) -> None:
+    from flows.retrieve_documents import retrieve_documents
+    from flows.train import train_stance_model
+
+    other = tmp_path / "elsewhere" / "w.duckdb"  # training honours its warehouse_path parameter
+    for stage, call, locks in (
+        ("retrieval", lambda: retrieve_documents.fn(), warehouse_locks(load_settings().warehouse)),
+        ("training", lambda: train_stance_model.fn(warehouse_path=str(other)), warehouse_locks(other)),
+    ):
+        holder = hold_lock(locks, stage)
+        try:
+            with pytest.raises(StageBusyError, match=f"{stage} is already running \\(PID {holder.pid}"):
+                call()
+        finally:
+            holder.kill()
+            holder.wait()
