@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from arastance.logging import get_logger
+from arastance.processes import child_env
 from tasks.arabic import arabic_ratio
 from tasks.jsonl import json_lines
 from tasks.urls import UrlError, canonicalize_url, domain_of
@@ -86,8 +87,8 @@ def run_article_spider(urls: list[str], run_dir: Path, *, mirror_base: str | Non
         cmd += ["-a", f"mirror_base={mirror_base}"]
     for name, value in (scrapy_settings or {}).items():
         cmd += ["-s", f"{name}={value}"]
-    env = dict(os.environ, SCRAPY_SETTINGS_MODULE="spiders.settings",
-               PYTHONPATH=os.pathsep.join(p for p in (str(_REPO_ROOT), os.environ.get("PYTHONPATH")) if p))
+    env = child_env(dict(os.environ, SCRAPY_SETTINGS_MODULE="spiders.settings",
+                         PYTHONPATH=os.pathsep.join(p for p in (str(_REPO_ROOT), os.environ.get("PYTHONPATH")) if p)))
     log.info("fetching articles", extra={"urls": len(urls), "run_dir": str(run_dir)})
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
     if done.returncode != 0 or not out.exists():

@@ -23,6 +23,7 @@ from typing import Any
 
 from arastance.config import Settings
 from arastance.logging import get_logger
+from arastance.processes import child_env
 from spiders.site_config import available_sites
 from spiders.staging import RUN_FILE, new_run_id
 from tasks.stage_locks import stage_lock
@@ -78,6 +79,7 @@ def child_environment(settings: Settings, base: Mapping[str, str] | None = None)
     """The parent's environment plus the settings the spider process must share with it."""
     env = {k: v for k, v in (base if base is not None else os.environ).items()
            if not k.startswith(("ARASTANCE_CRAWL__", "ARASTANCE_SITES__"))}
+    env = child_env(env)  # the spider ends if this process is killed
     env["SCRAPY_SETTINGS_MODULE"] = SCRAPY_SETTINGS_MODULE
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
     env["ARASTANCE_DATA_DIR"] = str(Path(settings.data_dir).resolve())
