@@ -31,7 +31,7 @@ from tasks.documents import decision_rows, hit_rows, hits_of, merge_hits, pair_r
 from tasks.queries import build_queries_for
 from tasks.search.base import SearchBudgetExceeded, SearchResult
 from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, query_spec, run_claim_queries
-from tasks.search.cache import remember, reserve_queries
+from tasks.search.cache import refund_queries, remember, reserve_queries
 from warehouse import open_warehouse
 from warehouse.queries import claims_with_queries, queries_of_claim, store_queries
 from warehouse.retrieval import (
@@ -128,6 +128,7 @@ def store_claim_search(warehouse_path: Path, claim: dict[str, Any], queries: lis
             for key, results in search.results.items():
                 q = by_key[key]
                 remember(wh, backend, q.text, q.window, num, [SearchResult.from_json(r) for r in results])
+            refund_queries(wh, backend, search.unanswered)
         if search.error:
             set_claim_status(wh, claim_id, backend=backend, status="failed", queries=len(queries), error=search.error)
             return {"claim_id": claim_id, "status": "failed", "error": search.error}
