@@ -15,6 +15,10 @@ class EncodingProblem(ValueError):
     """An input file that is not valid UTF-8; the message names the file, line and column."""
 
 
+#: The longest line a JSON Lines record may take (a whole article is a few hundred KiB); a longer
+#: one is a broken file (a missing newline, a binary file), refused with its line number.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+
 _BOMS = {b"\xff\xfe": "UTF-16 (little-endian)", b"\xfe\xff": "UTF-16 (big-endian)"}
 
 
@@ -50,6 +54,9 @@ def read_utf8(path: Path | str, error: type[Exception] = EncodingProblem, *, all
 def utf8_lines(raw_lines: Iterable[bytes | str], path: Path | str, error: type[Exception]) -> Iterator[str]:
     """Decode a binary file's lines one by one, so the error names the exact line."""
     for number, raw in enumerate(raw_lines, 1):
+        if len(raw) > MAX_LINE_BYTES:
+            raise error(f"{path}, line {number}: {len(raw):,} bytes in one line, more than the {MAX_LINE_BYTES:,} "
+                        "a record may take (a missing line break, or not a text file?)")
         if isinstance(raw, str):
             yield raw
             continue
