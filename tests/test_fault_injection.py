@@ -70,7 +70,9 @@ def counts(path: Path) -> dict[str, int]:
 
 
 def opens_and_matches_schema(path: Path) -> Warehouse:
-    wh = Warehouse(path)
+    """Open as every stage does (pending migrations applied: a kill can land between two of
+    them, each is its own transaction), then the schema must be exactly the migrations'."""
+    wh = open_warehouse(path)
     assert check_schema(wh).ok, check_schema(wh).lines()
     return wh
 
