@@ -102,3 +102,19 @@ def test_retrieval_and_training_flows_take_their_stage_lock(tmp_path: Path) -> N
         finally:
             holder.kill()
             holder.wait()
+
+
+def test_the_cli_says_which_process_holds_the_stage(tmp_path: Path) -> None:
+    from arastance.config import load_settings as settings_now
+
+    run = write_run(tmp_path / "norumors-1", "norumors", [StagedPost("/p/1/", "شائعة عن المطر", "مطر")])
+    holder = hold_lock(warehouse_locks(settings_now().warehouse), "load")
+    try:
+        done = subprocess.run([sys.executable, "-c", "from arastance.cli import main; main()", "claims", "load", str(run)],
+                              cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(PROJECT)}, capture_output=True,
+                              text=True, timeout=120)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert done.returncode != 0
+    assert f"load is already running (PID {holder.pid}" in done.stderr and "Traceback" not in done.stderr
