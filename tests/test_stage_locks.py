@@ -7,6 +7,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,27 +25,28 @@ from warehouse import Warehouse
 PROJECT = Path(__file__).resolve().parents[1]
 
 
-def hold_lock(directory: Path, stage: str) -> subprocess.Popen[bytes]:
-    """Another process that takes the stage's lock and keeps it until killed."""
+@contextmanager
+def lock_held_elsewhere(directory: Path, stage: str) -> Iterator[subprocess.Popen[bytes]]:
+    """Another process that takes the stage's lock and keeps it until this block ends (SIGKILL)."""
     code = (
         "import sys, time\nfrom tasks.stage_locks import stage_lock\n"
         f"with stage_lock({str(directory)!r}, {stage!r}):\n    print('held', flush=True)\n    time.sleep(600)\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=PROJECT, stdout=subprocess.PIPE,
                             env={**os.environ, "PYTHONPATH": str(PROJECT)})
-    assert proc.stdout is not None and proc.stdout.readline().strip() == b"held"
-    return proc
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == b"held"
+        yield proc
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
 
 
 def test_a_live_holder_is_refused_with_its_pid_and_a_dead_one_taken_over(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    holder = hold_lock(tmp_path, "load")
-    try:
+    with lock_held_elsewhere(tmp_path, "load") as holder:
         with pytest.raises(StageBusyError, match=f"load is already running \\(PID {holder.pid} on "):
             with stage_lock(tmp_path, "load"):
                 pass
-    finally:
-        holder.send_signal(signal.SIGKILL)
-        holder.wait()
     with stage_lock(tmp_path, "load"):  # the holder died without cleaning up: its lock is free
         pass
     assert any(getattr(r, "dead_pid", None) == holder.pid for r in caplog.records)
@@ -54,14 +57,10 @@ def test_a_live_holder_is_refused_with_its_pid_and_a_dead_one_taken_over(tmp_pat
 
 def test_a_second_crawl_of_a_running_site_is_refused_before_touching_its_run(tmp_path: Path) -> None:
     settings = load_settings()
-    holder = hold_lock(settings.data_dir / "locks", "crawl-dabegad")
     started = time.monotonic()
-    try:
+    with lock_held_elsewhere(settings.data_dir / "locks", "crawl-dabegad") as holder:
         with pytest.raises(StageBusyError, match=f"crawl-dabegad is already running \\(PID {holder.pid}"):
             run_spider("dabegad", settings)
-    finally:
-        holder.kill()
-        holder.wait()
     assert time.monotonic() - started < 30
     assert not (settings.data_dir / "crawl_jobs").exists()  # no run id chosen, no scratch shared
 
@@ -74,13 +73,8 @@ def test_load_and_annotation_import_take_their_stage_lock(warehouse: Warehouse, 
     locks = warehouse_locks(warehouse.path)
     for stage, call in (("load", lambda: load_crawl_run(warehouse, run)),
                         ("annotation-import", lambda: import_annotations(warehouse, labels))):
-        holder = hold_lock(locks, stage)
-        try:
-            with pytest.raises(StageBusyError, match=f"PID {holder.pid}"):
-                call()
-        finally:
-            holder.kill()
-            holder.wait()
+        with lock_held_elsewhere(locks, stage) as holder, pytest.raises(StageBusyError, match=f"PID {holder.pid}"):
+            call()
         call()  # the holder is gone: the stage runs
     assert warehouse.scalar("SELECT count(*) FROM crawl_runs") == 1
     assert warehouse.scalar("SELECT count(*) FROM annotations") == 1
@@ -95,26 +89,18 @@ def test_retrieval_and_training_flows_take_their_stage_lock(tmp_path: Path) -> N
         ("retrieval", lambda: retrieve_documents.fn(), warehouse_locks(load_settings().warehouse)),
         ("training", lambda: train_stance_model.fn(warehouse_path=str(other)), warehouse_locks(other)),
     ):
-        holder = hold_lock(locks, stage)
-        try:
-            with pytest.raises(StageBusyError, match=f"{stage} is already running \\(PID {holder.pid}"):
-                call()
-        finally:
-            holder.kill()
-            holder.wait()
+        with lock_held_elsewhere(locks, stage) as holder, \
+                pytest.raises(StageBusyError, match=f"{stage} is already running \\(PID {holder.pid}"):
+            call()
 
 
 def test_the_cli_says_which_process_holds_the_stage(tmp_path: Path) -> None:
     from arastance.config import load_settings as settings_now
 
     run = write_run(tmp_path / "norumors-1", "norumors", [StagedPost("/p/1/", "شائعة عن المطر", "مطر")])
-    holder = hold_lock(warehouse_locks(settings_now().warehouse), "load")
-    try:
+    with lock_held_elsewhere(warehouse_locks(settings_now().warehouse), "load") as holder:
         done = subprocess.run([sys.executable, "-c", "from arastance.cli import main; main()", "claims", "load", str(run)],
                               cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(PROJECT)}, capture_output=True,
                               text=True, timeout=120)
-    finally:
-        holder.kill()
-        holder.wait()
     assert done.returncode != 0
     assert f"load is already running (PID {holder.pid}" in done.stderr and "Traceback" not in done.stderr
