@@ -24,7 +24,6 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from arastance.config import load_settings
 from arastance.logging import get_logger
-from tasks.stage_locks import locked_stage
 from flows.runners import warehouse_busy
 from tasks.articles import article_rows, read_fetched, run_article_spider
 from tasks.documents import decision_rows, hit_rows, hits_of, merge_hits, pair_rows, select_documents
@@ -32,6 +31,7 @@ from tasks.queries import build_queries_for
 from tasks.search.base import SearchBudgetExceeded, SearchResult
 from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, query_spec, run_claim_queries
 from tasks.search.cache import refund_queries, remember, reserve_queries
+from tasks.stage_locks import locked_stage
 from warehouse import open_warehouse
 from warehouse.queries import claims_with_queries, queries_of_claim, store_queries
 from warehouse.retrieval import (

@@ -16,13 +16,13 @@ from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
 from arastance.logging import get_logger
-from tasks.stage_locks import locked_stage
 from flows.evaluate import evaluate_task, load_split_task, publish_results, record_task, summary
 from tasks.stance.datasets import DatasetError, open_dataset
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
 from tasks.stance.model import StanceModel, create_model
 from tasks.stance.runs import TrainedModel, dataset_path, embedding_cache, models_dir, train_and_save
+from tasks.stage_locks import locked_stage
 
 log = get_logger(__name__)
 

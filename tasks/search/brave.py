@@ -15,7 +15,7 @@ import httpx
 from pydantic import SecretStr
 
 from tasks.dates import parse_published
-from tasks.search.base import DateWindow, SearchAuthError, SearchResult
+from tasks.search.base import DateWindow, SearchResult
 from tasks.search.http import JsonClient, require_key, result_items
 
 PAGE_SIZE = 20
