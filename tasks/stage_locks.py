@@ -19,6 +19,7 @@ import inspect
 import json
 import os
 import socket
+import typing
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -103,6 +104,10 @@ def locked_stage(stage: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
             with stage_lock(warehouse_locks(given or load_settings().warehouse), stage):
                 return fn(*args, **kwargs)
 
+        # Prefect builds its parameter model from the wrapper: give it the resolved annotations
+        # (the flow module's string annotations cannot be resolved from this module).
+        run.__annotations__ = typing.get_type_hints(fn)
+        run.__signature__ = inspect.signature(fn, eval_str=True)  # type: ignore[attr-defined]
         return run
 
     return decorate

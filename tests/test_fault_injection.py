@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import signal
 import sys
 import time
@@ -254,4 +253,3 @@ def test_crawl_killed_anywhere_takes_its_spider_along_and_a_rerun_completes(refe
         got, want = [r["canonical_url"] for r in wh.query(claims)], [r["canonical_url"] for r in rw.query(claims)]
         assert len(got) == len(set(got))
         assert set(got) == set(want), f"{where}: extra {set(got) - set(want)}, missing {set(want) - set(got)}"
-    shutil.rmtree(hit / "crawl_jobs", ignore_errors=True)

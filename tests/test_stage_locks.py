@@ -84,6 +84,10 @@ def test_retrieval_and_training_flows_take_their_stage_lock(tmp_path: Path) -> N
     from flows.retrieve_documents import retrieve_documents
     from flows.train import train_stance_model
 
+    # the lock leaves the flows' parameters as Prefect validates and documents them
+    assert train_stance_model.validate_parameters({"kind": "cpu", "scheme": "4way"})["kind"] == "cpu"
+    assert retrieve_documents.validate_parameters({"limit": 3})["limit"] == 3
+    assert "description" in train_stance_model.parameters.properties["dataset"]
     other = tmp_path / "elsewhere" / "w.duckdb"  # training honours its warehouse_path parameter
     for stage, call, locks in (
         ("retrieval", lambda: retrieve_documents.fn(), warehouse_locks(load_settings().warehouse)),
