@@ -7,54 +7,12 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable, Iterable
-from typing import Any
+
+from arastance.base.secrets import REDACTED, redact_secrets, register_secrets
+
+__all__ = ["REDACTED", "KeyValueFormatter", "configure_logging", "get_logger", "redact_secrets", "register_secrets"]
 
 _STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
-
-
-REDACTED = "****"
-_secrets: set[str] = set()
-
-
-def register_secrets(values: Iterable[str]) -> None:
-    """Values that no log line may show (API keys from the settings); every record is redacted.
-
-    The settings call this when they load, so a key reaches no handler: not stderr, not a
-    log file, not Prefect's API log handler (which formats records with ``getMessage``).
-    """
-    new = {v for v in values if v and len(v) >= 4} - _secrets
-    if not new:
-        return
-    _secrets.update(new)
-    if not isinstance(logging.getLogRecordFactory(), _RedactingFactory):
-        logging.setLogRecordFactory(_RedactingFactory(logging.getLogRecordFactory()))
-
-
-def redact_secrets(text: str) -> str:
-    """``text`` with every registered secret replaced by ``****``."""
-    for secret in _secrets:
-        if secret in text:
-            text = text.replace(secret, REDACTED)
-    return text
-
-
-class _RedactedRecord(logging.LogRecord):
-    def getMessage(self) -> str:  # noqa: N802 - the logging API's name
-        return redact_secrets(super().getMessage())
-
-
-class _RedactingFactory:
-    """Wraps the current record factory so that every record's message is redacted."""
-
-    def __init__(self, inner: Callable[..., logging.LogRecord]) -> None:
-        self.inner = inner
-
-    def __call__(self, *args: Any, **kwargs: Any) -> logging.LogRecord:
-        record = self.inner(*args, **kwargs)
-        record.__class__ = _RedactedRecord if type(record) is logging.LogRecord else record.__class__
-        return record
-
 
 class KeyValueFormatter(logging.Formatter):
     """Append every ``extra=`` field of a record as ``key=value`` (secrets redacted everywhere)."""

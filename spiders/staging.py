@@ -1,8 +1,9 @@
 """The staging directory of one crawl run: ``claims.jsonl``, ``pages.jsonl``, gzip'd HTML, ``run.json``.
 
 Spiders (through :class:`spiders.pipelines.StagingPipeline`) and ``arastance reparse`` both write
-runs with this class, so the loader sees one format. Files are appended to, so a resumed crawl
-(Scrapy ``JOBDIR``) keeps adding to the run it interrupted; ``run.json`` is written last, when
+runs with this class, in the format :mod:`arastance.base.staging` declares and the loader reads.
+Files are appended to, so a resumed crawl (Scrapy ``JOBDIR``) keeps adding to the run it
+interrupted; ``run.json`` is written last, when
 the run is complete, and its counts are taken from the files so they cover every session.
 """
 
@@ -13,29 +14,27 @@ import json
 import os
 import threading
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from spiders.items import ClaimItem, PageItem
-from tasks.jsonl import file_manifest
+from arastance.base.staging import (
+    CLAIMS_FILE,
+    PAGES_DIR,
+    PAGES_FILE,
+    RUN_FILE,
+    ClaimItem,
+    PageItem,
+    RunSummary,
+    data_file_manifest,
+)
 
-CLAIMS_FILE = "claims.jsonl"
-PAGES_FILE = "pages.jsonl"
-RUN_FILE = "run.json"
-PAGES_DIR = "pages"
 _STARTED_FILE = ".started_at"
 
 
 def utc_now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def new_run_id(source_id: str, now: datetime | None = None) -> str:
-    """Sortable and unique enough for one site: ``<site>-<UTC timestamp with microseconds>``."""
-    now = now or datetime.now(timezone.utc)
-    return f"{source_id}-{now:%Y%m%dT%H%M%S%f}"
 
 
 def _json_default(value: Any) -> Any:
@@ -47,22 +46,6 @@ def _json_default(value: Any) -> Any:
 def failure_reason(parse_error: str | None) -> str:
     """The reason code that prefixes a page's ``parse_error`` (``"http_404: ..."`` -> ``http_404``)."""
     return (parse_error or "unknown").split(":", 1)[0].strip() or "unknown"
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """The content of ``run.json``."""
-
-    run_id: str
-    source_id: str
-    started_at: str
-    finished_at: str
-    pages: int
-    items: int
-    errors: int
-    dropped: dict[str, int]
-    stats: dict[str, Any]
-    files: dict[str, dict[str, Any]]  # per data file: non-blank lines and SHA-256, checked by the loader
 
 
 class StagingRun:
@@ -149,18 +132,13 @@ class StagingRun:
             errors=errors,
             dropped=dict(sorted(reasons.items())),
             stats=dict(sorted((stats or {}).items())),
-            files={name: _file_manifest(self.run_dir / name) for name in (CLAIMS_FILE, PAGES_FILE)},
+            files=data_file_manifest(self.run_dir),
         )
         tmp = self.run_dir / (RUN_FILE + ".tmp")
         tmp.write_text(json.dumps(asdict(summary), ensure_ascii=False, indent=2, default=_json_default), encoding="utf-8")
         os.replace(tmp, self.run_dir / RUN_FILE)
         started.unlink(missing_ok=True)
         return summary
-
-
-def _file_manifest(path: Path) -> dict[str, Any]:
-    lines, sha256 = file_manifest(path)
-    return {"lines": lines, "sha256": sha256}
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:

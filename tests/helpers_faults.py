@@ -2,7 +2,8 @@
 
 Each stage runs its real code path on the files prepared in the directory. Prefect is left out
 (an ephemeral Prefect server takes longer to start than the whole suite may take): the
-retrieval and training stages call the same task functions, in the same order, as their flows.
+retrieval stage calls the stage logic of :mod:`tasks.retrieval` and training the task
+functions, in the same order as their flows (each flow task opens the warehouse per call).
 The settings come from the environment (``ARASTANCE_*``), as in any run.
 """
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 
 def load(work: Path) -> None:
-    from tasks.load_claims import load_crawl_run
+    from tasks.claim_load.load import load_crawl_run
     from warehouse import open_warehouse
 
     for run_dir in sorted((work / "runs").iterdir()):
@@ -32,7 +33,7 @@ def annotation_import(work: Path) -> None:
 def crawl(work: Path) -> None:
     from arastance.config import load_settings
     from tasks.crawl_runner import run_spider
-    from tasks.load_claims import load_crawl_run
+    from tasks.claim_load.load import load_crawl_run
     from warehouse import open_warehouse
 
     settings = load_settings()
@@ -43,17 +44,20 @@ def crawl(work: Path) -> None:
 
 def retrieval(work: Path) -> None:
     from arastance.config import load_settings
-    from flows.retrieve_documents import plan_retrieval, store_claim_search
+    from tasks.retrieval import plan_retrieval, store_claim_search
     from tasks.search.batch import ClaimSearch, configured_backend, run_claim_queries
+    from warehouse import open_warehouse
 
     settings = load_settings()
     path = settings.warehouse
-    plan = plan_retrieval.fn(path, None, None, False)
+    with open_warehouse(path) as wh:
+        plan = plan_retrieval(wh, settings, None, None, False)
     for claim_id, claim in plan.claims.items():
         todo = plan.to_send.get(claim_id)
         search = (run_claim_queries(claim_id, todo, settings.search.results_per_query, configured_backend(settings))
                   if todo else ClaimSearch(claim_id))
-        store_claim_search.fn(path, claim, plan.queries[claim_id], search, settings.search.backend)
+        with open_warehouse(path) as wh:
+            store_claim_search(wh, settings.search, claim, plan.queries[claim_id], search, settings.search.backend)
 
 
 def training(work: Path) -> None:

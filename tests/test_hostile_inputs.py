@@ -15,12 +15,13 @@ from helpers_annotation import add_claims, add_round, ls_annotation, ls_task, wr
 from helpers_crawl_load import StagedPost, write_run
 from helpers_stance import arastance_records, khouja_rows, tiny_examples, write_arastance, write_baly, write_khouja
 
-import arastance.text_files as text_files
+import arastance.base.text_files as text_files
+from arastance.base.staging import StagingError
 from arastance.config import SettingsError, load_settings
 from tasks.annotation.records import AnnotationFileError
 from tasks.annotation.workflow import import_annotations
 from tasks.articles import FetchFileError, read_fetched
-from tasks.load_claims import StagingError, load_crawl_run
+from tasks.claim_load.load import load_crawl_run
 from tasks.search.local import CorpusError, read_corpus
 from tasks.stance.datasets import DatasetError, load_split
 from warehouse import Warehouse

@@ -18,7 +18,7 @@ from helpers_crawl_load import StagedPost, write_run
 from arastance.config import load_settings
 from tasks.annotation.workflow import import_annotations
 from tasks.crawl_runner import run_spider
-from tasks.load_claims import load_crawl_run
+from tasks.claim_load.load import load_crawl_run
 from tasks.stage_locks import StageBusyError, stage_lock, warehouse_locks
 from warehouse import Warehouse
 

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from helpers_crawl_load import StagedPost, write_run
 
-from spiders.items import ClaimItem, PageItem
+from arastance.base.ids import content_hash, stable_id
+from arastance.base.staging import ClaimItem, PageItem, StagingError
 from spiders.staging import StagingRun
-from tasks.load_claims import StagingError, load_crawl_run
-from warehouse import Warehouse, content_hash, stable_id
+from tasks.claim_load.load import load_crawl_run
+from warehouse import Warehouse
 
 POSTS = [StagedPost(f"/2016/05/post-{i}/", f"شائعة رقم {i} عن إغلاق الطرق في المدينة", f"عنوان {i}") for i in range(8)]
 

@@ -16,6 +16,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from arastance.base.secrets import register_secrets
+from arastance.base.text_files import read_utf8
 from arastance.config.annotation import AnnotationSettings
 from arastance.config.crawl import CrawlSettings
 from arastance.config.model import ModelSettings
@@ -24,8 +26,6 @@ from arastance.config.orchestration import OrchestrationSettings
 from arastance.config.search import SearchSettings
 from arastance.config.selection import SelectionSettings
 from arastance.config.sites import SitesSettings
-from arastance.logging import register_secrets
-from arastance.text_files import read_utf8
 
 ENV_PREFIX = "ARASTANCE_"
 CONFIG_FILE_ENV = "ARASTANCE_CONFIG"

@@ -14,7 +14,7 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 
-from arastance.text_files import EncodingProblem, read_utf8
+from arastance.base.text_files import EncodingProblem, read_utf8
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, parse_label
 from tasks.stance.labels import FOUR_WAY
 

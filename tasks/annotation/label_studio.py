@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from arastance.text_files import EncodingProblem, read_utf8
+from arastance.base.text_files import EncodingProblem, read_utf8
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, parse_label
 from tasks.stance.labels import FOUR_WAY
 

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
-from tasks.dates import parse_published
+from arastance.base.dates import parse_published
 from tasks.search.base import DateWindow, SearchResult
 from tasks.search.http import JsonClient, require_key, result_items
 

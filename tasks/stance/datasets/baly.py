@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from arastance.text_files import read_utf8
+from arastance.base.text_files import read_utf8
 from tasks.stance.datasets.common import (
     DatasetError,
     check_scheme,

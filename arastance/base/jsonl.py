@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from arastance.text_files import utf8_lines
+from arastance.base.text_files import utf8_lines
 
 
 def json_lines(lines: Iterable[bytes | str], path: Path | str, error: type[Exception]) -> Iterator[tuple[str, Any]]:
