@@ -8,18 +8,21 @@ from __future__ import annotations
 import logging
 import sys
 
+from arastance.base.secrets import REDACTED, redact_secrets, register_secrets
+
+__all__ = ["REDACTED", "KeyValueFormatter", "configure_logging", "get_logger", "redact_secrets", "register_secrets"]
+
 _STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
 
-
 class KeyValueFormatter(logging.Formatter):
-    """Append every ``extra=`` field of a record as ``key=value``."""
+    """Append every ``extra=`` field of a record as ``key=value`` (secrets redacted everywhere)."""
 
     def format(self, record: logging.LogRecord) -> str:
         base = super().format(record)
         fields = {k: v for k, v in record.__dict__.items() if k not in _STANDARD and not k.startswith("_")}
-        if not fields:
-            return base
-        return base + " " + " ".join(f"{k}={v!r}" if isinstance(v, str) and " " in v else f"{k}={v}" for k, v in fields.items())
+        if fields:
+            base += " " + " ".join(f"{k}={v!r}" if isinstance(v, str) and " " in v else f"{k}={v}" for k, v in fields.items())
+        return redact_secrets(base)
 
 
 _CHATTY = ("httpx", "httpcore", "scrapy", "filelock", "urllib3")  # a line per request otherwise

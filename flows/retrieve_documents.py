@@ -30,6 +30,7 @@ from tasks.articles import run_article_spider
 from tasks.retrieval import RetrievalPlan, utc_now
 from tasks.search.base import SearchBudgetExceeded
 from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, run_claim_queries
+from tasks.stage_locks import locked_stage
 from warehouse import open_warehouse
 
 log = get_logger(__name__)
@@ -119,6 +120,7 @@ def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: Retrieva
 
 
 @flow(name="retrieve_documents", task_runner=ThreadPoolTaskRunner(max_workers=4), validate_parameters=True)
+@locked_stage("retrieval")
 def retrieve_documents(claim_ids: list[str] | None = None, limit: int | None = None, fetch: bool = True,
                        redo: bool = False) -> list[dict[str, Any]]:
     """Retrieve documents for the pending claims (or ``claim_ids``); returns a row per claim.

@@ -23,6 +23,7 @@ from tasks.stance.labels import Scheme
 from tasks.stance.model import StanceModel, create_model
 from tasks.stance.model_card import write_model_card
 from tasks.stance.runs import TrainedModel, dataset_path, train_and_save
+from tasks.stage_locks import locked_stage
 
 log = get_logger(__name__)
 
@@ -34,6 +35,7 @@ def train_task(model: StanceModel, train: list[StanceExample], out_dir: Path, da
 
 
 @flow(name="train_stance_model", validate_parameters=True)
+@locked_stage("training")
 def train_stance_model(
     dataset: str = "warehouse",
     path: str | None = None,

@@ -6,7 +6,9 @@ still be overridden per run with ``scrapy crawl <site> -s NAME=value``.
 """
 
 from arastance.config import load_settings
+from arastance.processes import die_with_parent
 
+die_with_parent()  # a crawl process started by the pipeline ends with it (no orphaned spiders)
 _settings = load_settings()
 _crawl = _settings.crawl
 

@@ -19,7 +19,16 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from arastance.base.staging import CLAIMS_FILE, PAGES_DIR, PAGES_FILE, RUN_FILE, ClaimItem, PageItem, RunSummary
+from arastance.base.staging import (
+    CLAIMS_FILE,
+    PAGES_DIR,
+    PAGES_FILE,
+    RUN_FILE,
+    ClaimItem,
+    PageItem,
+    RunSummary,
+    data_file_manifest,
+)
 
 _STARTED_FILE = ".started_at"
 
@@ -123,6 +132,7 @@ class StagingRun:
             errors=errors,
             dropped=dict(sorted(reasons.items())),
             stats=dict(sorted((stats or {}).items())),
+            files=data_file_manifest(self.run_dir),
         )
         tmp = self.run_dir / (RUN_FILE + ".tmp")
         tmp.write_text(json.dumps(asdict(summary), ensure_ascii=False, indent=2, default=_json_default), encoding="utf-8")

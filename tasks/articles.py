@@ -62,12 +62,17 @@ def run_article_spider(urls: list[str], run_dir: Path, *, settings: Settings | N
 
 def read_fetched(path: Path) -> Iterator[dict[str, Any]]:
     """The fetcher's records; a broken line is an error naming the file and line."""
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for where, record in json_lines(handle, path, FetchFileError):
-            for name in ("url", "fetched_at"):
-                if not isinstance(record, dict) or not isinstance(record.get(name), str):
-                    raise FetchFileError(f"{where}: field {name!r} is missing")
-            yield record
+    where = f"{path}, line 0"
+    try:
+        with gzip.open(path, "rb") as handle:
+            for where, record in json_lines(handle, path, FetchFileError):
+                for name in ("url", "fetched_at"):
+                    if not isinstance(record, dict) or not isinstance(record.get(name), str):
+                        raise FetchFileError(f"{where}: field {name!r} is missing")
+                yield record
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # a fetcher killed mid-write
+        raise FetchFileError(f"{where.replace(', line', ', after line')}: the gzip stream is cut short or "
+                             f"damaged ({exc})") from None
 
 
 def article_status(text: str | None, *, min_arabic_ratio: float, min_text_chars: int) -> tuple[str, str | None]:

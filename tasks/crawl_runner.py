@@ -19,6 +19,7 @@ from arastance.base.staging import RUN_FILE, SITES, new_run_id
 from arastance.config import Settings
 from arastance.logging import get_logger
 from tasks.scrapy_launcher import SpiderTimeout, run_scrapy, tail
+from tasks.stage_locks import stage_lock
 
 log = get_logger(__name__)
 
@@ -76,6 +77,22 @@ def run_spider(
     """
     if site not in SITES:
         raise ValueError(f"unknown site {site!r}; spiders exist for {', '.join(sorted(SITES))}")
+    # One crawl per site: a second one would "resume" the first one's live scratch directory
+    # and both would append to the same staging files.
+    with stage_lock(settings.data_dir / "locks", f"crawl-{site}"):
+        return _crawl(site, settings, known_urls=known_urls, incremental=incremental,
+                      scrapy_settings=scrapy_settings, timeout_s=timeout_s)
+
+
+def _crawl(
+    site: str,
+    settings: Settings,
+    *,
+    known_urls: Iterable[str],
+    incremental: bool | None,
+    scrapy_settings: Mapping[str, str] | None,
+    timeout_s: float | None,
+) -> CrawlResult:
     incremental = settings.crawl.incremental if incremental is None else incremental
     resumed_id = unfinished_run(settings, site) if settings.crawl.resumable else None
     run_id = resumed_id or new_run_id(site)

@@ -35,7 +35,7 @@ from tasks.documents import (
 from tasks.queries import build_queries_for
 from tasks.search.base import SearchBudgetExceeded, SearchResult
 from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, query_spec
-from tasks.search.cache import remember, reserve_queries
+from tasks.search.cache import refund_queries, remember, reserve_queries
 from warehouse import Warehouse
 from warehouse.retrieval import (
     cached_results,
@@ -115,9 +115,11 @@ def store_claim_search(wh: Warehouse, search_settings: SearchSettings, claim: di
                        queries: list[QuerySpec], search: ClaimSearch, backend: str) -> dict[str, Any]:
     """Cache what came back; for a claim with every query answered, store hits and decisions.
 
-    The hits of all the claim's queries are merged (one candidate per canonical URL) and
-    filtered by the method's rule (news sources first, TF-IDF rank, at most
-    ``max_documents_per_claim``), and the claim's status is stored with them in one transaction.
+    Queries reserved against the budget that brought no answer (``search.unanswered``) are
+    refunded in the same transaction as the cached answers. The hits of all the claim's queries
+    are merged (one candidate per canonical URL) and filtered by the method's rule (news sources
+    first, TF-IDF rank, at most ``max_documents_per_claim``), and the claim's status is stored
+    with them in one transaction.
     """
     claim_id = claim["claim_id"]
     num = search_settings.results_per_query
@@ -126,6 +128,7 @@ def store_claim_search(wh: Warehouse, search_settings: SearchSettings, claim: di
         for key, results in search.results.items():
             q = by_key[key]
             remember(wh, backend, q.text, q.window, num, [SearchResult.from_json(r) for r in results])
+        refund_queries(wh, backend, search.unanswered)  # reserved in the plan but never answered
     if search.error:
         set_claim_status(wh, claim_id, backend=backend, status="failed", queries=len(queries), error=search.error)
         return {"claim_id": claim_id, "status": "failed", "error": search.error}

@@ -5,6 +5,9 @@ article fetcher) is a fresh ``python -m scrapy crawl <spider>`` child. The child
 effective settings of the parent (crawl and sites groups, data directory, log level) through
 ``ARASTANCE_*`` variables, so that a crawl started with overridden settings (a test, the
 offline demo) fetches what its parent asked for; its output goes to a file next to its log.
+The child also gets this process's PID (``ARASTANCE_PARENT_PID``, :mod:`arastance.processes`):
+``spiders.settings`` then asks the kernel to stop the child when this process dies, however it
+dies, so no crawl or fetch outlives a killed run.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 from arastance.config import Settings
 from arastance.logging import get_logger
+from arastance.processes import child_env
 
 log = get_logger(__name__)
 
@@ -45,6 +49,7 @@ def child_environment(settings: Settings, base: Mapping[str, str] | None = None)
     """The parent's environment plus the settings the spider process must share with it."""
     env = {k: v for k, v in (base if base is not None else os.environ).items()
            if not k.startswith(("ARASTANCE_CRAWL__", "ARASTANCE_SITES__"))}
+    env = child_env(env)  # the spider ends if this process is killed (PR_SET_PDEATHSIG)
     env["SCRAPY_SETTINGS_MODULE"] = SCRAPY_SETTINGS_MODULE
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
     env["ARASTANCE_DATA_DIR"] = str(Path(settings.data_dir).resolve())

@@ -49,11 +49,14 @@ def add_claims(
 
 
 def add_round(wh: Warehouse, round_name: str, kind: str, assignments: list[tuple[str, str]] | None = None) -> None:
-    """Register a round (and optional assignments) directly."""
+    """Register a round directly, with ``assignments`` (default: every stored pair to all three annotators)."""
     wh.insert_rows("annotation_rounds", [{
         "round": round_name, "round_kind": kind, "seed": 1, "annotators": json.dumps(["ann-1", "ann-2", "ann-3"]),
         "created_at": T0,
     }])
+    if assignments is None:
+        pair_ids = [r["pair_id"] for r in wh.query("SELECT pair_id FROM claim_article_pairs")]
+        assignments = [(p, a) for p in pair_ids for a in ("ann-1", "ann-2", "ann-3")]
     if assignments:
         wh.insert_rows("annotation_assignments", [
             {"round": round_name, "pair_id": p, "annotator_id": a, "assigned_at": T0} for p, a in assignments

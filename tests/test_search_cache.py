@@ -91,7 +91,7 @@ def test_key_never_reaches_logs_errors_or_warehouse(warehouse: Warehouse, caplog
 def test_missing_key_names_the_setting() -> None:
     with pytest.raises(SearchAuthError, match="ARASTANCE_SEARCH__GOOGLE_API_KEY or search.google_api_key_block"):
         resolve_key(None, None, "search.google_api_key")
-    assert resolve_key(SecretStr("k1"), None, "search.google_api_key") == "k1"
+    assert resolve_key(SecretStr("k1"), None, "search.google_api_key").get_secret_value() == "k1"
 
 
 def test_brave_backend_from_settings_uses_endpoint_and_language(monkeypatch: pytest.MonkeyPatch) -> None:

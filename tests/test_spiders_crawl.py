@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import subprocess
@@ -128,9 +129,13 @@ def test_failures_are_recorded_and_never_stop_the_crawl(site: str, full_crawls: 
 def test_every_page_record_follows_the_staging_contract(full_crawls: dict[str, CrawlResult]) -> None:
     result = full_crawls["dabegad"]
     run = json.loads((result.run_dir / "run.json").read_text(encoding="utf-8"))
-    assert set(run) == {"run_id", "source_id", "started_at", "finished_at", "pages", "items", "errors", "dropped", "stats"}
+    assert set(run) == {"run_id", "source_id", "started_at", "finished_at", "pages", "items", "errors", "dropped", "stats",
+                        "files"}
     claims, pages = claims_of(result), pages_of(result)
     assert run["items"] == len(claims) and run["pages"] == len(pages)
+    for name, lines in (("claims.jsonl", len(claims)), ("pages.jsonl", len(pages))):  # the loader's manifest
+        data = (result.run_dir / name).read_bytes()
+        assert run["files"][name] == {"lines": lines, "sha256": hashlib.sha256(data).hexdigest()}
     assert set(pages[0]) == {"run_id", "page_id", "url", "source_id", "fetched_at", "http_status", "content_hash",
                              "html_file", "parse_status", "parse_error"}
     assert set(claims[0]) == {"run_id", "source_id", "url", "title", "claim_text", "body_text", "published_raw",

@@ -19,6 +19,7 @@ from arastance.base.staging import (
     StagedPage,
     StagedRun,
     StagingError,
+    data_file_manifest,
 )
 from spiders.items import claim_item, page_item
 from spiders.site_config import available_sites, load_site_config
@@ -61,9 +62,16 @@ def test_what_the_writer_writes_the_reader_reads(tmp_path: Path) -> None:
     assert claim.claim_review is not None and claim.claim_review.rating == "False"
     (_, stored), = staged.pages
     assert stored.html_file == f"pages/{page.page_id}.html.gz" and stored.content_hash == page.content_hash
-    # a writer that drifts from the contract is caught by the reader, naming the field
+    assert {name: f.lines for name, f in staged.run.files.items()} == {"claims.jsonl": 1, "pages.jsonl": 1}
+    # a file changed after the run finished no longer matches the manifest in run.json
     line = json.loads((run_dir / "claims.jsonl").read_text(encoding="utf-8"))
     line["published_date"] = "first of May"
     (run_dir / "claims.jsonl").write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+    with pytest.raises(StagingError, match=r"claims.jsonl: its SHA-256 differs"):
+        read_staging_run(run_dir)
+    # a writer that drifts from the contract (its manifest agreeing) is caught by the reader, naming the field
+    summary = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    summary["files"] = data_file_manifest(run_dir)
+    (run_dir / "run.json").write_text(json.dumps(summary, ensure_ascii=False), encoding="utf-8")
     with pytest.raises(StagingError, match=r"claims.jsonl, line 1: field 'published_date'"):
         read_staging_run(run_dir)

@@ -89,6 +89,15 @@ def known_pair_ids(wh: Warehouse, pair_ids: Iterable[str]) -> set[str]:
     return {r["pair_id"] for r in rows}
 
 
+def assignments_of(wh: Warehouse, pair_ids: Iterable[str]) -> set[tuple[str, str, str]]:
+    """``(round, pair_id, annotator_id)`` of every assignment of ``pair_ids``."""
+    rows = wh.query(
+        "SELECT round, pair_id, annotator_id FROM annotation_assignments WHERE pair_id IN (SELECT unnest(?::VARCHAR[]))",
+        [_ids(pair_ids)],
+    )
+    return {(r["round"], r["pair_id"], r["annotator_id"]) for r in rows}
+
+
 def pair_tasks(wh: Warehouse, pair_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     """Claim and article fields of each pair, by pair id."""
     rows = wh.query(_PAIR_TASKS + " WHERE p.pair_id IN (SELECT unnest(?::VARCHAR[]))", [_ids(pair_ids)])

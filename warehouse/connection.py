@@ -60,6 +60,7 @@ class Warehouse:
                     ) from exc
                 time.sleep(0.2)
         self._columns: dict[str, list[str]] = {}
+        self._in_transaction = False
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:
@@ -76,6 +77,18 @@ class Warehouse:
         """Run a write batch as one transaction: all of it is stored, or none of it."""
         if self.read_only:
             raise WarehouseError(f"warehouse {self.path} was opened read-only")
+        if self._in_transaction:  # a nested batch joins the outer one: all of it commits, or none
+            yield self.con
+            return
+        self._in_transaction = True
+        try:
+            with self._outermost() as con:
+                yield con
+        finally:
+            self._in_transaction = False
+
+    @contextmanager
+    def _outermost(self) -> Iterator[duckdb.DuckDBPyConnection]:
         self.con.execute("BEGIN TRANSACTION")
         try:
             yield self.con

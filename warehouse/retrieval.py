@@ -161,6 +161,15 @@ def add_queries_used(wh: Warehouse, backend: str, day: date, n: int) -> None:
         wh.con.execute(_ADD_USAGE, {"day": day, "backend": backend, "n": n})
 
 
+def release_queries_used(wh: Warehouse, backend: str, day: date, n: int) -> None:
+    """Give back ``n`` reserved queries of ``day`` that were never answered (never below zero)."""
+    if n > 0:
+        wh.con.execute(
+            "UPDATE search_usage SET queries = greatest(queries - $n, 0) WHERE day = $day AND backend = $backend",
+            {"day": day, "backend": backend, "n": n},
+        )
+
+
 # -- hits and decisions ------------------------------------------------------------------------
 def store_hits(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> int:
     """``search_hits`` rows (``hit_id`` = stable_id(query_id, backend, url)); returns the new ones."""

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from arastance.base.text_files import utf8_lines
 
-def json_lines(lines: Iterable[str], path: Path | str, error: type[Exception]) -> Iterator[tuple[str, Any]]:
+
+def json_lines(lines: Iterable[bytes | str], path: Path | str, error: type[Exception]) -> Iterator[tuple[str, Any]]:
     """``(where, value)`` for each non-blank line, ``where`` being ``"<path>, line <n>"``.
 
-    A line that is not valid JSON raises ``error`` naming the file, the line and the problem;
-    checking the value's shape is the caller's job, with ``where`` for its own messages.
+    A line that is not valid JSON, or (for a file opened in binary mode, as callers should) not
+    valid UTF-8, raises ``error`` naming the file, the line and the problem; checking the
+    value's shape is the caller's job, with ``where`` for its own messages.
     """
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(utf8_lines(lines, path, error), 1):
         if not line.strip():
             continue
         where = f"{path}, line {number}"
@@ -22,3 +26,18 @@ def json_lines(lines: Iterable[str], path: Path | str, error: type[Exception]) -
             yield where, json.loads(line)
         except json.JSONDecodeError as exc:
             raise error(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+
+
+def file_manifest(path: Path) -> tuple[int, str]:
+    """``(non-blank lines, SHA-256)`` of a JSON Lines file, in one binary pass; an absent file is empty.
+
+    Writers record it when they finish a file; readers compare before trusting the file, so a
+    file cut short or changed afterwards is refused rather than taken for a smaller one.
+    """
+    digest, lines = hashlib.sha256(), 0
+    if Path(path).exists():
+        with open(path, "rb") as fh:
+            for raw in fh:
+                digest.update(raw)
+                lines += bool(raw.strip())
+    return lines, digest.hexdigest()

@@ -10,7 +10,9 @@ in, gzip'd JSON Lines out) are named here too.
 
 A crawl run's directory, ``<staging>/crawl/<run_id>/``::
 
-    run.json        RunSummary, written last: its presence marks the run finished
+    run.json        RunSummary, written last: its presence marks the run finished; its ``files``
+                    gives each data file's non-blank lines and SHA-256 (:func:`data_file_manifest`),
+                    which the reader checks before trusting the files (:func:`check_manifest`)
     pages.jsonl     one StagedPage a fetched (or failed) page; bodies in pages/<page_id>.html.gz
     claims.jsonl    one StagedClaim a parsed detail page
 """
@@ -27,6 +29,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from arastance.base.ids import content_hash, stable_id
+from arastance.base.jsonl import file_manifest
 
 # -- file names ---------------------------------------------------------------------------------
 
@@ -34,6 +37,8 @@ RUN_FILE = "run.json"
 PAGES_FILE = "pages.jsonl"
 CLAIMS_FILE = "claims.jsonl"
 PAGES_DIR = "pages"
+#: The data files ``run.json`` carries a manifest of (``files``: lines and SHA-256).
+DATA_FILES = (CLAIMS_FILE, PAGES_FILE)
 
 #: The article fetcher's input (one URL a line) and output (gzip'd JSON Lines, one page a line).
 URLS_FILE = "urls.txt"
@@ -118,6 +123,16 @@ class RunSummary:
     errors: int
     dropped: dict[str, int]
     stats: dict[str, Any]
+    files: dict[str, dict[str, Any]]  # per data file: non-blank lines and SHA-256, checked by the reader
+
+
+def data_file_manifest(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """The writer's ``files`` entry of ``run.json``: ``{name: {"lines": n, "sha256": hex}}``."""
+    manifest = {}
+    for name in DATA_FILES:
+        lines, sha256 = file_manifest(Path(run_dir) / name)
+        manifest[name] = {"lines": lines, "sha256": sha256}
+    return manifest
 
 
 @dataclass(frozen=True)
@@ -152,6 +167,13 @@ class StagedRecord(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=False)
 
 
+class StagedFile(StagedRecord):
+    """What ``run.json`` announces of one data file: its non-blank lines and its SHA-256."""
+
+    lines: int = Field(ge=0)
+    sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+
+
 class StagedRun(StagedRecord):
     """``run.json`` (:class:`RunSummary`)."""
 
@@ -164,6 +186,42 @@ class StagedRun(StagedRecord):
     errors: int = Field(default=0, ge=0)
     dropped: dict[str, int] = Field(default_factory=dict)
     stats: dict[str, Any] = Field(default_factory=dict)
+    files: dict[str, StagedFile] = Field(default_factory=dict)
+
+
+def check_manifest(run_dir: Path, run: StagedRun) -> None:
+    """Refuse a run whose data files are not what ``run.json`` announces, before anything is read.
+
+    A claims or pages file cut short (a copy still running, a full disk, a crash while writing)
+    would otherwise load as a complete, smaller run and be marked loaded for good. Every run
+    announces its line counts (``pages``, ``items``); runs written since checksums were added
+    also carry each file's SHA-256 (``files``). A refused run stays on disk and loads once its
+    files are complete. Raises :class:`StagingError`.
+    """
+    run_dir = Path(run_dir)
+    expected = {PAGES_FILE: run.pages, CLAIMS_FILE: run.items}
+    for name, announced in run.files.items():
+        if name not in expected:
+            raise StagingError(f"{run_dir / RUN_FILE}: field 'files' names {name!r}, not a staging data file")
+        if announced.lines != expected[name]:
+            raise StagingError(f"{run_dir / RUN_FILE}: field 'files.{name}.lines' is {announced.lines}, "
+                               f"but the run's count says {expected[name]}")
+    for name, lines_expected in expected.items():
+        path = run_dir / name
+        if not path.is_file():
+            raise StagingError(f"{path}: missing staging file ({RUN_FILE} announces {lines_expected} line(s))")
+        lines, digest = file_manifest(path)
+        if lines != lines_expected:
+            raise StagingError(
+                f"{path}: {lines} line(s), but {RUN_FILE} announces {lines_expected}; the run is incomplete "
+                "(cut short or still being copied), nothing was loaded; load it again once the file is complete"
+            )
+        announced = run.files.get(name)
+        if announced is not None and announced.sha256 is not None and announced.sha256 != digest:
+            raise StagingError(
+                f"{path}: its SHA-256 differs from the one {RUN_FILE} records; the file changed after the crawl "
+                "finished, nothing was loaded"
+            )
 
 
 class StagedPage(StagedRecord):

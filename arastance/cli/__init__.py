@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 
 import typer
 
@@ -34,8 +35,14 @@ _register_commands()
 
 
 def main() -> None:
-    """Console-script entry point: configuration errors end the run with their message."""
+    """Console-script entry point: configuration errors and a stage already running end the run
+    with their message (not a traceback)."""
+    from tasks.stage_locks import StageBusyError
+
     try:
         app()
-    except SettingsError as exc:
-        fail(str(exc))
+    except (SettingsError, StageBusyError) as exc:  # raised outside a command's own handling
+        try:
+            fail(str(exc))
+        except typer.Exit as stop:
+            sys.exit(stop.exit_code)

@@ -7,6 +7,7 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from arastance.config import Settings, SettingsError, load_settings
@@ -18,7 +19,7 @@ err_console = Console(stderr=True, soft_wrap=True)
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print an error in red on stderr and exit with ``code``."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a message may hold [brackets]
     raise typer.Exit(code)
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin
 
-from pydantic import Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -14,6 +16,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from arastance.base.secrets import register_secrets
+from arastance.base.text_files import read_utf8
 from arastance.config.annotation import AnnotationSettings
 from arastance.config.crawl import CrawlSettings
 from arastance.config.model import ModelSettings
@@ -58,13 +62,17 @@ class Settings(BaseSettings):
     model: ModelSettings = ModelSettings()
     orchestration: OrchestrationSettings = OrchestrationSettings()
 
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        if value.upper() not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError(f"log_level must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {value!r}")
+        return value.upper()
+
     @model_validator(mode="after")
     def _derive_paths(self) -> "Settings":
         if self.warehouse_path is None:
             self.warehouse_path = self.data_dir / "warehouse.duckdb"
-        if self.log_level.upper() not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
-            raise ValueError(f"log_level must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {self.log_level!r}")
-        self.log_level = self.log_level.upper()
         return self
 
     @property
@@ -153,21 +161,94 @@ def _setting_name(loc: tuple[Any, ...]) -> str:
     return f"{dotted} ({env})"
 
 
+_SECRET_NAME = re.compile(r"key|token|secret|password|credential", re.IGNORECASE)
+
+
+def _field_at(loc: tuple[Any, ...]) -> Any:
+    """The pydantic field a validation error's location points at, or None."""
+    model: Any = Settings
+    found = None
+    for part in loc:
+        fields = getattr(model, "model_fields", None)
+        if not fields or part not in fields:
+            return found if isinstance(part, int) else None
+        found = fields[part]
+        model = found.annotation
+        args = [a for a in get_args(model) if isinstance(a, type) and issubclass(a, BaseModel)]
+        model = args[0] if args else model
+    return found
+
+
+def _shown_input(loc: tuple[Any, ...], value: Any) -> str:
+    """The rejected value, when it is safe to echo: a scalar of a setting that is not a secret.
+
+    A validation error's input can be a whole settings group (an error raised by a model
+    validator gets every input, keys included) or the secret itself; neither is ever shown.
+    """
+    field = _field_at(loc)
+    if field is None or any(_SECRET_NAME.search(str(part)) for part in loc):
+        return ""
+    if SecretStr in (field.annotation, *get_args(field.annotation)):
+        return ""
+    if isinstance(value, (str, int, float, bool)) and len(str(value)) <= 200:
+        return f" (got {value!r})"
+    return ""
+
+
 def load_settings(**overrides: Any) -> Settings:
-    """Build the settings, turning validation errors into one readable :class:`SettingsError`."""
+    """Build the settings, turning validation errors into one readable :class:`SettingsError`.
+
+    No message echoes a secret: rejected values are shown only for scalar, non-secret settings.
+    """
     toml_path = Path(os.environ.get(CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE))
     if CONFIG_FILE_ENV in os.environ and not toml_path.is_file():
         raise SettingsError(f"config file {toml_path} named by {CONFIG_FILE_ENV} does not exist")
+    if toml_path.is_file():
+        read_utf8(toml_path, SettingsError)  # an encoding problem names the file and line
     try:
-        return Settings(**overrides)
+        settings = Settings(**overrides)
     except ValidationError as exc:
-        lines = [
-            f"invalid setting {_setting_name(err['loc'])}: {err['msg']} (got {err.get('input')!r})"
-            for err in exc.errors()
-        ]
+        lines = []
+        for err in exc.errors():
+            lines.append(f"invalid setting {_setting_name(err['loc'])}: {err['msg']}"
+                         f"{_shown_input(err['loc'], err.get('input'))}")
         raise SettingsError("\n".join(lines)) from None
-    except ValueError as exc:  # e.g. a TOML syntax error
-        raise SettingsError(f"cannot read settings from {toml_path}: {exc}") from None
+    except SettingsError:
+        raise
+    except ValueError as exc:  # a TOML syntax error, or an environment value that is not JSON
+        raise SettingsError(_source_problem(str(exc), toml_path)) from None
+    register_secrets(_secret_values(settings))
+    return settings
+
+
+def _secret_values(value: Any) -> list[str]:
+    """Every SecretStr value in the settings, unwrapped (for the log redactor only)."""
+    if isinstance(value, SecretStr):
+        return [value.get_secret_value()]
+    if isinstance(value, BaseModel):
+        return [s for name in type(value).model_fields for s in _secret_values(getattr(value, name))]
+    return []
+
+
+def _source_problem(message: str, toml_path: Path) -> str:
+    """Blame the right source: pydantic-settings says 'error parsing value for field "search" from
+    source "EnvSettingsSource"' when a list- or dict-valued environment variable is not JSON."""
+    m = re.search(r'error parsing value for field "([^"]+)" from source "(\w+)"', message)
+    if not (m and m.group(2).startswith("Env")):
+        return f"cannot read settings from {toml_path}: {message}"
+    prefix = ENV_PREFIX + m.group(1).upper()
+    for name, value in sorted(os.environ.items()):
+        if not name.startswith(prefix):
+            continue
+        field = _field_at(tuple(name[len(ENV_PREFIX):].lower().split("__")))
+        if field is None or get_origin(field.annotation) not in (list, dict, set, tuple):
+            continue
+        try:
+            json.loads(value)
+        except ValueError:
+            return (f"invalid setting {name[len(ENV_PREFIX):].lower().replace('__', '.')} (environment variable "
+                    f"{name}): a list or table must be written as JSON, e.g. [\"a.com\", \"b.com\"]")
+    return f"invalid setting {m.group(1)}: an environment variable {prefix}* is not valid JSON"
 
 
 def masked_settings(settings: Settings) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 
+from arastance.base.text_files import EncodingProblem, read_utf8
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, parse_label
 from tasks.stance.labels import FOUR_WAY
 
@@ -45,9 +46,11 @@ def _parse_time(raw: str) -> datetime | None:
 def parse_csv(path: Path, *, round_override: str | None = None) -> list[Annotation]:
     """Read a filled-in task sheet; every problem in it is reported at once."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AnnotationFileError(str(path), [f"cannot read the file: {exc}"]) from None
+        text = read_utf8(path, allow_bom=True)
+    except EncodingProblem as exc:
+        raise AnnotationFileError(str(path), [str(exc).removeprefix(f"{path}, ")]) from None
+    except OSError as exc:
+        raise AnnotationFileError(str(path), [f"cannot read the file: {exc.strerror or exc}"]) from None
     file_time = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc).replace(tzinfo=None, microsecond=0)
     reader = csv.DictReader(io.StringIO(text))
     header = reader.fieldnames or []

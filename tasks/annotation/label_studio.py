@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from arastance.base.text_files import EncodingProblem, read_utf8
 from tasks.annotation.guidelines import guidelines_view, load_guidelines
 from tasks.annotation.prelabel import Prediction, label_studio_prediction
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, parse_label
@@ -101,11 +102,13 @@ def parse_export(
     """
     annotator_map = annotator_map or {}
     try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
+        payload = json.loads(read_utf8(path))
     except json.JSONDecodeError as exc:
         raise AnnotationFileError(str(path), [f"line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AnnotationFileError(str(path), [f"cannot read the file: {exc}"]) from None
+    except EncodingProblem as exc:
+        raise AnnotationFileError(str(path), [str(exc).removeprefix(f"{path}, ")]) from None
+    except OSError as exc:
+        raise AnnotationFileError(str(path), [f"cannot read the file: {exc.strerror or exc}"]) from None
     if not isinstance(payload, list):
         raise AnnotationFileError(str(path), ["expected a JSON list of tasks (Label Studio's JSON export)"])
 

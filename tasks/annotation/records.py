@@ -21,6 +21,9 @@ class AnnotationFileError(ValueError):
     def __init__(self, path: str, problems: list[str]) -> None:
         self.path = path
         self.problems = problems
+        if len(problems) == 1:  # one problem, one line (an encoding error, a missing file, ...)
+            super().__init__(f"{path}: nothing imported: {problems[0]}")
+            return
         shown = problems[:20]
         more = f"\n  ... and {len(problems) - len(shown)} more" if len(problems) > len(shown) else ""
         super().__init__(f"{path}: nothing imported, {len(problems)} problem(s):\n  " + "\n  ".join(shown) + more)

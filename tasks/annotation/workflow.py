@@ -30,6 +30,7 @@ from tasks.annotation.guidelines import guidelines_markdown
 from tasks.annotation.label_studio import labeling_config, parse_export, tasks_to_json
 from tasks.annotation.prelabel import Prediction, most_uncertain
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, RoundKind
+from tasks.stage_locks import stage_lock, warehouse_locks
 from warehouse import Warehouse
 from warehouse import annotation as store
 
@@ -156,16 +157,29 @@ def read_annotation_file(
 
 
 def _check_against_warehouse(wh: Warehouse, path: Path, records: Sequence[Annotation]) -> dict[str, str]:
-    """Every record must name a known round and pair and agree with what is stored; returns round kinds."""
+    """Every record must answer an assignment (a known round that holds the pair, given to that
+    annotator) and agree with what is stored; returns round kinds.
+
+    A label nobody asked for (an annotator who was not given the pair, a pair outside the round,
+    a file edited by hand) would otherwise count towards agreement and become gold.
+    """
     kinds = store.round_kinds(wh)
     known = store.known_pair_ids(wh, (r.pair_id for r in records))
     stored = store.stored_labels(wh, (r.pair_id for r in records))
+    assigned = store.assignments_of(wh, (r.pair_id for r in records))
+    pairs_in_round = {(round_name, pair_id) for round_name, pair_id, _ in assigned}
     problems: list[str] = []
     for r in records:
         if r.round not in kinds:
             problems.append(f"{r.where}: unknown round {r.round!r} (rounds: {', '.join(sorted(kinds)) or 'none yet'})")
-        if r.pair_id not in known:
+        elif r.pair_id not in known:
             problems.append(f"{r.where}: unknown pair {r.pair_id!r} (not in claim_article_pairs)")
+        elif (r.round, r.pair_id) not in pairs_in_round:
+            problems.append(f"{r.where}: pair {r.pair_id} is not in round {r.round!r}; only a round's own pairs can be labelled in it")
+        elif (r.round, r.pair_id, r.annotator_id) not in assigned:
+            given = sorted(a for rnd, p, a in assigned if (rnd, p) == (r.round, r.pair_id))
+            problems.append(f"{r.where}: annotator {r.annotator_id!r} was not assigned pair {r.pair_id} in round "
+                            f"{r.round!r} (assigned to: {', '.join(given)})")
         old = stored.get((r.pair_id, r.annotator_id, r.round))
         if old is not None and old["label"] != r.label:
             problems.append(
@@ -186,6 +200,14 @@ def import_annotations(
     now: datetime | None = None,
 ) -> ImportResult:
     """Import one file all-or-nothing; the same bytes imported again change nothing."""
+    with stage_lock(warehouse_locks(wh.path), "annotation-import"):
+        return _import(wh, path, annotator_map=annotator_map, round_override=round_override, now=now)
+
+
+def _import(
+    wh: Warehouse, path: Path, *, annotator_map: Mapping[str, str] | None, round_override: str | None,
+    now: datetime | None,
+) -> ImportResult:
     data = path.read_bytes() if path.is_file() else None
     if data is None:
         raise AnnotationFileError(str(path), ["no such file"])

@@ -26,6 +26,7 @@ from arastance.logging import get_logger
 from tasks.claim_load.clusters import refresh_clusters
 from tasks.claim_load.rows import canonical_keys, claim_row, page_rows, patterns_from, source_rows, utc_naive
 from tasks.claim_load.staged import StagedRunFiles, read_staging_run
+from tasks.stage_locks import stage_lock, warehouse_locks
 from warehouse import Warehouse
 from warehouse import claims as claims_db
 
@@ -66,11 +67,15 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
     """Ingest one staging run directory in one transaction and report what changed.
 
     Validation and preprocessing happen before the transaction opens, so a bad file leaves the
-    warehouse exactly as it was.
+    warehouse exactly as it was. Holds the warehouse's ``load`` stage lock throughout.
     """
+    with stage_lock(warehouse_locks(wh.path), "load"):
+        return _load(wh, Path(run_dir), settings or load_settings())
+
+
+def _load(wh: Warehouse, run_dir: Path, s: Settings) -> LoadReport:
     started = time.perf_counter()
-    s = settings or load_settings()
-    staged = read_staging_run(Path(run_dir))
+    staged = read_staging_run(run_dir)
     if claims_db.run_is_loaded(wh, staged.run.run_id):
         # A finished staging run never changes, so there is nothing to add; re-extraction of
         # stored pages makes a new run (``arastance reparse``).

@@ -1,7 +1,9 @@
 """Read one crawl run's staging directory and validate every line against the staging contract.
 
 A bad line stops the read with a :class:`~arastance.base.staging.StagingError` naming the
-file, the line and the field, before anything touches the warehouse.
+file, the line and the field, before anything touches the warehouse. Before any line is read,
+the data files are checked against the manifest in ``run.json`` (line counts, SHA-256), so a
+run cut short is refused rather than loaded as a smaller one.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from arastance.base.staging import (
     StagedRecord,
     StagedRun,
     StagingError,
+    check_manifest,
 )
+from arastance.base.text_files import read_utf8, utf8_lines
 
 
 @dataclass(frozen=True)
@@ -52,8 +56,8 @@ def _describe(exc: ValidationError) -> str:
 def _read_jsonl(path: Path, model: type[_M]) -> Iterator[tuple[int, _M]]:
     if not path.is_file():
         raise StagingError(f"{path}: missing staging file")
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
+    with open(path, "rb") as fh:
+        for lineno, line in enumerate(utf8_lines(fh, path, StagingError), start=1):
             if not line.strip():
                 continue
             try:  # pydantic parses and validates the JSON in one pass (faster than json.loads first)
@@ -76,11 +80,12 @@ def read_staging_run(run_dir: Path) -> StagedRunFiles:
     if not run_path.is_file():
         raise StagingError(f"{run_path}: missing (the run is unfinished or not a staging run)")
     try:
-        run = StagedRun.model_validate_json(run_path.read_text(encoding="utf-8"))
+        run = StagedRun.model_validate_json(read_utf8(run_path, StagingError))
     except ValidationError as exc:
         raise StagingError(f"{run_path}: {_describe(exc)}") from None
     if run.source_id not in SITES:
         raise StagingError(f"{run_path}: unknown source_id {run.source_id!r}; known: {sorted(SITES)}")
+    check_manifest(run_dir, run)
     pages = list(_read_jsonl(run_dir / PAGES_FILE, StagedPage))
     claims = list(_read_jsonl(run_dir / CLAIMS_FILE, StagedClaim))
     page_ids = {p.page_id for _, p in pages}

@@ -103,7 +103,7 @@ def write_jsonl(records: Sequence[ClaimRecord], path: Path) -> None:
 
 def read_jsonl(path: Path) -> list[ClaimRecord]:
     """Records of an AraStance JSON Lines file, in file order; a bad line names file and line."""
-    with path.open(encoding="utf-8") as fh:
+    with path.open("rb") as fh:
         return [record_from_dict(obj, where) for where, obj in json_lines(fh, path, DatasetFileError)]
 
 

@@ -79,12 +79,18 @@ class ClaimSearch:
     claim_id: str
     results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     error: str | None = None
+    reserved: int = 0  # queries counted against a metered backend's budget for this search
+
+    @property
+    def unanswered(self) -> int:
+        """Reserved queries that brought no answer: the budget gets them back."""
+        return max(0, self.reserved - len(self.results))
 
 
 def run_claim_queries(claim_id: str, queries: list[QuerySpec], num: int, backend: SearchBackend) -> ClaimSearch:
     """Send the claim's queries in order; the first failure stops the claim (later queries of a
     failing backend would fail too) and the results so far still come back, to be cached."""
-    out = ClaimSearch(claim_id)
+    out = ClaimSearch(claim_id, reserved=len(queries) if backend.metered else 0)
     for q in queries:
         try:
             results: list[SearchResult] = backend.search(q.text, q.window, num)

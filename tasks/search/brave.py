@@ -12,10 +12,11 @@ import re
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
-from tasks.search.base import DateWindow, SearchAuthError, SearchResult
-from tasks.search.http import JsonClient
+from tasks.search.base import DateWindow, SearchResult
+from tasks.search.http import JsonClient, require_key, result_items
 
 PAGE_SIZE = 20
 MAX_OFFSET = 9
@@ -43,21 +44,19 @@ class BraveSearch:
     name = "brave"
     metered = True
 
-    def __init__(self, api_key: str, *, endpoint: str, language: str | None = "ar",
+    def __init__(self, api_key: str | SecretStr, *, endpoint: str, language: str | None = "ar",
                  http: JsonClient | None = None, **client_options: Any) -> None:
-        if not api_key:
-            raise SearchAuthError("Brave search needs an API key (search.brave_api_key or brave_api_key_block)")
-        self._key = api_key
+        self._key = require_key(api_key, "Brave search needs an API key (search.brave_api_key or brave_api_key_block)")
         self.endpoint = endpoint
         self.language = language
-        self.http = http or JsonClient(self.name, [api_key], describe_brave_error, **client_options)
+        self.http = http or JsonClient(self.name, [self._key], describe_brave_error, **client_options)
 
     def __repr__(self) -> str:
         return f"BraveSearch(endpoint={self.endpoint!r})"
 
     def search(self, query_text: str, window: DateWindow | None, num: int) -> list[SearchResult]:
         results: list[SearchResult] = []
-        headers = {"X-Subscription-Token": self._key, "Accept": "application/json"}
+        headers = {"X-Subscription-Token": self._key.get_secret_value(), "Accept": "application/json"}
         offset = 0
         while len(results) < num and offset <= MAX_OFFSET:
             page = min(PAGE_SIZE, num - len(results))
@@ -67,7 +66,7 @@ class BraveSearch:
             if self.language:
                 params["search_lang"] = self.language
             body = self.http.get(self.endpoint, params, headers)
-            items = (body.get("web") or {}).get("results") or []
+            items = result_items(body, ("web", "results"), self.name, "url")
             for item in items:
                 if not item.get("url"):
                     continue
@@ -77,7 +76,8 @@ class BraveSearch:
                     published_date=parse_published(age).date if isinstance(age, str) else None,
                     rank=len(results) + 1,
                 ))
-            more = (body.get("query") or {}).get("more_results_available")
+            query = body.get("query")
+            more = query.get("more_results_available") if isinstance(query, dict) else None
             if len(items) < page or more is False:
                 break
             offset += 1

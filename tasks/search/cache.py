@@ -2,8 +2,10 @@
 
 A query is identified by (backend, query text, date window, number of results); a re-run finds
 its results in ``search_cache`` and sends nothing, so resuming a failed run spends no quota.
-Metered backends (the web APIs) count each query sent per UTC day in ``search_usage``; when
-the day's budget is spent, :class:`SearchBudgetExceeded` says so before anything is sent.
+Metered backends (the web APIs) count each query sent per UTC day in ``search_usage``: queries
+are reserved before they are sent (so parallel workers stay within the budget) and the ones
+that bring no answer are refunded; when the day's budget is spent,
+:class:`SearchBudgetExceeded` says so before anything is sent.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from arastance.base.ids import stable_id
 from arastance.logging import get_logger
 from tasks.search.base import DateWindow, SearchBackend, SearchBudgetExceeded, SearchResult
 from warehouse import Warehouse
-from warehouse.retrieval import add_queries_used, cached_results, queries_used, store_results
+from warehouse.retrieval import add_queries_used, cached_results, queries_used, release_queries_used, store_results
 
 log = get_logger(__name__)
 
@@ -43,6 +45,15 @@ def reserve_queries(wh: Warehouse, backend: SearchBackend, n: int, daily_budget:
     add_queries_used(wh, backend.name, day, n)
 
 
+def refund_queries(wh: Warehouse, backend: str, n: int, day: date | None = None) -> None:
+    """Give back ``n`` reserved queries that brought no answer (failed, or never sent after a failure).
+
+    Reserving a claim's queries before sending them keeps parallel workers within the budget;
+    refunding the unanswered ones makes the day's count what was actually answered.
+    """
+    release_queries_used(wh, backend, day or utc_today(), n)
+
+
 def cached_search(wh: Warehouse, backend: SearchBackend, query_text: str, window: DateWindow | None, num: int,
                   *, daily_budget: int) -> tuple[list[SearchResult], bool]:
     """Results of one query and whether they came from the cache (single-process use)."""
@@ -51,7 +62,11 @@ def cached_search(wh: Warehouse, backend: SearchBackend, query_text: str, window
     if key in found:
         return [SearchResult.from_json(r) for r in found[key]], True
     reserve_queries(wh, backend, 1, daily_budget)
-    results = backend.search(query_text, window, num)
+    try:
+        results = backend.search(query_text, window, num)
+    except Exception:
+        refund_queries(wh, backend.name, 1 if backend.metered else 0)
+        raise
     remember(wh, backend.name, query_text, window, num, results)
     return results, False
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
 from tasks.search.base import DateWindow, SearchAuthError, SearchResult
-from tasks.search.http import JsonClient
+from tasks.search.http import JsonClient, require_key, result_items
 
 PAGE_SIZE = 10
 MAX_RESULTS = 100
@@ -34,7 +35,11 @@ def describe_google_error(response: httpx.Response) -> str:
 
 
 def _published(item: dict[str, Any]):
-    for tags in (item.get("pagemap") or {}).get("metatags") or []:
+    pagemap = item.get("pagemap")
+    metatags = pagemap.get("metatags") if isinstance(pagemap, dict) else None
+    for tags in metatags if isinstance(metatags, list) else []:
+        if not isinstance(tags, dict):  # optional metadata: an odd shape just means no date
+            continue
         lowered = {str(k).lower(): v for k, v in tags.items()}
         for name in DATE_METATAGS:
             if isinstance(lowered.get(name), str):
@@ -50,17 +55,15 @@ class GoogleSearch:
     name = "google"
     metered = True
 
-    def __init__(self, api_key: str, engine_id: str, *, endpoint: str, language: str | None = "ar",
+    def __init__(self, api_key: str | SecretStr, engine_id: str, *, endpoint: str, language: str | None = "ar",
                  http: JsonClient | None = None, **client_options: Any) -> None:
-        if not api_key:
-            raise SearchAuthError("Google search needs an API key (search.google_api_key or google_api_key_block)")
+        self._key = require_key(api_key, "Google search needs an API key (search.google_api_key or google_api_key_block)")
         if not engine_id:
             raise SearchAuthError("Google search needs a search engine id (search.google_engine_id, the 'cx')")
-        self._key = api_key
         self.engine_id = engine_id
         self.endpoint = endpoint
         self.language = language
-        self.http = http or JsonClient(self.name, [api_key], describe_google_error, **client_options)
+        self.http = http or JsonClient(self.name, [self._key], describe_google_error, **client_options)
 
     def __repr__(self) -> str:  # the key must not show up in reprs (Prefect and tracebacks print them)
         return f"GoogleSearch(engine_id={self.engine_id!r}, endpoint={self.endpoint!r})"
@@ -70,13 +73,13 @@ class GoogleSearch:
         results: list[SearchResult] = []
         while len(results) < num:
             page = min(PAGE_SIZE, num - len(results))
-            params: dict[str, Any] = {"key": self._key, "cx": self.engine_id, "q": query_text,
+            params: dict[str, Any] = {"key": self._key.get_secret_value(), "cx": self.engine_id, "q": query_text,
                                       "start": len(results) + 1, "num": page}
             if window:
                 params["sort"] = f"date:r:{window.start:%Y%m%d}:{window.end:%Y%m%d}"
             if self.language:
                 params["lr"] = f"lang_{self.language}"
-            items = self.http.get(self.endpoint, params).get("items") or []
+            items = result_items(self.http.get(self.endpoint, params), ("items",), self.name, "link")
             for item in items:
                 if not item.get("link"):
                     continue

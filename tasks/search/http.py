@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from arastance.logging import get_logger
 from tasks.search.base import SearchAuthError, SearchError
@@ -34,9 +35,21 @@ def quota_spent_403(status: int, reason: str) -> bool:
     return status == 403 and bool(_QUOTA.search(reason))
 
 
-def redact(text: str, secrets: Iterable[str]) -> str:
+def require_key(api_key: str | SecretStr, missing: str) -> SecretStr:
+    """The key as a SecretStr (masked in reprs and tracebacks); an empty one is a SearchAuthError."""
+    key = api_key if isinstance(api_key, SecretStr) else SecretStr(api_key or "")
+    if not key.get_secret_value():
+        raise SearchAuthError(missing)
+    return key
+
+
+def _plain(secret: str | SecretStr) -> str:
+    return secret.get_secret_value() if isinstance(secret, SecretStr) else secret
+
+
+def redact(text: str, secrets: Iterable[str | SecretStr]) -> str:
     """``text`` with every non-empty secret replaced by ``****``."""
-    for secret in secrets:
+    for secret in map(_plain, secrets):
         if secret:
             text = text.replace(secret, REDACTED)
     return text
@@ -45,9 +58,9 @@ def redact(text: str, secrets: Iterable[str]) -> str:
 class RedactSecrets(logging.Filter):
     """Rewrites log records so that a secret never reaches a handler (message and args)."""
 
-    def __init__(self, secrets: Iterable[str]) -> None:
+    def __init__(self, secrets: Iterable[str | SecretStr]) -> None:
         super().__init__()
-        self.secrets = [s for s in secrets if s]
+        self.secrets = [s for s in map(_plain, secrets) if s]
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
@@ -57,9 +70,9 @@ class RedactSecrets(logging.Filter):
         return True
 
 
-def guard_http_logs(secrets: Iterable[str]) -> None:
+def guard_http_logs(secrets: Iterable[str | SecretStr]) -> None:
     """Attach one redacting filter per secret set to the loggers of httpx and httpcore."""
-    wanted = [s for s in secrets if s]
+    wanted = [s for s in map(_plain, secrets) if s]
     if not wanted:
         return
     for name in ("httpx", "httpcore"):
@@ -91,12 +104,38 @@ def retry_after_s(headers: Mapping[str, str], now: datetime | None = None) -> fl
     return None
 
 
+def result_items(body: dict[str, Any], path: tuple[str, ...], backend: str, url_field: str) -> list[dict[str, Any]]:
+    """The result objects at ``path`` of an API answer (absent means none), checked for shape.
+
+    An answer of another shape (a changed API, a proxy's error page in JSON, a wrong endpoint)
+    is a :class:`SearchError` naming the field, not an AttributeError deep in the client.
+    """
+    value: Any = body
+    for depth, name in enumerate(path):
+        if value is None:
+            return []
+        if not isinstance(value, dict):
+            where = ".".join(path[:depth]) or "the answer"
+            raise SearchError(f"{backend} search: unexpected answer: {where!r} is a {type(value).__name__}, expected an object")
+        value = value.get(name)
+    if value is None:
+        return []
+    field_name = ".".join(path)
+    if not isinstance(value, list):
+        raise SearchError(f"{backend} search: unexpected answer: {field_name!r} is a {type(value).__name__}, expected a list")
+    for i, item in enumerate(value):
+        if not isinstance(item, dict) or not isinstance(item.get(url_field, ""), (str, type(None))):
+            raise SearchError(f"{backend} search: unexpected answer: {field_name}[{i}] is not a result object "
+                              f"with a string {url_field!r}")
+    return value
+
+
 @dataclass
 class JsonClient:
     """GETs JSON from one API with retries; ``describe_error`` turns an error body into text."""
 
     backend: str
-    secrets: list[str]
+    secrets: list[SecretStr]  # masked in this dataclass's repr; unwrapped only to redact
     describe_error: Callable[[httpx.Response], str]
     timeout_s: float = 20.0
     max_retries: int = 4
@@ -127,9 +166,12 @@ class JsonClient:
             else:
                 if response.status_code == 200:
                     try:
-                        return response.json()
+                        body = response.json()
                     except ValueError:
                         raise self._fail("the answer is not JSON") from None
+                    if not isinstance(body, dict):
+                        raise self._fail(f"unexpected answer: a JSON {type(body).__name__}, expected an object")
+                    return body
                 reason = self.describe_error(response)
                 if self.quota_spent(response.status_code, reason):
                     raise self._fail(f"HTTP {response.status_code}, the API's own quota is spent: {reason}")

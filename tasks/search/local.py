@@ -75,7 +75,7 @@ def _record(data: Any, where: str) -> CorpusRecord:
 
 def read_corpus(path: Path) -> Iterator[CorpusRecord]:
     """Records of a JSON Lines corpus (``url,title,text,published_date,domain``), validated."""
-    with path.open(encoding="utf-8") as handle:
+    with path.open("rb") as handle:
         for where, data in json_lines(handle, path, CorpusError):
             yield _record(data, where)
 

@@ -21,6 +21,7 @@ from datetime import date
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
 from tasks.search.base import DateWindow, SearchError, SearchResult
@@ -57,15 +58,16 @@ class SearxngSearch:
     metered = True
 
     def __init__(self, endpoint: str, *, language: str | None = "ar", categories: str | None = "general",
-                 engines: str | None = None, api_key: str | None = None, today: date | None = None,
+                 engines: str | None = None, api_key: str | SecretStr | None = None, today: date | None = None,
                  http: JsonClient | None = None, **client_options: Any) -> None:
         self.endpoint = endpoint
         self.language = language
         self.categories = categories
         self.engines = engines
-        self._key = api_key or None
+        plain = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
+        self._key = SecretStr(plain) if plain else None
         self._today = today
-        self.http = http or JsonClient(self.name, [api_key or ""], describe_searxng_error, **client_options)
+        self.http = http or JsonClient(self.name, [self._key or ""], describe_searxng_error, **client_options)
 
     def __repr__(self) -> str:
         return f"SearxngSearch(endpoint={self.endpoint!r}, categories={self.categories!r})"
@@ -87,7 +89,7 @@ class SearxngSearch:
     def search(self, query_text: str, window: DateWindow | None, num: int) -> list[SearchResult]:
         headers = {"Accept": "application/json"}
         if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
+            headers["Authorization"] = f"Bearer {self._key.get_secret_value()}"
         results: list[SearchResult] = []
         seen: set[str] = set()
         for page in range(1, MAX_PAGES + 1):

@@ -19,10 +19,11 @@ import re
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
-from tasks.search.base import DateWindow, SearchAuthError, SearchError, SearchResult
-from tasks.search.http import JsonClient
+from tasks.search.base import DateWindow, SearchError, SearchResult
+from tasks.search.http import JsonClient, require_key
 
 PAGE_SIZE = 10
 MAX_RESULTS = 100
@@ -69,22 +70,20 @@ class SerpApiSearch:
     name = "serpapi"
     metered = True
 
-    def __init__(self, api_key: str, *, endpoint: str, language: str | None = "ar", country: str | None = None,
-                 http: JsonClient | None = None, **client_options: Any) -> None:
-        if not api_key:
-            raise SearchAuthError("SerpApi search needs an API key (search.serpapi_api_key or serpapi_api_key_block)")
-        self._key = api_key
+    def __init__(self, api_key: str | SecretStr, *, endpoint: str, language: str | None = "ar",
+                 country: str | None = None, http: JsonClient | None = None, **client_options: Any) -> None:
+        self._key = require_key(api_key, "SerpApi search needs an API key (search.serpapi_api_key or serpapi_api_key_block)")
         self.endpoint = endpoint
         self.language = language
         self.country = country
-        self.http = http or JsonClient(self.name, [api_key], describe_serpapi_error, quota_spent=serpapi_quota_spent,
+        self.http = http or JsonClient(self.name, [self._key], describe_serpapi_error, quota_spent=serpapi_quota_spent,
                                        **client_options)
 
     def __repr__(self) -> str:  # the key must not show up in reprs (Prefect and tracebacks print them)
         return f"SerpApiSearch(endpoint={self.endpoint!r}, country={self.country!r})"
 
     def _params(self, query_text: str, window: DateWindow | None, start: int) -> dict[str, Any]:
-        params: dict[str, Any] = {"engine": "google", "q": query_text, "api_key": self._key, "start": start,
+        params: dict[str, Any] = {"engine": "google", "q": query_text, "api_key": self._key.get_secret_value(), "start": start,
                                   "num": PAGE_SIZE}
         if self.language:
             params["hl"] = self.language

@@ -8,6 +8,7 @@ message saying what differs, instead of failing later with an obscure unpickling
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,10 @@ def write_manifest(directory: Path, *, kind: str, libraries: dict[str, str], **f
         **fields,
     }
     path = directory / MANIFEST
-    path.write_text(json.dumps(manifest, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+    # Written last and atomically: a directory whose manifest is complete holds a complete model.
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+    os.replace(tmp, path)
     return path
 
 

@@ -109,8 +109,11 @@ def evaluate_split(model: StanceModel, examples: Sequence[StanceExample], datase
 
 def record_run(warehouse_path: Path, run: ModelRun, results: Sequence[SplitResult], *,
                artifact_path: Path | None, succeeded: bool = True) -> None:
-    """Store a run and its metrics in the warehouse, creating the run row when it is new."""
-    with open_warehouse(warehouse_path) as wh:
+    """Store a run and its metrics in the warehouse, creating the run row when it is new.
+
+    One transaction: a process killed half-way leaves no run without its metrics or its end.
+    """
+    with open_warehouse(warehouse_path) as wh, wh.transaction():
         if not run_exists(wh, run.run_id):
             start_run(wh, run)
         for r in results:

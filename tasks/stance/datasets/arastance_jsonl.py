@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,8 +39,13 @@ class AraStanceJsonl:
         check_scheme(self.native_scheme, scheme, str(path))
         if not path.is_file():
             raise DatasetError(f"{path}: AraStance {split} file not found (run `arastance datasets download arastance`)")
-        with path.open(encoding="utf-8") as fh:
+        first_seen: dict[str, str] = {}  # a record twice would weigh double (a file appended to itself)
+        with path.open("rb") as fh:
             for where, record in json_lines(fh, path, DatasetError):
+                key = json.dumps(record, ensure_ascii=False, sort_keys=True)
+                if key in first_seen:
+                    raise DatasetError(f"{where}: the same record as {first_seen[key].rsplit(', ', 1)[-1]} (duplicated)")
+                first_seen[key] = where
                 yield from self._parse_record(record, scheme, where)
 
     def _parse_record(self, record: object, scheme: Scheme, where: str) -> Iterator[StanceExample]:

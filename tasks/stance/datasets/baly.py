@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from arastance.base.text_files import read_utf8
 from tasks.stance.datasets.common import (
     DatasetError,
     check_scheme,
@@ -41,7 +42,7 @@ class BalyCorpus:
         if not self.splits_file.is_file():
             raise DatasetError(f"{self.splits_file}: fold file not found")
         folds: dict[int, list[str]] = {}
-        for lineno, line in enumerate(self.splits_file.read_text(encoding="utf-8").splitlines(), start=1):
+        for lineno, line in enumerate(read_utf8(self.splits_file, DatasetError).splitlines(), start=1):
             if not line.strip():
                 continue
             m = _FOLD_LINE.match(line)
@@ -73,7 +74,7 @@ class BalyCorpus:
     def _parse_claim(self, path: Path, claim_id: str, scheme: Scheme) -> Iterator[StanceExample]:
         where = str(path)
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
+            raw = json.loads(read_utf8(path, DatasetError))
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{where}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
         if not isinstance(raw, dict):

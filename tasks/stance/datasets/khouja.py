@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterator
 from pathlib import Path
 
 from arastance.base.ids import stable_id
+from arastance.base.text_files import read_utf8
 from tasks.stance.datasets.common import DatasetError, check_scheme, check_split, parse_label, require_text
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
@@ -36,7 +38,7 @@ class KhoujaCsv:
         check_scheme(self.native_scheme, scheme, str(path))
         if not path.is_file():
             raise DatasetError(f"{path}: Khouja {split} file not found")
-        with path.open(encoding="utf-8", newline="") as fh:
+        with io.StringIO(read_utf8(path, DatasetError, allow_bom=True), newline="") as fh:
             reader = csv.DictReader(fh)
             missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
             if missing:

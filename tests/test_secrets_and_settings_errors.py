@@ -1,0 +1,132 @@
+"""Secrets stay out of every error, log line and Prefect state; settings errors blame the right source."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers_search import ApiServer, Reply
+from pydantic import SecretStr
+
+from arastance.config import SettingsError, load_settings
+from arastance.logging import KeyValueFormatter
+from tasks.search.base import SearchError
+from tasks.search.brave import BraveSearch
+from tasks.search.google import GoogleSearch
+from tasks.search.keys import resolve_key
+
+KEY = "AIzaSy-leak-canary-0123456789"
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("var", "value"),
+    [
+        ("ARASTANCE_LOG_LEVEL", "LOUD"),                      # a model-level check saw every input
+        ("ARASTANCE_SEARCH__RESULTS_PER_QUERY", "many"),
+        ("ARASTANCE_SEARCH__GOOGLE_APIKEY", "typo"),          # an unknown key next to the real one
+        ("ARASTANCE_SEARCH__MAX_RETRIES", "99"),
+    ],
+)
+def test_settings_errors_never_echo_a_key(monkeypatch: pytest.MonkeyPatch, var: str, value: str) -> None:
+    monkeypatch.setenv("ARASTANCE_SEARCH__GOOGLE_API_KEY", KEY)
+    monkeypatch.setenv("ARASTANCE_SEARCH__BRAVE_API_KEY", KEY + "-brave")
+    monkeypatch.setenv(var, value)
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert KEY not in str(err.value)
+    assert var.removeprefix("ARASTANCE_").lower().replace("__", ".") in str(err.value)
+
+
+def test_the_cli_start_up_error_shows_no_key(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(PROJECT), "ARASTANCE_DATA_DIR": str(tmp_path),
+           "ARASTANCE_SEARCH__GOOGLE_API_KEY": KEY, "ARASTANCE_LOG_LEVEL": "LOUD"}
+    done = subprocess.run([sys.executable, "-c", "from arastance.cli import main; main()", "config", "show"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "log_level" in done.stderr and KEY not in done.stderr + done.stdout
+
+
+def test_a_list_valued_environment_variable_error_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_SEARCH__GOOGLE_API_KEY", KEY)
+    monkeypatch.setenv("ARASTANCE_SEARCH__NEWS_DOMAINS", "a.com,b.com")
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    message = str(err.value)
+    assert "ARASTANCE_SEARCH__NEWS_DOMAINS" in message and "JSON" in message
+    assert "arastance.toml" not in message and KEY not in message
+
+
+def test_a_settings_file_in_the_wrong_encoding_names_file_and_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    toml = tmp_path / "arastance.toml"
+    toml.write_bytes('[selection]\ntop_k = 3\n# تعليق\n'.encode("cp1256"))
+    monkeypatch.setenv("ARASTANCE_CONFIG", str(toml))
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert str(err.value).startswith(f"{toml}, line 3, column 3:") and "UTF-8" in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_every_log_line_is_redacted_once_the_settings_hold_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_SEARCH__BRAVE_API_KEY", KEY)
+    load_settings()
+    seen: list[str] = []
+
+    class Capture(logging.Handler):  # a plain handler, like Prefect's API log handler: uses getMessage
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+            seen.append(KeyValueFormatter().format(record))
+
+    logger = logging.getLogger("arastance.test.leak")
+    handler = Capture()
+    logger.addHandler(handler)
+    try:
+        logger.warning("request to https://api.example/?key=%s failed", KEY, extra={"token": KEY})
+    finally:
+        logger.removeHandler(handler)
+    assert seen and all(KEY not in line for line in seen)
+    assert "key=****" in seen[0]
+
+
+def test_keys_stay_secret_strings_up_to_the_request() -> None:
+    key = resolve_key(SecretStr(KEY), None, "search.google_api_key")
+    assert isinstance(key, SecretStr) and KEY not in repr(key) and KEY not in str(key)
+    google = GoogleSearch(key, "cx-1", endpoint="http://127.0.0.1:1/")
+    assert KEY not in repr(google) and KEY not in repr(vars(google))
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ([1, 2, 3], "a JSON list"),
+        ({"items": "oops"}, "'items' is a str"),
+        ({"items": [["not", "an", "object"]]}, "items[0] is not a result object"),
+        ({"items": [{"link": 42}]}, "items[0] is not a result object"),
+    ],
+)
+def test_a_wrong_shaped_google_answer_is_a_clear_search_error(body: object, field: str) -> None:
+    server = ApiServer(lambda r: Reply(body=body))
+    with server.running():
+        with pytest.raises(SearchError) as err:
+            GoogleSearch(KEY, "cx-1", endpoint=server.url + "/customsearch/v1", max_retries=0).search("q", None, 10)
+    assert field in str(err.value) and "google search: unexpected answer" in str(err.value)
+    assert KEY not in str(err.value)
+
+
+@pytest.mark.parametrize("body", [{"web": ["x"]}, {"web": {"results": {"url": "u"}}}, {"web": {"results": [None]}}])
+def test_a_wrong_shaped_brave_answer_is_a_clear_search_error(body: object) -> None:
+    server = ApiServer(lambda r: Reply(body=body))
+    with server.running():
+        with pytest.raises(SearchError, match="brave search: unexpected answer"):
+            BraveSearch(KEY, endpoint=server.url, max_retries=0).search("q", None, 5)
+
+
+def test_odd_optional_google_metadata_only_loses_the_date() -> None:
+    item = {"link": "https://news.example/a", "title": "t", "pagemap": ["not", "a", "map"]}
+    server = ApiServer(lambda r: Reply(body={"items": [item]}))
+    with server.running():
+        results = GoogleSearch(KEY, "cx-1", endpoint=server.url, max_retries=0).search("q", None, 10)
+    assert [r.url for r in results] == ["https://news.example/a"] and results[0].published_date is None
