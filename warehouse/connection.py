@@ -36,12 +36,16 @@ class Warehouse:
 
     A second writer in another process waits up to ``wait_s`` seconds for the lock held by the
     first, then fails with :class:`WarehouseBusyError`; DuckDB's own file lock guarantees the
-    file is never written by two processes at once.
+    file is never written by two processes at once. Closing a writing connection publishes the
+    read-only copy that readers open (:mod:`warehouse.publish`), unless ``publish`` is false.
     """
 
-    def __init__(self, path: str | Path, *, read_only: bool = False, wait_s: float = 30.0) -> None:
+    def __init__(
+        self, path: str | Path, *, read_only: bool = False, wait_s: float = 30.0, publish: bool = True
+    ) -> None:
         self.path = Path(path)
         self.read_only = read_only
+        self.publish = publish and not read_only
         if read_only and not self.path.exists():
             raise WarehouseError(f"warehouse {self.path} does not exist; run `arastance warehouse migrate`")
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,7 +67,14 @@ class Warehouse:
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:
-        self.con.close()
+        """Close the connection; a writer first publishes its read-only copy for the readers."""
+        try:
+            if self.publish:
+                from warehouse.publish import publish
+
+                publish(self)
+        finally:
+            self.con.close()
 
     def __enter__(self) -> "Warehouse":
         return self

@@ -1,6 +1,7 @@
 -- The method's dataset table: one row per source and veracity, with a total row. The total
 -- counts distinct claims and articles over all sources: an article paired with claims of two
 -- sources is one article.
+SELECT * FROM (
 SELECT source_id AS source, veracity, claims, articles, agree, disagree, discuss, unrelated, pairs
 FROM v_source_stats
 UNION ALL
@@ -11,4 +12,5 @@ SELECT
     count(*) FILTER (WHERE label = 'discuss'), count(*) FILTER (WHERE label = 'unrelated'),
     count(*)
 FROM v_gold_pairs
+)
 ORDER BY source = 'total', source, veracity;

@@ -9,7 +9,7 @@ import typer
 from arastance.cli.common import console, fail, print_table, settings
 from tasks.claim_cleaning import PatternConfigError
 from tasks.load_claims import StagingError, load_crawl_run, set_claim_override
-from warehouse import WarehouseError, open_warehouse
+from warehouse import WarehouseError, open_published, open_warehouse
 from warehouse import claims as claims_db
 
 claims_app = typer.Typer(help="Load crawled claims and review the ones the rules could not clean.", no_args_is_help=True)
@@ -55,7 +55,7 @@ def review(
         console.print(f"claim {set_id}: override stored; the claim is active with the reviewed text")
         return
     try:
-        with open_warehouse(s.warehouse, read_only=True) as wh:
+        with open_published(s.warehouse) as wh:
             rows = claims_db.review_queue(wh, source_id=source, limit=limit)
     except WarehouseError as exc:
         fail(str(exc))
@@ -67,7 +67,7 @@ def overrides() -> None:
     """List the reviewers' overrides next to the rule output they replace."""
     s = settings()
     try:
-        with open_warehouse(s.warehouse, read_only=True) as wh:
+        with open_published(s.warehouse) as wh:
             rows = claims_db.list_overrides(wh)
     except WarehouseError as exc:
         fail(str(exc))

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from arastance.cli.common import console, print_table, settings
-from warehouse import open_warehouse
+from warehouse import open_published
 from warehouse.models import model_runs, run_results
 from warehouse.stats import source_stats, split_label_counts
 
@@ -29,7 +29,7 @@ def demo(
     console.rule("AraStance demo: crawl, select, retrieve, annotate (simulated), build, train")
     result = arastance_demo(retrieve_limit=retrieve_limit or None)
     print_table(result["stages"], title="Pipeline stages")
-    with open_warehouse(s.warehouse, read_only=True) as wh:
+    with open_published(s.warehouse) as wh:
         print_table(source_stats(wh), title="Dataset: claims, articles and stances per source")
         print_table(split_label_counts(wh), title="Dataset: labels per split")
         runs = [r for r in model_runs(wh) if r["status"] == "succeeded"]

@@ -3,7 +3,7 @@
 import typer
 
 from arastance.cli.common import fail, print_table, settings
-from warehouse import WarehouseError, open_warehouse
+from warehouse import WarehouseError, open_published
 from warehouse.stats import left_out_claims, source_stats, split_label_counts
 
 
@@ -11,7 +11,7 @@ def stats() -> None:
     """Print the per-source table (method's layout), the per-split label counts and the claims left out."""
     s = settings()
     try:
-        with open_warehouse(s.warehouse, read_only=True) as wh:
+        with open_published(s.warehouse) as wh:
             print_table(source_stats(wh), title="Claims, articles and stances per source")
             print_table(split_label_counts(wh), title="Labels per split")
             print_table(left_out_claims(wh), title="Claims left out (every document unrelated)")
