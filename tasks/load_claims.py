@@ -1,10 +1,12 @@
 """Load one crawl run's staging directory into the warehouse, all of it or nothing.
 
 A run directory (written by the spiders or by ``arastance reparse``) holds ``run.json``,
-``pages.jsonl`` (+ gzip'd bodies) and ``claims.jsonl``. Every line is validated before the
-warehouse is touched: a bad line stops the load with an error naming the file, the line and
-the field, and nothing is stored. Then, in ONE transaction: the sources, the raw pages (bodies
-zlib-compressed), the preprocessed claims, the duplicate clusters and the run's counts.
+``pages.jsonl`` (+ gzip'd bodies) and ``claims.jsonl``. In ONE transaction, streamed in
+batches so that memory stays bounded whatever the run's size: the sources, the raw pages
+(bodies checked against their hash and stored zlib-wrapped), the preprocessed claims, the
+duplicate clusters and the run's counts. Every line is validated as it streams: a bad line stops
+the load with an error naming the file, the line and the field, and the transaction is rolled
+back, so nothing is stored.
 
 Loading is idempotent: the same run loaded twice, or a re-crawl of unchanged sites, adds no
 row; a claim seen again keeps its ``first_seen`` and gets a later ``last_seen``.
@@ -12,12 +14,11 @@ row; a claim seen again keeps its ``first_seen`` and gets a later ``last_seen``.
 
 from __future__ import annotations
 
-import gzip
 import json
 import time
-import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -32,6 +33,7 @@ from tasks.arabic import normalize
 from tasks.claim_cleaning import DEFAULT_PATTERNS_PATH, DebunkPatterns, clean_claim, load_patterns
 from tasks.dates import parse_published
 from tasks.dedup import cluster_claims
+from tasks.page_bodies import BodyError, gzip_to_zlib
 from tasks.urls import UrlError, canonicalize_url
 from warehouse import Warehouse, content_hash, stable_id
 from warehouse import claims as claims_db
@@ -41,6 +43,10 @@ log = get_logger(__name__)
 RUN_FILE = "run.json"
 PAGES_FILE = "pages.jsonl"
 CLAIMS_FILE = "claims.jsonl"
+#: Rows per write batch: memory holds one batch of page bodies, or of claims, at a time.
+PAGE_BATCH = 1000
+CLAIM_BATCH = 5000
+BODY_THREADS = 2
 
 #: The crawled sites: name, country, kind and the veracity of every claim they publish.
 SITES: dict[str, tuple[str, str | None, str, Literal["false", "true"]]] = {
@@ -108,13 +114,43 @@ class StagedClaim(_Record):
 
 
 @dataclass(frozen=True)
-class StagedRunFiles:
-    """A validated staging run: each record with the line it came from."""
+class StagingRun:
+    """A staging run whose ``run.json`` is valid; its records are read and checked as they stream.
+
+    Nothing holds the whole run in memory: pages and claims come one validated record at a time,
+    and any bad line raises :class:`StagingError` naming the file and the line.
+    """
 
     run_dir: Path
     run: StagedRun
-    pages: list[tuple[int, StagedPage]]
-    claims: list[tuple[int, StagedClaim]]
+
+    def pages(self) -> Iterator[tuple[int, StagedPage]]:
+        for lineno, page in _read_jsonl(self.run_dir / PAGES_FILE, StagedPage):
+            self._check_record(PAGES_FILE, lineno, page)
+            yield lineno, page
+
+    def claims(self, page_ids: set[str]) -> Iterator[tuple[int, StagedClaim]]:
+        """The claims, each checked against the run and against ``page_ids`` (every page of the run)."""
+        where = self.run_dir / CLAIMS_FILE
+        for lineno, claim in _read_jsonl(where, StagedClaim):
+            self._check_record(CLAIMS_FILE, lineno, claim)
+            expected = SITES[claim.source_id][3]
+            if claim.veracity != expected:
+                raise StagingError(
+                    f"{where}, line {lineno}: field 'veracity' is {claim.veracity!r}, "
+                    f"but {claim.source_id} claims are {expected!r}"
+                )
+            if claim.page_id not in page_ids:
+                raise StagingError(f"{where}, line {lineno}: field 'page_id' {claim.page_id!r} is not in {PAGES_FILE}")
+            yield lineno, claim
+
+    def _check_record(self, name: str, lineno: int, rec: StagedPage | StagedClaim) -> None:
+        if rec.run_id != self.run.run_id:
+            raise StagingError(
+                f"{self.run_dir / name}, line {lineno}: field 'run_id' is {rec.run_id!r}, but {RUN_FILE} says {self.run.run_id!r}"
+            )
+        if rec.source_id not in SITES:
+            raise StagingError(f"{self.run_dir / name}, line {lineno}: unknown source_id {rec.source_id!r}; known: {sorted(SITES)}")
 
 
 @dataclass
@@ -178,8 +214,8 @@ def _read_jsonl(path: Path, model: type[_M]) -> Iterator[tuple[int, _M]]:
                 raise StagingError(f"{path}, line {lineno}: {_describe(exc)}") from None
 
 
-def read_staging_run(run_dir: Path) -> StagedRunFiles:
-    """Read and validate a whole staging run; any bad line is a :class:`StagingError`."""
+def open_staging_run(run_dir: Path) -> StagingRun:
+    """Check a staging run's directory, ``run.json`` and files; the records are checked as they are read."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise StagingError(f"{run_dir}: not a staging run directory")
@@ -192,27 +228,15 @@ def read_staging_run(run_dir: Path) -> StagedRunFiles:
         raise StagingError(f"{run_path}: {_describe(exc)}") from None
     if run.source_id not in SITES:
         raise StagingError(f"{run_path}: unknown source_id {run.source_id!r}; known: {sorted(SITES)}")
-    pages = list(_read_jsonl(run_dir / PAGES_FILE, StagedPage))
-    claims = list(_read_jsonl(run_dir / CLAIMS_FILE, StagedClaim))
-    page_ids = {p.page_id for _, p in pages}
-    for name, records in ((PAGES_FILE, pages), (CLAIMS_FILE, claims)):
-        for lineno, rec in records:
-            if rec.run_id != run.run_id:
-                raise StagingError(
-                    f"{run_dir / name}, line {lineno}: field 'run_id' is {rec.run_id!r}, but {RUN_FILE} says {run.run_id!r}"
-                )
-            if rec.source_id not in SITES:
-                raise StagingError(f"{run_dir / name}, line {lineno}: unknown source_id {rec.source_id!r}; known: {sorted(SITES)}")
-    for lineno, claim in claims:
-        expected = SITES[claim.source_id][3]
-        if claim.veracity != expected:
-            raise StagingError(
-                f"{run_dir / CLAIMS_FILE}, line {lineno}: field 'veracity' is {claim.veracity!r}, "
-                f"but {claim.source_id} claims are {expected!r}"
-            )
-        if claim.page_id not in page_ids:
-            raise StagingError(f"{run_dir / CLAIMS_FILE}, line {lineno}: field 'page_id' {claim.page_id!r} is not in {PAGES_FILE}")
-    return StagedRunFiles(run_dir, run, pages, claims)
+    for name in (PAGES_FILE, CLAIMS_FILE):
+        if not (run_dir / name).is_file():
+            raise StagingError(f"{run_dir / name}: missing staging file")
+    return StagingRun(run_dir, run)
+
+
+def _count_lines(path: Path) -> int:
+    with open(path, "rb") as fh:
+        return sum(1 for line in fh if line.strip())
 
 
 # -- turning records into rows ------------------------------------------------------------------
@@ -225,7 +249,8 @@ def _utc_naive(moment: datetime) -> datetime:
     return moment.astimezone(timezone.utc).replace(tzinfo=None)
 
 
-def _page_body(run_dir: Path, lineno: int, page: StagedPage) -> bytes | None:
+def _stored_body(run_dir: Path, lineno: int, page: StagedPage) -> bytes | None:
+    """The page's body as the warehouse stores it (zlib), checked against its ``content_hash``."""
     if page.html_file is None:
         return None
     path = (run_dir / page.html_file).resolve()
@@ -233,28 +258,47 @@ def _page_body(run_dir: Path, lineno: int, page: StagedPage) -> bytes | None:
     if run_dir.resolve() not in path.parents:
         raise StagingError(f"{where}: field 'html_file' {page.html_file!r} points outside the run directory")
     try:
-        body = gzip.decompress(path.read_bytes())
-    except (OSError, EOFError, zlib.error) as exc:
+        stored = gzip_to_zlib(path.read_bytes())
+    except (OSError, BodyError) as exc:
         raise StagingError(f"{path} (from {where}): cannot read the gzip'd body: {exc}") from None
-    if content_hash(body) != page.content_hash:
+    if stored.sha256 != page.content_hash:
         raise StagingError(f"{path} (from {where}): body does not match field 'content_hash'")
-    return body
+    return stored.zlib_bytes
 
 
-def page_rows(staged: StagedRunFiles) -> list[dict[str, Any]]:
-    """``raw_pages`` rows; bodies are checked against their hash and zlib-compressed."""
-    rows = []
-    for lineno, page in staged.pages:
-        body = _page_body(staged.run_dir, lineno, page)
-        rows.append(
-            {
-                "page_id": page.page_id, "url": page.url, "source_id": page.source_id, "run_id": page.run_id,
-                "fetched_at": _utc_naive(page.fetched_at), "http_status": page.http_status,
-                "content_hash": page.content_hash, "html_zlib": None if body is None else zlib.compress(body, 6),
-                "parse_status": page.parse_status, "parse_error": page.parse_error,
-            }
-        )
-    return rows
+def page_row_batches(staged: StagingRun, page_ids: set[str], *, batch_size: int = PAGE_BATCH) -> Iterator[list[dict[str, Any]]]:
+    """``raw_pages`` rows, ``batch_size`` at a time; adds every page id to ``page_ids``.
+
+    Bodies are read, checked and re-wrapped by a thread pool, a batch at a time, so memory holds
+    one batch of bodies whatever the run's size.
+    """
+    with ThreadPoolExecutor(max_workers=BODY_THREADS) as pool:
+        for chunk in _chunks(staged.pages(), batch_size):
+            bodies = pool.map(lambda item: _stored_body(staged.run_dir, *item), chunk)
+            rows = []
+            for (_, page), body in zip(chunk, bodies):
+                page_ids.add(page.page_id)
+                rows.append({
+                    "page_id": page.page_id, "url": page.url, "source_id": page.source_id, "run_id": page.run_id,
+                    "fetched_at": _utc_naive(page.fetched_at), "http_status": page.http_status,
+                    "content_hash": page.content_hash, "html_zlib": body,
+                    "parse_status": page.parse_status, "parse_error": page.parse_error,
+                })
+            yield rows
+
+
+_T = TypeVar("_T")
+
+
+def _chunks(items: Iterable[_T], size: int) -> Iterator[list[_T]]:
+    chunk: list[_T] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def claim_row(
@@ -307,16 +351,13 @@ def claim_row(
     }
 
 
-def _canonical_keys(staged: StagedRunFiles) -> list[tuple[str, str]]:
-    """``(claim_id, canonical_url)`` of every staged claim, in file order."""
-    keys = []
-    for lineno, claim in staged.claims:
-        try:
-            canonical = canonicalize_url(claim.url)
-        except UrlError as exc:
-            raise StagingError(f"{staged.run_dir / CLAIMS_FILE}, line {lineno}: field 'url': {exc}") from None
-        keys.append((stable_id(claim.source_id, canonical), canonical))
-    return keys
+def _canonical_key(staged: StagingRun, lineno: int, claim: StagedClaim) -> tuple[str, str]:
+    """``(claim_id, canonical_url)`` of a staged claim."""
+    try:
+        canonical = canonicalize_url(claim.url)
+    except UrlError as exc:
+        raise StagingError(f"{staged.run_dir / CLAIMS_FILE}, line {lineno}: field 'url': {exc}") from None
+    return stable_id(claim.source_id, canonical), canonical
 
 
 def source_rows(settings: Settings) -> list[dict[str, Any]]:
@@ -352,50 +393,54 @@ def refresh_clusters(wh: Warehouse, veracity: str, *, threshold: float, shingle_
 def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = None) -> LoadReport:
     """Ingest one staging run directory in one transaction and report what changed.
 
-    Validation and preprocessing happen before the transaction opens, so a bad file leaves the
-    warehouse exactly as it was.
+    Pages, then claims, stream through in batches (bounded memory whatever the run's size), all
+    inside one transaction: a bad line or body anywhere rolls everything back, so a bad file
+    leaves the warehouse exactly as it was.
     """
     started = time.perf_counter()
     s = settings or load_settings()
-    staged = read_staging_run(Path(run_dir))
+    staged = open_staging_run(Path(run_dir))
     if claims_db.run_is_loaded(wh, staged.run.run_id):
         # A finished staging run never changes, so there is nothing to add; re-extraction of
         # stored pages makes a new run (``arastance reparse``).
         log.info("crawl run already loaded", extra={"run_id": staged.run.run_id})
         return LoadReport(
             run_id=staged.run.run_id, source_id=staged.run.source_id, run_dir=staged.run_dir, already_loaded=True,
-            pages=len(staged.pages), claims=len(staged.claims), seconds=time.perf_counter() - started,
+            pages=_count_lines(staged.run_dir / PAGES_FILE), claims=_count_lines(staged.run_dir / CLAIMS_FILE),
+            seconds=time.perf_counter() - started,
         )
     patterns = patterns_from(s)
-    pages = page_rows(staged)
-    keys = _canonical_keys(staged)
-    overrides = claims_db.overrides_for(wh, [claim_id for claim_id, _ in keys])
-    rows: list[dict[str, Any]] = []
+    report = LoadReport(run_id=staged.run.run_id, source_id=staged.run.source_id, run_dir=staged.run_dir, already_loaded=False)
     seen: set[str] = set()
+    page_ids: set[str] = set()
+    statuses: Counter[str] = Counter()
     dropped: Counter[str] = Counter({k: v for k, v in staged.run.dropped.items() if v})
-    for (_, claim), (claim_id, canonical) in tqdm(
-        list(zip(staged.claims, keys)), desc=f"preprocess {staged.run.run_id}", unit="claim", disable=None
-    ):
-        if claim_id in seen:  # the same page reached under two spellings of its URL
-            dropped["duplicate_url"] += 1
-            continue
-        seen.add(claim_id)
-        row = claim_row(claim, claim_id, canonical, patterns=patterns, override=overrides.get(claim_id))
-        if row["status"] == "excluded":
-            dropped[f"excluded:{row['status_reason']}"] += 1
-        rows.append(row)
-    statuses = Counter(r["status"] for r in rows)
-    report = LoadReport(
-        run_id=staged.run.run_id, source_id=staged.run.source_id, run_dir=staged.run_dir,
-        already_loaded=False,
-        pages=len(pages), claims=len(rows), statuses=dict(sorted(statuses.items())), dropped=dict(sorted(dropped.items())),
-    )
+    changed: Counter[str] = Counter()
     with wh.transaction():
         claims_db.ensure_sources(wh, source_rows(s))
-        report.new_pages = claims_db.insert_raw_pages(wh, pages)
-        batch = claims_db.claims_table(rows)
-        changed = claims_db.cluster_input_changes(wh, batch)
-        report.new_claims = claims_db.upsert_claims(wh, batch)
+        for pages in page_row_batches(staged, page_ids):
+            report.pages += len(pages)
+            report.new_pages += claims_db.insert_raw_pages(wh, pages)
+        claims = tqdm(staged.claims(page_ids), desc=f"load {staged.run.run_id}", unit="claim", disable=None)
+        for chunk in _chunks(claims, CLAIM_BATCH):
+            keys = [_canonical_key(staged, lineno, claim) for lineno, claim in chunk]
+            overrides = claims_db.overrides_for(wh, [claim_id for claim_id, _ in keys])
+            rows: list[dict[str, Any]] = []
+            for (_, claim), (claim_id, canonical) in zip(chunk, keys):
+                if claim_id in seen:  # the same page reached under two spellings of its URL
+                    dropped["duplicate_url"] += 1
+                    continue
+                seen.add(claim_id)
+                row = claim_row(claim, claim_id, canonical, patterns=patterns, override=overrides.get(claim_id))
+                if row["status"] == "excluded":
+                    dropped[f"excluded:{row['status_reason']}"] += 1
+                statuses[row["status"]] += 1
+                rows.append(row)
+            batch = claims_db.claims_table(rows)
+            changed.update(claims_db.cluster_input_changes(wh, batch))
+            report.new_claims += claims_db.upsert_claims(wh, batch)
+            report.claims += len(rows)
+        report.statuses, report.dropped = dict(sorted(statuses.items())), dict(sorted(dropped.items()))
         for veracity in sorted(changed):
             clustered, new_rows = refresh_clusters(
                 wh, veracity, threshold=s.crawl.near_duplicate_threshold, shingle_size=s.crawl.shingle_size
@@ -408,7 +453,7 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
     return report
 
 
-def _crawl_run_row(staged: StagedRunFiles, report: LoadReport) -> dict[str, Any]:
+def _crawl_run_row(staged: StagingRun, report: LoadReport) -> dict[str, Any]:
     run = staged.run
     load_stats = {
         "claims": report.claims, "statuses": report.statuses, "new_pages": report.new_pages,

@@ -181,14 +181,22 @@ class Warehouse:
 
 
 def open_warehouse(
-    path: str | Path | None = None, *, read_only: bool = False, migrate: bool = True, wait_s: float = 30.0
+    path: str | Path | None = None,
+    *,
+    read_only: bool = False,
+    migrate: bool = True,
+    wait_s: float = 30.0,
+    publish: bool = True,
 ) -> Warehouse:
-    """Open the warehouse (the configured one by default) and bring its schema up to date."""
+    """Open the warehouse (the configured one by default) and bring its schema up to date.
+
+    A writer publishes the readers' copy when it closes, unless ``publish`` is false.
+    """
     if path is None:
         from arastance.config import load_settings
 
         path = load_settings().warehouse
-    wh = Warehouse(path, read_only=read_only, wait_s=wait_s)
+    wh = Warehouse(path, read_only=read_only, wait_s=wait_s, publish=publish)
     if migrate and not read_only:
         from warehouse.migrate import apply_migrations
 
