@@ -32,11 +32,12 @@ from arastance.logging import get_logger
 from tasks.arabic import normalize
 from tasks.claim_cleaning import DEFAULT_PATTERNS_PATH, DebunkPatterns, clean_claim, load_patterns
 from tasks.dates import parse_published
-from tasks.dedup import cluster_claims
+from tasks.dedup_index import refresh_clusters
 from tasks.page_bodies import BodyError, gzip_to_zlib
 from tasks.urls import UrlError, canonicalize_url
 from warehouse import Warehouse, content_hash, stable_id
 from warehouse import claims as claims_db
+from warehouse import near_duplicates
 
 log = get_logger(__name__)
 
@@ -167,7 +168,7 @@ class LoadReport:
     new_claims: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
-    clustered_claims: int = 0  # claims in clusters of the veracities re-clustered by this load
+    clustered_claims: int = 0  # claims whose cluster rows this load recomputed
     new_cluster_rows: int = 0
     seconds: float = 0.0
 
@@ -375,21 +376,6 @@ def patterns_from(settings: Settings) -> DebunkPatterns:
     return load_patterns(settings.crawl.debunk_patterns_path or DEFAULT_PATTERNS_PATH)
 
 
-def refresh_clusters(wh: Warehouse, veracity: str, *, threshold: float, shingle_size: int) -> tuple[int, int]:
-    """Recompute the duplicate clusters of one veracity over the whole warehouse.
-
-    Returns ``(claims in clusters, new or changed cluster rows)``. Clusters span runs and sites,
-    so they are a function of every stored claim, not of the run just loaded.
-    """
-    ids, texts = claims_db.cluster_input(wh, veracity)
-    members = cluster_claims(ids, texts, threshold=threshold, shingle_size=shingle_size)
-    rows = [
-        {"claim_id": m.claim_id, "cluster_id": m.cluster_id, "similarity": m.similarity, "method": m.method}
-        for m in members
-    ]
-    return len(rows), claims_db.replace_clusters(wh, veracity, rows)
-
-
 def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = None) -> LoadReport:
     """Ingest one staging run directory in one transaction and report what changed.
 
@@ -415,8 +401,12 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
     page_ids: set[str] = set()
     statuses: Counter[str] = Counter()
     dropped: Counter[str] = Counter({k: v for k, v in staged.run.dropped.items() if v})
-    changed: Counter[str] = Counter()
+    veracity = SITES[staged.run.source_id][3]
+    new_ids: list[str] = []
+    changed_claims = 0
+    dedup = {"threshold": s.crawl.near_duplicate_threshold, "shingle_size": s.crawl.shingle_size}
     with wh.transaction():
+        index_current = near_duplicates.is_current(wh, veracity, **dedup)
         claims_db.ensure_sources(wh, source_rows(s))
         for pages in page_row_batches(staged, page_ids):
             report.pages += len(pages)
@@ -437,16 +427,18 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
                 statuses[row["status"]] += 1
                 rows.append(row)
             batch = claims_db.claims_table(rows)
-            changed.update(claims_db.cluster_input_changes(wh, batch))
+            for claim_id, _, is_new in claims_db.cluster_input_changes(wh, batch):
+                if is_new:
+                    new_ids.append(claim_id)
+                else:
+                    changed_claims += 1
             report.new_claims += claims_db.upsert_claims(wh, batch)
             report.claims += len(rows)
         report.statuses, report.dropped = dict(sorted(statuses.items())), dict(sorted(dropped.items()))
-        for veracity in sorted(changed):
-            clustered, new_rows = refresh_clusters(
-                wh, veracity, threshold=s.crawl.near_duplicate_threshold, shingle_size=s.crawl.shingle_size
+        if new_ids or changed_claims:  # a re-crawl of unchanged sites skips deduplication
+            report.clustered_claims, report.new_cluster_rows = refresh_clusters(
+                wh, veracity, new_claim_ids=new_ids, changed_claims=changed_claims, index_current=index_current, **dedup
             )
-            report.clustered_claims += clustered
-            report.new_cluster_rows += new_rows
         claims_db.insert_crawl_run(wh, _crawl_run_row(staged, report))
     report.seconds = time.perf_counter() - started
     log.info("crawl run loaded", extra=report.as_row())

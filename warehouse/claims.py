@@ -83,10 +83,9 @@ _OVERRIDES_FOR = (
 
 # Batch rows that would change what deduplication sees (new claims, or a new text/status/date).
 _CLUSTER_INPUT_CHANGES = """
-SELECT b.veracity, count(*) AS changes FROM __claims b LEFT JOIN claims c USING (claim_id)
+SELECT b.claim_id, b.veracity, c.claim_id IS NULL AS is_new FROM __claims b LEFT JOIN claims c USING (claim_id)
 WHERE c.claim_id IS NULL OR c.normalized_text IS DISTINCT FROM b.normalized_text
    OR c.status IS DISTINCT FROM b.status OR c.published_date IS DISTINCT FROM b.published_date
-GROUP BY b.veracity
 """
 
 _CLUSTER_INPUT = """
@@ -201,17 +200,17 @@ def claims_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
     return pa.Table.from_pylist([{c: r[c] for c in CLAIM_COLUMNS} for r in rows], schema=_CLAIMS_SCHEMA)
 
 
-def cluster_input_changes(wh: Warehouse, batch: pa.Table) -> dict[str, int]:
-    """Per veracity, how many batch rows (not yet written) are new or change a text, status or date.
+def cluster_input_changes(wh: Warehouse, batch: pa.Table) -> list[tuple[str, str, bool]]:
+    """``(claim_id, veracity, is_new)`` of the batch rows (not yet written) that are new or change a
+    text, status or date: what deduplication must look at again.
 
-    A veracity absent from the result cannot have new clusters: a re-crawl of unchanged sites
-    skips deduplication.
+    A re-crawl of unchanged sites has none, and skips deduplication.
     """
     if batch.num_rows == 0:
-        return {}
+        return []
     wh.con.register("__claims", batch)
     try:
-        return {r["veracity"]: int(r["changes"]) for r in wh.query(_CLUSTER_INPUT_CHANGES)}
+        return [(r[0], r[1], bool(r[2])) for r in wh.con.execute(_CLUSTER_INPUT_CHANGES).fetchall()]
     finally:
         wh.con.unregister("__claims")
 
