@@ -1,12 +1,14 @@
 """Load one crawl run's staging directory into the warehouse, all of it or nothing.
 
 A run directory (written by the spiders or by ``arastance reparse``) holds ``run.json``,
-``pages.jsonl`` (+ gzip'd bodies) and ``claims.jsonl``. In ONE transaction, streamed in
-batches so that memory stays bounded whatever the run's size: the sources, the raw pages
-(bodies checked against their hash and stored zlib-wrapped), the preprocessed claims, the
-duplicate clusters and the run's counts. Every line is validated as it streams: a bad line stops
-the load with an error naming the file, the line and the field, and the transaction is rolled
-back, so nothing is stored.
+``pages.jsonl`` (+ gzip'd bodies) and ``claims.jsonl``. Both stream through in batches, so
+memory stays bounded whatever the run's size. First the raw pages (bodies checked against their
+hash and stored zlib-wrapped), a batch per transaction; then, in ONE transaction, the sources,
+the preprocessed claims, the duplicate clusters and the run's counts. Every line is validated as
+it streams: a bad line stops the load with an error naming the file, the line and the field,
+the claims' transaction is rolled back and the pages this load added are taken out again, so
+nothing is stored (a process killed mid-load can leave pages behind: content-addressed, they
+change nothing and the next load of the run keeps them).
 
 Loading is idempotent: the same run loaded twice, or a re-crawl of unchanged sites, adds no
 row; a claim seen again keeps its ``first_seen`` and gets a later ``last_seen``.
@@ -405,41 +407,55 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
     new_ids: list[str] = []
     changed_claims = 0
     dedup = {"threshold": s.crawl.near_duplicate_threshold, "shingle_size": s.crawl.shingle_size}
-    with wh.transaction():
-        index_current = near_duplicates.is_current(wh, veracity, **dedup)
-        claims_db.ensure_sources(wh, source_rows(s))
+    added_pages: list[str] = []
+    try:
+        # Page bodies are most of a run's bytes, and DuckDB keeps a transaction's rows in memory
+        # until it commits: each batch of pages commits on its own, and a load that fails takes
+        # back the pages it added. Pages are keyed by URL and content, so nothing else changes.
         for pages in page_row_batches(staged, page_ids):
+            with wh.transaction():
+                new = claims_db.insert_raw_pages(wh, pages)
+            added_pages += new
             report.pages += len(pages)
-            report.new_pages += claims_db.insert_raw_pages(wh, pages)
-        claims = tqdm(staged.claims(page_ids), desc=f"load {staged.run.run_id}", unit="claim", disable=None)
-        for chunk in _chunks(claims, CLAIM_BATCH):
-            keys = [_canonical_key(staged, lineno, claim) for lineno, claim in chunk]
-            overrides = claims_db.overrides_for(wh, [claim_id for claim_id, _ in keys])
-            rows: list[dict[str, Any]] = []
-            for (_, claim), (claim_id, canonical) in zip(chunk, keys):
-                if claim_id in seen:  # the same page reached under two spellings of its URL
-                    dropped["duplicate_url"] += 1
-                    continue
-                seen.add(claim_id)
-                row = claim_row(claim, claim_id, canonical, patterns=patterns, override=overrides.get(claim_id))
-                if row["status"] == "excluded":
-                    dropped[f"excluded:{row['status_reason']}"] += 1
-                statuses[row["status"]] += 1
-                rows.append(row)
-            batch = claims_db.claims_table(rows)
-            for claim_id, _, is_new in claims_db.cluster_input_changes(wh, batch):
-                if is_new:
-                    new_ids.append(claim_id)
-                else:
-                    changed_claims += 1
-            report.new_claims += claims_db.upsert_claims(wh, batch)
-            report.claims += len(rows)
-        report.statuses, report.dropped = dict(sorted(statuses.items())), dict(sorted(dropped.items()))
-        if new_ids or changed_claims:  # a re-crawl of unchanged sites skips deduplication
-            report.clustered_claims, report.new_cluster_rows = refresh_clusters(
-                wh, veracity, new_claim_ids=new_ids, changed_claims=changed_claims, index_current=index_current, **dedup
-            )
-        claims_db.insert_crawl_run(wh, _crawl_run_row(staged, report))
+        report.new_pages = len(added_pages)
+        with wh.transaction():
+            index_current = near_duplicates.is_current(wh, veracity, **dedup)
+            claims_db.ensure_sources(wh, source_rows(s))
+            claims = tqdm(staged.claims(page_ids), desc=f"load {staged.run.run_id}", unit="claim", disable=None)
+            for chunk in _chunks(claims, CLAIM_BATCH):
+                keys = [_canonical_key(staged, lineno, claim) for lineno, claim in chunk]
+                overrides = claims_db.overrides_for(wh, [claim_id for claim_id, _ in keys])
+                rows: list[dict[str, Any]] = []
+                for (_, claim), (claim_id, canonical) in zip(chunk, keys):
+                    if claim_id in seen:  # the same page reached under two spellings of its URL
+                        dropped["duplicate_url"] += 1
+                        continue
+                    seen.add(claim_id)
+                    row = claim_row(claim, claim_id, canonical, patterns=patterns, override=overrides.get(claim_id))
+                    if row["status"] == "excluded":
+                        dropped[f"excluded:{row['status_reason']}"] += 1
+                    statuses[row["status"]] += 1
+                    rows.append(row)
+                batch = claims_db.claims_table(rows)
+                for claim_id, _, is_new in claims_db.cluster_input_changes(wh, batch):
+                    if is_new:
+                        new_ids.append(claim_id)
+                    else:
+                        changed_claims += 1
+                report.new_claims += claims_db.upsert_claims(wh, batch)
+                report.claims += len(rows)
+            report.statuses, report.dropped = dict(sorted(statuses.items())), dict(sorted(dropped.items()))
+            if new_ids or changed_claims:  # a re-crawl of unchanged sites skips deduplication
+                report.clustered_claims, report.new_cluster_rows = refresh_clusters(
+                    wh, veracity, new_claim_ids=new_ids, changed_claims=changed_claims, index_current=index_current,
+                    **dedup,
+                )
+            claims_db.insert_crawl_run(wh, _crawl_run_row(staged, report))
+    except BaseException:
+        if added_pages:
+            with wh.transaction():
+                claims_db.delete_pages(wh, added_pages)
+        raise
     report.seconds = time.perf_counter() - started
     log.info("crawl run loaded", extra=report.as_row())
     return report

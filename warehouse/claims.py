@@ -76,6 +76,8 @@ SELECT page_id, url, source_id, run_id, fetched_at, http_status, content_hash, h
 FROM __pages WHERE page_id NOT IN (SELECT page_id FROM raw_pages)
 """
 
+_NEW_PAGE_IDS = "SELECT DISTINCT page_id FROM __pages WHERE page_id NOT IN (SELECT page_id FROM raw_pages)"
+
 _OVERRIDES_FOR = (
     "SELECT o.claim_id, o.cleaned_text FROM claim_overrides o "
     "WHERE o.claim_id IN (SELECT claim_id FROM __ids)"
@@ -146,13 +148,34 @@ def insert_crawl_run(wh: Warehouse, row: Mapping[str, Any]) -> int:
     return wh.insert_rows("crawl_runs", [row], on_conflict="ignore")
 
 
-def insert_raw_pages(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> int:
-    """Store fetched pages; a page with the same URL and content is stored once.
+def insert_raw_pages(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Store fetched pages and return the ids of those that were new; a page with the same URL and
+    content is stored once.
 
     Known pages are filtered out by an anti-join first: DuckDB's per-row conflict handling is
     far slower than a join when a re-crawl brings back every page.
     """
-    return _insert_batch(wh, "raw_pages", _INSERT_NEW_PAGES, "__pages", pa.Table.from_pylist([dict(r) for r in rows], schema=_PAGES_SCHEMA))
+    batch = pa.Table.from_pylist([dict(r) for r in rows], schema=_PAGES_SCHEMA)
+    if batch.num_rows == 0:
+        return []
+    wh.con.register("__pages", batch)
+    try:
+        new = [r[0] for r in wh.con.execute(_NEW_PAGE_IDS).fetchall()]
+        wh.con.execute(_INSERT_NEW_PAGES)
+    except duckdb.Error as exc:
+        raise WarehouseError(f"cannot write {batch.num_rows} row(s) to 'raw_pages': {exc}") from exc
+    finally:
+        wh.con.unregister("__pages")
+    return new
+
+
+def delete_pages(wh: Warehouse, page_ids: Sequence[str]) -> None:
+    """Remove pages by id (a load that failed takes back the pages it had added)."""
+    wh.con.register("__ids", pa.table({"page_id": pa.array(list(page_ids), pa.string())}))
+    try:
+        wh.con.execute("DELETE FROM raw_pages WHERE page_id IN (SELECT page_id FROM __ids)")
+    finally:
+        wh.con.unregister("__ids")
 
 
 def _insert_batch(wh: Warehouse, table: str, sql: str, name: str, batch: pa.Table) -> int:
