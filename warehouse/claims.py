@@ -107,7 +107,7 @@ WHERE claim_id IN (SELECT claim_id FROM claims WHERE veracity = ?)
 """
 
 _REVIEW_QUEUE = """
-SELECT claim_id, source_id, reason, raw_text, cleaned_text, url, published_date
+SELECT claim_id, source_id, status_reason AS reason, raw_text, cleaned_text, url, published_date
 FROM v_claim_review_queue
 WHERE (? IS NULL OR source_id = ?)
 ORDER BY first_seen, claim_id

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from arastance.cli.common import console, print_table, settings
-from warehouse import open_published
+from warehouse import open_published, published_path
 from warehouse.models import model_runs, run_results
 from warehouse.stats import source_stats, split_label_counts
 
@@ -40,7 +40,8 @@ def demo(
     console.print(
         f"\nWarehouse: {s.warehouse.resolve()}\n"
         f"  SQL:     ARASTANCE_DATA_DIR={data_dir} .venv/bin/arastance sql \"SELECT * FROM v_source_stats\"\n"
-        f"  Python:  duckdb.connect('{s.warehouse}', read_only=True).sql('SELECT * FROM claims LIMIT 5')\n"
+        f"  Python:  duckdb.connect('{published_path(s.warehouse)}', read_only=True).sql('SELECT * FROM claims LIMIT 5')\n"
+        f"  CLI:     .venv/bin/duckdb -readonly {published_path(s.warehouse)}\n"
         f"  Notebooks: ARASTANCE_DATA_DIR={data_dir} jupytext --to ipynb notebooks/*.py, then open them\n"
         f"Dataset export: {(s.data_dir / 'dataset').resolve()}\n"
         "Prefect runs and artifacts (tables, reports, confusion matrices): run `.venv/bin/prefect server start`\n"
