@@ -68,8 +68,8 @@ def _body_parts(words: np.ndarray, rng: np.random.Generator) -> tuple[str, list[
     return head, paragraphs
 
 
-def generate_run(run_dir: Path, n: int, rng: np.random.Generator, *, fetched_at: str, body_kib: int = 0) -> None:
-    """Write a staging run of ``n`` araanews claims to ``run_dir`` (with gzip'd bodies if ``body_kib``)."""
+def generate_statements(n: int, rng: np.random.Generator) -> tuple[list[str], np.ndarray]:
+    """``n`` Arabic-like claim statements (8% reworded copies, 3% reposts) and the vocabulary."""
     lengths = rng.integers(3, 9, size=30_000)
     letters = "".join(rng.choice(LETTERS, size=int(lengths.sum())).tolist())
     ends = np.cumsum(lengths)
@@ -97,6 +97,12 @@ def generate_run(run_dir: Path, n: int, rng: np.random.Generator, *, fetched_at:
                 else str(words[next(common)])
                 for k in kinds
             ))
+    return statements, words
+
+
+def generate_run(run_dir: Path, n: int, rng: np.random.Generator, *, fetched_at: str, body_kib: int = 0) -> None:
+    """Write a staging run of ``n`` araanews claims to ``run_dir`` (with gzip'd bodies if ``body_kib``)."""
+    statements, words = generate_statements(n, rng)
     run_id = run_dir.name
     (run_dir / "pages").mkdir(parents=True)
     head, paragraphs = _body_parts(words, rng) if body_kib else ("", [])
