@@ -16,7 +16,8 @@ warehouse file:
    moves);
 4. the exact + near-duplicate clustering of all claims alone, for its share of a load.
 
-Each load runs in a process of its own, so its peak RSS is its own. Prints the wall and CPU
+Each load runs in a process of its own, so its peak RSS is its own (large runs add the
+preprocessing workers, reported apart; CPU time is the loading process's, workers excluded). Prints the wall and CPU
 time and the peak RSS of each load (CPU time tells a busy machine from slow code) and the row
 counts.
 
@@ -156,6 +157,7 @@ with open_warehouse(warehouse, publish=False) as wh:
     r = load_crawl_run(wh, run_dir, settings=load_settings())
 print(json.dumps({"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
                   "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "worker_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
                   "new_claims": r.new_claims, "new_pages": r.new_pages, "new_cluster_rows": r.new_cluster_rows,
                   "statuses": r.statuses, "dropped": r.dropped}))
 """
@@ -194,7 +196,8 @@ def load_in_child(label: str, warehouse: Path, run_dir: Path) -> dict[str, Any]:
     if done.returncode != 0:
         raise RuntimeError(f"{label} failed:\n{done.stderr[-3000:]}")
     r = json.loads(done.stdout.strip().splitlines()[-1])
-    print(f"{label:<38} wall {r['wall']:6.1f} s   cpu {r['cpu']:6.1f} s   peak RSS {r['rss_mib']:6.0f} MiB   "
+    workers = f" (+ workers {r['worker_rss_mib']:.0f} MiB each)" if r["worker_rss_mib"] else ""
+    print(f"{label:<38} wall {r['wall']:6.1f} s   cpu {r['cpu']:6.1f} s   peak RSS {r['rss_mib']:6.0f} MiB{workers}   "
           f"new claims {r['new_claims']:>7,}   new pages {r['new_pages']:>7,}   new cluster rows {r['new_cluster_rows']:>6,}",
           flush=True)
     return r

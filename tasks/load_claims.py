@@ -17,10 +17,12 @@ row; a claim seen again keeps its ``first_seen`` and gets a later ``last_seen``.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -50,6 +52,9 @@ CLAIMS_FILE = "claims.jsonl"
 PAGE_BATCH = 1000
 CLAIM_BATCH = 5000
 BODY_THREADS = 2
+#: Runs of this many claims or more are preprocessed by a pool of up to this many processes.
+PARALLEL_FROM_CLAIMS = 20_000
+MAX_PREPARE_PROCESSES = 4
 
 #: The crawled sites: name, country, kind and the veracity of every claim they publish.
 SITES: dict[str, tuple[str, str | None, str, Literal["false", "true"]]] = {
@@ -132,20 +137,20 @@ class StagingRun:
             self._check_record(PAGES_FILE, lineno, page)
             yield lineno, page
 
-    def claims(self, page_ids: set[str]) -> Iterator[tuple[int, StagedClaim]]:
-        """The claims, each checked against the run and against ``page_ids`` (every page of the run)."""
+    def claim(self, lineno: int, line: str, page_ids: set[str]) -> StagedClaim:
+        """One ``claims.jsonl`` line, checked against the run and against ``page_ids`` (every page of the run)."""
         where = self.run_dir / CLAIMS_FILE
-        for lineno, claim in _read_jsonl(where, StagedClaim):
-            self._check_record(CLAIMS_FILE, lineno, claim)
-            expected = SITES[claim.source_id][3]
-            if claim.veracity != expected:
-                raise StagingError(
-                    f"{where}, line {lineno}: field 'veracity' is {claim.veracity!r}, "
-                    f"but {claim.source_id} claims are {expected!r}"
-                )
-            if claim.page_id not in page_ids:
-                raise StagingError(f"{where}, line {lineno}: field 'page_id' {claim.page_id!r} is not in {PAGES_FILE}")
-            yield lineno, claim
+        claim = _parse_line(where, lineno, line, StagedClaim)
+        self._check_record(CLAIMS_FILE, lineno, claim)
+        expected = SITES[claim.source_id][3]
+        if claim.veracity != expected:
+            raise StagingError(
+                f"{where}, line {lineno}: field 'veracity' is {claim.veracity!r}, "
+                f"but {claim.source_id} claims are {expected!r}"
+            )
+        if claim.page_id not in page_ids:
+            raise StagingError(f"{where}, line {lineno}: field 'page_id' {claim.page_id!r} is not in {PAGES_FILE}")
+        return claim
 
     def _check_record(self, name: str, lineno: int, rec: StagedPage | StagedClaim) -> None:
         if rec.run_id != self.run.run_id:
@@ -199,22 +204,30 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _read_jsonl(path: Path, model: type[_M]) -> Iterator[tuple[int, _M]]:
+def _parse_line(path: Path, lineno: int, line: str, model: type[_M]) -> _M:
+    try:  # pydantic parses and validates the JSON in one pass (faster than json.loads first)
+        return model.model_validate_json(line)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            raise StagingError(f"{path}, line {lineno}: not valid JSON: {first['msg']}") from None
+        if first["type"] == "model_type":
+            raise StagingError(f"{path}, line {lineno}: expected a JSON object, got {line.strip()[:40]!r}") from None
+        raise StagingError(f"{path}, line {lineno}: {_describe(exc)}") from None
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
     if not path.is_file():
         raise StagingError(f"{path}: missing staging file")
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:  # pydantic parses and validates the JSON in one pass (faster than json.loads first)
-                yield lineno, model.model_validate_json(line)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                if first["type"] == "json_invalid":
-                    raise StagingError(f"{path}, line {lineno}: not valid JSON: {first['msg']}") from None
-                if first["type"] == "model_type":
-                    raise StagingError(f"{path}, line {lineno}: expected a JSON object, got {line.strip()[:40]!r}") from None
-                raise StagingError(f"{path}, line {lineno}: {_describe(exc)}") from None
+            if line.strip():
+                yield lineno, line
+
+
+def _read_jsonl(path: Path, model: type[_M]) -> Iterator[tuple[int, _M]]:
+    for lineno, line in _lines(path):
+        yield lineno, _parse_line(path, lineno, line, model)
 
 
 def open_staging_run(run_dir: Path) -> StagingRun:
@@ -305,7 +318,7 @@ def _chunks(items: Iterable[_T], size: int) -> Iterator[list[_T]]:
 
 
 def claim_row(
-    claim: StagedClaim, claim_id: str, canonical: str, *, patterns: DebunkPatterns, override: str | None
+    claim: StagedClaim, claim_id: str, canonical: str, *, patterns: DebunkPatterns, override: str | None = None
 ) -> dict[str, Any]:
     """One ``claims`` row: preprocessed text, date and status (a reviewer's override wins).
 
@@ -326,9 +339,7 @@ def claim_row(
         # Relative stamps ("منذ يومين") are anchored at the moment the page was fetched.
         published = parse_published(claim.published_raw, now=claim.fetched_at).date
     normalized, status, reason = cleaned.normalized_text, cleaned.status, cleaned.status_reason
-    if override is not None:
-        normalized, status, reason = normalize(override), "active", "override"
-    return {
+    row = {
         "claim_id": claim_id,
         "source_id": claim.source_id,
         "canonical_url": canonical,
@@ -352,6 +363,14 @@ def claim_row(
         "last_seen": fetched,
         "run_id": claim.run_id,
     }
+    return row if override is None else with_override(row, override)
+
+
+def with_override(row: dict[str, Any], override: str) -> dict[str, Any]:
+    """A ``claims`` row with a reviewer's statement in place of the rules' (the claim becomes active)."""
+    normalized = normalize(override)
+    return {**row, "normalized_text": normalized, "status": "active", "status_reason": "override",
+            "content_hash": content_hash(normalized) if normalized else None}
 
 
 def _canonical_key(staged: StagingRun, lineno: int, claim: StagedClaim) -> tuple[str, str]:
@@ -361,6 +380,54 @@ def _canonical_key(staged: StagingRun, lineno: int, claim: StagedClaim) -> tuple
     except UrlError as exc:
         raise StagingError(f"{staged.run_dir / CLAIMS_FILE}, line {lineno}: field 'url': {exc}") from None
     return stable_id(claim.source_id, canonical), canonical
+
+
+def _prepare(staged: StagingRun, page_ids: set[str], patterns: DebunkPatterns, lines: list[tuple[int, str]]) -> list[dict[str, Any]]:
+    """Checked, preprocessed ``claims`` rows (reviewers' overrides not applied) of some lines."""
+    rows = []
+    for lineno, line in lines:
+        claim = staged.claim(lineno, line, page_ids)
+        claim_id, canonical = _canonical_key(staged, lineno, claim)
+        rows.append(claim_row(claim, claim_id, canonical, patterns=patterns))
+    return rows
+
+
+_worker: tuple[StagingRun, set[str], DebunkPatterns] | None = None
+
+
+def _init_worker(staged: StagingRun, page_ids: set[str], patterns: DebunkPatterns) -> None:
+    global _worker
+    _worker = (staged, page_ids, patterns)
+
+
+def _prepare_in_worker(lines: list[tuple[int, str]]) -> list[dict[str, Any]]:
+    assert _worker is not None
+    return _prepare(*_worker, lines)
+
+
+def prepared_claims(staged: StagingRun, page_ids: set[str], patterns: DebunkPatterns) -> Iterator[list[dict[str, Any]]]:
+    """The run's ``claims`` rows, ``CLAIM_BATCH`` at a time and in file order.
+
+    Checking and preprocessing is pure Python, a few milliseconds a claim: a large run is spread
+    over a pool of processes (spawned, so no lock of this process is inherited), holding at most
+    two batches per process in flight. A bad line raises :class:`StagingError` as in one process.
+    """
+    chunks = _chunks(_lines(staged.run_dir / CLAIMS_FILE), CLAIM_BATCH)
+    workers = min(os.cpu_count() or 1, MAX_PREPARE_PROCESSES)
+    if workers < 2 or staged.run.items < PARALLEL_FROM_CLAIMS:
+        for lines in chunks:
+            yield _prepare(staged, page_ids, patterns, lines)
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
+                             initargs=(staged, page_ids, patterns)) as pool:
+        pending: deque = deque()
+        for lines in chunks:
+            pending.append(pool.submit(_prepare_in_worker, lines))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 def source_rows(settings: Settings) -> list[dict[str, Any]]:
@@ -421,17 +488,18 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
         with wh.transaction():
             index_current = near_duplicates.is_current(wh, veracity, **dedup)
             claims_db.ensure_sources(wh, source_rows(s))
-            claims = tqdm(staged.claims(page_ids), desc=f"load {staged.run.run_id}", unit="claim", disable=None)
-            for chunk in _chunks(claims, CLAIM_BATCH):
-                keys = [_canonical_key(staged, lineno, claim) for lineno, claim in chunk]
-                overrides = claims_db.overrides_for(wh, [claim_id for claim_id, _ in keys])
+            progress = tqdm(total=staged.run.items, desc=f"load {staged.run.run_id}", unit="claim", disable=None)
+            for prepared in prepared_claims(staged, page_ids, patterns):
+                progress.update(len(prepared))
+                overrides = claims_db.overrides_for(wh, [row["claim_id"] for row in prepared])
                 rows: list[dict[str, Any]] = []
-                for (_, claim), (claim_id, canonical) in zip(chunk, keys):
-                    if claim_id in seen:  # the same page reached under two spellings of its URL
+                for row in prepared:
+                    if row["claim_id"] in seen:  # the same page reached under two spellings of its URL
                         dropped["duplicate_url"] += 1
                         continue
-                    seen.add(claim_id)
-                    row = claim_row(claim, claim_id, canonical, patterns=patterns, override=overrides.get(claim_id))
+                    seen.add(row["claim_id"])
+                    if row["claim_id"] in overrides:
+                        row = with_override(row, overrides[row["claim_id"]])
                     if row["status"] == "excluded":
                         dropped[f"excluded:{row['status_reason']}"] += 1
                     statuses[row["status"]] += 1
@@ -444,6 +512,7 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
                         changed_claims += 1
                 report.new_claims += claims_db.upsert_claims(wh, batch)
                 report.claims += len(rows)
+            progress.close()
             report.statuses, report.dropped = dict(sorted(statuses.items())), dict(sorted(dropped.items()))
             if new_ids or changed_claims:  # a re-crawl of unchanged sites skips deduplication
                 report.clustered_claims, report.new_cluster_rows = refresh_clusters(
