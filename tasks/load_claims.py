@@ -21,7 +21,7 @@ import multiprocessing
 import os
 import time
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -282,25 +282,32 @@ def _stored_body(run_dir: Path, lineno: int, page: StagedPage) -> bytes | None:
     return stored.zlib_bytes
 
 
-def page_row_batches(staged: StagingRun, page_ids: set[str], *, batch_size: int = PAGE_BATCH) -> Iterator[list[dict[str, Any]]]:
-    """``raw_pages`` rows, ``batch_size`` at a time; adds every page id to ``page_ids``.
+def page_row_batches(
+    staged: StagingRun, page_ids: set[str], known: Callable[[list[str]], set[str]], *, batch_size: int = PAGE_BATCH
+) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """``(pages read, raw_pages rows of the pages not stored yet)``, ``batch_size`` pages at a time.
 
-    Bodies are read, checked and re-wrapped by a thread pool, a batch at a time, so memory holds
-    one batch of bodies whatever the run's size.
+    Adds every page id to ``page_ids``. ``known`` says which ids are stored already: a page id
+    is a hash of the URL and the body, so a stored page's body is not read again (a re-crawl of
+    unchanged sites reads no body). The others are read, checked and re-wrapped by a thread
+    pool, a batch at a time, so memory holds one batch of bodies whatever the run's size.
     """
     with ThreadPoolExecutor(max_workers=BODY_THREADS) as pool:
         for chunk in _chunks(staged.pages(), batch_size):
-            bodies = pool.map(lambda item: _stored_body(staged.run_dir, *item), chunk)
-            rows = []
-            for (_, page), body in zip(chunk, bodies):
-                page_ids.add(page.page_id)
-                rows.append({
+            page_ids.update(page.page_id for _, page in chunk)
+            stored = known([page.page_id for _, page in chunk])
+            fresh = [(lineno, page) for lineno, page in chunk if page.page_id not in stored]
+            bodies = pool.map(lambda item: _stored_body(staged.run_dir, *item), fresh)
+            rows = [
+                {
                     "page_id": page.page_id, "url": page.url, "source_id": page.source_id, "run_id": page.run_id,
                     "fetched_at": _utc_naive(page.fetched_at), "http_status": page.http_status,
                     "content_hash": page.content_hash, "html_zlib": body,
                     "parse_status": page.parse_status, "parse_error": page.parse_error,
-                })
-            yield rows
+                }
+                for (_, page), body in zip(fresh, bodies)
+            ]
+            yield len(chunk), rows
 
 
 _T = TypeVar("_T")
@@ -479,11 +486,10 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
         # Page bodies are most of a run's bytes, and DuckDB keeps a transaction's rows in memory
         # until it commits: each batch of pages commits on its own, and a load that fails takes
         # back the pages it added. Pages are keyed by URL and content, so nothing else changes.
-        for pages in page_row_batches(staged, page_ids):
+        for read, pages in page_row_batches(staged, page_ids, lambda ids: claims_db.known_page_ids(wh, ids)):
             with wh.transaction():
-                new = claims_db.insert_raw_pages(wh, pages)
-            added_pages += new
-            report.pages += len(pages)
+                added_pages += claims_db.insert_raw_pages(wh, pages)
+            report.pages += read
         report.new_pages = len(added_pages)
         with wh.transaction():
             index_current = near_duplicates.is_current(wh, veracity, **dedup)

@@ -169,6 +169,15 @@ def insert_raw_pages(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> list[s
     return new
 
 
+def known_page_ids(wh: Warehouse, page_ids: Sequence[str]) -> set[str]:
+    """Which of ``page_ids`` are stored already (their bodies need not be read again)."""
+    wh.con.register("__ids", pa.table({"page_id": pa.array(list(page_ids), pa.string())}))
+    try:
+        return {r[0] for r in wh.con.execute("SELECT page_id FROM raw_pages WHERE page_id IN (SELECT page_id FROM __ids)").fetchall()}
+    finally:
+        wh.con.unregister("__ids")
+
+
 def delete_pages(wh: Warehouse, page_ids: Sequence[str]) -> None:
     """Remove pages by id (a load that failed takes back the pages it had added)."""
     wh.con.register("__ids", pa.table({"page_id": pa.array(list(page_ids), pa.string())}))
