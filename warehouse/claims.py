@@ -158,33 +158,25 @@ def insert_raw_pages(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> list[s
     batch = pa.Table.from_pylist([dict(r) for r in rows], schema=_PAGES_SCHEMA)
     if batch.num_rows == 0:
         return []
-    wh.con.register("__pages", batch)
-    try:
-        new = [r[0] for r in wh.con.execute(_NEW_PAGE_IDS).fetchall()]
-        wh.con.execute(_INSERT_NEW_PAGES)
-    except duckdb.Error as exc:
-        raise WarehouseError(f"cannot write {batch.num_rows} row(s) to 'raw_pages': {exc}") from exc
-    finally:
-        wh.con.unregister("__pages")
+    with wh.registered(__pages=batch):
+        try:
+            new = [r[0] for r in wh.con.execute(_NEW_PAGE_IDS).fetchall()]
+            wh.con.execute(_INSERT_NEW_PAGES)
+        except duckdb.Error as exc:
+            raise WarehouseError(f"cannot write {batch.num_rows} row(s) to 'raw_pages': {exc}") from exc
     return new
 
 
 def known_page_ids(wh: Warehouse, page_ids: Sequence[str]) -> set[str]:
     """Which of ``page_ids`` are stored already (their bodies need not be read again)."""
-    wh.con.register("__ids", pa.table({"page_id": pa.array(list(page_ids), pa.string())}))
-    try:
+    with wh.registered(__ids=pa.table({"page_id": pa.array(list(page_ids), pa.string())})):
         return {r[0] for r in wh.con.execute("SELECT page_id FROM raw_pages WHERE page_id IN (SELECT page_id FROM __ids)").fetchall()}
-    finally:
-        wh.con.unregister("__ids")
 
 
 def delete_pages(wh: Warehouse, page_ids: Sequence[str]) -> None:
     """Remove pages by id (a load that failed takes back the pages it had added)."""
-    wh.con.register("__ids", pa.table({"page_id": pa.array(list(page_ids), pa.string())}))
-    try:
+    with wh.registered(__ids=pa.table({"page_id": pa.array(list(page_ids), pa.string())})):
         wh.con.execute("DELETE FROM raw_pages WHERE page_id IN (SELECT page_id FROM __ids)")
-    finally:
-        wh.con.unregister("__ids")
 
 
 def _insert_batch(wh: Warehouse, table: str, sql: str, name: str, batch: pa.Table) -> int:

@@ -96,6 +96,18 @@ class Warehouse:
         else:
             self.con.execute("COMMIT")
 
+    @contextmanager
+    def registered(self, **tables: pa.Table) -> Iterator[None]:
+        """Arrow tables visible to SQL under the given names for the duration of a ``with``."""
+        for name, table in tables.items():
+            self.con.register(name, table)
+        try:
+            yield
+        finally:
+            for name in tables:
+                with suppress(duckdb.TransactionException):  # an aborted transaction drops it anyway
+                    self.con.unregister(name)
+
     # -- reading ---------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run a statement and return its rows as dictionaries."""

@@ -90,7 +90,7 @@ def all_texts(wh: Warehouse, veracity: str) -> tuple[list[str], np.ndarray]:
 
 def new_texts(wh: Warehouse, veracity: str, new_claim_ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
     """The distinct texts of ``new_claim_ids`` that the index does not hold yet, and their keys."""
-    with _registered(wh, __new=pa.table({"claim_id": pa.array(list(new_claim_ids), pa.string())})):
+    with wh.registered(__new=pa.table({"claim_id": pa.array(list(new_claim_ids), pa.string())})):
         table = wh.con.execute(_NEW_TEXTS, [veracity, veracity]).fetch_arrow_table()
     return table.column("normalized_text").to_pylist(), table.column("text_key").to_numpy()
 
@@ -100,7 +100,7 @@ def rebuild(wh: Warehouse, veracity: str, df: pa.Table, prefixes: pa.Table, *, t
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     wh.con.execute("DELETE FROM near_duplicate_shingle_df WHERE veracity = ?", [veracity])
     wh.con.execute("DELETE FROM near_duplicate_prefixes WHERE veracity = ?", [veracity])
-    with _registered(wh, __df=df, __prefixes=prefixes):
+    with wh.registered(__df=df, __prefixes=prefixes):
         wh.con.execute("INSERT INTO near_duplicate_shingle_df SELECT ?, shingle, df FROM __df", [veracity])
         wh.con.execute("INSERT INTO near_duplicate_prefixes SELECT ?, shingle, text_key FROM __prefixes", [veracity])
     wh.con.execute(_UPSERT_STATE, [veracity, threshold, shingle_size, fingerprint(wh, veracity), now, now])
@@ -109,20 +109,20 @@ def rebuild(wh: Warehouse, veracity: str, df: pa.Table, prefixes: pa.Table, *, t
 def frozen_df(wh: Warehouse, veracity: str, shingles: np.ndarray) -> np.ndarray:
     """The frozen document frequency of each shingle (0 for one unseen when the index was built)."""
     probe = pa.table({"i": pa.array(np.arange(shingles.size)), "shingle": pa.array(shingles, pa.uint64())})
-    with _registered(wh, __probe=probe):
+    with wh.registered(__probe=probe):
         return wh.con.execute(_DF_OF, [veracity]).fetch_arrow_table().column("df").to_numpy()
 
 
 def candidate_keys(wh: Warehouse, veracity: str, prefix_shingles: np.ndarray) -> np.ndarray:
     """Keys of the stored texts whose prefix shares a shingle with ``prefix_shingles``."""
     probe = pa.table({"shingle": pa.array(np.unique(prefix_shingles), pa.uint64())})
-    with _registered(wh, __probe=probe):
+    with wh.registered(__probe=probe):
         return wh.con.execute(_CANDIDATE_KEYS, [veracity]).fetch_arrow_table().column("text_key").to_numpy()
 
 
 def add_prefixes(wh: Warehouse, veracity: str, prefixes: pa.Table) -> None:
     """Add new texts' prefixes and record that the index now matches the stored claims."""
-    with _registered(wh, __prefixes=prefixes):
+    with wh.registered(__prefixes=prefixes):
         wh.con.execute("INSERT INTO near_duplicate_prefixes SELECT ?, shingle, text_key FROM __prefixes", [veracity])
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     wh.con.execute(_TOUCH_STATE, [fingerprint(wh, veracity), now, veracity])
@@ -133,7 +133,7 @@ def affected_claims(wh: Warehouse, veracity: str, text_keys: np.ndarray, new_cla
     of ``text_keys`` or a new claim's, and every claim sharing a cluster with any of them."""
     keys = pa.table({"text_key": pa.array(np.asarray(text_keys, dtype=np.uint64), pa.uint64())})
     new = pa.table({"claim_id": pa.array(list(new_claim_ids), pa.string())})
-    with _registered(wh, __keys=keys, __new=new):
+    with wh.registered(__keys=keys, __new=new):
         rows = wh.con.execute(_AFFECTED_CLAIMS, [veracity, veracity]).fetchall()
     return [r[0] for r in rows], [r[1] for r in rows]
 
@@ -143,7 +143,7 @@ def replace_cluster_rows(wh: Warehouse, claim_ids: Sequence[str], rows: Sequence
     ids = pa.table({"claim_id": pa.array(list(claim_ids), pa.string())})
     new = pa.Table.from_pylist(list(rows), schema=pa.schema([
         ("claim_id", pa.string()), ("cluster_id", pa.string()), ("similarity", pa.float64()), ("method", pa.string())]))
-    with _registered(wh, __ids=ids, __rows=new):
+    with wh.registered(__ids=ids, __rows=new):
         changed = int(wh.scalar(
             "SELECT count(*) FROM __rows n LEFT JOIN claim_clusters c USING (claim_id) "
             "WHERE c.claim_id IS NULL OR c.cluster_id <> n.cluster_id OR c.similarity IS DISTINCT FROM n.similarity "
@@ -159,18 +159,3 @@ def clustered_claims(wh: Warehouse, veracity: str) -> int:
     """How many claims of ``veracity`` are in a duplicate cluster."""
     return int(wh.scalar(
         "SELECT count(*) FROM claim_clusters JOIN claims USING (claim_id) WHERE claims.veracity = ?", [veracity]))
-
-
-class _registered:
-    """Arrow tables visible to SQL under the given names for the duration of a ``with``."""
-
-    def __init__(self, wh: Warehouse, **tables: pa.Table) -> None:
-        self.con, self.tables = wh.con, tables
-
-    def __enter__(self) -> None:
-        for name, table in self.tables.items():
-            self.con.register(name, table)
-
-    def __exit__(self, *exc: object) -> None:
-        for name in self.tables:
-            self.con.unregister(name)
