@@ -31,6 +31,14 @@ def _is_lock_error(exc: duckdb.Error) -> bool:
     return "lock" in str(exc).lower()
 
 
+def _newer_storage_hint(exc: duckdb.Error) -> str:
+    if "newer version of DuckDB" not in str(exc):
+        return ""
+    return (f"\nThe project pins DuckDB {duckdb.__version__} (its CLI and extensions match it). Move the data over with "
+            "the DuckDB that wrote the file: EXPORT DATABASE 'export_dir' (FORMAT parquet); then "
+            "`.venv/bin/duckdb <new file> -c \"IMPORT DATABASE 'export_dir'\"`.")
+
+
 class Warehouse:
     """A DuckDB connection to the warehouse file with the project's write discipline.
 
@@ -56,7 +64,7 @@ class Warehouse:
                 break
             except duckdb.IOException as exc:
                 if not _is_lock_error(exc):
-                    raise WarehouseError(f"cannot open warehouse {self.path}: {exc}") from exc
+                    raise WarehouseError(f"cannot open warehouse {self.path}: {exc}{_newer_storage_hint(exc)}") from exc
                 if time.monotonic() >= deadline:
                     raise WarehouseBusyError(
                         f"warehouse {self.path} is locked by another process (only one writer at a "
