@@ -121,7 +121,8 @@ def store_claim_search(warehouse_path: Path, claim: dict[str, Any], queries: lis
     claim_id = claim["claim_id"]
     search_settings = load_settings().search  # read here: settings hold keys, parameters are recorded
     num = search_settings.results_per_query
-    with open_warehouse(warehouse_path) as wh:
+    # one claim of many: readers' copy is published by the stage's later writers, not per claim
+    with open_warehouse(warehouse_path, publish=False) as wh:
         by_key = {q.cache_key: q for q in queries}
         with wh.transaction():
             for key, results in search.results.items():
