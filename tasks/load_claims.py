@@ -17,12 +17,10 @@ row; a claim seen again keeps its ``first_seen`` and gets a later ``last_seen``.
 from __future__ import annotations
 
 import json
-import multiprocessing
-import os
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -52,9 +50,6 @@ CLAIMS_FILE = "claims.jsonl"
 PAGE_BATCH = 1000
 CLAIM_BATCH = 5000
 BODY_THREADS = 2
-#: Runs of this many claims or more are preprocessed by a pool of up to this many processes.
-PARALLEL_FROM_CLAIMS = 20_000
-MAX_PREPARE_PROCESSES = 4
 
 #: The crawled sites: name, country, kind and the veracity of every claim they publish.
 SITES: dict[str, tuple[str, str | None, str, Literal["false", "true"]]] = {
@@ -399,42 +394,10 @@ def _prepare(staged: StagingRun, page_ids: set[str], patterns: DebunkPatterns, l
     return rows
 
 
-_worker: tuple[StagingRun, set[str], DebunkPatterns] | None = None
-
-
-def _init_worker(staged: StagingRun, page_ids: set[str], patterns: DebunkPatterns) -> None:
-    global _worker
-    _worker = (staged, page_ids, patterns)
-
-
-def _prepare_in_worker(lines: list[tuple[int, str]]) -> list[dict[str, Any]]:
-    assert _worker is not None
-    return _prepare(*_worker, lines)
-
-
 def prepared_claims(staged: StagingRun, page_ids: set[str], patterns: DebunkPatterns) -> Iterator[list[dict[str, Any]]]:
-    """The run's ``claims`` rows, ``CLAIM_BATCH`` at a time and in file order.
-
-    Checking and preprocessing is pure Python, a few milliseconds a claim: a large run is spread
-    over a pool of processes (spawned, so no lock of this process is inherited), holding at most
-    two batches per process in flight. A bad line raises :class:`StagingError` as in one process.
-    """
-    chunks = _chunks(_lines(staged.run_dir / CLAIMS_FILE), CLAIM_BATCH)
-    workers = min(os.cpu_count() or 1, MAX_PREPARE_PROCESSES)
-    if workers < 2 or staged.run.items < PARALLEL_FROM_CLAIMS:
-        for lines in chunks:
-            yield _prepare(staged, page_ids, patterns, lines)
-        return
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                             initargs=(staged, page_ids, patterns)) as pool:
-        pending: deque = deque()
-        for lines in chunks:
-            pending.append(pool.submit(_prepare_in_worker, lines))
-            if len(pending) >= 2 * workers:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+    """The run's checked, preprocessed ``claims`` rows, ``CLAIM_BATCH`` at a time and in file order."""
+    for lines in _chunks(_lines(staged.run_dir / CLAIMS_FILE), CLAIM_BATCH):
+        yield _prepare(staged, page_ids, patterns, lines)
 
 
 def source_rows(settings: Settings) -> list[dict[str, Any]]:
