@@ -72,10 +72,14 @@ class Warehouse:
                     ) from exc
                 time.sleep(0.2)
         self._columns: dict[str, list[str]] = {}
+        self._closed = False
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:
         """Close the connection; a writer first publishes its read-only copy for the readers."""
+        if self._closed:
+            return
+        self._closed = True
         try:
             if self.publish:
                 from warehouse.publish import publish
