@@ -416,11 +416,12 @@ def patterns_from(settings: Settings) -> DebunkPatterns:
 
 
 def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = None) -> LoadReport:
-    """Ingest one staging run directory in one transaction and report what changed.
+    """Ingest one staging run directory and report what changed; all of it is stored, or none.
 
-    Pages, then claims, stream through in batches (bounded memory whatever the run's size), all
-    inside one transaction: a bad line or body anywhere rolls everything back, so a bad file
-    leaves the warehouse exactly as it was.
+    Pages, then claims, stream through in batches (bounded memory whatever the run's size). Page
+    batches commit as they go; claims, clusters and the run's row commit in one transaction. A bad
+    line or body anywhere rolls that transaction back and deletes the pages this load added, so a
+    bad file leaves the warehouse as it was.
     """
     started = time.perf_counter()
     s = settings or load_settings()
