@@ -43,10 +43,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from arastance.base.ids import content_hash, stable_id  # noqa: E402
 from arastance.config import load_settings  # noqa: E402
 from tasks.dedup import cluster_claims  # noqa: E402
+from warehouse import open_warehouse  # noqa: E402
 from warehouse.claims import cluster_input  # noqa: E402
-from warehouse import content_hash, open_warehouse, stable_id  # noqa: E402
 
 LETTERS = list("ابتثجحخدذرزسشصضطظعغفقكلمنهوي")
 FRAMINGS = [
@@ -149,7 +150,7 @@ def generate_run(run_dir: Path, n: int, rng: np.random.Generator, *, fetched_at:
 _LOAD_CHILD = """
 import json, resource, sys, time
 from arastance.config import load_settings
-from tasks.load_claims import load_crawl_run
+from tasks.claim_load.load import load_crawl_run
 from warehouse import open_warehouse
 warehouse, run_dir = sys.argv[1:3]
 wall, cpu = time.perf_counter(), time.process_time()

@@ -35,7 +35,7 @@ CHUNK = 100_000
 def store_claims(wh, statements: list[str], start: int) -> None:
     """Write claims straight into ``claims`` (the loader's preprocessing is another benchmark's)."""
     from warehouse import claims as claims_db
-    from warehouse import content_hash
+    from arastance.base.ids import content_hash
 
     seen = datetime(2018, 3, 10, 12)
     for lo in range(0, len(statements), CHUNK):

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_retrieval import synthetic_corpus  # noqa: E402
-from tasks.arabic import tokenize  # noqa: E402
+from arastance.base.arabic import tokenize  # noqa: E402
 from tasks.search.base import DateWindow  # noqa: E402
 from tasks.search.local import LocalIndex  # noqa: E402
 from warehouse.extensions import load_extension  # noqa: E402

@@ -13,7 +13,8 @@ own members, so clustering exactly those claims gives the rows the full re-clust
 The index is trusted only while it matches: a fingerprint of every claim deduplication reads
 (ids, texts, dates, which claims are excluded) and the settings are stored with it, and any
 change made elsewhere (an override, a re-crawl that edits a claim) sends the next load back to
-a full re-cluster, which rebuilds the index.
+a full re-cluster, which rebuilds the index. Which of the two a load takes is decided in
+:func:`tasks.claim_load.clusters.refresh_clusters`.
 """
 
 from __future__ import annotations
@@ -28,9 +29,6 @@ from warehouse import claims as claims_db
 from warehouse import near_duplicates as index_db
 
 log = get_logger(__name__)
-
-#: Above this share of new texts a full re-cluster is cheaper than the lookups.
-INCREMENTAL_MAX_SHARE = 0.25
 
 
 def _distinct_shingles(texts: list[str], shingle_size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -97,17 +95,3 @@ def add_claims(wh: Warehouse, veracity: str, new_claim_ids: list[str], *, thresh
     })
     return index_db.clustered_claims(wh, veracity), changed
 
-
-def refresh_clusters(
-    wh: Warehouse, veracity: str, *, new_claim_ids: list[str], changed_claims: int, index_current: bool,
-    threshold: float, shingle_size: int,
-) -> tuple[int, int]:
-    """Bring ``claim_clusters`` of ``veracity`` up to date after a load wrote its claims.
-
-    Incremental when the index was current before the load, no stored claim changed and the new
-    texts are a small share; otherwise a full re-cluster that rebuilds the index.
-    """
-    stored = int(wh.scalar("SELECT count(*) FROM claims WHERE veracity = ?", [veracity]))
-    if index_current and changed_claims == 0 and len(new_claim_ids) <= INCREMENTAL_MAX_SHARE * stored:
-        return add_claims(wh, veracity, new_claim_ids, threshold=threshold, shingle_size=shingle_size)
-    return rebuild_clusters(wh, veracity, threshold=threshold, shingle_size=shingle_size)

@@ -12,7 +12,8 @@ from helpers_crawl_load import StagedPost, write_run
 import tasks.dedup_index as dedup_index
 from arastance.config import load_settings
 from tasks.dedup import cluster_claims
-from tasks.load_claims import load_crawl_run, set_claim_override
+from tasks.claim_load.load import load_crawl_run
+from tasks.claim_load.overrides import set_claim_override
 from warehouse import Warehouse
 from warehouse import claims as claims_db
 

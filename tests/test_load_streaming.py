@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from helpers_crawl_load import StagedPost, read_jsonl, write_jsonl, write_run
 
-from tasks.load_claims import StagingError, load_crawl_run
+from arastance.base.staging import StagingError
+from tasks.claim_load.load import load_crawl_run
 from tasks.page_bodies import BodyError, gzip_to_zlib
 from warehouse import open_warehouse
 

@@ -6,17 +6,14 @@ read-only copy with :func:`open_published`, which no writer ever locks.
 """
 
 from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, open_warehouse
-from warehouse.ids import content_hash, stable_id
 from warehouse.publish import open_published, publish, published_path
 
 __all__ = [
     "Warehouse",
     "WarehouseBusyError",
     "WarehouseError",
-    "content_hash",
     "open_published",
     "open_warehouse",
     "publish",
     "published_path",
-    "stable_id",
 ]
