@@ -54,7 +54,8 @@ def store_claim_search(warehouse_path: Path, claim: dict[str, Any], queries: lis
                        backend: str) -> dict[str, Any]:
     """Cache what came back; for a claim with every query answered, store hits and decisions."""
     search_settings = load_settings().search  # read here: settings hold keys, parameters are recorded
-    with open_warehouse(warehouse_path) as wh:
+    # one claim of many: readers' copy is published by the stage's later writers, not per claim
+    with open_warehouse(warehouse_path, publish=False) as wh:
         return retrieval.store_claim_search(wh, search_settings, claim, queries, search, backend)
 
 

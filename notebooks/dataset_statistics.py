@@ -24,12 +24,12 @@ import pandas as pd
 
 from arastance.config import load_settings
 from tasks.stance.labels import FOUR_WAY
-from warehouse import open_warehouse
+from warehouse import open_published
 from warehouse.stats import left_out_claims, paper_table3, paper_table4, source_stats, split_label_counts
 
 LABELS = list(FOUR_WAY)
 settings = load_settings()
-with open_warehouse(settings.warehouse, read_only=True) as wh:
+with open_published(settings.warehouse) as wh:
     per_source = pd.DataFrame(source_stats(wh))
     per_split = pd.DataFrame(split_label_counts(wh))
     left_out = pd.DataFrame(left_out_claims(wh))

@@ -34,14 +34,14 @@ from tasks.stance.datasets import DatasetError, load_split
 from tasks.stance.labels import LABELS
 from tasks.stance.metrics import evaluate, plot_confusion, results_table
 from tasks.stance.model import load_model
-from warehouse import open_warehouse
+from warehouse import open_published
 from warehouse.model_runs import evaluations, model_runs
 
 EXAMPLES_PER_CLASS = 3  # misclassified pairs shown per gold class
 CLAIM_CHARS, ARTICLE_CHARS = 120, 200  # Arabic text is truncated to keep the tables readable
 
 settings = load_settings()
-with open_warehouse(settings.warehouse, read_only=True) as wh:
+with open_published(settings.warehouse) as wh:
     runs = pd.DataFrame(model_runs(wh))
     stored = pd.DataFrame(evaluations(wh))
 print(f"warehouse: {settings.warehouse}; {len(runs)} model run(s), {len(stored)} stored metric(s)")

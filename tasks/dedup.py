@@ -47,16 +47,16 @@ class ClusterMember:
     method: ClusterMethod
 
 
-def shingle_matrix(texts: Sequence[str], shingle_size: int) -> sp.csr_matrix:
-    """Binary document x character-shingle matrix of the (already normalised) texts.
+def shingle_hashes(texts: Sequence[str], shingle_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(rows, hashes)``: the 64-bit hash of every character shingle of every (normalised) text.
 
     Vectorised over all texts at once: the code points of every text are laid end to end, each
-    window of ``shingle_size`` code points gets a 64-bit polynomial hash, windows that cross a
-    text boundary are dropped, and the distinct hashes become the columns. A text shorter than
-    one shingle is a single shingle of its own.
+    window of ``shingle_size`` code points gets a 64-bit polynomial hash, and windows that cross
+    a text boundary are dropped. A text shorter than one shingle is a single shingle of its own.
+    A text's hashes may repeat; as a set they are the text's shingles.
     """
     if not texts:
-        return sp.csr_matrix((0, 1), dtype=np.float32)
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint64)
     padded = [t if len(t) >= shingle_size else t.ljust(shingle_size, "\x00") for t in texts]
     lengths = np.fromiter((len(t) for t in padded), dtype=np.int64, count=len(padded))
     codes = np.frombuffer("".join(padded).encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
@@ -69,10 +69,17 @@ def shingle_matrix(texts: Sequence[str], shingle_size: int) -> sp.csr_matrix:
     per_text = np.maximum(lengths - shingle_size + 1, 0)
     rows = np.repeat(np.arange(len(padded), dtype=np.int64), per_text)
     window = np.arange(per_text.sum(), dtype=np.int64) - np.repeat(np.cumsum(per_text) - per_text, per_text)
-    columns_hash = hashes[np.repeat(starts, per_text) + window]
+    return rows, hashes[np.repeat(starts, per_text) + window]
+
+
+def shingle_matrix(texts: Sequence[str], shingle_size: int) -> sp.csr_matrix:
+    """Binary document x character-shingle matrix of the (already normalised) texts; columns are the distinct shingles."""
+    if not texts:
+        return sp.csr_matrix((0, 1), dtype=np.float32)
+    rows, columns_hash = shingle_hashes(texts, shingle_size)
     vocabulary, columns = np.unique(columns_hash, return_inverse=True)
     matrix = sp.csr_matrix(
-        (np.ones(columns.size, dtype=np.float32), (rows, columns.ravel())), shape=(len(padded), max(vocabulary.size, 1))
+        (np.ones(columns.size, dtype=np.float32), (rows, columns.ravel())), shape=(len(texts), max(vocabulary.size, 1))
     )
     matrix.sum_duplicates()
     matrix.data[:] = 1.0

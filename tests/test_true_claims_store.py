@@ -114,8 +114,8 @@ def test_retrieval_view_has_active_false_claims_and_chosen_true_claims_only(ware
     _run(warehouse, SelectionSettings())
     rows = {r["claim_id"]: r for r in warehouse.query("SELECT * FROM v_retrieval_claims")}
     assert set(rows) == {"f-flood", "f-fuel", "f-old", "r-flood", "r-flood2", "r-fuel"}
-    assert rows["f-flood"]["text"] == f"{FLOOD} بحسب ناشطين"          # the override wins
-    assert rows["r-fuel"] == {"claim_id": "r-fuel", "veracity": "true", "text": f"{FUEL} رسميا",
+    assert rows["f-flood"]["claim_text"] == f"{FLOOD} بحسب ناشطين"          # the override wins
+    assert rows["r-fuel"] == {"claim_id": "r-fuel", "veracity": "true", "claim_text": f"{FUEL} رسميا",
                               "published_date": date(2017, 8, 1), "source_id": "reuters"}
 
     # a chosen headline excluded later by a reviewer leaves retrieval, its provenance stays

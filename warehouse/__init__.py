@@ -1,14 +1,19 @@
 """The DuckDB claim warehouse: schema migrations, SQL and a small typed access layer.
 
 Only load tasks write here (a single writer); spiders and fetchers write JSON Lines staging
-files instead. Open it with :func:`open_warehouse`.
+files instead. Writers open it with :func:`open_warehouse`; readers open the published
+read-only copy with :func:`open_published`, which no writer ever locks.
 """
 
 from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, open_warehouse
+from warehouse.publish import open_published, publish, published_path
 
 __all__ = [
     "Warehouse",
     "WarehouseBusyError",
     "WarehouseError",
+    "open_published",
     "open_warehouse",
+    "publish",
+    "published_path",
 ]

@@ -76,6 +76,8 @@ SELECT page_id, url, source_id, run_id, fetched_at, http_status, content_hash, h
 FROM __pages WHERE page_id NOT IN (SELECT page_id FROM raw_pages)
 """
 
+_NEW_PAGE_IDS = "SELECT DISTINCT page_id FROM __pages WHERE page_id NOT IN (SELECT page_id FROM raw_pages)"
+
 _OVERRIDES_FOR = (
     "SELECT o.claim_id, o.cleaned_text FROM claim_overrides o "
     "WHERE o.claim_id IN (SELECT claim_id FROM __ids)"
@@ -83,10 +85,9 @@ _OVERRIDES_FOR = (
 
 # Batch rows that would change what deduplication sees (new claims, or a new text/status/date).
 _CLUSTER_INPUT_CHANGES = """
-SELECT b.veracity, count(*) AS changes FROM __claims b LEFT JOIN claims c USING (claim_id)
+SELECT b.claim_id, b.veracity, c.claim_id IS NULL AS is_new FROM __claims b LEFT JOIN claims c USING (claim_id)
 WHERE c.claim_id IS NULL OR c.normalized_text IS DISTINCT FROM b.normalized_text
    OR c.status IS DISTINCT FROM b.status OR c.published_date IS DISTINCT FROM b.published_date
-GROUP BY b.veracity
 """
 
 _CLUSTER_INPUT = """
@@ -106,7 +107,7 @@ WHERE claim_id IN (SELECT claim_id FROM claims WHERE veracity = ?)
 """
 
 _REVIEW_QUEUE = """
-SELECT claim_id, source_id, reason, raw_text, cleaned_text, url, published_date
+SELECT claim_id, source_id, status_reason AS reason, raw_text, cleaned_text, url, published_date
 FROM v_claim_review_queue
 WHERE (? IS NULL OR source_id = ?)
 ORDER BY first_seen, claim_id
@@ -147,13 +148,35 @@ def insert_crawl_run(wh: Warehouse, row: Mapping[str, Any]) -> int:
     return wh.insert_rows("crawl_runs", [row], on_conflict="ignore")
 
 
-def insert_raw_pages(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> int:
-    """Store fetched pages; a page with the same URL and content is stored once.
+def insert_raw_pages(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Store fetched pages and return the ids of those that were new; a page with the same URL and
+    content is stored once.
 
     Known pages are filtered out by an anti-join first: DuckDB's per-row conflict handling is
     far slower than a join when a re-crawl brings back every page.
     """
-    return _insert_batch(wh, "raw_pages", _INSERT_NEW_PAGES, "__pages", pa.Table.from_pylist([dict(r) for r in rows], schema=_PAGES_SCHEMA))
+    batch = pa.Table.from_pylist([dict(r) for r in rows], schema=_PAGES_SCHEMA)
+    if batch.num_rows == 0:
+        return []
+    with wh.registered(__pages=batch):
+        try:
+            new = [r[0] for r in wh.con.execute(_NEW_PAGE_IDS).fetchall()]
+            wh.con.execute(_INSERT_NEW_PAGES)
+        except duckdb.Error as exc:
+            raise WarehouseError(f"cannot write {batch.num_rows} row(s) to 'raw_pages': {exc}") from exc
+    return new
+
+
+def known_page_ids(wh: Warehouse, page_ids: Sequence[str]) -> set[str]:
+    """Which of ``page_ids`` are stored already (their bodies need not be read again)."""
+    with wh.registered(__ids=pa.table({"page_id": pa.array(list(page_ids), pa.string())})):
+        return {r[0] for r in wh.con.execute("SELECT page_id FROM raw_pages WHERE page_id IN (SELECT page_id FROM __ids)").fetchall()}
+
+
+def delete_pages(wh: Warehouse, page_ids: Sequence[str]) -> None:
+    """Remove pages by id (a load that failed takes back the pages it had added)."""
+    with wh.registered(__ids=pa.table({"page_id": pa.array(list(page_ids), pa.string())})):
+        wh.con.execute("DELETE FROM raw_pages WHERE page_id IN (SELECT page_id FROM __ids)")
 
 
 def _insert_batch(wh: Warehouse, table: str, sql: str, name: str, batch: pa.Table) -> int:
@@ -201,17 +224,17 @@ def claims_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
     return pa.Table.from_pylist([{c: r[c] for c in CLAIM_COLUMNS} for r in rows], schema=_CLAIMS_SCHEMA)
 
 
-def cluster_input_changes(wh: Warehouse, batch: pa.Table) -> dict[str, int]:
-    """Per veracity, how many batch rows (not yet written) are new or change a text, status or date.
+def cluster_input_changes(wh: Warehouse, batch: pa.Table) -> list[tuple[str, str, bool]]:
+    """``(claim_id, veracity, is_new)`` of the batch rows (not yet written) that are new or change a
+    text, status or date: what deduplication must look at again.
 
-    A veracity absent from the result cannot have new clusters: a re-crawl of unchanged sites
-    skips deduplication.
+    A re-crawl of unchanged sites has none, and skips deduplication.
     """
     if batch.num_rows == 0:
-        return {}
+        return []
     wh.con.register("__claims", batch)
     try:
-        return {r["veracity"]: int(r["changes"]) for r in wh.query(_CLUSTER_INPUT_CHANGES)}
+        return [(r[0], r[1], bool(r[2])) for r in wh.con.execute(_CLUSTER_INPUT_CHANGES).fetchall()]
     finally:
         wh.con.unregister("__claims")
 

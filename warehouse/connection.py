@@ -31,17 +31,29 @@ def _is_lock_error(exc: duckdb.Error) -> bool:
     return "lock" in str(exc).lower()
 
 
+def _newer_storage_hint(exc: duckdb.Error) -> str:
+    if "newer version of DuckDB" not in str(exc):
+        return ""
+    return (f"\nThe project pins DuckDB {duckdb.__version__} (its CLI and extensions match it). Move the data over with "
+            "the DuckDB that wrote the file: EXPORT DATABASE 'export_dir' (FORMAT parquet); then "
+            "`.venv/bin/duckdb <new file> -c \"IMPORT DATABASE 'export_dir'\"`.")
+
+
 class Warehouse:
     """A DuckDB connection to the warehouse file with the project's write discipline.
 
     A second writer in another process waits up to ``wait_s`` seconds for the lock held by the
     first, then fails with :class:`WarehouseBusyError`; DuckDB's own file lock guarantees the
-    file is never written by two processes at once.
+    file is never written by two processes at once. Closing a writing connection publishes the
+    read-only copy that readers open (:mod:`warehouse.publish`), unless ``publish`` is false.
     """
 
-    def __init__(self, path: str | Path, *, read_only: bool = False, wait_s: float = 30.0) -> None:
+    def __init__(
+        self, path: str | Path, *, read_only: bool = False, wait_s: float = 30.0, publish: bool = True
+    ) -> None:
         self.path = Path(path)
         self.read_only = read_only
+        self.publish = publish and not read_only
         if read_only and not self.path.exists():
             raise WarehouseError(f"warehouse {self.path} does not exist; run `arastance warehouse migrate`")
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -52,7 +64,7 @@ class Warehouse:
                 break
             except duckdb.IOException as exc:
                 if not _is_lock_error(exc):
-                    raise WarehouseError(f"cannot open warehouse {self.path}: {exc}") from exc
+                    raise WarehouseError(f"cannot open warehouse {self.path}: {exc}{_newer_storage_hint(exc)}") from exc
                 if time.monotonic() >= deadline:
                     raise WarehouseBusyError(
                         f"warehouse {self.path} is locked by another process (only one writer at a "
@@ -61,10 +73,21 @@ class Warehouse:
                 time.sleep(0.2)
         self._columns: dict[str, list[str]] = {}
         self._in_transaction = False
+        self._closed = False
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:
-        self.con.close()
+        """Close the connection; a writer first publishes its read-only copy for the readers."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self.publish:
+                from warehouse.publish import publish
+
+                publish(self)
+        finally:
+            self.con.close()
 
     def __enter__(self) -> "Warehouse":
         return self
@@ -97,6 +120,18 @@ class Warehouse:
             raise
         else:
             self.con.execute("COMMIT")
+
+    @contextmanager
+    def registered(self, **tables: pa.Table) -> Iterator[None]:
+        """Arrow tables visible to SQL under the given names for the duration of a ``with``."""
+        for name, table in tables.items():
+            self.con.register(name, table)
+        try:
+            yield
+        finally:
+            for name in tables:
+                with suppress(duckdb.TransactionException):  # an aborted transaction drops it anyway
+                    self.con.unregister(name)
 
     # -- reading ---------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -183,14 +218,22 @@ class Warehouse:
 
 
 def open_warehouse(
-    path: str | Path | None = None, *, read_only: bool = False, migrate: bool = True, wait_s: float = 30.0
+    path: str | Path | None = None,
+    *,
+    read_only: bool = False,
+    migrate: bool = True,
+    wait_s: float = 30.0,
+    publish: bool = True,
 ) -> Warehouse:
-    """Open the warehouse (the configured one by default) and bring its schema up to date."""
+    """Open the warehouse (the configured one by default) and bring its schema up to date.
+
+    A writer publishes the readers' copy when it closes, unless ``publish`` is false.
+    """
     if path is None:
         from arastance.config import load_settings
 
         path = load_settings().warehouse
-    wh = Warehouse(path, read_only=read_only, wait_s=wait_s)
+    wh = Warehouse(path, read_only=read_only, wait_s=wait_s, publish=publish)
     if migrate and not read_only:
         from warehouse.migrate import apply_migrations
 

@@ -27,8 +27,8 @@ ORDER BY c.claim_id
 """
 
 _DATASET_ROWS = """
-SELECT split, claim_id, source_id, veracity, claim, pair_id, article_id, article_url, article_title,
-       COALESCE(article, '') AS article, rank, stance
+SELECT split, claim_id, source_id, veracity, claim_text AS claim, pair_id, article_id, article_url, article_title,
+       COALESCE(article_text, '') AS article, rank, label AS stance
 FROM v_dataset_pairs
 {where}
 ORDER BY split, claim_id, rank NULLS LAST, article_id

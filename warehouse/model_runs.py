@@ -38,7 +38,7 @@ FROM model_runs ORDER BY started_at DESC
 
 _LATEST_MODEL = """
 SELECT artifact_path FROM model_runs
-WHERE status = 'succeeded' AND artifact_path IS NOT NULL AND config->>'dataset' = ?
+WHERE status = 'succeeded' AND artifact_path IS NOT NULL AND json_extract_string(config, '$.dataset') = ?
 ORDER BY started_at DESC LIMIT 1
 """
 

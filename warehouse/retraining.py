@@ -9,7 +9,7 @@ from warehouse.connection import Warehouse
 
 _LAST_TRAINING = """
 SELECT max(started_at) FROM model_runs
-WHERE status = 'succeeded' AND config->>'dataset' = 'warehouse'
+WHERE status = 'succeeded' AND json_extract_string(config, '$.dataset') = 'warehouse'
 """
 
 _GOLD_SINCE = "SELECT count(*) FROM gold_labels WHERE ? IS NULL OR decided_at > ?"

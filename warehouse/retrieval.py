@@ -17,7 +17,7 @@ import pyarrow as pa
 from warehouse.connection import Warehouse
 
 _PENDING_CLAIMS = """
-SELECT c.claim_id, c.veracity, c.text, c.published_date, c.source_id, r.status AS retrieval_status
+SELECT c.claim_id, c.veracity, c.claim_text AS text, c.published_date, c.source_id, r.status AS retrieval_status
 FROM v_retrieval_claims c
 LEFT JOIN claim_retrieval r USING (claim_id)
 WHERE ($include_done OR r.status IS NULL OR r.status <> 'done')

@@ -1,10 +1,14 @@
 """Load one crawl run's staging directory into the warehouse, all of it or nothing.
 
 A run directory (written by the spiders or by ``arastance reparse``) holds ``run.json``,
-``pages.jsonl`` (+ gzip'd bodies) and ``claims.jsonl``. Every line is validated before the
-warehouse is touched: a bad line stops the load with an error naming the file, the line and
-the field, and nothing is stored. Then, in ONE transaction: the sources, the raw pages (bodies
-zlib-compressed), the preprocessed claims, the duplicate clusters and the run's counts.
+``pages.jsonl`` (+ gzip'd bodies) and ``claims.jsonl``. Both stream through in batches, so
+memory stays bounded whatever the run's size. First the raw pages (bodies checked against their
+hash and stored zlib-wrapped), a batch per transaction; then, in ONE transaction, the sources,
+the preprocessed claims, the duplicate clusters and the run's counts. Every line is validated as
+it streams: a bad line stops the load with an error naming the file, the line and the field,
+the claims' transaction is rolled back and the pages this load added are taken out again, so
+nothing is stored (a process killed mid-load can leave pages behind: content-addressed, they
+change nothing and the next load of the run keeps them).
 
 Loading is idempotent: the same run loaded twice, or a re-crawl of unchanged sites, adds no
 row; a claim seen again keeps its ``first_seen`` and gets a later ``last_seen``.
@@ -23,12 +27,14 @@ from tqdm import tqdm
 
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
+from arastance.base.staging import CLAIMS_FILE, PAGES_FILE, SITES
 from tasks.claim_load.clusters import refresh_clusters
-from tasks.claim_load.rows import canonical_keys, claim_row, page_rows, patterns_from, source_rows, utc_naive
-from tasks.claim_load.staged import StagedRunFiles, read_staging_run
+from tasks.claim_load.rows import page_row_batches, patterns_from, prepared_claims, source_rows, utc_naive, with_override
+from tasks.claim_load.staged import StagedRunStream, count_lines, open_staging_run
 from tasks.stage_locks import stage_lock, warehouse_locks
 from warehouse import Warehouse
 from warehouse import claims as claims_db
+from warehouse import near_duplicates
 
 log = get_logger(__name__)
 
@@ -47,7 +53,7 @@ class LoadReport:
     new_claims: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
-    clustered_claims: int = 0  # claims in clusters of the veracities re-clustered by this load
+    clustered_claims: int = 0  # claims whose cluster rows this load recomputed
     new_cluster_rows: int = 0
     seconds: float = 0.0
 
@@ -64,10 +70,12 @@ class LoadReport:
 
 
 def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = None) -> LoadReport:
-    """Ingest one staging run directory in one transaction and report what changed.
+    """Ingest one staging run directory and report what changed; all of it is stored, or none.
 
-    Validation and preprocessing happen before the transaction opens, so a bad file leaves the
-    warehouse exactly as it was. Holds the warehouse's ``load`` stage lock throughout.
+    Pages, then claims, stream through in batches (bounded memory whatever the run's size). Page
+    batches commit as they go; claims, clusters and the run's row commit in one transaction. A bad
+    line or body anywhere rolls that transaction back and deletes the pages this load added, so a
+    bad file leaves the warehouse as it was. Holds the warehouse's ``load`` stage lock throughout.
     """
     with stage_lock(warehouse_locks(wh.path), "load"):
         return _load(wh, Path(run_dir), settings or load_settings())
@@ -75,59 +83,82 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
 
 def _load(wh: Warehouse, run_dir: Path, s: Settings) -> LoadReport:
     started = time.perf_counter()
-    staged = read_staging_run(run_dir)
+    staged = open_staging_run(run_dir)
     if claims_db.run_is_loaded(wh, staged.run.run_id):
         # A finished staging run never changes, so there is nothing to add; re-extraction of
         # stored pages makes a new run (``arastance reparse``).
         log.info("crawl run already loaded", extra={"run_id": staged.run.run_id})
         return LoadReport(
             run_id=staged.run.run_id, source_id=staged.run.source_id, run_dir=staged.run_dir, already_loaded=True,
-            pages=len(staged.pages), claims=len(staged.claims), seconds=time.perf_counter() - started,
+            pages=count_lines(staged.run_dir / PAGES_FILE), claims=count_lines(staged.run_dir / CLAIMS_FILE),
+            seconds=time.perf_counter() - started,
         )
     patterns = patterns_from(s)
-    pages = page_rows(staged)
-    keys = canonical_keys(staged)
-    overrides = claims_db.overrides_for(wh, [claim_id for claim_id, _ in keys])
-    rows: list[dict[str, Any]] = []
+    report = LoadReport(run_id=staged.run.run_id, source_id=staged.run.source_id, run_dir=staged.run_dir, already_loaded=False)
     seen: set[str] = set()
+    page_ids: set[str] = set()
+    statuses: Counter[str] = Counter()
     dropped: Counter[str] = Counter({k: v for k, v in staged.run.dropped.items() if v})
-    for (_, claim), (claim_id, canonical) in tqdm(
-        list(zip(staged.claims, keys)), desc=f"preprocess {staged.run.run_id}", unit="claim", disable=None
-    ):
-        if claim_id in seen:  # the same page reached under two spellings of its URL
-            dropped["duplicate_url"] += 1
-            continue
-        seen.add(claim_id)
-        row = claim_row(claim, claim_id, canonical, patterns=patterns, override=overrides.get(claim_id),
-                        noun_phrases=s.crawl.noun_phrase_claims)
-        if row["status"] == "excluded":
-            dropped[f"excluded:{row['status_reason']}"] += 1
-        rows.append(row)
-    statuses = Counter(r["status"] for r in rows)
-    report = LoadReport(
-        run_id=staged.run.run_id, source_id=staged.run.source_id, run_dir=staged.run_dir,
-        already_loaded=False,
-        pages=len(pages), claims=len(rows), statuses=dict(sorted(statuses.items())), dropped=dict(sorted(dropped.items())),
-    )
-    with wh.transaction():
-        claims_db.ensure_sources(wh, source_rows(s))
-        report.new_pages = claims_db.insert_raw_pages(wh, pages)
-        batch = claims_db.claims_table(rows)
-        changed = claims_db.cluster_input_changes(wh, batch)
-        report.new_claims = claims_db.upsert_claims(wh, batch)
-        for veracity in sorted(changed):
-            clustered, new_rows = refresh_clusters(
-                wh, veracity, threshold=s.crawl.near_duplicate_threshold, shingle_size=s.crawl.shingle_size
-            )
-            report.clustered_claims += clustered
-            report.new_cluster_rows += new_rows
-        claims_db.insert_crawl_run(wh, _crawl_run_row(staged, report))
+    veracity = SITES[staged.run.source_id][3]
+    new_ids: list[str] = []
+    changed_claims = 0
+    dedup = {"threshold": s.crawl.near_duplicate_threshold, "shingle_size": s.crawl.shingle_size}
+    added_pages: list[str] = []
+    try:
+        # Page bodies are most of a run's bytes, and DuckDB keeps a transaction's rows in memory
+        # until it commits: each batch of pages commits on its own, and a load that fails takes
+        # back the pages it added. Pages are keyed by URL and content, so nothing else changes.
+        for read, pages in page_row_batches(staged, page_ids, lambda ids: claims_db.known_page_ids(wh, ids)):
+            with wh.transaction():
+                added_pages += claims_db.insert_raw_pages(wh, pages)
+            report.pages += read
+        report.new_pages = len(added_pages)
+        with wh.transaction():
+            index_current = near_duplicates.is_current(wh, veracity, **dedup)
+            claims_db.ensure_sources(wh, source_rows(s))
+            progress = tqdm(total=staged.run.items, desc=f"load {staged.run.run_id}", unit="claim", disable=None)
+            for prepared in prepared_claims(staged, page_ids, patterns, s.crawl.noun_phrase_claims):
+                progress.update(len(prepared))
+                overrides = claims_db.overrides_for(wh, [row["claim_id"] for row in prepared])
+                rows: list[dict[str, Any]] = []
+                for row in prepared:
+                    if row["claim_id"] in seen:  # the same page reached under two spellings of its URL
+                        dropped["duplicate_url"] += 1
+                        continue
+                    seen.add(row["claim_id"])
+                    if row["claim_id"] in overrides:
+                        row = with_override(row, overrides[row["claim_id"]])
+                    if row["status"] == "excluded":
+                        dropped[f"excluded:{row['status_reason']}"] += 1
+                    statuses[row["status"]] += 1
+                    rows.append(row)
+                batch = claims_db.claims_table(rows)
+                for claim_id, _, is_new in claims_db.cluster_input_changes(wh, batch):
+                    if is_new:
+                        new_ids.append(claim_id)
+                    else:
+                        changed_claims += 1
+                report.new_claims += claims_db.upsert_claims(wh, batch)
+                report.claims += len(rows)
+            progress.close()
+            report.statuses, report.dropped = dict(sorted(statuses.items())), dict(sorted(dropped.items()))
+            if new_ids or changed_claims:  # a re-crawl of unchanged sites skips deduplication
+                report.clustered_claims, report.new_cluster_rows = refresh_clusters(
+                    wh, veracity, new_claim_ids=new_ids, changed_claims=changed_claims, index_current=index_current,
+                    **dedup,
+                )
+            claims_db.insert_crawl_run(wh, _crawl_run_row(staged, report))
+    except BaseException:
+        if added_pages:
+            with wh.transaction():
+                claims_db.delete_pages(wh, added_pages)
+        raise
     report.seconds = time.perf_counter() - started
     log.info("crawl run loaded", extra=report.as_row())
     return report
 
 
-def _crawl_run_row(staged: StagedRunFiles, report: LoadReport) -> dict[str, Any]:
+def _crawl_run_row(staged: StagedRunStream, report: LoadReport) -> dict[str, Any]:
     run = staged.run
     load_stats = {
         "claims": report.claims, "statuses": report.statuses, "new_pages": report.new_pages,

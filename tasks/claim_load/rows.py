@@ -1,18 +1,20 @@
 """Staged records -> warehouse rows: raw pages, preprocessed claims and the crawled sites.
 
-Plain functions of validated records (:mod:`tasks.claim_load.staged`): bodies are checked
-against their hash, claim text is cleaned and normalised (a reviewer's override wins), dates
-are parsed, and every claim is keyed by its site and canonical URL.
+Plain functions of validated records (:mod:`tasks.claim_load.staged`), a batch at a time so
+memory stays bounded whatever the run's size: bodies are checked against their hash and
+re-wrapped as zlib (:mod:`tasks.page_bodies`), claim text is cleaned and normalised (a
+reviewer's override wins), dates are parsed, and every claim is keyed by its site and
+canonical URL.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
-import zlib
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from arastance.base.arabic import normalize
 from arastance.base.dates import parse_published
@@ -21,7 +23,13 @@ from arastance.base.staging import CLAIMS_FILE, PAGES_FILE, SITES, StagedClaim, 
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.config import Settings
 from tasks.claim_cleaning import DEFAULT_PATTERNS_PATH, DebunkPatterns, clean_claim, load_patterns
-from tasks.claim_load.staged import StagedRunFiles
+from tasks.claim_load.staged import StagedRunStream
+from tasks.page_bodies import BodyError, gzip_to_zlib
+
+#: Rows per write batch: memory holds one batch of page bodies, or of claims, at a time.
+PAGE_BATCH = 1000
+CLAIM_BATCH = 5000
+BODY_THREADS = 2
 
 
 def utc_naive(moment: datetime) -> datetime:
@@ -31,7 +39,8 @@ def utc_naive(moment: datetime) -> datetime:
     return moment.astimezone(timezone.utc).replace(tzinfo=None)
 
 
-def _page_body(run_dir: Path, lineno: int, page: StagedPage) -> bytes | None:
+def _stored_body(run_dir: Path, lineno: int, page: StagedPage) -> bytes | None:
+    """The page's body as the warehouse stores it (zlib), checked against its ``content_hash``."""
     if page.html_file is None:
         return None
     path = (run_dir / page.html_file).resolve()
@@ -39,32 +48,59 @@ def _page_body(run_dir: Path, lineno: int, page: StagedPage) -> bytes | None:
     if run_dir.resolve() not in path.parents:
         raise StagingError(f"{where}: field 'html_file' {page.html_file!r} points outside the run directory")
     try:
-        body = gzip.decompress(path.read_bytes())
-    except (OSError, EOFError, zlib.error) as exc:
+        stored = gzip_to_zlib(path.read_bytes())
+    except (OSError, BodyError) as exc:
         raise StagingError(f"{path} (from {where}): cannot read the gzip'd body: {exc}") from None
-    if content_hash(body) != page.content_hash:
+    if stored.sha256 != page.content_hash:
         raise StagingError(f"{path} (from {where}): body does not match field 'content_hash'")
-    return body
+    return stored.zlib_bytes
 
 
-def page_rows(staged: StagedRunFiles) -> list[dict[str, Any]]:
-    """``raw_pages`` rows; bodies are checked against their hash and zlib-compressed."""
-    rows = []
-    for lineno, page in staged.pages:
-        body = _page_body(staged.run_dir, lineno, page)
-        rows.append(
-            {
-                "page_id": page.page_id, "url": page.url, "source_id": page.source_id, "run_id": page.run_id,
-                "fetched_at": utc_naive(page.fetched_at), "http_status": page.http_status,
-                "content_hash": page.content_hash, "html_zlib": None if body is None else zlib.compress(body, 6),
-                "parse_status": page.parse_status, "parse_error": page.parse_error,
-            }
-        )
-    return rows
+def page_row_batches(
+    staged: StagedRunStream, page_ids: set[str], known: Callable[[list[str]], set[str]], *, batch_size: int = PAGE_BATCH
+) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """``(pages read, raw_pages rows of the pages not stored yet)``, ``batch_size`` pages at a time.
+
+    Adds every page id to ``page_ids``. ``known`` says which ids are stored already: a page id
+    is a hash of the URL and the body, so a stored page's body is not read again (a re-crawl of
+    unchanged sites reads no body). The others are read, checked and re-wrapped by a thread
+    pool, a batch at a time, so memory holds one batch of bodies whatever the run's size.
+    """
+    with ThreadPoolExecutor(max_workers=BODY_THREADS) as pool:
+        for chunk in chunks(staged.pages(), batch_size):
+            page_ids.update(page.page_id for _, page in chunk)
+            stored = known([page.page_id for _, page in chunk])
+            fresh = [(lineno, page) for lineno, page in chunk if page.page_id not in stored]
+            bodies = pool.map(lambda item: _stored_body(staged.run_dir, *item), fresh)
+            rows = [
+                {
+                    "page_id": page.page_id, "url": page.url, "source_id": page.source_id, "run_id": page.run_id,
+                    "fetched_at": utc_naive(page.fetched_at), "http_status": page.http_status,
+                    "content_hash": page.content_hash, "html_zlib": body,
+                    "parse_status": page.parse_status, "parse_error": page.parse_error,
+                }
+                for (_, page), body in zip(fresh, bodies)
+            ]
+            yield len(chunk), rows
+
+
+_T = TypeVar("_T")
+
+
+def chunks(items: Iterable[_T], size: int) -> Iterator[list[_T]]:
+    """``items`` in lists of ``size`` (the last one shorter)."""
+    chunk: list[_T] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def claim_row(
-    claim: StagedClaim, claim_id: str, canonical: str, *, patterns: DebunkPatterns, override: str | None,
+    claim: StagedClaim, claim_id: str, canonical: str, *, patterns: DebunkPatterns, override: str | None = None,
     noun_phrases: Literal["active", "review"] = "active",
 ) -> dict[str, Any]:
     """One ``claims`` row: preprocessed text, date and status (a reviewer's override wins).
@@ -87,9 +123,7 @@ def claim_row(
         # Relative stamps ("منذ يومين") are anchored at the moment the page was fetched.
         published = parse_published(claim.published_raw, now=claim.fetched_at).date
     normalized, status, reason = cleaned.normalized_text, cleaned.status, cleaned.status_reason
-    if override is not None:
-        normalized, status, reason = normalize(override), "active", "override"
-    return {
+    row = {
         "claim_id": claim_id,
         "source_id": claim.source_id,
         "canonical_url": canonical,
@@ -113,18 +147,45 @@ def claim_row(
         "last_seen": fetched,
         "run_id": claim.run_id,
     }
+    return row if override is None else with_override(row, override)
 
 
-def canonical_keys(staged: StagedRunFiles) -> list[tuple[str, str]]:
-    """``(claim_id, canonical_url)`` of every staged claim, in file order."""
-    keys = []
-    for lineno, claim in staged.claims:
-        try:
-            canonical = canonicalize_url(claim.url)
-        except UrlError as exc:
-            raise StagingError(f"{staged.run_dir / CLAIMS_FILE}, line {lineno}: field 'url': {exc}") from None
-        keys.append((stable_id(claim.source_id, canonical), canonical))
-    return keys
+def with_override(row: dict[str, Any], override: str) -> dict[str, Any]:
+    """A ``claims`` row with a reviewer's statement in place of the rules' (the claim becomes active)."""
+    normalized = normalize(override)
+    return {**row, "normalized_text": normalized, "status": "active", "status_reason": "override",
+            "content_hash": content_hash(normalized) if normalized else None}
+
+
+def canonical_key(staged: StagedRunStream, lineno: int, claim: StagedClaim) -> tuple[str, str]:
+    """``(claim_id, canonical_url)`` of a staged claim."""
+    try:
+        canonical = canonicalize_url(claim.url)
+    except UrlError as exc:
+        raise StagingError(f"{staged.run_dir / CLAIMS_FILE}, line {lineno}: field 'url': {exc}") from None
+    return stable_id(claim.source_id, canonical), canonical
+
+
+def _prepare(staged: StagedRunStream, page_ids: set[str], patterns: DebunkPatterns, lines: list[tuple[int, str]],
+             noun_phrases: Literal["active", "review"]) -> list[dict[str, Any]]:
+    """Checked, preprocessed ``claims`` rows (reviewers' overrides not applied) of some lines."""
+    rows = []
+    for lineno, line in lines:
+        claim = staged.claim(lineno, line, page_ids)
+        claim_id, canonical = canonical_key(staged, lineno, claim)
+        rows.append(claim_row(claim, claim_id, canonical, patterns=patterns, noun_phrases=noun_phrases))
+    return rows
+
+
+def prepared_claims(staged: StagedRunStream, page_ids: set[str], patterns: DebunkPatterns,
+                    noun_phrases: Literal["active", "review"] = "active") -> Iterator[list[dict[str, Any]]]:
+    """The run's checked, preprocessed ``claims`` rows, ``CLAIM_BATCH`` at a time and in file order.
+
+    ``page_ids`` must hold every page of the run (read the pages first); ``noun_phrases`` is
+    ``crawl.noun_phrase_claims``.
+    """
+    for lines in chunks(staged.claim_lines(), CLAIM_BATCH):
+        yield _prepare(staged, page_ids, patterns, lines, noun_phrases)
 
 
 def source_rows(settings: Settings) -> list[dict[str, Any]]:

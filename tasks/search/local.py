@@ -6,12 +6,15 @@ weight mask over the documents' publication days (undated documents never match 
 as with the web engines' date restriction). The index lives in one directory: bm25s's sparse
 matrix files plus ``docs.parquet`` with each document's url, title, snippet, date and domain.
 
-Why bm25s: DuckDB's ``fts`` extension (pip ``duckdb-extension-fts``, duckdb 1.5.5) answered
-100 queries over 2,000 documents in 15 s, ~100x slower a query than bm25s over 50,000
-(``benchmarks/bench_warc_index.py --duckdb-fts``). A tantivy 0.27 wheel exists; on 100,000 synthetic Arabic documents and 1,000 queries (half
-date-windowed) it indexed in 50 s against bm25s's 57 s (both dominated by our tokenisation)
-and answered in 2.6 s against 3.0 s: no gain worth a second native index dependency, since
-bm25s is already one and meets the 10-second goal (``benchmarks/bench_retrieval.py``).
+Why bm25s: DuckDB's ``fts`` extension now loads offline (pip package ``duckdb-extension-fts``),
+but its ``match_bm25`` scores every row for every query: on 5,000 synthetic Arabic documents
+it answered in 423 ms a query against bm25s's 2.5 ms, and indexed no faster (30 s against
+22 s, on a shared machine), with top-10 lists 92% alike (``benchmarks/bench_fts_vs_bm25s.py``; ``benchmarks/bench_warc_index.py --duckdb-fts``
+found the same order of difference on 2,000 documents).
+A tantivy 0.27 wheel exists; on 100,000 documents and 1,000 queries (half date-windowed) it
+indexed in 50 s against bm25s's 57 s (both dominated by our tokenisation) and answered in 2.6 s
+against 3.0 s: no gain worth a second native index dependency, since bm25s is already one and
+meets the 10-second goal (``benchmarks/bench_retrieval.py``).
 """
 
 from __future__ import annotations

@@ -64,3 +64,8 @@ SELECT
     disagree::BIGINT AS "Disagree", discuss::BIGINT AS "Discuss", unrelated::BIGINT AS "Unrelated"
 FROM with_total
 ORDER BY CASE split WHEN 'train' THEN 0 WHEN 'dev' THEN 1 WHEN 'test' THEN 2 ELSE 3 END;
+
+-- CREATE OR REPLACE drops a view's comment: state them again.
+COMMENT ON VIEW v_source_stats IS 'The method''s dataset table: per source and veracity, claims, articles (claim–article pairs as in the paper''s Table 3), distinct articles, pairs and the count of each stance.';
+COMMENT ON VIEW v_paper_table3 IS 'Table 3 of the AraStance paper in its layout and headers: per source, claims, articles (pairs) and each stance, then the total.';
+COMMENT ON VIEW v_paper_table4 IS 'Table 4 of the AraStance paper in its layout and headers: per split (Train, Dev, Test) and in total, claims, articles (pairs) and each stance.';

@@ -30,3 +30,5 @@ SELECT r.experiment, r.experiment_id, r.started_at, x.row_key, x.column_key, x.s
        max(x.value) FILTER (WHERE x.metric = 'accuracy') AS accuracy
 FROM experiment_results x JOIN experiment_runs r USING (experiment_id)
 GROUP BY ALL;
+
+COMMENT ON VIEW v_experiment_cells IS 'The newest run of each model experiment as a matrix: one row per cell (row_key, column_key) with its macro-F1 and accuracy.';

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from arastance.cli.common import console, print_table, settings
-from warehouse import open_warehouse
+from warehouse import open_published, published_path
 from warehouse.model_runs import model_runs, run_results
 from warehouse.stats import source_stats, split_label_counts
 
@@ -29,7 +29,7 @@ def demo(
     console.rule("AraStance demo: crawl, select, retrieve, annotate (simulated), build, train")
     result = arastance_demo(retrieve_limit=retrieve_limit or None)
     print_table(result["stages"], title="Pipeline stages")
-    with open_warehouse(s.warehouse, read_only=True) as wh:
+    with open_published(s.warehouse) as wh:
         print_table(source_stats(wh), title="Dataset: claims, articles and stances per source")
         print_table(split_label_counts(wh), title="Dataset: labels per split")
         runs = [r for r in model_runs(wh) if r["status"] == "succeeded"]
@@ -40,7 +40,8 @@ def demo(
     console.print(
         f"\nWarehouse: {s.warehouse.resolve()}\n"
         f"  SQL:     ARASTANCE_DATA_DIR={data_dir} .venv/bin/arastance sql \"SELECT * FROM v_source_stats\"\n"
-        f"  Python:  duckdb.connect('{s.warehouse}', read_only=True).sql('SELECT * FROM claims LIMIT 5')\n"
+        f"  Python:  duckdb.connect('{published_path(s.warehouse)}', read_only=True).sql('SELECT * FROM claims LIMIT 5')\n"
+        f"  CLI:     .venv/bin/duckdb -readonly {published_path(s.warehouse)}\n"
         f"  Notebooks: ARASTANCE_DATA_DIR={data_dir} jupytext --to ipynb notebooks/*.py, then open them\n"
         f"Dataset export: {s.dataset_dir.resolve()}\n"
         "Prefect runs and artifacts (tables, reports, confusion matrices): run `.venv/bin/prefect server start`\n"

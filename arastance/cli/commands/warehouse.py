@@ -1,10 +1,13 @@
 """``arastance warehouse`` and ``arastance sql``: schema and ad-hoc queries."""
 
+from pathlib import Path
+
 import duckdb
 import typer
 
-from arastance.cli.common import fail, print_table, settings
-from warehouse import Warehouse, WarehouseError, open_warehouse
+from arastance.cli.common import err_console, fail, print_table, settings
+from arastance.cli.result_output import ResultFormat, write_result
+from warehouse import Warehouse, WarehouseError, open_published, open_warehouse
 from warehouse.migrate import apply_migrations, applied_versions
 from warehouse.schema_check import check_schema, run_guarded
 
@@ -46,7 +49,7 @@ def status() -> None:
     """Show the schema version and the row count of every table."""
     s = settings()
     try:
-        with Warehouse(s.warehouse, read_only=True) as wh:
+        with open_published(s.warehouse) as wh:
             version = wh.scalar("SELECT max(version) FROM schema_version")
             counts = wh.table_counts()
     except WarehouseError as exc:
@@ -57,23 +60,43 @@ def status() -> None:
 
 def sql(
     statement: str = typer.Argument(..., help="SQL to run, e.g. \"SELECT * FROM v_source_stats\""),
-    write: bool = typer.Option(False, "--write", help="open read-write (default: read-only)"),
+    fmt: ResultFormat = typer.Option(
+        ResultFormat.table, "--format", "-f",
+        help="table (folded at a terminal, one line per row when piped), csv, json (JSON Lines) or parquet",
+    ),
+    out: Path | None = typer.Option(None, "--out", "-o", help="write the result to this file instead of stdout"),
+    write: bool = typer.Option(False, "--write", help="open the writer's file read-write (default: the published read-only copy)"),
     allow_drop: bool = typer.Option(False, "--allow-drop", help="with --write: allow removing schema tables or views"),
 ) -> None:
-    """Run SQL against the warehouse and print the result as a table."""
+    """Run SQL against the warehouse and print or save the result.
+
+    Reads the published read-only copy, so it never waits for a running flow nor holds one up.
+    """
     s = settings()
+    if fmt is ResultFormat.parquet and out is None:
+        fail("--format parquet writes a binary file: give it --out FILE")
+    if out is not None and not out.parent.is_dir():
+        fail(f"--out {out}: directory {out.parent} does not exist")
     try:
-        wh = open_warehouse(s.warehouse, read_only=not write, migrate=write)
+        wh = open_warehouse(s.warehouse, migrate=True) if write else open_published(s.warehouse)
     except WarehouseError as exc:
         fail(str(exc))
     with wh:
         try:
-            rows = run_guarded(wh, statement, allow_drop=allow_drop) if write else wh.query(statement)
+            if write:  # one guarded transaction: a statement that removes part of the schema is rolled back
+                print_table(run_guarded(wh, statement, allow_drop=allow_drop))
+                return
+            rel = wh.con.sql(statement)
+            if rel is None:  # a statement without a result (SET, ...)
+                print("ok")
+                return
+            n = write_result(rel, fmt, out=out)
         except duckdb.Error as exc:
             fail(f"SQL failed: {exc}")
         except WarehouseError as exc:
             fail(str(exc))
-    print_table(rows)
+    if out is not None:
+        err_console.print(f"wrote {n:,} row(s) to {out} ({fmt.value})", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,122 @@
+"""Writing a query result as a table, CSV, JSON Lines or Parquet, to a terminal, a pipe or a file.
+
+A terminal gets a folded rich table; anything else (a pipe, a file) gets one line per row and
+never a wrapped value, so ``arastance sql … | cut``, ``| jq`` and ``> file`` see whole values.
+Rows are streamed in batches: a large result never sits in memory at once.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from datetime import date, datetime, time
+from decimal import Decimal
+from enum import Enum
+from pathlib import Path
+from typing import IO, Any
+from uuid import UUID
+
+import duckdb
+import pyarrow.parquet as pq
+from rich.console import Console
+from rich.table import Table
+
+_BATCH = 10_000
+
+
+class ResultFormat(str, Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+    parquet = "parquet"
+
+
+def _batches(rel: duckdb.DuckDBPyRelation) -> Iterator[list[tuple[Any, ...]]]:
+    while batch := rel.fetchmany(_BATCH):
+        yield batch
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    raise TypeError(f"cannot write a {type(value).__name__} value as JSON")
+
+
+def _cell(value: Any) -> str:
+    """A value on one line: embedded newlines and tabs are escaped, never wrapped."""
+    if value is None:
+        return ""
+    return str(value).replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+
+
+def write_csv(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(rel.columns)
+    n = 0
+    for batch in _batches(rel):
+        writer.writerows(batch)
+        n += len(batch)
+    return n
+
+
+def write_json_lines(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
+    """One JSON object per row (JSON Lines, as ``jq`` and ``pandas.read_json(lines=True)`` read)."""
+    names = rel.columns
+    n = 0
+    for batch in _batches(rel):
+        for row in batch:
+            out.write(json.dumps(dict(zip(names, row)), ensure_ascii=False, default=_json_value) + "\n")
+        n += len(batch)
+    return n
+
+
+def write_plain_table(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
+    """Columns aligned on the widest value, one line per row, values never wrapped or cut."""
+    rows = [[_cell(v) for v in row] for row in rel.fetchall()]
+    header = list(rel.columns)
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
+    out.write("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip() + "\n")
+    out.write("  ".join("-" * w for w in widths) + "\n")
+    for r in rows:
+        out.write("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n")
+    return len(rows)
+
+
+def print_rich_table(rel: duckdb.DuckDBPyRelation, console: Console) -> int:
+    """A table for a person at a terminal: long values fold to the terminal's width."""
+    rows = rel.fetchall()
+    table = Table(show_lines=False)
+    for c in rel.columns:
+        table.add_column(str(c), overflow="fold")
+    for row in rows:
+        table.add_row(*["" if v is None else str(v) for v in row])
+    console.print(table)
+    return len(rows)
+
+
+def write_result(
+    rel: duckdb.DuckDBPyRelation, fmt: ResultFormat, *, out: Path | None = None, stdout: IO[str] | None = None
+) -> int:
+    """Write ``rel`` in ``fmt`` to the file ``out`` or to standard output; return the row count."""
+    stdout = stdout or sys.stdout
+    if fmt is ResultFormat.parquet:
+        if out is None:
+            raise ValueError("--format parquet writes a binary file: give it --out FILE")
+        rel.to_parquet(str(out))
+        return pq.read_metadata(out).num_rows
+    writers = {ResultFormat.csv: write_csv, ResultFormat.json: write_json_lines, ResultFormat.table: write_plain_table}
+    if out is not None:
+        with open(out, "w", encoding="utf-8", newline="") as fh:
+            return writers[fmt](rel, fh)
+    if fmt is ResultFormat.table and stdout.isatty():
+        return print_rich_table(rel, Console(file=stdout))
+    return writers[fmt](rel, stdout)

@@ -1,0 +1,47 @@
+"""Streaming loads: pages committed in batches are taken back when the load fails; bodies are
+stored as zlib without recompression and a bad one is named."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+
+import pytest
+from helpers_crawl_load import StagedPost, read_jsonl, write_jsonl, write_run
+
+from arastance.base.staging import StagingError
+from tasks.claim_load.load import load_crawl_run
+from tasks.page_bodies import BodyError, gzip_to_zlib
+from warehouse import open_warehouse
+
+POSTS = [StagedPost(f"/2016/05/post-{i}/", f"شائعة: إغلاق المدرسة رقم {i} في دبي لمدة أسبوعين", f"عنوان {i}")
+         for i in range(9)] + [StagedPost("/2016/05/video/", "[فيديو]", "فيديو", is_multimedia=True)]
+
+
+def test_a_broken_line_after_the_pages_takes_the_pages_back(tmp_path: Path) -> None:
+    broken = write_run(tmp_path / "araanews-2", "araanews", POSTS)
+    claims = read_jsonl(broken / "claims.jsonl")
+    claims[7]["veracity"] = "true"
+    write_jsonl(broken / "claims.jsonl", claims)
+    with open_warehouse(tmp_path / "w.duckdb") as wh:
+        with pytest.raises(StagingError, match=r"claims\.jsonl, line 8: field 'veracity' is 'true'"):
+            load_crawl_run(wh, broken)
+        assert wh.scalar("SELECT count(*) FROM claims") == 0
+        assert wh.scalar("SELECT count(*) FROM raw_pages") == 0  # committed in batches, then taken back
+
+
+def test_bodies_are_rewrapped_not_recompressed() -> None:
+    body = ("<html><body>" + "نص المقال " * 3000 + "</body></html>").encode("utf-8")
+    packed = gzip.compress(body, compresslevel=9)
+    stored = gzip_to_zlib(packed)
+    assert zlib.decompress(stored.zlib_bytes) == body
+    assert stored.zlib_bytes[2:-4] == packed[10:-8]  # the same DEFLATE stream, zlib header and trailer
+    two_members = gzip.compress(body[:100]) + gzip.compress(body[100:])
+    assert zlib.decompress(gzip_to_zlib(two_members).zlib_bytes) == body
+    damaged = bytearray(packed)
+    damaged[-6] ^= 0xFF  # the stored length no longer matches
+    with pytest.raises(BodyError, match="trailer"):
+        gzip_to_zlib(bytes(damaged))
+    with pytest.raises(BodyError, match="not a gzip file"):
+        gzip_to_zlib(body)

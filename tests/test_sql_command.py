@@ -1,0 +1,82 @@
+"""``arastance sql --format table|csv|json|parquet --out FILE``: whole values, machine-readable output."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from warehouse import open_warehouse
+
+LONG = "لا صحة لما يتم تداوله حول " * 12  # far wider than any terminal
+QUERY = (
+    "SELECT * FROM (VALUES (1, 'قصير', DATE '2016-05-01', NULL), "
+    f"(2, '{LONG}', DATE '2017-01-31', 'a,b\"c')) AS t(n, text, day, note) ORDER BY n"
+)
+
+
+@pytest.fixture
+def migrated(tmp_path: Path) -> Path:
+    open_warehouse(tmp_path / "data" / "warehouse.duckdb").close()
+    return tmp_path
+
+
+def _sql(*args: str) -> subprocess.CompletedProcess:
+    """The installed command, with stdout a pipe (as in ``arastance sql … | cut``)."""
+    command = [sys.executable, "-c", "from arastance.cli import main; main()", "sql", *args]
+    return subprocess.run(command, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "COLUMNS": "60"})
+
+
+def test_piped_table_keeps_each_row_on_one_line(migrated: Path) -> None:
+    done = _sql(QUERY)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 4  # header, rule, two rows: nothing folded at 60 columns
+    assert lines[0].split() == ["n", "text", "day", "note"]
+    assert LONG.strip() in lines[3] and lines[3].startswith("2")
+
+
+def test_csv_and_json_lines_carry_exact_values(migrated: Path) -> None:
+    as_csv = _sql("--format", "csv", QUERY)
+    assert as_csv.returncode == 0, as_csv.stderr
+    rows = list(csv.DictReader(io.StringIO(as_csv.stdout)))
+    assert rows[1] == {"n": "2", "text": LONG, "day": "2017-01-31", "note": 'a,b"c'}
+    as_json = _sql("--format", "json", QUERY)
+    assert as_json.returncode == 0, as_json.stderr
+    records = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert records == [
+        {"n": 1, "text": "قصير", "day": "2016-05-01", "note": None},
+        {"n": 2, "text": LONG, "day": "2017-01-31", "note": 'a,b"c'},
+    ]
+
+
+def test_out_writes_files_in_each_format(migrated: Path) -> None:
+    for fmt in ("parquet", "csv", "json", "table"):
+        out = migrated / f"result.{fmt}"
+        done = _sql("--format", fmt, "--out", str(out), QUERY)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "" and f"wrote 2 row(s) to {out}" in done.stderr
+    table = pq.read_table(migrated / "result.parquet")
+    assert table.column_names == ["n", "text", "day", "note"] and table.column("text").to_pylist()[1] == LONG
+    assert (migrated / "result.csv").read_text(encoding="utf-8").splitlines()[0] == "n,text,day,note"
+    assert json.loads((migrated / "result.json").read_text(encoding="utf-8").splitlines()[0])["n"] == 1
+    assert LONG.strip() in (migrated / "result.table").read_text(encoding="utf-8")
+
+
+def test_bad_requests_are_named(migrated: Path) -> None:
+    parquet_to_stdout = _sql("--format", "parquet", QUERY)
+    assert parquet_to_stdout.returncode == 2 and "--out" in parquet_to_stdout.stderr
+    no_dir = _sql("--out", str(migrated / "nowhere" / "x.csv"), "--format", "csv", QUERY)
+    assert no_dir.returncode == 2 and "does not exist" in no_dir.stderr
+    bad_sql = _sql("SELECT * FROM no_such_table")
+    assert bad_sql.returncode == 2 and "no_such_table" in bad_sql.stderr
+    bad_format = _sql("--format", "xml", QUERY)
+    assert bad_format.returncode == 2 and "xml" in bad_format.stderr

@@ -1,0 +1,141 @@
+"""Readers and writers never block each other: readers open the published copy, never the writer's file."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from warehouse import Warehouse, WarehouseError, open_published, open_warehouse, published_path
+
+SOURCES = [
+    {"source_id": "araanews", "name": "Araanews", "country": "AE", "kind": "fact_check"},
+    {"source_id": "dabegad", "name": "Dabegad", "country": "EG", "kind": "fact_check"},
+]
+CLI = Path(sys.executable).with_name("duckdb")
+
+
+def _hold(script: str, ready: Path) -> subprocess.Popen:
+    """Run ``script`` in another process and wait until it has written ``ready``."""
+    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not ready.exists():
+        if proc.poll() is not None:
+            raise AssertionError(f"helper process ended early: {proc.stderr.read() if proc.stderr else ''}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError("helper process never got ready")
+        time.sleep(0.05)
+    return proc
+
+
+def test_closing_a_writer_publishes_a_copy_that_readers_open(tmp_path: Path) -> None:
+    primary = tmp_path / "data" / "warehouse.duckdb"
+    with open_warehouse(primary) as wh:
+        wh.insert_rows("sources", SOURCES[:1])
+    assert published_path(primary) == tmp_path / "data" / "published" / "warehouse.duckdb"
+    with open_published(primary) as reader:
+        assert reader.read_only and reader.path == published_path(primary)
+        assert reader.scalar("SELECT count(*) FROM sources") == 1
+        with pytest.raises(WarehouseError, match="read-only"):
+            with reader.transaction():
+                pass
+
+
+def test_a_long_lived_reader_in_another_process_never_holds_up_the_writer(tmp_path: Path) -> None:
+    primary = tmp_path / "data" / "warehouse.duckdb"
+    with open_warehouse(primary) as wh:
+        wh.insert_rows("sources", SOURCES[:1])
+    ready, release, seen = tmp_path / "ready", tmp_path / "release", tmp_path / "seen"
+    reader = _hold(f"""
+        import time
+        from pathlib import Path
+        from warehouse import open_published
+        with open_published({str(primary)!r}) as wh:
+            Path({str(ready)!r}).touch()
+            while not Path({str(release)!r}).exists():
+                time.sleep(0.05)
+            Path({str(seen)!r}).write_text(str(wh.scalar("SELECT count(*) FROM sources")))
+    """, ready)
+    try:
+        started = time.monotonic()
+        with open_warehouse(primary, wait_s=0) as wh:  # wait_s=0: a lock conflict would fail at once
+            wh.insert_rows("sources", SOURCES[1:])
+        assert time.monotonic() - started < 10
+        with open_published(primary) as fresh:  # a new reader sees the new row
+            assert fresh.scalar("SELECT count(*) FROM sources") == 2
+    finally:
+        release.touch()
+        assert reader.wait(timeout=60) == 0, reader.stderr.read() if reader.stderr else ""
+    assert seen.read_text() == "1"  # the old reader kept its consistent snapshot
+
+
+def test_readers_open_while_another_process_writes(tmp_path: Path) -> None:
+    primary = tmp_path / "data" / "warehouse.duckdb"
+    with open_warehouse(primary) as wh:
+        wh.insert_rows("sources", SOURCES)
+    ready, release = tmp_path / "ready", tmp_path / "release"
+    writer = _hold(f"""
+        import time
+        from pathlib import Path
+        from warehouse import open_warehouse
+        with open_warehouse({str(primary)!r}) as wh:
+            wh.con.execute("DELETE FROM sources WHERE source_id = 'dabegad'")
+            Path({str(ready)!r}).touch()
+            while not Path({str(release)!r}).exists():
+                time.sleep(0.05)
+    """, ready)
+    try:
+        with pytest.raises(duckdb.IOException, match="(?i)lock"):  # the writer's file is locked...
+            duckdb.connect(str(primary), read_only=True)
+        with open_published(primary) as reader:  # ...the published copy is not
+            assert reader.scalar("SELECT count(*) FROM sources") == 2
+        cli = subprocess.run([str(CLI), "-readonly", "-csv", str(published_path(primary)), "-c",
+                              "SELECT count(*) AS n FROM sources"], capture_output=True, text=True, timeout=60)
+        assert cli.returncode == 0, cli.stderr
+        assert cli.stdout.split() == ["n", "2"]
+    finally:
+        release.touch()
+        assert writer.wait(timeout=60) == 0, writer.stderr.read() if writer.stderr else ""
+    with open_published(primary) as reader:
+        assert reader.scalar("SELECT count(*) FROM sources") == 1
+
+
+def test_a_session_that_changed_nothing_is_not_copied_again(tmp_path: Path) -> None:
+    primary = tmp_path / "warehouse.duckdb"
+    open_warehouse(primary).close()
+    before = published_path(primary).stat()
+    open_warehouse(primary).close()
+    after = published_path(primary).stat()
+    assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
+
+
+def test_a_warehouse_from_before_publishing_gets_its_copy_on_first_read(tmp_path: Path) -> None:
+    primary = tmp_path / "warehouse.duckdb"
+    with Warehouse(primary, publish=False) as wh:
+        wh.con.execute("CREATE TABLE t AS SELECT 42 AS answer")
+    assert not published_path(primary).exists()
+    with open_published(primary) as reader:
+        assert reader.scalar("SELECT answer FROM t") == 42
+    with pytest.raises(WarehouseError, match="does not exist"):
+        open_published(tmp_path / "absent.duckdb")
+
+
+def test_the_official_cli_reads_the_file_the_library_writes(tmp_path: Path) -> None:
+    """duckdb-cli and the duckdb library are pinned to one release line: same storage version."""
+    primary = tmp_path / "warehouse.duckdb"
+    with open_warehouse(primary) as wh:
+        wh.insert_rows("sources", SOURCES)
+    env = {**os.environ, "HOME": str(tmp_path)}  # no ~/.duckdbrc from the machine
+    done = subprocess.run([str(CLI), "-readonly", "-csv", str(published_path(primary))],
+                          input="SELECT source_id FROM sources ORDER BY 1;\n", capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["source_id", "araanews", "dabegad"]
+    assert duckdb.__version__ in subprocess.run([str(CLI), "--version"], capture_output=True, text=True).stdout

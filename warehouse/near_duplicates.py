@@ -1,0 +1,161 @@
+"""The near-duplicate index's reads and writes (tables of migration 061) and the cluster rows it touches."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from warehouse.connection import Warehouse
+
+#: The claims deduplication reads, as in :data:`warehouse.claims._CLUSTER_INPUT`.
+_CLUSTERED = "veracity = ? AND status <> 'excluded' AND coalesce(normalized_text, '') <> ''"
+_TEXT_KEY = "('0x' || left(content_hash, 16))::UBIGINT"
+
+_FINGERPRINT = f"""
+SELECT coalesce(bit_xor(hash(claim_id, normalized_text, published_date)), 0)::UBIGINT
+FROM claims WHERE {_CLUSTERED}
+"""
+
+_STATE = "SELECT threshold, shingle_size, fingerprint FROM near_duplicate_index_state WHERE veracity = ?"
+
+_UPSERT_STATE = """
+INSERT INTO near_duplicate_index_state VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (veracity) DO UPDATE SET threshold = excluded.threshold, shingle_size = excluded.shingle_size,
+    fingerprint = excluded.fingerprint, built_at = excluded.built_at, updated_at = excluded.updated_at
+"""
+
+_TOUCH_STATE = "UPDATE near_duplicate_index_state SET fingerprint = ?, updated_at = ? WHERE veracity = ?"
+
+_DF_OF = """
+SELECT coalesce(d.df, 0) AS df FROM __probe p
+LEFT JOIN near_duplicate_shingle_df d ON d.veracity = ? AND d.shingle = p.shingle
+ORDER BY p.i
+"""
+
+_CANDIDATE_KEYS = """
+SELECT DISTINCT x.text_key FROM near_duplicate_prefixes x JOIN __probe p USING (shingle) WHERE x.veracity = ?
+"""
+
+# Every clustered claim sharing a cluster with, or the text of, the given texts; plus the new claims.
+_AFFECTED_CLAIMS = f"""
+WITH new_keys AS (
+    SELECT {_TEXT_KEY} AS text_key FROM claims WHERE claim_id IN (SELECT claim_id FROM __new)
+), touched AS (
+    SELECT claim_id FROM claims
+    WHERE {_CLUSTERED} AND ({_TEXT_KEY} IN (SELECT text_key FROM __keys) OR {_TEXT_KEY} IN (SELECT text_key FROM new_keys))
+    UNION SELECT claim_id FROM __new
+), clusters AS (
+    SELECT DISTINCT cluster_id FROM claim_clusters WHERE claim_id IN (SELECT claim_id FROM touched)
+)
+SELECT claim_id, normalized_text FROM claims
+WHERE {_CLUSTERED} AND (claim_id IN (SELECT claim_id FROM touched)
+    OR claim_id IN (SELECT claim_id FROM claim_clusters WHERE cluster_id IN (SELECT cluster_id FROM clusters)))
+ORDER BY published_date NULLS LAST, claim_id
+"""
+
+_NEW_TEXTS = f"""
+SELECT DISTINCT normalized_text, {_TEXT_KEY} AS text_key FROM claims
+WHERE {_CLUSTERED} AND claim_id IN (SELECT claim_id FROM __new)
+  AND {_TEXT_KEY} NOT IN (SELECT text_key FROM near_duplicate_prefixes WHERE veracity = ?)
+ORDER BY text_key
+"""
+
+_ALL_TEXTS = f"SELECT DISTINCT normalized_text, {_TEXT_KEY} AS text_key FROM claims WHERE {_CLUSTERED} ORDER BY text_key"
+
+
+def fingerprint(wh: Warehouse, veracity: str) -> int:
+    """A fingerprint of every claim that deduplication reads (ids, texts, dates)."""
+    return int(wh.scalar(_FINGERPRINT, [veracity]))
+
+
+def is_current(wh: Warehouse, veracity: str, *, threshold: float, shingle_size: int) -> bool:
+    """Whether the index and ``claim_clusters`` match the stored claims and these settings."""
+    rows = wh.con.execute(_STATE, [veracity]).fetchall()
+    if not rows:
+        return False
+    stored_threshold, stored_size, stored_fingerprint = rows[0]
+    return (stored_threshold == threshold and stored_size == shingle_size
+            and int(stored_fingerprint) == fingerprint(wh, veracity))
+
+
+def all_texts(wh: Warehouse, veracity: str) -> tuple[list[str], np.ndarray]:
+    """Every distinct clustered text of ``veracity`` and its key."""
+    table = wh.con.execute(_ALL_TEXTS, [veracity]).fetch_arrow_table()
+    return table.column("normalized_text").to_pylist(), table.column("text_key").to_numpy()
+
+
+def new_texts(wh: Warehouse, veracity: str, new_claim_ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    """The distinct texts of ``new_claim_ids`` that the index does not hold yet, and their keys."""
+    with wh.registered(__new=pa.table({"claim_id": pa.array(list(new_claim_ids), pa.string())})):
+        table = wh.con.execute(_NEW_TEXTS, [veracity, veracity]).fetch_arrow_table()
+    return table.column("normalized_text").to_pylist(), table.column("text_key").to_numpy()
+
+
+def rebuild(wh: Warehouse, veracity: str, df: pa.Table, prefixes: pa.Table, *, threshold: float, shingle_size: int) -> None:
+    """Replace the veracity's index (``df``: shingle, df; ``prefixes``: shingle, text_key)."""
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    wh.con.execute("DELETE FROM near_duplicate_shingle_df WHERE veracity = ?", [veracity])
+    wh.con.execute("DELETE FROM near_duplicate_prefixes WHERE veracity = ?", [veracity])
+    with wh.registered(__df=df, __prefixes=prefixes):
+        wh.con.execute("INSERT INTO near_duplicate_shingle_df SELECT ?, shingle, df FROM __df", [veracity])
+        wh.con.execute("INSERT INTO near_duplicate_prefixes SELECT ?, shingle, text_key FROM __prefixes", [veracity])
+    wh.con.execute(_UPSERT_STATE, [veracity, threshold, shingle_size, fingerprint(wh, veracity), now, now])
+
+
+def frozen_df(wh: Warehouse, veracity: str, shingles: np.ndarray) -> np.ndarray:
+    """The frozen document frequency of each shingle (0 for one unseen when the index was built)."""
+    probe = pa.table({"i": pa.array(np.arange(shingles.size)), "shingle": pa.array(shingles, pa.uint64())})
+    with wh.registered(__probe=probe):
+        return wh.con.execute(_DF_OF, [veracity]).fetch_arrow_table().column("df").to_numpy()
+
+
+def candidate_keys(wh: Warehouse, veracity: str, prefix_shingles: np.ndarray) -> np.ndarray:
+    """Keys of the stored texts whose prefix shares a shingle with ``prefix_shingles``."""
+    probe = pa.table({"shingle": pa.array(np.unique(prefix_shingles), pa.uint64())})
+    with wh.registered(__probe=probe):
+        return wh.con.execute(_CANDIDATE_KEYS, [veracity]).fetch_arrow_table().column("text_key").to_numpy()
+
+
+def add_prefixes(wh: Warehouse, veracity: str, prefixes: pa.Table) -> None:
+    """Add new texts' prefixes and record that the index now matches the stored claims."""
+    with wh.registered(__prefixes=prefixes):
+        wh.con.execute("INSERT INTO near_duplicate_prefixes SELECT ?, shingle, text_key FROM __prefixes", [veracity])
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    wh.con.execute(_TOUCH_STATE, [fingerprint(wh, veracity), now, veracity])
+
+
+def affected_claims(wh: Warehouse, veracity: str, text_keys: np.ndarray, new_claim_ids: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``(claim_ids, texts)`` in representative order: the new claims, the claims whose text is one
+    of ``text_keys`` or a new claim's, and every claim sharing a cluster with any of them."""
+    keys = pa.table({"text_key": pa.array(np.asarray(text_keys, dtype=np.uint64), pa.uint64())})
+    new = pa.table({"claim_id": pa.array(list(new_claim_ids), pa.string())})
+    with wh.registered(__keys=keys, __new=new):
+        rows = wh.con.execute(_AFFECTED_CLAIMS, [veracity, veracity]).fetchall()
+    return [r[0] for r in rows], [r[1] for r in rows]
+
+
+def replace_cluster_rows(wh: Warehouse, claim_ids: Sequence[str], rows: Sequence[dict[str, Any]]) -> int:
+    """Make the ``claim_clusters`` rows of ``claim_ids`` equal ``rows``; return how many are new or changed."""
+    ids = pa.table({"claim_id": pa.array(list(claim_ids), pa.string())})
+    new = pa.Table.from_pylist(list(rows), schema=pa.schema([
+        ("claim_id", pa.string()), ("cluster_id", pa.string()), ("similarity", pa.float64()), ("method", pa.string())]))
+    with wh.registered(__ids=ids, __rows=new):
+        changed = int(wh.scalar(
+            "SELECT count(*) FROM __rows n LEFT JOIN claim_clusters c USING (claim_id) "
+            "WHERE c.claim_id IS NULL OR c.cluster_id <> n.cluster_id OR c.similarity IS DISTINCT FROM n.similarity "
+            "OR c.method <> n.method"
+        ))
+        wh.con.execute("DELETE FROM claim_clusters WHERE claim_id IN (SELECT claim_id FROM __ids)")
+        wh.con.execute("INSERT INTO claim_clusters (claim_id, cluster_id, similarity, method) "
+                       "SELECT claim_id, cluster_id, similarity, method FROM __rows")
+    return changed
+
+
+def clustered_claims(wh: Warehouse, veracity: str) -> int:
+    """How many claims of ``veracity`` are in a duplicate cluster."""
+    return int(wh.scalar(
+        "SELECT count(*) FROM claim_clusters JOIN claims USING (claim_id) WHERE claims.veracity = ?", [veracity]))

@@ -1,0 +1,106 @@
+"""The published read-only copy of the warehouse: readers and the pipeline never block each other.
+
+DuckDB locks a database file per process: while a flow writes ``warehouse.duckdb`` no other
+process can open it, not even read-only, and a process that holds it open read-only keeps every
+writer out. So readers never open the writer's file. Whenever a writing connection closes, the
+writer checkpoints, copies the file to a temporary name beside the published copy and renames
+it over ``published/<name>.duckdb`` (``os.replace`` is atomic on POSIX). A reader that opened
+the old copy keeps reading that inode, consistent and unlocked by anyone else; the next reader
+gets the new one. The copy costs disk (one more warehouse file) and one sequential copy per write
+session; a session that changed nothing leaves the file's size and mtime alone and is not copied.
+
+Readers (``arastance sql``, ``stats``, notebooks, the duckdb CLI, ``duckdb.connect(...,
+read_only=True)``) see the warehouse as of the last finished write session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from arastance.logging import get_logger
+from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError
+
+log = get_logger(__name__)
+
+PUBLISHED_DIR = "published"
+
+
+def published_path(primary: str | Path) -> Path:
+    """Where the read-only copy of the warehouse file ``primary`` is published."""
+    primary = Path(primary)
+    return primary.parent / PUBLISHED_DIR / primary.name
+
+
+def _stamp_path(primary: Path) -> Path:
+    published = published_path(primary)
+    return published.parent / f".{published.name}.source"
+
+
+def _stamp(primary: Path) -> dict[str, int]:
+    st = primary.stat()
+    return {"inode": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def is_current(primary: str | Path) -> bool:
+    """Whether the published copy was taken from the primary file as it is now."""
+    primary = Path(primary)
+    stamp_file = _stamp_path(primary)
+    if not published_path(primary).is_file() or not stamp_file.is_file():
+        return False
+    try:
+        return json.loads(stamp_file.read_text(encoding="utf-8")) == _stamp(primary)
+    except (OSError, ValueError):
+        return False
+
+
+def publish(wh: Warehouse) -> Path | None:
+    """Checkpoint the writer's file and swap a copy of it in as the published copy.
+
+    Runs under the writer's lock (the connection is open read-write), so the file cannot change
+    while it is copied. Returns the published path, or None when the copy was already current.
+    """
+    if wh.read_only:
+        raise WarehouseError(f"warehouse {wh.path} is open read-only; only its writer can publish it")
+    wh.con.execute("CHECKPOINT")
+    if is_current(wh.path):
+        return None
+    target = published_path(wh.path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with open(wh.path, "rb") as src, os.fdopen(fd, "wb") as dst:
+            shutil.copyfileobj(src, dst, length=16 << 20)
+            dst.flush()
+            os.fsync(dst.fileno())
+        os.replace(tmp_name, target)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    _stamp_path(wh.path).write_text(json.dumps(_stamp(wh.path)), encoding="utf-8")
+    log.info("published read-only warehouse copy", extra={"warehouse": str(wh.path), "published": str(target)})
+    return target
+
+
+def open_published(primary: str | Path) -> Warehouse:
+    """A read-only connection to the published copy of ``primary``; it never waits for a writer.
+
+    A warehouse written before copies were published gets its first copy now, when no writer
+    holds the file; while one does, its copy appears when it finishes.
+    """
+    primary = Path(primary)
+    target = published_path(primary)
+    if not target.is_file():
+        if not primary.is_file():
+            raise WarehouseError(f"warehouse {primary} does not exist; run `arastance warehouse migrate`")
+        try:
+            Warehouse(primary, wait_s=0).close()  # closing a writer publishes
+        except WarehouseBusyError as exc:
+            raise WarehouseError(
+                f"warehouse {primary} has no published read-only copy yet and a writer holds it; "
+                "the copy appears when that writer finishes"
+            ) from exc
+    return Warehouse(target, read_only=True)
