@@ -26,3 +26,9 @@ def left_out_claims(wh: Warehouse) -> list[dict[str, Any]]:
     if "dataset_claim_flags" not in wh.tables():
         return []
     return wh.query(load_sql("dataset_left_out"))
+
+
+def stage_figures(wh: Warehouse) -> dict[tuple[str, str, str], int]:
+    """Running totals of what each stage dropped and failed on: ``(stage, kind, reason) -> n``,
+    kind ``dropped`` or ``error``. Zero totals are left out."""
+    return {(r["stage"], r["kind"], r["reason"]): int(r["n"]) for r in wh.query(load_sql("stage_figures")) if r["n"]}

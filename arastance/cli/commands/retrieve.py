@@ -30,9 +30,7 @@ def retrieve(
         return
     s = settings()
     from flows.retrieve_documents import RetrievalFailed, retrieve_documents  # Prefect loads only when needed
-    from flows.runners import task_runner
-
-    flow = retrieve_documents.with_options(task_runner=task_runner(s.orchestration))
+    flow = retrieve_documents  # its runner follows orchestration.task_runner
     started = time.monotonic()
     try:
         rows = flow(claim_ids=claim or None, limit=limit, fetch=fetch, redo=redo)
