@@ -18,14 +18,15 @@ import sys
 
 _STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
 PROJECT_LOGGERS = ("arastance", "flows", "tasks", "warehouse", "spiders", "snapshots")
-# Prefect's run identifiers travel as record fields; the terminal names the run instead.
-_PREFECT_FIELDS = {"flow_run_id", "task_run_id", "flow_run_name", "task_run_name", "flow_name", "task_name",
-                   "deployment_name", "worker_id", "send_to_api"}
+# Fields that libraries attach to every record: Prefect's run identifiers (the terminal names the
+# run instead) and Scrapy's spider object.
+_HIDDEN_FIELDS = {"flow_run_id", "task_run_id", "flow_run_name", "task_run_name", "flow_name", "task_name",
+                  "deployment_name", "worker_id", "send_to_api", "spider", "crawler"}
 
 
 def _fields(record: logging.LogRecord) -> dict[str, object]:
     return {k: v for k, v in record.__dict__.items()
-            if k not in _STANDARD and k not in _PREFECT_FIELDS and not k.startswith("_")}
+            if k not in _STANDARD and k not in _HIDDEN_FIELDS and not k.startswith("_")}
 
 
 class KeyValueFormatter(logging.Formatter):

@@ -1,4 +1,10 @@
-"""The two kinds of item a site spider yields; their fields are the staging contract's."""
+"""What a site spider produces; the fields are the staging contract's.
+
+Claims are Scrapy items (``scrapy crawl <site> -O claims.jsonl`` exports them). Raw pages are
+not: their bodies are bytes that no feed exporter can write, and a feed of claims has no use for
+them. The spider sends each page with the :data:`page_fetched` signal instead, and the staging
+pipeline, connected to it, keeps the page and its body.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +17,14 @@ from spiders.extraction import DetailFields
 from warehouse import content_hash, stable_id
 
 
+#: Sent by a site spider for every page fetched or failed, with ``page`` (a :class:`PageItem`).
+page_fetched = object()
+
+
 @dataclass
 class PageItem:
-    """One fetched (or failed) page: provenance for ``pages.jsonl`` plus the raw body to keep.
+    """One fetched (or failed) page: provenance for ``pages.jsonl`` plus the raw body to keep
+    (sent with :data:`page_fetched`, never through the item feed).
 
     ``body`` is written gzip'd next to ``pages.jsonl`` (``html_file``) when ``keep_body`` is set,
     so that a page that failed to parse can be re-parsed later without re-crawling.
