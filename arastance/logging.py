@@ -43,12 +43,17 @@ class KeyValueFormatter(logging.Formatter):
         return base + " " + " ".join(f"{k}={v!r}" if isinstance(v, str) and " " in v else f"{k}={v}" for k, v in fields.items())
 
 
+#: ``extra=RUN_LOG_ONLY`` sends a record to the Prefect run's log and not to the terminal.
+RUN_LOG_ONLY = {"_run_log_only": True}
+
 _CHATTY = ("httpx", "httpcore", "scrapy", "filelock", "urllib3", "distributed", "prefect.task_runs")
 
 
 def _quiet_libraries(record: logging.LogRecord) -> bool:
     """Keep HTTP client chatter and per-task state lines ("Finished in state Completed()") off the
     terminal below WARNING, without changing their loggers: the Prefect UI still gets them."""
+    if getattr(record, "_run_log_only", False):
+        return False
     return record.levelno >= logging.WARNING or not record.name.startswith(_CHATTY)
 
 

@@ -63,7 +63,7 @@ def summary_row(result: CrawlResult, loaded: LoadReport) -> dict[str, Any]:
         "claims_parsed": s["items"],
         "new_claims": loaded.new_claims,
         "errors": s["errors"],
-        "dropped": ", ".join(f"{k}={v}" for k, v in s["dropped"].items()) or "-",
+        "dropped": ", ".join(f"{k}={v}" for k, v in s["dropped"].items()),
         "requests": s["stats"].get("downloader/request_count", 0),
         "resumed": result.resumed,
         "seconds": round(result.elapsed_s, 1),

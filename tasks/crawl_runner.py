@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from arastance.config import Settings
-from arastance.logging import get_logger
+from arastance.logging import RUN_LOG_ONLY, get_logger
 from spiders.site_config import available_sites
 from spiders.staging import RUN_FILE, new_run_id
 
@@ -90,6 +90,25 @@ def _tail(path: Path, lines: int = 30) -> str:
     if not path.exists():
         return "(no log)"
     return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+
+
+MAX_RELAYED = 10  # a site that fails on every page should not bury the run's log
+
+
+def _relay_problems(log_file: Path, site: str, run_id: str) -> None:
+    """Repeat the crawl process's WARNING and ERROR lines in the Prefect run (the first few, and
+    how many): the spider runs in a process of its own, and an operator reads the run's log. The
+    terminal has the figures of "crawl finished" and the log file's path already."""
+    if not log_file.exists():
+        return
+    problems = [line for line in log_file.read_text(encoding="utf-8", errors="replace").splitlines()
+                if " WARNING: " in line or " ERROR: " in line]
+    for line in problems[:MAX_RELAYED]:
+        log.warning("crawl log: %s", line.split("] ", 1)[-1], extra={"site": site, "run_id": run_id, **RUN_LOG_ONLY})
+    if len(problems) > MAX_RELAYED:
+        log.warning("more warnings in the crawl log", extra={"site": site, "run_id": run_id,
+                                                             "more": len(problems) - MAX_RELAYED,
+                                                             "log_file": str(log_file), **RUN_LOG_ONLY})
 
 
 def _stop_gracefully(proc: subprocess.Popen[bytes], grace_s: float = 30.0) -> None:
@@ -166,6 +185,8 @@ def run_spider(
     summary = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))
     log.info("crawl finished", extra={"site": site, "run_id": run_id, "pages": summary["pages"],
                                       "items": summary["items"], "errors": summary["errors"],
-                                      "elapsed_s": round(elapsed, 2)})
+                                      "elapsed_s": round(elapsed, 2), "staging_dir": str(run_dir),
+                                      "log_file": str(log_file)})
+    _relay_problems(log_file, site, run_id)
     return CrawlResult(site=site, run_id=run_id, run_dir=run_dir, log_file=log_file, summary=summary,
                        resumed=bool(resumed_id), elapsed_s=elapsed)

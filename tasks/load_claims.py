@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from tqdm import tqdm
+from arastance.progress import track
 
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
@@ -373,8 +373,8 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
     dropped: Counter[str] = Counter({k: v for k, v in staged.run.dropped.items() if v})
-    for (_, claim), (claim_id, canonical) in tqdm(
-        list(zip(staged.claims, keys)), desc=f"preprocess {staged.run.run_id}", unit="claim", disable=None
+    for (_, claim), (claim_id, canonical) in track(
+        list(zip(staged.claims, keys)), f"preprocess {staged.run.run_id}", unit="claims", min_total=500
     ):
         if claim_id in seen:  # the same page reached under two spellings of its URL
             dropped["duplicate_url"] += 1

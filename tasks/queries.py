@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any, Literal
 
-from tqdm import tqdm
+from arastance.progress import track
 
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
@@ -178,7 +178,7 @@ def build_queries_for(
     analyses = analyze_many([c.text for c in to_analyse], s.nlp)
     by_claim = {c.claim_id: a for c, a in zip(to_analyse, analyses)}
     out: list[Query] = []
-    for claim in tqdm(parsed, desc="building queries", unit="claim", disable=not progress):
+    for claim in track(parsed, "building queries", unit="claims", enabled=progress):
         out.extend(build_queries(claim, by_claim.get(claim.claim_id), settings=s))
     log.info(
         "built queries",

@@ -25,7 +25,7 @@ import bm25s
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tqdm import tqdm
+from arastance.progress import track
 
 from arastance.logging import get_logger
 from tasks.arabic import tokenize
@@ -106,7 +106,7 @@ class LocalIndex:
         """Index the records (the first of each URL wins) and save to ``out_dir`` when given."""
         seen: set[str] = set()
         urls, titles, snippets, days, tokens = [], [], [], [], []
-        for rec in tqdm(records, desc="tokenising corpus", unit="doc", disable=not show_progress):
+        for rec in track(records, "tokenising corpus", unit="documents", enabled=show_progress):
             if rec.url in seen:
                 continue
             seen.add(rec.url)
