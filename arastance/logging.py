@@ -49,12 +49,19 @@ RUN_LOG_ONLY = {"_run_log_only": True}
 _CHATTY = ("httpx", "httpcore", "scrapy", "filelock", "urllib3", "distributed", "prefect.task_runs")
 
 
-def _quiet_libraries(record: logging.LogRecord) -> bool:
+class _QuietLibraries(logging.Filter):
     """Keep HTTP client chatter and per-task state lines ("Finished in state Completed()") off the
-    terminal below WARNING, without changing their loggers: the Prefect UI still gets them."""
-    if getattr(record, "_run_log_only", False):
-        return False
-    return record.levelno >= logging.WARNING or not record.name.startswith(_CHATTY)
+    terminal below WARNING, without changing their loggers (the Prefect UI still gets them); at
+    DEBUG everything shows. Records sent with :data:`RUN_LOG_ONLY` never show here."""
+
+    def __init__(self, level: str) -> None:
+        super().__init__()
+        self.verbose = logging.getLevelName(level) == logging.DEBUG
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "_run_log_only", False):
+            return False
+        return self.verbose or record.levelno >= logging.WARNING or not record.name.startswith(_CHATTY)
 
 
 class TerminalHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -131,9 +138,10 @@ def configure_logging(level: str = "INFO") -> None:
     for handler in list(root.handlers):
         if type(handler).__name__ == "PrefectConsoleHandler":
             root.removeHandler(handler)
-    if not any(isinstance(h, TerminalHandler) for h in root.handlers):
-        handler = TerminalHandler()
-        handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
-        handler.addFilter(_quiet_libraries)
-        root.addHandler(handler)
+    for handler in [h for h in root.handlers if isinstance(h, TerminalHandler)]:
+        root.removeHandler(handler)  # configured again: the new level decides what is quiet
+    handler = TerminalHandler()
+    handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
+    handler.addFilter(_QuietLibraries(level))
+    root.addHandler(handler)
     root.setLevel(level)
