@@ -46,7 +46,7 @@ class KeyValueFormatter(logging.Formatter):
 #: ``extra=RUN_LOG_ONLY`` sends a record to the Prefect run's log and not to the terminal.
 RUN_LOG_ONLY = {"_run_log_only": True}
 
-_CHATTY = ("httpx", "httpcore", "scrapy", "filelock", "urllib3", "distributed", "prefect.task_runs")
+_CHATTY = ("httpx", "httpcore", "scrapy", "filelock", "urllib3", "distributed", "bm25s", "prefect.task_runs")
 
 
 class _QuietLibraries(logging.Filter):

@@ -49,9 +49,7 @@ def choose_headlines(
 ) -> SelectionResult:
     """Rank the windowed headlines of every seed and keep the best ``top_k``."""
     result = true_claims.select_true_claims(seeds, headlines, settings)
-    summary = result.summary()
-    log.info("headlines chosen", extra={k: v for k, v in summary.items() if k != "excluded"})
-    excluded = {k: v for k, v in summary["excluded"].items() if v}
+    excluded = {k: v for k, v in result.summary()["excluded"].items() if v}
     if excluded:
         log.info("excluded from the selection", extra={"excluded": ", ".join(f"{k}={v}" for k, v in excluded.items())})
     return result

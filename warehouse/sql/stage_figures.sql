@@ -7,9 +7,8 @@ SELECT 'crawl' AS stage, 'dropped' AS kind, d.key AS reason,
        sum(CAST(d.value AS BIGINT)) AS n
 FROM crawl_runs, json_each(crawl_runs.dropped) AS d GROUP BY ALL
 UNION ALL
+-- a crawl run's errors are its pages that failed to fetch or to parse
 SELECT 'crawl', 'error', 'spider errors', coalesce(sum(errors), 0) FROM crawl_runs
-UNION ALL
-SELECT 'crawl', 'error', 'page not parsed', count(*) FROM raw_pages WHERE parse_status = 'failed'
 UNION ALL
 SELECT 'select', 'dropped', 'excluded: ' || reason, count(*) FROM selection_exclusions GROUP BY ALL
 UNION ALL
