@@ -22,7 +22,6 @@ from html import escape
 from pathlib import Path
 
 from arastance.progress import track
-
 from snapshots.world.arabic_dates import LEVANT_MONTHS, MONTHS, clock, hijri_date, indic, long_date
 from snapshots.world.domains import BY_HOST, Domain
 from snapshots.world.model import NewsArticle, World

@@ -13,9 +13,9 @@ from datetime import timezone
 from pathlib import Path
 
 from scrapy.http import HtmlResponse
-from arastance.progress import track
 
 from arastance.logging import get_logger
+from arastance.progress import track
 from spiders.extraction import extract_detail, parse_failure
 from spiders.items import claim_item, page_item
 from spiders.site_config import load_site_config

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from arastance.progress import track
 
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
+from arastance.progress import track
 from tasks.arabic import normalize
 from tasks.claim_cleaning import DEFAULT_PATTERNS_PATH, DebunkPatterns, clean_claim, load_patterns
 from tasks.dates import parse_published

@@ -23,8 +23,8 @@ from typing import Literal
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfTransformer, TfidfVectorizer
-from arastance.progress import track
 
+from arastance.progress import track
 from tasks.true_claims_window import UNDATED
 
 SCORE_DECIMALS = 9

@@ -6,11 +6,10 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from arastance.progress import track
-
 from arastance.config import load_settings
 from arastance.config.nlp import NlpSettings
 from arastance.logging import get_logger
+from arastance.progress import track
 from tasks.claim_analysis.analysis import AnalyzerName, ClaimAnalysis
 from tasks.claim_analysis.rules import RuleAnalyzer
 from tasks.claim_analysis.stanza_models import load_pipeline, missing_models, models_dir, require_models

@@ -25,9 +25,9 @@ import bm25s
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from arastance.progress import track
 
 from arastance.logging import get_logger
+from arastance.progress import track
 from tasks.arabic import tokenize
 from tasks.jsonl import json_lines
 from tasks.search.base import DateWindow, SearchResult

@@ -18,8 +18,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
-from arastance.progress import track
 
+from arastance.progress import track
 from tasks.arabic import normalize, tokenize
 from tasks.stance.cues import NEGATION, REFUTATION, count_cues
 from tasks.stance.embeddings import DIM, E5Embedder

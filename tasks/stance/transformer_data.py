@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-from arastance.progress import track
 from transformers import PreTrainedTokenizerBase
 
+from arastance.progress import track
 from tasks.stance.evidence import EvidenceMode, select_evidence
 from tasks.stance.examples import StanceExample
 

@@ -17,7 +17,6 @@ from typing import Any, Literal
 import numpy as np
 import torch
 import torch.nn.functional as F
-from arastance.progress import track
 from transformers import (
     DataCollatorWithPadding,
     EarlyStoppingCallback,
@@ -30,6 +29,7 @@ from transformers import (
 )
 
 from arastance.logging import get_logger
+from arastance.progress import track
 from tasks.stance.metrics import evaluate
 from tasks.stance.transformer_data import PairDataset
 
