@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,10 +22,9 @@ from flows.crawl_sources import crawl_sources
 from flows.retrieve_documents import retrieve_documents
 from flows.select_true_claims import select_true_claims
 from flows.train import train_stance_model
-from tasks.pipeline_report import StageOutcome, rows_added, stage_growth
+from tasks.pipeline_report import StageOutcome, WarehouseTotals, measured_outcome
 from warehouse import open_warehouse
 from warehouse.retraining import new_gold_labels
-from warehouse.stats import stage_figures
 
 log = get_logger(__name__)
 
@@ -50,26 +48,11 @@ def training_due(warehouse_path: Path, threshold: int) -> tuple[bool, int]:
     return new >= threshold, new
 
 
-@dataclass(frozen=True)
-class WarehouseTotals:
-    """Row counts and drop/error totals at one moment: a stage's outcome is their growth."""
-
-    rows: dict[str, int]
-    figures: dict[tuple[str, str, str], int]
-
-
 def warehouse_totals(warehouse_path: Path) -> WarehouseTotals:
     """Bookkeeping, not a stage: a plain function, so it stays out of the run's task graph
     (a new warehouse is migrated here, before the first stage)."""
     with open_warehouse(warehouse_path) as wh:
-        return WarehouseTotals(wh.table_counts(), stage_figures(wh))
-
-
-def _outcome(stage: str, status: str, seconds: float, before: WarehouseTotals, after: WarehouseTotals,
-             error: str | None = None) -> StageOutcome:
-    return StageOutcome(stage, status, seconds, rows_added(before.rows, after.rows),
-                        stage_growth(stage, "dropped", before.figures, after.figures),
-                        stage_growth(stage, "error", before.figures, after.figures), error)
+        return WarehouseTotals.read(wh)
 
 
 def _train(path: Path, when: str) -> dict[str, Any]:
@@ -134,10 +117,10 @@ def arastance_pipeline(
         except Exception as exc:  # the stage's own run shows the traceback; the report names it
             failed = True
             log.error("stage failed", extra={"stage": stage, "error": str(exc)[:300]})
-            outcomes.append(_outcome(stage, "failed", time.monotonic() - started, before, warehouse_totals(path),
+            outcomes.append(measured_outcome(stage, "failed", time.monotonic() - started, before, warehouse_totals(path),
                                      str(exc)[:300]))
             continue
-        outcome = _outcome(stage, "ok", time.monotonic() - started, before, warehouse_totals(path))
+        outcome = measured_outcome(stage, "ok", time.monotonic() - started, before, warehouse_totals(path))
         row = outcome.as_row()
         log.info("stage finished", extra={"stage": stage, "seconds": row["seconds"], "rows_added": row["rows added"],
                                           "dropped": row["dropped"], "errors": row["errors"]})

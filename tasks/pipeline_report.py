@@ -13,7 +13,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from warehouse import Warehouse
+from warehouse.stats import stage_figures
+
 Figures = Mapping[tuple[str, str, str], int]
+
+
+@dataclass(frozen=True)
+class WarehouseTotals:
+    """Row counts and drop/error totals at one moment: a stage's outcome is their growth."""
+
+    rows: dict[str, int]
+    figures: dict[tuple[str, str, str], int]
+
+    @classmethod
+    def read(cls, wh: Warehouse) -> "WarehouseTotals":
+        return cls(wh.table_counts(), stage_figures(wh))
 
 
 @dataclass
@@ -71,3 +86,11 @@ def stage_growth(stage: str, kind: str, before: Figures, after: Figures) -> dict
     """How much each of ``stage``'s running totals of ``kind`` grew: what the stage added to them."""
     return {reason: n - before.get((s, k, reason), 0) for (s, k, reason), n in after.items()
             if s == stage and k == kind and n > before.get((s, k, reason), 0)}
+
+
+def measured_outcome(stage: str, status: str, seconds: float, before: WarehouseTotals, after: WarehouseTotals,
+                     error: str | None = None) -> StageOutcome:
+    """What ``stage`` added, dropped and failed on, from the totals before and after it."""
+    return StageOutcome(stage, status, seconds, rows_added(before.rows, after.rows),
+                        stage_growth(stage, "dropped", before.figures, after.figures),
+                        stage_growth(stage, "error", before.figures, after.figures), error)
