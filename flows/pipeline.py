@@ -117,8 +117,8 @@ def arastance_pipeline(
         except Exception as exc:  # the stage's own run shows the traceback; the report names it
             failed = True
             log.error("stage failed", extra={"stage": stage, "error": str(exc)[:300]})
-            outcomes.append(measured_outcome(stage, "failed", time.monotonic() - started, before, warehouse_totals(path),
-                                     str(exc)[:300]))
+            outcomes.append(measured_outcome(stage, "failed", time.monotonic() - started, before,
+                                             warehouse_totals(path), str(exc)[:300]))
             continue
         outcome = measured_outcome(stage, "ok", time.monotonic() - started, before, warehouse_totals(path))
         row = outcome.as_row()
