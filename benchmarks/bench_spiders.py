@@ -83,7 +83,8 @@ def main() -> None:
     from arastance.config import load_settings
     from snapshots.build import build_snapshots
     from snapshots.server import SnapshotServer
-    from tasks.crawl_runner import child_environment, run_spider
+    from tasks.crawl_runner import run_spider
+    from tasks.scrapy_launcher import child_environment
 
     with tempfile.TemporaryDirectory(prefix="bench-spiders-") as tmp:
         root = Path(tmp)

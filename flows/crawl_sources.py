@@ -2,7 +2,7 @@
 
 The flow only orchestrates. Spiders run as child processes (:mod:`tasks.crawl_runner`; Twisted's
 reactor cannot restart inside one process) and may run side by side; loading into the
-warehouse (:func:`tasks.load_claims.load_crawl_run`) happens one run at a time, the warehouse
+warehouse (:func:`tasks.claim_load.load.load_crawl_run`) happens one run at a time, the warehouse
 having a single writer. A crawl task that fails is retried once, and the retry resumes the
 interrupted crawl from its Scrapy JOBDIR. With ``offline`` the flow serves the built snapshots
 on 127.0.0.1 and crawls them instead of the real sites.
@@ -18,15 +18,15 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
+from arastance.base.staging import SITES, StagingError
 from arastance.config import Settings, load_settings
 from arastance.config.crawl import LOOPBACK_CRAWL
 from arastance.logging import get_logger
-from spiders.site_config import available_sites
-from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
 from flows.runners import warehouse_busy
-from tasks.load_claims import LoadReport, StagingError, load_crawl_run
+from tasks.claim_load.load import LoadReport, load_crawl_run
+from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
 from warehouse import open_warehouse
-from warehouse.crawl_spiders import known_canonical_urls
+from warehouse.crawl_inputs import known_canonical_urls
 
 log = get_logger(__name__)
 
@@ -90,10 +90,10 @@ def crawl_sources(
     Returns one summary row per site.
     """
     settings = load_settings()
-    chosen = sites or available_sites()
-    unknown = sorted(set(chosen) - set(available_sites()))
+    chosen = sites or sorted(SITES)
+    unknown = sorted(set(chosen) - set(sorted(SITES)))
     if unknown:
-        raise ValueError(f"unknown site(s) {unknown}; spiders exist for {available_sites()}")
+        raise ValueError(f"unknown site(s) {unknown}; spiders exist for {sorted(SITES)}")
     incremental = settings.crawl.incremental if incremental is None else incremental
     path = Path(warehouse_path) if warehouse_path else settings.warehouse
     rows: list[dict[str, Any]] = []
@@ -102,7 +102,7 @@ def crawl_sources(
             from snapshots.server import serve_snapshots
 
             server = stack.enter_context(serve_snapshots())
-            local = {**settings.sites.model_dump(), **{site: server.site_url(site) for site in available_sites()}}
+            local = {**settings.sites.model_dump(), **{site: server.site_url(site) for site in sorted(SITES)}}
             settings = settings.model_copy(update={
                 "sites": type(settings.sites).model_validate(local),
                 "crawl": type(settings.crawl).model_validate({**settings.crawl.model_dump(), **LOOPBACK_CRAWL}),

@@ -1,6 +1,6 @@
 """Prefect flow ``select_true_claims``: read the claims, choose the headlines, store the run.
 
-The flow only orchestrates; the selection is :func:`tasks.true_claims.select_true_claims`,
+The flow only orchestrates; the selection is :func:`tasks.true_claims.select.select_true_claims`,
 the SQL lives in :mod:`warehouse.selection`. Reading and storing retry when the warehouse is
 busy (another writer holds the file). Same claims and settings give the same run id, so a
 re-run reports ``new_run = False`` and stores nothing.
@@ -18,11 +18,11 @@ from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
-from arastance.logging import get_logger
 from arastance.config.selection import SelectionSettings
-from tasks import true_claims
-from tasks.true_claims import ClaimRecord, SelectionResult
-from tasks.true_claims_rows import claim_records, exclusion_rows, match_rows, run_row, selection_run_id
+from arastance.logging import get_logger
+from tasks.true_claims import select as selection
+from tasks.true_claims.rows import claim_records, exclusion_rows, match_rows, run_row, selection_run_id
+from tasks.true_claims.select import ClaimRecord, SelectionResult
 from warehouse import open_warehouse
 from warehouse.selection import StoredSelection, read_candidate_headlines, read_seed_claims, store_selection
 
@@ -48,7 +48,7 @@ def choose_headlines(
     seeds: list[ClaimRecord], headlines: list[ClaimRecord], settings: SelectionSettings
 ) -> SelectionResult:
     """Rank the windowed headlines of every seed and keep the best ``top_k``."""
-    result = true_claims.select_true_claims(seeds, headlines, settings)
+    result = selection.select_true_claims(seeds, headlines, settings)
     excluded = {k: v for k, v in result.summary()["excluded"].items() if v}
     if excluded:
         log.info("excluded from the selection", extra={"excluded": ", ".join(f"{k}={v}" for k, v in excluded.items())})
@@ -121,7 +121,7 @@ def select_true_claims(
     started_at = datetime.now(timezone.utc).replace(tzinfo=None)
 
     seeds, headlines = load_selection_inputs(path, params.headline_sources)
-    fingerprint = true_claims.input_fingerprint(seeds, headlines)
+    fingerprint = selection.input_fingerprint(seeds, headlines)
     # quote(): hand the 200k records over as they are, without Prefect visiting each one
     result = choose_headlines(quote(seeds), quote(headlines), params)
     run_id = selection_run_id(result.params, fingerprint)

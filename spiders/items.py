@@ -1,64 +1,23 @@
-"""What a site spider produces; the fields are the staging contract's.
+"""What a site spider produces, built from a fetched page and its parsed fields.
 
-Claims are Scrapy items (``scrapy crawl <site> -O claims.jsonl`` exports them). Raw pages are
-not: their bodies are bytes that no feed exporter can write, and a feed of claims has no use for
-them. The spider sends each page with the :data:`page_fetched` signal instead, and the staging
-pipeline, connected to it, keeps the page and its body.
+The item classes are declared by the staging contract (:mod:`arastance.base.staging`), which the
+loader reads with; this module only builds them. Claims are Scrapy items (``scrapy crawl <site>
+-O claims.jsonl`` exports them). Raw pages are not: their bodies are bytes that no feed exporter
+can write, and a feed of claims has no use for them. The spider sends each page with the
+:data:`page_fetched` signal instead, and the staging pipeline, connected to it, keeps the page
+and its body.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
 from datetime import datetime
 from typing import Literal
 
-from spiders.extraction import DetailFields
-from warehouse import content_hash, stable_id
-
+from arastance.base.staging import ClaimItem, DetailFields, PageItem, page_id_of
 
 #: Sent by a site spider for every page fetched or failed, with ``page`` (a :class:`PageItem`).
 page_fetched = object()
-
-
-@dataclass
-class PageItem:
-    """One fetched (or failed) page: provenance for ``pages.jsonl`` plus the raw body to keep
-    (sent with :data:`page_fetched`, never through the item feed).
-
-    ``body`` is written gzip'd next to ``pages.jsonl`` (``html_file``) when ``keep_body`` is set,
-    so that a page that failed to parse can be re-parsed later without re-crawling.
-    """
-
-    run_id: str
-    page_id: str
-    url: str
-    source_id: str
-    fetched_at: str
-    http_status: int | None
-    content_hash: str
-    parse_status: Literal["ok", "failed", "skipped"]
-    parse_error: str | None
-    body: bytes
-    keep_body: bool
-
-
-@dataclass(frozen=True)
-class ClaimItem(DetailFields):
-    """One parsed detail page, exactly the fields of a ``claims.jsonl`` line: the page's fields
-    plus where and when it was fetched."""
-
-    run_id: str
-    source_id: str
-    veracity: Literal["false", "true"]
-    page_id: str
-    fetched_at: str
-
-
-def page_id_of(url: str, body: bytes) -> tuple[str, str]:
-    """``(page_id, content_hash)``: a raw page's natural key is its URL and its content."""
-    digest = content_hash(body)
-    return stable_id(url, digest), digest
 
 
 def page_item(

@@ -14,14 +14,14 @@ from pathlib import Path
 
 from scrapy.http import HtmlResponse
 
+from arastance.base.staging import RunSummary, StoredPage, new_run_id
 from arastance.logging import get_logger
 from arastance.progress import track
 from spiders.extraction import extract_detail, parse_failure
 from spiders.items import claim_item, page_item
 from spiders.site_config import load_site_config
 from spiders.site_urls import SiteUrls
-from spiders.staging import RunSummary, StagingRun, new_run_id
-from warehouse.crawl_spiders import StoredPage
+from spiders.staging import StagingRun
 
 log = get_logger(__name__)
 

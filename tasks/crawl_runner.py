@@ -1,35 +1,26 @@
 """Run one site spider in its own process and hand back its staging run.
 
-Twisted's reactor cannot be restarted inside a process, so every crawl is a fresh
-``python -m scrapy crawl <site>`` child. The child gets the effective settings of the parent
-(crawl and sites groups, data directory) through ``ARASTANCE_*`` variables, the known canonical
-URLs for an incremental crawl through a file, and a ``JOBDIR`` so that a crawl interrupted
-half-way resumes where it stopped (same run id, same staging directory) the next time.
+The child is started by :func:`tasks.scrapy_launcher.run_scrapy` (the parent's effective
+settings travel with it); it gets the known canonical URLs for an incremental crawl through a
+file, and a ``JOBDIR`` so that a crawl interrupted half-way resumes where it stopped (same run
+id, same staging directory) the next time.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arastance.base.staging import RUN_FILE, SITES, new_run_id
 from arastance.config import Settings
 from arastance.logging import RUN_LOG_ONLY, get_logger
-from spiders.site_config import available_sites
-from spiders.staging import RUN_FILE, new_run_id
+from tasks.scrapy_launcher import SpiderTimeout, run_scrapy, tail
 
 log = get_logger(__name__)
-
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-SCRAPY_SETTINGS_MODULE = "spiders.settings"
 
 
 class CrawlError(RuntimeError):
@@ -73,25 +64,6 @@ def unfinished_run(settings: Settings, site: str) -> str | None:
     return None
 
 
-def child_environment(settings: Settings, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The parent's environment plus the settings the spider process must share with it."""
-    env = {k: v for k, v in (base if base is not None else os.environ).items()
-           if not k.startswith(("ARASTANCE_CRAWL__", "ARASTANCE_SITES__"))}
-    env["SCRAPY_SETTINGS_MODULE"] = SCRAPY_SETTINGS_MODULE
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
-    env["ARASTANCE_DATA_DIR"] = str(Path(settings.data_dir).resolve())
-    env["ARASTANCE_LOG_LEVEL"] = settings.log_level
-    env["ARASTANCE_CRAWL"] = settings.crawl.model_dump_json()
-    env["ARASTANCE_SITES"] = settings.sites.model_dump_json()
-    return env
-
-
-def _tail(path: Path, lines: int = 30) -> str:
-    if not path.exists():
-        return "(no log)"
-    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
-
-
 MAX_RELAYED = 10  # a site that fails on every page should not bury the run's log
 
 
@@ -111,16 +83,6 @@ def _relay_problems(log_file: Path, site: str, run_id: str) -> None:
                                                              "log_file": str(log_file), **RUN_LOG_ONLY})
 
 
-def _stop_gracefully(proc: subprocess.Popen[bytes], grace_s: float = 30.0) -> None:
-    """SIGINT first: Scrapy finishes the requests in flight and saves its JOBDIR; kill if it hangs."""
-    proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 def run_spider(
     site: str,
     settings: Settings,
@@ -136,8 +98,8 @@ def run_spider(
     ``crawl.incremental`` setting) only new detail pages are fetched. An interrupted earlier run
     of the site is resumed instead of starting a new one when ``crawl.resumable`` is set.
     """
-    if site not in available_sites():
-        raise ValueError(f"unknown site {site!r}; spiders exist for {', '.join(available_sites())}")
+    if site not in SITES:
+        raise ValueError(f"unknown site {site!r}; spiders exist for {', '.join(sorted(SITES))}")
     incremental = settings.crawl.incremental if incremental is None else incremental
     resumed_id = unfinished_run(settings, site) if settings.crawl.resumable else None
     run_id = resumed_id or new_run_id(site)
@@ -148,38 +110,28 @@ def run_spider(
         known_file.write_text("".join(f"{u}\n" for u in known_urls), encoding="utf-8")
     log_file = settings.data_dir / "logs" / "crawl" / f"{run_id}.log"
     log_file.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        sys.executable, "-m", "scrapy", "crawl", site,
-        "-a", f"run_id={run_id}",
-        "-a", f"known_urls={known_file}",
-        "-a", f"incremental={'true' if incremental else 'false'}",
-        "-s", f"LOG_FILE={log_file}",
-        "-s", "LOG_FILE_APPEND=True",
-    ]
+    args = {"run_id": run_id, "known_urls": str(known_file), "incremental": "true" if incremental else "false"}
+    options: dict[str, object] = {"LOG_FILE": log_file, "LOG_FILE_APPEND": True}
     if settings.crawl.resumable:
-        cmd += ["-s", f"JOBDIR={job / 'scrapy'}"]
-    for name, value in (scrapy_settings or {}).items():
-        cmd += ["-s", f"{name}={value}"]
+        options["JOBDIR"] = job / "scrapy"
+    options.update(scrapy_settings or {})
     log.info("crawl starting", extra={"site": site, "run_id": run_id, "resumed": bool(resumed_id),
                                       "incremental": incremental, "known_urls": sum(1 for _ in known_file.open())})
-    started = time.monotonic()
-    with open(log_file.with_suffix(".out"), "w", encoding="utf-8") as out:
-        proc = subprocess.Popen(cmd, env=child_environment(settings), cwd=Path.cwd(), stdout=out, stderr=subprocess.STDOUT)
-        try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _stop_gracefully(proc)
-            raise CrawlError(
-                f"crawl of {site} (run {run_id}) exceeded {timeout_s}s and was stopped; "
-                f"{'the next crawl of the site resumes it' if settings.crawl.resumable else 'it is not resumable'}. "
-                f"Log {log_file}:\n{_tail(log_file)}"
-            ) from None
-    elapsed = time.monotonic() - started
+    try:
+        proc = run_scrapy(site, settings, output=log_file.with_suffix(".out"), args=args, scrapy_settings=options,
+                          timeout_s=timeout_s)
+    except SpiderTimeout:
+        raise CrawlError(
+            f"crawl of {site} (run {run_id}) exceeded {timeout_s}s and was stopped; "
+            f"{'the next crawl of the site resumes it' if settings.crawl.resumable else 'it is not resumable'}. "
+            f"Log {log_file}:\n{tail(log_file)}"
+        ) from None
+    elapsed = proc.elapsed_s
     run_dir = crawl_staging_dir(settings) / run_id
     if proc.returncode != 0 or not (run_dir / RUN_FILE).exists():
         raise CrawlError(
             f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode}; log {log_file}:\n"
-            f"{_tail(log_file.with_suffix('.out'), 15)}\n{_tail(log_file)}"
+            f"{tail(proc.output, 15)}\n{tail(log_file)}"
         )
     shutil.rmtree(job, ignore_errors=True)
     summary = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))

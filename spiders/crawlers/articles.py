@@ -28,10 +28,11 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
+from arastance.base.ids import content_hash
+from arastance.base.staging import read_url_list
+from arastance.base.urls import mirror_url
 from arastance.logging import get_logger
 from spiders.article_extraction import extract_article
-from tasks.articles import mirror_url, read_url_list
-from warehouse import content_hash
 
 log = get_logger(__name__)
 

@@ -28,13 +28,13 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
+from arastance.base.staging import PageItem, new_run_id
+from arastance.base.urls import UrlError, canonicalize_url
 from arastance.logging import get_logger
 from spiders.extraction import extract_detail, extract_listing, parse_failure
-from spiders.items import PageItem, claim_item, page_fetched, page_item
+from spiders.items import claim_item, page_fetched, page_item
 from spiders.site_config import SiteConfig, load_site_config
 from spiders.site_urls import SiteUrls
-from spiders.staging import new_run_id
-from tasks.urls import UrlError, canonicalize_url
 
 log = get_logger(__name__)
 

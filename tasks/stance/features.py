@@ -19,8 +19,8 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
+from arastance.base.arabic import normalize, tokenize
 from arastance.progress import track
-from tasks.arabic import normalize, tokenize
 from tasks.stance.cues import NEGATION, REFUTATION, count_cues
 from tasks.stance.embeddings import DIM, E5Embedder
 from tasks.stance.evidence import EvidenceMode, select_evidence

@@ -52,7 +52,7 @@ def reparse(
     chosen = _check_sites(site)
     from spiders.reparse import reparse_pages
     from warehouse import WarehouseError, open_warehouse
-    from warehouse.crawl_spiders import count_detail_pages, iter_detail_pages
+    from warehouse.crawl_inputs import count_detail_pages, iter_detail_pages
 
     rows = []
     for name in chosen:
@@ -67,7 +67,7 @@ def reparse(
         row = {"site": name, "run_id": summary.run_id, "pages": summary.pages, "claims": summary.items,
                "failed": summary.errors, "staging": str(run_dir)}
         if load:
-            from tasks.load_claims import load_crawl_run
+            from tasks.claim_load.load import load_crawl_run
 
             with open_warehouse(s.warehouse) as wh:
                 row["new_claims"] = load_crawl_run(wh, run_dir, settings=s).new_claims

@@ -11,7 +11,7 @@ import typer
 from arastance.cli.common import console, print_table, settings
 from tasks.pipeline_report import stage_rows
 from warehouse import open_warehouse
-from warehouse.models import model_runs, run_results
+from warehouse.model_runs import model_runs, run_results
 from warehouse.stats import source_stats, split_label_counts
 
 

@@ -1,0 +1,8 @@
+"""The base layer: small, dependency-light helpers every other layer may import.
+
+Text normalisation (:mod:`~arastance.base.arabic`), date parsing (:mod:`~arastance.base.dates`),
+URL canonicalisation (:mod:`~arastance.base.urls`), stable ids and content hashes
+(:mod:`~arastance.base.ids`), JSON Lines reading (:mod:`~arastance.base.jsonl`) and the staging
+contract between the spiders and the loaders (:mod:`~arastance.base.staging`). Nothing here
+imports ``spiders``, ``tasks``, ``warehouse`` or ``flows``: the arrows point only downwards to it.
+"""
