@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test install clean-data bench
+.PHONY: demo test install notebooks clean-data bench
 
 demo: $(STAMP)
 	$(BIN)/arastance demo
@@ -15,6 +15,9 @@ test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 install: $(STAMP)
+
+notebooks: $(STAMP)
+	$(BIN)/arastance notebooks
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -1,11 +1,19 @@
 """Structured logging: ``key=value`` fields after the message, readable and grep-able.
 
-Inside a Prefect run, Prefect's own handlers also pick these records up.
+Three places read the project's records:
+
+- the terminal (``configure_logging``, called by the CLI): one handler, one line per record,
+  HTTP client chatter and Prefect's per-task state lines held back below WARNING;
+- the Prefect run they are logged in: :class:`PrefectRunHandler` sits on the project's
+  top-level loggers and forwards each record to the flow or task run of the current context,
+  so the UI's run logs say what a stage decided, counted, warned about and failed on;
+- a worker's own output: Prefect's console handler on the root logger.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 from arastance.base.secrets import REDACTED, redact_secrets, register_secrets
@@ -13,28 +21,60 @@ from arastance.base.secrets import REDACTED, redact_secrets, register_secrets
 __all__ = ["REDACTED", "KeyValueFormatter", "configure_logging", "get_logger", "redact_secrets", "register_secrets"]
 
 _STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
+PROJECT_LOGGERS = ("arastance", "flows", "tasks", "warehouse", "spiders", "snapshots")
+# Fields that libraries attach to every record: Prefect's run identifiers (the terminal names the
+# run instead) and Scrapy's spider object.
+_HIDDEN_FIELDS = {"flow_run_id", "task_run_id", "flow_run_name", "task_run_name", "flow_name", "task_name",
+                  "deployment_name", "worker_id", "send_to_api", "spider", "crawler"}
+
+
+def _fields(record: logging.LogRecord) -> dict[str, object]:
+    return {k: v for k, v in record.__dict__.items()
+            if k not in _STANDARD and k not in _HIDDEN_FIELDS and not k.startswith("_")}
 
 class KeyValueFormatter(logging.Formatter):
-    """Append every ``extra=`` field of a record as ``key=value`` (secrets redacted everywhere)."""
+    """Append every ``extra=`` field of a record as ``key=value``; a Prefect run is named, not its
+    ids; secrets are redacted everywhere."""
 
     def format(self, record: logging.LogRecord) -> str:
         base = super().format(record)
-        fields = {k: v for k, v in record.__dict__.items() if k not in _STANDARD and not k.startswith("_")}
+        run = getattr(record, "task_run_name", None) or getattr(record, "flow_run_name", None)
+        if run and record.name.startswith("prefect."):
+            base = base.replace(f" {record.name}:", f" {record.name} [{run}]:", 1)
+        fields = _fields(record)
         if fields:
             base += " " + " ".join(f"{k}={v!r}" if isinstance(v, str) and " " in v else f"{k}={v}" for k, v in fields.items())
         return redact_secrets(base)
 
 
-_CHATTY = ("httpx", "httpcore", "scrapy", "filelock", "urllib3")  # a line per request otherwise
+#: ``extra=RUN_LOG_ONLY`` sends a record to the Prefect run's log and not to the terminal.
+RUN_LOG_ONLY = {"_run_log_only": True}
+
+_CHATTY = ("httpx", "httpcore", "scrapy", "filelock", "urllib3", "distributed", "bm25s", "prefect.task_runs")
 
 
-def _quiet_libraries(record: logging.LogRecord) -> bool:
-    """Keep HTTP client chatter off the terminal below WARNING, without changing their loggers."""
-    return record.levelno >= logging.WARNING or not record.name.startswith(_CHATTY)
+class _QuietLibraries(logging.Filter):
+    """Keep HTTP client chatter and per-task state lines ("Finished in state Completed()") off the
+    terminal below WARNING, without changing their loggers (the Prefect UI still gets them); at
+    DEBUG everything shows. Records sent with :data:`RUN_LOG_ONLY` never show here."""
+
+    def __init__(self, level: str) -> None:
+        super().__init__()
+        self.verbose = logging.getLevelName(level) == logging.DEBUG
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "_run_log_only", False):
+            return False
+        return self.verbose or record.levelno >= logging.WARNING or not record.name.startswith(_CHATTY)
 
 
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    """Writes to whatever ``sys.stderr`` is now, so a replaced (and closed) stream is never used."""
+class TerminalHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is now, so a replaced (and closed) stream is never used,
+    and a rich progress bar that redirects stderr prints the line above itself.
+
+    Its public name matters: Prefect leaves the root logger to a program that already has a
+    handler of its own, instead of adding its console handler beside it (every line twice).
+    """
 
     @property  # type: ignore[override]
     def stream(self):  # noqa: ANN201 - the base class's attribute
@@ -45,18 +85,67 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
+class PrefectRunHandler(logging.Handler):
+    """Forward a project record to the Prefect flow or task run it is logged in.
+
+    Prefect sends only its own loggers and ``get_run_logger()`` to the API; the project's
+    modules log with plain :mod:`logging` so that they stay usable outside Prefect. Outside a
+    run (the CLI's own work, spider processes, tests) this handler does nothing, and it never
+    imports Prefect: a process that has not imported it cannot be in a run.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._api: logging.Handler | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        context = sys.modules.get("prefect.context")
+        if context is None or not (context.TaskRunContext.get() or context.FlowRunContext.get()):
+            return
+        if self._api is None:
+            from prefect.logging.handlers import APILogHandler
+
+            self._api = APILogHandler()
+            self._api.setFormatter(KeyValueFormatter("%(message)s"))
+        self._api.handle(record)
+
+
+def _default_level() -> str:
+    level = os.environ.get("ARASTANCE_LOG_LEVEL", "INFO").upper()
+    return level if level in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"} else "INFO"
+
+
+def _install_run_handler() -> None:
+    """Once per process: the run handler on each project logger, at the configured level, so
+    that INFO records reach a Prefect run even where the root logger stays at WARNING."""
+    for name in PROJECT_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(h, PrefectRunHandler) for h in logger.handlers):
+            logger.addHandler(PrefectRunHandler())
+        if logger.level == logging.NOTSET:
+            logger.setLevel(_default_level())
+
+
 def get_logger(name: str) -> logging.Logger:
+    """The module's logger; the first call wires the project's loggers to Prefect runs."""
+    _install_run_handler()
     return logging.getLogger(name)
 
 
 def configure_logging(level: str = "INFO") -> None:
-    """Send the project's records to stderr once, in key=value form."""
+    """Send records to stderr once, in key=value form, through one handler (Prefect's console
+    handler, if something already added it, is taken off the root so that no line shows twice)."""
+    _install_run_handler()
+    for name in PROJECT_LOGGERS:
+        logging.getLogger(name).setLevel(level)
     root = logging.getLogger()
-    if any(isinstance(h.formatter, KeyValueFormatter) for h in root.handlers):
-        root.setLevel(level)
-        return
-    handler = _StderrHandler()
+    for handler in list(root.handlers):
+        if type(handler).__name__ == "PrefectConsoleHandler":
+            root.removeHandler(handler)
+    for handler in [h for h in root.handlers if isinstance(h, TerminalHandler)]:
+        root.removeHandler(handler)  # configured again: the new level decides what is quiet
+    handler = TerminalHandler()
     handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
-    handler.addFilter(_quiet_libraries)
+    handler.addFilter(_QuietLibraries(level))
     root.addHandler(handler)
     root.setLevel(level)

@@ -30,21 +30,22 @@ from warehouse.crawl_inputs import known_canonical_urls
 
 log = get_logger(__name__)
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE, task_run_name="known-urls-{site}")
 def stored_claim_urls(warehouse_path: Path, site: str) -> list[str]:
     """Canonical URLs already stored for ``site`` (retried while another writer holds the file)."""
     with open_warehouse(warehouse_path) as wh:
         return known_canonical_urls(wh, site)
 
 
-@task(retries=1, retry_delay_seconds=5, cache_policy=NO_CACHE)
+@task(retries=1, retry_delay_seconds=5, cache_policy=NO_CACHE, task_run_name="crawl-{site}")
 def crawl_site(site: str, settings: Settings, known_urls: list[str], incremental: bool) -> CrawlResult:
     """One spider process; its staging run comes back. A retry resumes a crawl that timed out."""
     return run_spider(site, settings, known_urls=known_urls, incremental=incremental,
                       timeout_s=settings.crawl.run_timeout_s)
 
 
-@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE,
+      task_run_name="load-{run_dir.name}")
 def load_staging_run(warehouse_path: Path, run_dir: Path, settings: Settings) -> LoadReport:
     """Load one finished staging run into the warehouse (idempotent; retried while it is busy)."""
     with open_warehouse(warehouse_path) as wh:
@@ -62,7 +63,7 @@ def summary_row(result: CrawlResult, loaded: LoadReport) -> dict[str, Any]:
         "claims_parsed": s["items"],
         "new_claims": loaded.new_claims,
         "errors": s["errors"],
-        "dropped": ", ".join(f"{k}={v}" for k, v in s["dropped"].items()) or "-",
+        "dropped": ", ".join(f"{k}={v}" for k, v in s["dropped"].items()),
         "requests": s["stats"].get("downloader/request_count", 0),
         "resumed": result.resumed,
         "seconds": round(result.elapsed_s, 1),

@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
-from prefect.artifacts import create_image_artifact, create_markdown_artifact
+from prefect.artifacts import create_image_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
-from tasks.stance.metrics import plot_confusion, results_table
+from tasks.stance.metrics import plot_confusion
 from tasks.stance.model import StanceModel, load_model
 from tasks.stance.runs import (
     SplitResult,
@@ -55,9 +55,8 @@ def publish_results(model_name: str, run_id: str, results: Sequence[SplitResult]
 
     Images are embedded as data URIs so they display without a file server.
     """
-    table = results_table({f"{model_name} ({r.split})": {r.dataset: r.evaluation} for r in results})
-    create_markdown_artifact(f"# Stance model {run_id}\n\n{table}", key="stance-results",
-                             description=f"per-class F1, accuracy and macro-F1 of {model_name}")
+    create_table_artifact(result_rows(results), key="stance-results",
+                          description=f"stance model {model_name}, run {run_id}: macro-F1, accuracy and per-class F1")
     images = []
     for r in results:
         png = plot_confusion(r.evaluation, figures_dir / f"confusion-{r.dataset}-{r.split}.png",
@@ -67,6 +66,15 @@ def publish_results(model_name: str, run_id: str, results: Sequence[SplitResult]
                               description=f"confusion matrix of {model_name} on {r.dataset} {r.split}")
         images.append(png)
     return images
+
+
+def result_rows(results: Sequence[SplitResult]) -> list[dict[str, Any]]:
+    """One row per scored split, macro-F1 first after the split (the figure readers look for),
+    then accuracy, per-class F1 and the number of pairs: one column per figure."""
+    return [{"dataset": r.dataset, "split": r.split, "macro-F1": round(r.evaluation.macro_f1, 3),
+             "accuracy": round(r.evaluation.accuracy, 3),
+             **{f"F1 {label}": round(r.evaluation.f1[label], 3) for label in r.evaluation.labels},
+             "pairs": sum(r.evaluation.support.values())} for r in results]
 
 
 def summary(results: Sequence[SplitResult]) -> dict[str, Any]:

@@ -20,10 +20,9 @@ from arastance.logging import get_logger
 from flows.build_dataset import build_dataset
 from flows.crawl_sources import crawl_sources
 from flows.retrieve_documents import retrieve_documents
-from flows.runners import task_runner
 from flows.select_true_claims import select_true_claims
 from flows.train import train_stance_model
-from tasks.pipeline_report import StageOutcome, dropped_reasons, rows_added
+from tasks.pipeline_report import StageOutcome, WarehouseTotals, measured_outcome
 from warehouse import open_warehouse
 from warehouse.retraining import new_gold_labels
 
@@ -49,11 +48,11 @@ def training_due(warehouse_path: Path, threshold: int) -> tuple[bool, int]:
     return new >= threshold, new
 
 
-@task(cache_policy=NO_CACHE)
-def warehouse_counts(warehouse_path: Path) -> dict[str, int]:
-    """Row count of every table, to measure what a stage added (a new warehouse is migrated first)."""
-    with open_warehouse(warehouse_path) as wh:  # migrates a new warehouse before the first stage
-        return wh.table_counts()
+def warehouse_totals(warehouse_path: Path) -> WarehouseTotals:
+    """Bookkeeping, not a stage: a plain function, so it stays out of the run's task graph
+    (a new warehouse is migrated here, before the first stage)."""
+    with open_warehouse(warehouse_path) as wh:
+        return WarehouseTotals.read(wh)
 
 
 def _train(path: Path, when: str) -> dict[str, Any]:
@@ -69,8 +68,7 @@ def _stage_runners(path: Path, sites: list[str] | None, incremental: bool | None
     return {
         "crawl": lambda: crawl_sources(sites=sites, incremental=incremental, offline=offline),
         "select": lambda: select_true_claims(),
-        "retrieve": lambda: retrieve_documents.with_options(
-            task_runner=task_runner(load_settings().orchestration))(limit=retrieve_limit),
+        "retrieve": lambda: retrieve_documents(limit=retrieve_limit),  # on orchestration.task_runner
         "dataset": lambda: build_dataset(),
         "train": lambda: _train(path, train),
     }
@@ -104,25 +102,34 @@ def arastance_pipeline(
     failed = False
     for stage in chosen:
         if failed:
+            log.warning("stage skipped: an earlier stage failed", extra={"stage": stage})
             outcomes.append(StageOutcome(stage, "skipped", 0.0, error="an earlier stage failed"))
             continue
-        before = warehouse_counts(path)
+        log.info("stage started", extra={"stage": stage})
+        before = warehouse_totals(path)
         started = time.monotonic()
         try:
-            summary = runners[stage]()
+            runners[stage]()
         except TrainingNotDue as exc:
+            log.info("stage skipped", extra={"stage": stage, "reason": str(exc)})
             outcomes.append(StageOutcome(stage, "skipped", time.monotonic() - started, error=str(exc)))
             continue
         except Exception as exc:  # the stage's own run shows the traceback; the report names it
             failed = True
             log.error("stage failed", extra={"stage": stage, "error": str(exc)[:300]})
-            outcomes.append(StageOutcome(stage, "failed", time.monotonic() - started,
-                                         rows_added(before, warehouse_counts(path)), error=str(exc)[:300]))
+            outcomes.append(measured_outcome(stage, "failed", time.monotonic() - started, before,
+                                             warehouse_totals(path), str(exc)[:300]))
             continue
-        outcomes.append(StageOutcome(stage, "ok", time.monotonic() - started,
-                                     rows_added(before, warehouse_counts(path)), dropped_reasons(summary)))
-    rows = [o.as_row() for o in outcomes]
-    create_table_artifact(rows, key="arastance-pipeline-stages", description="what each pipeline stage did")
+        outcome = measured_outcome(stage, "ok", time.monotonic() - started, before, warehouse_totals(path))
+        row = outcome.as_row()
+        log.info("stage finished", extra={"stage": stage, "seconds": row["seconds"], "rows_added": row["rows added"],
+                                          "dropped": row["dropped"], "errors": row["errors"]})
+        outcomes.append(outcome)
+    create_table_artifact([o.as_row() for o in outcomes], key="arastance-pipeline-stages",
+                          description="what each pipeline stage did: rows added, dropped and failed on "
+                                      "(measured on the warehouse)")
+    create_table_artifact([row for o in outcomes for row in o.figure_rows()], key="arastance-pipeline-figures",
+                          description="every figure of the stages table by table, reason and kind of error")
     if failed:
         raise PipelineFailed(f"stage(s) {[o.stage for o in outcomes if o.status == 'failed']} failed; re-run to resume")
-    return rows
+    return [o.as_result() for o in outcomes]

@@ -1,10 +1,10 @@
 """Prefect flow ``retrieve_documents``: queries -> search -> kept documents -> articles -> pairs.
 
 Per claim: its queries (stored ones reused, missing ones built and stored), the searches the
-cache cannot answer (fanned out over claims on the flow's task runner, threads by default,
-Dask with ``retrieve_documents.with_options(task_runner=...)``), the merge and filter of its
-hits; then article fetches in waves (the first ``search.fetch_pool_per_claim`` candidates of
-each claim, then the next candidate for each one that failed), the ranking of the fetched
+cache cannot answer (fanned out over claims on the task runner that the
+``orchestration.task_runner`` setting names: threads by default, or Dask), the merge and filter
+of its hits; then article fetches in waves (the first ``search.fetch_pool_per_claim`` candidates
+of each claim, then the next candidate for each one that failed), the ranking of the fetched
 articles on their text, and the claim-article pairs.
 The flow only orchestrates: each task opens the warehouse and calls the stage logic in
 :mod:`tasks.retrieval` (idempotent, resumable, nothing sent twice). Workers only search; this
@@ -20,11 +20,11 @@ from prefect import flow, task, unmapped
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
-from prefect.task_runners import ThreadPoolTaskRunner
 
 from arastance.config import load_settings
 from arastance.logging import get_logger
-from flows.runners import warehouse_busy
+from flows.run_names import claim_run_name, first_words
+from flows.runners import ConfiguredTaskRunner, warehouse_busy
 from tasks import retrieval
 from tasks.articles import run_article_spider
 from tasks.retrieval import RetrievalPlan, utc_now
@@ -43,13 +43,15 @@ def plan_retrieval(warehouse_path: Path, claim_ids: list[str] | None, limit: int
         return retrieval.plan_retrieval(wh, load_settings(), claim_ids, limit, redo)
 
 
-@task(retries=1, retry_delay_seconds=5, cache_policy=NO_CACHE, task_run_name="search-{claim_id}")
-def search_claim(claim_id: str, queries: list[QuerySpec], num: int) -> ClaimSearch:
-    """Send one claim's uncached queries (no warehouse, no key in the parameters)."""
+@task(retries=1, retry_delay_seconds=5, cache_policy=NO_CACHE, task_run_name=claim_run_name("search"))
+def search_claim(claim_id: str, queries: list[QuerySpec], num: int, label: str) -> ClaimSearch:
+    """Send one claim's uncached queries (no warehouse, no key in the parameters); ``label``
+    (the claim's text) names the run."""
     return run_claim_queries(claim_id, queries, num, configured_backend())
 
 
-@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE,
+      task_run_name=claim_run_name("store"))
 def store_claim_search(warehouse_path: Path, claim: dict[str, Any], queries: list[QuerySpec], search: ClaimSearch,
                        backend: str) -> dict[str, Any]:
     """Cache what came back; for a claim with every query answered, store hits and decisions."""
@@ -101,6 +103,14 @@ def create_pairs(warehouse_path: Path, claim_ids: list[str]) -> list[dict[str, A
         return retrieval.create_pairs(wh, search_settings, claim_ids)
 
 
+def claim_row(claim: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
+    """One claim's line of the flow's result and artifact: its first words beside its id, a
+    number in every figure column and no placeholders."""
+    return {"claim": first_words(claim["text"]), "claim_id": claim["claim_id"], "status": outcome["status"],
+            **{c: outcome.get(c) or 0 for c in ("hits", "candidates", "kept", "pairs")},
+            "error": outcome.get("error") or ""}
+
+
 class RetrievalFailed(RuntimeError):
     """Some claims could not be searched; what succeeded is stored and a re-run resumes."""
 
@@ -120,7 +130,7 @@ def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: Retrieva
     )
 
 
-@flow(name="retrieve_documents", task_runner=ThreadPoolTaskRunner(max_workers=4), validate_parameters=True)
+@flow(name="retrieve_documents", task_runner=ConfiguredTaskRunner(), validate_parameters=True)
 @locked_stage("retrieval")
 def retrieve_documents(claim_ids: list[str] | None = None, limit: int | None = None, fetch: bool = True,
                        redo: bool = False) -> list[dict[str, Any]]:
@@ -137,7 +147,12 @@ def retrieve_documents(claim_ids: list[str] | None = None, limit: int | None = N
     path = settings.warehouse
     backend = settings.search.backend
     plan = plan_retrieval(path, claim_ids, limit, redo)
-    futures = search_claim.map(list(plan.to_send), list(plan.to_send.values()), unmapped(settings.search.results_per_query))
+    log.info("retrieval planned", extra={"claims": len(plan.claims), "backend": backend,
+                                         "queries_cached": plan.cached_queries,
+                                         "queries_to_send": sum(len(v) for v in plan.to_send.values()),
+                                         "deferred": len(plan.deferred)})
+    futures = search_claim.map(list(plan.to_send), list(plan.to_send.values()), unmapped(settings.search.results_per_query),
+                               [plan.claims[c]["text"] for c in plan.to_send])
     rows: dict[str, dict[str, Any]] = {}
     for claim_id, claim in plan.claims.items():
         if claim_id not in plan.to_send:  # answered from the cache: nothing to send
@@ -153,11 +168,14 @@ def retrieve_documents(claim_ids: list[str] | None = None, limit: int | None = N
         fetched = fetch_and_rank(path, {c: plan.claims[c]["text"] for c in searched}, run_dir)
         for row in create_pairs(path, searched):
             rows[row["claim_id"]].update(row)
-    columns = ("claim_id", "status", "hits", "candidates", "kept", "pairs", "error")
-    ordered = [{c: rows[claim_id].get(c) for c in columns} for claim_id in plan.claims]
+    ordered = [claim_row(plan.claims[claim_id], rows[claim_id]) for claim_id in plan.claims]
     _publish(ordered, fetched, plan, backend)
     log.info("retrieval finished", extra={"claims": len(ordered), "deferred": len(plan.deferred), **fetched})
     failed = [r for r in ordered if r["status"] == "failed"]
+    for row in failed:
+        log.warning("claim search failed", extra={"claim": row["claim"], "claim_id": row["claim_id"], "error": row["error"]})
+    if plan.deferred:
+        log.warning("claims deferred by the daily query budget", extra={"claims": len(plan.deferred)})
     if failed:
         raise RetrievalFailed(f"{len(failed)} of {len(ordered)} claim(s) failed (stored; a re-run resumes them); "
                               f"first error: {failed[0]['error']}")

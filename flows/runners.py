@@ -1,17 +1,22 @@
 """The task runner that fan-out flows use, chosen by configuration.
 
-Flows are decorated with the thread runner; ``flow.with_options(task_runner=task_runner(...))``
-swaps in Dask without touching the flow's code. Dask workers only compute: results come back to
-the flow's process, which is the single writer of the warehouse.
+Fan-out flows are decorated with :class:`ConfiguredTaskRunner`, which reads the
+``orchestration`` settings when a run starts: a deployment's run, the parent pipeline and the
+CLI all honour ``orchestration.task_runner`` without choosing a runner themselves.
+``flow.with_options(task_runner=task_runner(...))`` still pins one explicitly. Dask workers only
+compute: results come back to the flow's process, which is the single writer of the warehouse.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Self
 
+from prefect.futures import PrefectFuture, PrefectFutureList
 from prefect.states import State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
+from arastance.config import load_settings
 from arastance.config.orchestration import OrchestrationSettings
 from warehouse import WarehouseBusyError
 
@@ -33,3 +38,46 @@ def task_runner(settings: OrchestrationSettings) -> TaskRunner:
             cluster_kwargs={"n_workers": settings.workers, "threads_per_worker": 1, "processes": True},
         )
     return ThreadPoolTaskRunner(max_workers=settings.workers)
+
+
+class ConfiguredTaskRunner(TaskRunner[PrefectFuture[Any]]):
+    """The runner named by ``orchestration.task_runner``, chosen when the flow run starts.
+
+    A flow decorated with a fixed runner would run a scheduled deployment on threads whatever
+    the settings say; this one delegates to the runner :func:`task_runner` builds from the
+    settings the run sees (a worker's environment, ``arastance.toml``).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._runner: TaskRunner | None = None
+
+    def duplicate(self) -> Self:
+        return type(self)()
+
+    @property
+    def runner(self) -> TaskRunner:
+        if self._runner is None:
+            raise RuntimeError("the task runner must be started before submitting work")
+        return self._runner
+
+    def __enter__(self) -> Self:
+        super().__enter__()
+        self._runner = task_runner(load_settings().orchestration).__enter__()
+        return self
+
+    def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:
+        try:
+            if self._runner is not None:
+                self._runner.__exit__(exc_type, exc_value, traceback)
+        finally:
+            self._runner = None
+            super().__exit__(exc_type, exc_value, traceback)
+
+    def submit(self, task: Any, parameters: dict[str, Any], wait_for: Iterable[PrefectFuture[Any]] | None = None,
+               dependencies: dict[str, Any] | None = None) -> PrefectFuture[Any]:
+        return self.runner.submit(task, parameters, wait_for, dependencies)
+
+    def map(self, task: Any, parameters: dict[str, Any],
+            wait_for: Iterable[PrefectFuture[Any]] | None = None) -> PrefectFutureList[Any]:
+        return self.runner.map(task, parameters, wait_for)

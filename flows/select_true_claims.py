@@ -19,11 +19,14 @@ from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
 from arastance.config.selection import SelectionSettings
+from arastance.logging import get_logger
 from tasks.true_claims import select as selection
 from tasks.true_claims.rows import claim_records, exclusion_rows, match_rows, run_row, selection_run_id
 from tasks.true_claims.select import ClaimRecord, SelectionResult
 from warehouse import open_warehouse
 from warehouse.selection import StoredSelection, read_candidate_headlines, read_seed_claims, store_selection
+
+log = get_logger(__name__)
 
 
 @task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
@@ -35,6 +38,9 @@ def load_selection_inputs(
     with open_warehouse(warehouse_path) as wh:
         seeds = claim_records(read_seed_claims(wh, period), origin="seed")
         headlines = claim_records(read_candidate_headlines(wh, sources, period), origin="headline")
+    log.info("selection inputs read", extra={"seeds": len(seeds), "headlines": len(headlines), "sources": sources})
+    if not seeds or not headlines:
+        log.warning("nothing to select from", extra={"seeds": len(seeds), "headlines": len(headlines)})
     return seeds, headlines
 
 
@@ -43,7 +49,11 @@ def choose_headlines(
     seeds: list[ClaimRecord], headlines: list[ClaimRecord], settings: SelectionSettings
 ) -> SelectionResult:
     """Rank the windowed headlines of every seed and keep the best ``top_k``."""
-    return selection.select_true_claims(seeds, headlines, settings)
+    result = selection.select_true_claims(seeds, headlines, settings)
+    excluded = {k: v for k, v in result.summary()["excluded"].items() if v}
+    if excluded:
+        log.info("excluded from the selection", extra={"excluded": ", ".join(f"{k}={v}" for k, v in excluded.items())})
+    return result
 
 
 @task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
@@ -53,12 +63,15 @@ def store_selection_run(
     """Write the run, its matches and its exclusions in one transaction."""
     finished_at = datetime.now(timezone.utc).replace(tzinfo=None)
     with open_warehouse(warehouse_path) as wh:
-        return store_selection(
+        stored = store_selection(
             wh,
             run_row(result, run_id, fingerprint, started_at, finished_at),
             match_rows(result, run_id),
             exclusion_rows(result, run_id),
         )
+    log.info("selection stored" if stored.new_run else "same input and settings as a stored run: nothing added",
+             extra={"run_id": run_id, "new_matches": stored.new_matches})
+    return stored
 
 
 def _publish(result: SelectionResult, stored: StoredSelection) -> None:

@@ -21,8 +21,7 @@ from datetime import datetime, time
 from html import escape
 from pathlib import Path
 
-from tqdm import tqdm
-
+from arastance.progress import track
 from snapshots.world.arabic_dates import LEVANT_MONTHS, MONTHS, clock, hijri_date, indic, long_date
 from snapshots.world.domains import BY_HOST, Domain
 from snapshots.world.model import NewsArticle, World
@@ -414,7 +413,7 @@ def render_news_sites(world: World, out_dir: Path) -> int:
         by_domain[article.domain].append(article)
     written = 0
     position = {a.article_id: i for siblings in by_domain.values() for i, a in enumerate(siblings)}
-    for article in tqdm(world.articles, desc="news pages", unit="page", disable=None):
+    for article in track(world.articles, "news pages", unit="pages", min_total=500):
         siblings, i = by_domain[article.domain], position[article.article_id]
         neighbours = [a for a in siblings[max(0, i - 2) : i + 3] if a is not article][:4]
         target = page_file(out_dir, article)

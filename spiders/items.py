@@ -1,7 +1,12 @@
-"""The two kinds of item a site spider yields, built from a fetched page and its parsed fields.
+"""What a site spider produces, built from a fetched page and its parsed fields.
 
 The item classes are declared by the staging contract (:mod:`arastance.base.staging`), which the
-loader reads with; this module only builds them."""
+loader reads with; this module only builds them. Claims are Scrapy items (``scrapy crawl <site>
+-O claims.jsonl`` exports them). Raw pages are not: their bodies are bytes that no feed exporter
+can write, and a feed of claims has no use for them. The spider sends each page with the
+:data:`page_fetched` signal instead, and the staging pipeline, connected to it, keeps the page
+and its body.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,9 @@ from datetime import datetime
 from typing import Literal
 
 from arastance.base.staging import ClaimItem, DetailFields, PageItem, page_id_of
+
+#: Sent by a site spider for every page fetched or failed, with ``page`` (a :class:`PageItem`).
+page_fetched = object()
 
 
 def page_item(

@@ -1,4 +1,10 @@
-"""Item pipelines only persist: the staging pipeline writes each crawl run's directory."""
+"""Item pipelines only persist: the staging pipeline writes each crawl run's directory.
+
+Claims arrive as items; raw pages with the spider's ``page_fetched`` signal (their bytes stay
+out of the item feed). The run's directory is made when the first of them arrives, so a spider
+that only opens (``scrapy shell --spider``) or that is not a site spider (``scrapy shell URL``)
+leaves no half-made staging run; a finished crawl that found nothing still gets its run.json.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ from twisted.internet.threads import deferToThread
 
 from arastance.base.staging import ClaimItem, PageItem
 from arastance.logging import get_logger
+from spiders.items import page_fetched
 from spiders.staging import StagingRun
 
 log = get_logger(__name__)
@@ -35,26 +42,31 @@ class StagingPipeline:
     def from_crawler(cls, crawler: Crawler) -> "StagingPipeline":
         pipeline = cls(crawler)
         crawler.signals.connect(pipeline.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(pipeline.page_fetched, signal=page_fetched)
         return pipeline
 
-    def open_spider(self) -> None:
-        spider = self.crawler.spider
-        staging = Path(self.crawler.settings["ARASTANCE_STAGING_DIR"])
-        self.run = StagingRun(staging / spider.run_id, spider.run_id, spider.name).open()
-        log.info("staging run opened", extra={"run_id": spider.run_id, "dir": str(self.run.run_dir)})
+    def _open_run(self) -> StagingRun:
+        if self.run is None:
+            spider = self.crawler.spider
+            run_id = getattr(spider, "run_id", None)
+            if run_id is None:
+                raise TypeError(f"StagingPipeline keeps the runs of site spiders; {type(spider).__name__} has no run_id")
+            staging = Path(self.crawler.settings["ARASTANCE_STAGING_DIR"])
+            self.run = StagingRun(staging / run_id, run_id, spider.name).open()
+            log.info("staging run opened", extra={"run_id": run_id, "dir": str(self.run.run_dir)})
+        return self.run
+
+    def page_fetched(self, page: PageItem) -> None:
+        """Keep a page (gzip'd body beside ``pages.jsonl``); a signal handler runs on the reactor,
+        and compressing one page takes about a millisecond."""
+        self._open_run().write_page(page)
 
     async def process_item(self, item: Any) -> Any:
-        """Write in Twisted's thread pool: compressing and writing pages stays off the reactor."""
-        if not isinstance(item, (PageItem, ClaimItem)):
+        """Write in Twisted's thread pool, off the reactor."""
+        if not isinstance(item, ClaimItem):
             raise TypeError(f"StagingPipeline got an unexpected item type {type(item).__name__}")
-        return await maybe_deferred_to_future(deferToThread(self._write, item))
-
-    def _write(self, item: PageItem | ClaimItem) -> PageItem | ClaimItem:
-        assert self.run is not None
-        if isinstance(item, PageItem):
-            self.run.write_page(item)
-        else:
-            self.run.write_claim(item)
+        run = self._open_run()
+        await maybe_deferred_to_future(deferToThread(run.write_claim, item))
         return item
 
     def close_spider(self) -> None:
@@ -64,7 +76,9 @@ class StagingPipeline:
 
     def spider_closed(self, reason: str) -> None:
         if self.run is None:
-            return
+            if reason != "finished" or getattr(self.crawler.spider, "run_id", None) is None:
+                return
+            self._open_run()  # a crawl that fetched nothing: an empty, finished run says so
         if reason == "shutdown":
             # Interrupted (Ctrl-C, SIGTERM): leave the run unfinished so that resuming the crawl
             # (same JOBDIR and run id) appends to it; the loader only reads finished runs.
@@ -73,7 +87,8 @@ class StagingPipeline:
             return
         stats = self.crawler.stats.get_stats() if self.crawler.stats else {}
         dropped = {name: int(stats.get(stat, 0)) for stat, name in DROP_STATS.items()}
+        assert self.run is not None
         summary = self.run.finish(stats=stats, dropped=dropped)
-        log.info("staging run finished", extra={"run_id": summary.run_id, "pages": summary.pages,
-                                                "items": summary.items, "errors": summary.errors,
-                                                "finish_reason": reason})
+        log.info("staging run finished", extra={"run_id": summary.run_id, "dir": str(self.run.run_dir),
+                                                "pages": summary.pages, "items": summary.items,
+                                                "errors": summary.errors, "finish_reason": reason})

@@ -13,10 +13,10 @@ from datetime import timezone
 from pathlib import Path
 
 from scrapy.http import HtmlResponse
-from tqdm import tqdm
 
 from arastance.base.staging import RunSummary, StoredPage, new_run_id
 from arastance.logging import get_logger
+from arastance.progress import track
 from spiders.extraction import extract_detail, parse_failure
 from spiders.items import claim_item, page_item
 from spiders.site_config import load_site_config
@@ -36,7 +36,7 @@ def reparse_pages(
     run_dir = Path(staging_dir) / run_id
     parsed = failed = 0
     with StagingRun(run_dir, run_id, site) as run:
-        for stored in tqdm(pages, total=total, desc=f"reparse {site}", unit="page", disable=None):
+        for stored in track(pages, f"reparse {site}", total=total, unit="pages"):
             body = zlib.decompress(stored.html_zlib)
             fetched_at = stored.fetched_at if stored.fetched_at.tzinfo else stored.fetched_at.replace(tzinfo=timezone.utc)
             common = dict(run_id=run_id, source_id=site, url=stored.url, body=body,

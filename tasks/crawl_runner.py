@@ -17,7 +17,7 @@ from typing import Any
 
 from arastance.base.staging import RUN_FILE, SITES, new_run_id
 from arastance.config import Settings
-from arastance.logging import get_logger
+from arastance.logging import RUN_LOG_ONLY, get_logger
 from tasks.scrapy_launcher import SpiderTimeout, run_scrapy, tail
 from tasks.stage_locks import stage_lock
 
@@ -58,6 +58,25 @@ def unfinished_run(settings: Settings, site: str) -> str | None:
         if not (crawl_staging_dir(settings) / run_id / RUN_FILE).exists():
             return run_id
     return None
+
+
+MAX_RELAYED = 10  # a site that fails on every page should not bury the run's log
+
+
+def _relay_problems(log_file: Path, site: str, run_id: str) -> None:
+    """Repeat the crawl process's WARNING and ERROR lines in the Prefect run (the first few, and
+    how many): the spider runs in a process of its own, and an operator reads the run's log. The
+    terminal has the figures of "crawl finished" and the log file's path already."""
+    if not log_file.exists():
+        return
+    problems = [line for line in log_file.read_text(encoding="utf-8", errors="replace").splitlines()
+                if " WARNING: " in line or " ERROR: " in line]
+    for line in problems[:MAX_RELAYED]:
+        log.warning("crawl log: %s", line.split("] ", 1)[-1], extra={"site": site, "run_id": run_id, **RUN_LOG_ONLY})
+    if len(problems) > MAX_RELAYED:
+        log.warning("more warnings in the crawl log", extra={"site": site, "run_id": run_id,
+                                                             "more": len(problems) - MAX_RELAYED,
+                                                             "log_file": str(log_file), **RUN_LOG_ONLY})
 
 
 def run_spider(
@@ -130,6 +149,8 @@ def _crawl(
     summary = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))
     log.info("crawl finished", extra={"site": site, "run_id": run_id, "pages": summary["pages"],
                                       "items": summary["items"], "errors": summary["errors"],
-                                      "elapsed_s": round(elapsed, 2)})
+                                      "elapsed_s": round(elapsed, 2), "staging_dir": str(run_dir),
+                                      "log_file": str(log_file)})
+    _relay_problems(log_file, site, run_id)
     return CrawlResult(site=site, run_id=run_id, run_dir=run_dir, log_file=log_file, summary=summary,
                        resumed=bool(resumed_id), elapsed_s=elapsed)

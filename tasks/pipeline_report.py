@@ -1,15 +1,34 @@
-"""What each pipeline stage did, as one row per stage for the parent flow's artifact.
+"""What each pipeline stage did, measured on the warehouse, for the parent flow's artifacts.
 
-Rows added are measured, not reported by the stage: the warehouse's table counts before and
-after it. Drops and errors come from the stage's own summary.
+Nothing here trusts a stage's own account: rows added are the growth of every table's row
+count around the stage, drops and errors the growth of the running totals that the warehouse
+keeps for the stage (``warehouse/sql/stage_figures.sql``). Two tables come out: one row per
+stage with one column per figure (narrow enough for a 1400 px screen), and one row per
+figure with its table or reason.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from warehouse import Warehouse
+from warehouse.stats import stage_figures
+
+Figures = Mapping[tuple[str, str, str], int]
+
+
+@dataclass(frozen=True)
+class WarehouseTotals:
+    """Row counts and drop/error totals at one moment: a stage's outcome is their growth."""
+
+    rows: dict[str, int]
+    figures: dict[tuple[str, str, str], int]
+
+    @classmethod
+    def read(cls, wh: Warehouse) -> "WarehouseTotals":
+        return cls(wh.table_counts(), stage_figures(wh))
 
 
 @dataclass
@@ -21,18 +40,41 @@ class StageOutcome:
     seconds: float
     rows_added: dict[str, int] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
     error: str | None = None
 
+    def as_result(self) -> dict[str, Any]:
+        """Everything, as plain data: the flow's return value."""
+        return asdict(self)
+
     def as_row(self) -> dict[str, Any]:
-        """Flat strings for a Prefect table artifact and the terminal."""
+        """One column per figure, for the stages table (no nested values, no placeholders)."""
         return {
             "stage": self.stage,
             "status": self.status,
             "seconds": round(self.seconds, 1),
-            "rows added": ", ".join(f"{t} +{n}" for t, n in sorted(self.rows_added.items())) or "-",
-            "dropped": ", ".join(f"{r}={n}" for r, n in sorted(self.dropped.items())) or "-",
-            "error": self.error or "-",
+            "rows added": sum(self.rows_added.values()),
+            "dropped": sum(self.dropped.values()),
+            "errors": sum(self.errors.values()),
+            "note": self.error or "",
         }
+
+    def figure_rows(self) -> list[dict[str, Any]]:
+        """One row per table that grew, reason for a drop and kind of error."""
+        return [{"stage": self.stage, "figure": kind, "what": name, "count": n}
+                for kind, figures in (("rows added", self.rows_added), ("dropped", self.dropped),
+                                      ("error", self.errors))
+                for name, n in sorted(figures.items(), key=lambda item: (-item[1], item[0]))]
+
+
+def outcome_from_result(result: Mapping[str, Any]) -> StageOutcome:
+    """The outcome again from the flow's return value (the CLI prints it)."""
+    return StageOutcome(**result)
+
+
+def stage_rows(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The stages table from the flow's return values."""
+    return [outcome_from_result(r).as_row() for r in results]
 
 
 def rows_added(before: Mapping[str, int], after: Mapping[str, int]) -> dict[str, int]:
@@ -40,34 +82,15 @@ def rows_added(before: Mapping[str, int], after: Mapping[str, int]) -> dict[str,
     return {t: n - before.get(t, 0) for t, n in after.items() if n > before.get(t, 0)}
 
 
-def _count_reasons(value: Any, into: Counter[str], prefix: str = "") -> None:
-    if isinstance(value, Mapping):
-        for reason, n in value.items():
-            if isinstance(n, (int, float)) and not isinstance(n, bool) and n:
-                into[f"{prefix}{reason}"] += int(n)
-    elif isinstance(value, str) and value not in ("", "-"):  # "reason=n, reason=n"
-        for part in value.split(","):
-            reason, _, n = part.strip().partition("=")
-            if n.strip().isdigit():
-                into[f"{prefix}{reason}"] += int(n)
+def stage_growth(stage: str, kind: str, before: Figures, after: Figures) -> dict[str, int]:
+    """How much each of ``stage``'s running totals of ``kind`` grew: what the stage added to them."""
+    return {reason: n - before.get((s, k, reason), 0) for (s, k, reason), n in after.items()
+            if s == stage and k == kind and n > before.get((s, k, reason), 0)}
 
 
-def dropped_reasons(summary: Any) -> dict[str, int]:
-    """Collect ``dropped`` / ``excluded`` / ``flagged`` figures from a stage summary.
-
-    Summaries are a dict (one figure set) or a list of per-item rows (per site, per claim);
-    a row whose ``status`` is neither ok nor done counts as dropped for that status.
-    """
-    reasons: Counter[str] = Counter()
-    rows = summary if isinstance(summary, list) else [summary] if isinstance(summary, Mapping) else []
-    for row in rows:
-        if not isinstance(row, Mapping):
-            continue
-        _count_reasons(row.get("dropped"), reasons)
-        _count_reasons(row.get("excluded"), reasons, "excluded:")
-        if isinstance(row.get("flagged"), int) and row["flagged"]:
-            reasons["claims all unrelated"] += row["flagged"]
-        status = row.get("status")
-        if isinstance(status, str) and status not in ("ok", "done", "searched"):
-            reasons[status.split(":")[0]] += 1
-    return dict(reasons)
+def measured_outcome(stage: str, status: str, seconds: float, before: WarehouseTotals, after: WarehouseTotals,
+                     error: str | None = None) -> StageOutcome:
+    """What ``stage`` added, dropped and failed on, from the totals before and after it."""
+    return StageOutcome(stage, status, seconds, rows_added(before.rows, after.rows),
+                        stage_growth(stage, "dropped", before.figures, after.figures),
+                        stage_growth(stage, "error", before.figures, after.figures), error)

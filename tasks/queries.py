@@ -29,11 +29,10 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any, Literal
 
-from tqdm import tqdm
-
 from arastance.base.ids import stable_id
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
+from arastance.progress import track
 from tasks.claim_analysis import ClaimAnalysis, analyze, analyze_many
 from tasks.true_claims.window import window_bounds
 
@@ -178,7 +177,7 @@ def build_queries_for(
     analyses = analyze_many([c.text for c in to_analyse], s.nlp)
     by_claim = {c.claim_id: a for c, a in zip(to_analyse, analyses)}
     out: list[Query] = []
-    for claim in tqdm(parsed, desc="building queries", unit="claim", disable=not progress):
+    for claim in track(parsed, "building queries", unit="claims", enabled=progress):
         out.extend(build_queries(claim, by_claim.get(claim.claim_id), settings=s))
     log.info(
         "built queries",

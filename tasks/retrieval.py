@@ -77,12 +77,15 @@ def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | Non
     missing) and the uncached ones.
 
     The uncached queries of metered backends are counted against today's budget claim by claim
-    before anything is sent; claims that no longer fit are deferred to another day.
+    before anything is sent; claims that no longer fit are deferred to another day. With no
+    claim pending, no backend (nor search index) is needed: the plan is empty.
     """
-    backend = configured_backend(settings)
     num = settings.search.results_per_query
     plan = RetrievalPlan()
     claims = pending_claims(wh, claim_ids, include_done=redo, period=settings.period.bounds)[: limit or None]
+    if not claims:  # nothing to search: no backend (nor index) needed
+        return plan
+    backend = configured_backend(settings)
     have = claims_with_queries(wh)
     missing = [c for c in claims if c["claim_id"] not in have]
     if missing:

@@ -65,12 +65,12 @@ def prefect_server(home: Path, extra_env: dict[str, str] | None = None, timeout:
     api_url = f"http://127.0.0.1:{port}/api"
     env = {
         **os.environ,
-        **(extra_env or {}),
         "PREFECT_HOME": str(home),
         "PREFECT_API_URL": api_url,
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-        "PREFECT_SERVER_UI_ENABLED": "false",
+        "PREFECT_SERVER_UI_ENABLED": "false",  # a test that renders the UI turns it on
         "PREFECT_LOGGING_LEVEL": "WARNING",
+        **(extra_env or {}),
     }
     home.mkdir(parents=True, exist_ok=True)
     log = (home / "server.log").open("wb")

@@ -55,11 +55,16 @@ def prefect_api() -> Iterator[None]:
 
 def _retrieve_into(warehouse: Path, monkeypatch: pytest.MonkeyPatch,
                    runner_settings: OrchestrationSettings) -> dict[str, Any]:
-    """One retrieval (no article fetch) into its own warehouse; returns the flow's rows and the decisions."""
+    """One retrieval (no article fetch) into its own warehouse; returns the flow's rows and the decisions.
+
+    The runner comes from the settings, as in a deployment's run: the flow is called as decorated."""
     monkeypatch.setenv("ARASTANCE_WAREHOUSE_PATH", str(warehouse))
+    for key, value in runner_settings.model_dump().items():
+        if value is not None:
+            monkeypatch.setenv(f"ARASTANCE_ORCHESTRATION__{key.upper()}", str(value))
     with open_warehouse(warehouse) as wh:
         wh.insert_rows("claims", [false_claim_row(cid, text, day) for cid, text, day in CLAIMS])
-    rows = retrieve_documents.with_options(task_runner=task_runner(runner_settings))(fetch=False)
+    rows = retrieve_documents(fetch=False)
     with open_warehouse(warehouse, read_only=True) as wh:
         decisions = wh.query("SELECT claim_id, url, decision, reason, rank FROM document_decisions "
                              "ORDER BY claim_id, url")

@@ -29,6 +29,10 @@ def test_every_stage_succeeds_and_stores_its_output(demo: DemoRun) -> None:
     stages = {row["stage"]: row for row in demo.result["stages"]}
     assert list(stages) == ["crawl", "select", "retrieve", "dataset", "train"]
     assert {name: row["status"] for name, row in stages.items()} == dict.fromkeys(stages, "ok"), stages
+    # drops and errors are counted on the warehouse, stage by stage
+    assert any(reason.startswith("document: ") for reason in stages["retrieve"]["dropped"]), stages["retrieve"]
+    assert stages["crawl"]["errors"].get("spider errors", 0) > 0  # the world's 404 and 500 pages
+    assert stages["crawl"]["rows_added"]["claims"] > 0
     counts = demo.counts_after_demo
     for table in ("claims", "articles", "claim_article_pairs", "annotations", "gold_labels", "splits",
                   "model_runs", "evaluations"):

@@ -24,7 +24,6 @@ from helpers_crawl_load import StagedPost, write_run
 from helpers_search import false_claim_row
 
 from arastance.processes import PARENT_PID_ENV
-from tasks.search.factory import index_dir
 from tasks.search.local import LocalIndex, records_from_dicts
 from warehouse import Warehouse, open_warehouse
 from warehouse.schema_check import check_schema
@@ -181,7 +180,7 @@ def test_retrieval_killed_anywhere_resumes_to_the_same_result(reference, monkeyp
         point_at(monkeypatch, work)
         from arastance.config import load_settings
 
-        LocalIndex.build(records_from_dicts(corpus), index_dir(load_settings()))
+        LocalIndex.build(records_from_dicts(corpus), load_settings().search_index_dir)
         with open_warehouse(work / "warehouse.duckdb") as wh:
             wh.insert_rows("claims", [false_claim_row(f"c{i}", f"{topics[i % 4]} رقم {i}", None) for i in range(8)])
 

@@ -1,7 +1,8 @@
 """The layer rules, checked on every import statement of the production code.
 
 From the bottom: the base layer (``arastance.base``) imports no project code; settings and
-logging (``arastance.config``, ``arastance.logging``) only the base layer; the warehouse and the
+logging (``arastance.config``, ``arastance.logging``) only the base layer; progress reporting
+(``arastance.progress``) those three; the warehouse and the
 spiders only those; the tasks the warehouse too; the flows the tasks; the command line anything.
 Spiders and tasks never import each other (they meet in the staging contract), nothing imports
 a flow but the command line and the demo, and production code never imports the offline world
@@ -19,13 +20,14 @@ ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ("arastance", "spiders", "tasks", "warehouse", "flows", "snapshots")
 
 BASE = {"arastance.base"}
-CORE = BASE | {"arastance.config", "arastance.logging", "arastance"}
+CORE = BASE | {"arastance.config", "arastance.logging", "arastance.progress", "arastance"}
 #: Which layers each layer may import (its own always).
 ALLOWED: dict[str, set[str]] = {
     "arastance.base": set(),
     "arastance": set(),
     "arastance.config": BASE,
     "arastance.logging": BASE | {"arastance.config"},
+    "arastance.progress": BASE | {"arastance.config", "arastance.logging"},
     "warehouse": CORE,
     "spiders": CORE,
     "tasks": CORE | {"warehouse"},

@@ -49,6 +49,9 @@ def execute(name: str, cwd: Path, probe: str) -> tuple[NotebookNode, dict[str, A
     printed = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.output_type == "stream")
     found = json.loads(printed.split(PROBE, 1)[1])
     assert found["prefix"] == sys.prefix, f"the kernel runs in {found['prefix']}, not in the project venv"
+    stderr = [o.get("text", "") for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs
+              if o.output_type == "stream" and o.get("name") == "stderr"]
+    assert not [t for t in stderr if "Warning" in t], f"warnings in the notebook's output: {stderr}"
     return nb, found["probe"]
 
 

@@ -1,6 +1,10 @@
-"""The parent flow's per-stage report: rows added measured from counts, drops from summaries."""
+"""The parent flow's per-stage report: rows added, drops and errors measured on the warehouse."""
 
-from tasks.pipeline_report import StageOutcome, dropped_reasons, rows_added
+from datetime import datetime
+
+from tasks.pipeline_report import StageOutcome, rows_added, stage_growth, stage_rows
+from warehouse import Warehouse
+from warehouse.stats import stage_figures
 
 
 def test_rows_added_lists_only_tables_that_grew() -> None:
@@ -9,20 +13,34 @@ def test_rows_added_lists_only_tables_that_grew() -> None:
     assert rows_added(before, after) == {"claims": 4, "search_cache": 7}
 
 
-def test_drops_are_collected_from_per_site_rows_and_dicts() -> None:
-    crawl_rows = [
-        {"site": "dabegad", "status": "ok", "dropped": "http_404=1, parse_failed=2"},
-        {"site": "norumors", "status": "ok", "dropped": "http_404=2"},
-        {"site": "reuters", "status": "failed: timeout", "dropped": "-"},
+def test_drops_and_errors_are_the_growth_of_the_warehouse_totals_of_that_stage(warehouse: Warehouse) -> None:
+    def run(run_id: str, dropped: str, errors: int) -> dict[str, object]:
+        return {"run_id": run_id, "source_id": "norumors", "started_at": datetime(2024, 1, 1),
+                "dropped": dropped, "errors": errors}
+
+    warehouse.insert_rows("crawl_runs", [run("r1", '{"http_404": 2, "excluded:multimedia": 1}', 1)])
+    before = stage_figures(warehouse)
+    assert before[("crawl", "dropped", "http_404")] == 2
+    warehouse.insert_rows("crawl_runs", [run("r2", '{"http_404": 1, "already_known": 7}', 0)])
+    warehouse.insert_rows("document_decisions", [
+        {"claim_id": "c1", "url": "https://a.example/1", "canonical_url": "https://a.example/1",
+         "decision": "dropped", "reason": "not_news_domain", "best_rank": 4, "query_kinds": "claim",
+         "decided_at": datetime(2024, 1, 2)}])
+    after = stage_figures(warehouse)
+    assert stage_growth("crawl", "dropped", before, after) == {"http_404": 1, "already_known": 7}
+    assert stage_growth("crawl", "error", before, after) == {}  # the second run had none
+    assert stage_growth("retrieve", "dropped", before, after) == {"document: not_news_domain": 1}
+    assert stage_growth("select", "dropped", before, after) == {}
+
+
+def test_the_stages_table_has_one_column_per_figure_and_the_figures_table_one_row_each() -> None:
+    outcome = StageOutcome("crawl", "ok", 12.34, {"raw_pages": 3, "claims": 2}, {"http_500": 1},
+                           {"spider errors": 2})
+    assert stage_rows([outcome.as_result()]) == [{"stage": "crawl", "status": "ok", "seconds": 12.3,
+                                                  "rows added": 5, "dropped": 1, "errors": 2, "note": ""}]
+    assert outcome.figure_rows() == [
+        {"stage": "crawl", "figure": "rows added", "what": "raw_pages", "count": 3},
+        {"stage": "crawl", "figure": "rows added", "what": "claims", "count": 2},
+        {"stage": "crawl", "figure": "dropped", "what": "http_500", "count": 1},
+        {"stage": "crawl", "figure": "error", "what": "spider errors", "count": 2},
     ]
-    assert dropped_reasons(crawl_rows) == {"http_404": 3, "parse_failed": 2, "failed": 1}
-    selection = {"matches": 85, "excluded": {"seed:no_date": 14, "headline:multimedia": 0}}
-    assert dropped_reasons(selection) == {"excluded:seed:no_date": 14}
-    assert dropped_reasons({"flagged": 12, "gold": 2000}) == {"claims all unrelated": 12}
-    assert dropped_reasons(None) == {}
-
-
-def test_outcome_row_is_flat_and_sorted() -> None:
-    row = StageOutcome("crawl", "ok", 12.34, {"raw_pages": 3, "claims": 2}, {"http_500": 1}).as_row()
-    assert row == {"stage": "crawl", "status": "ok", "seconds": 12.3, "rows added": "claims +2, raw_pages +3",
-                   "dropped": "http_500=1", "error": "-"}

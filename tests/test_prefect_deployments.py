@@ -40,6 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 POOL = "arastance-process"
 SPEC = yaml.safe_load((REPO / "prefect.yaml").read_text(encoding="utf-8"))
 DEPLOYMENTS = {d["name"]: d for d in SPEC["deployments"]}
+TIMEZONE = "Asia/Riyadh"  # the deploy-time setting every schedule carries
 
 
 @dataclass
@@ -59,6 +60,7 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployed]:
     root = tmp_path_factory.mktemp("deployments")
     data_dir = root / "data"
     env = {"ARASTANCE_DATA_DIR": str(data_dir), "PREFECT_WORKER_QUERY_SECONDS": "1",
+           "ARASTANCE_SCHEDULE_TIMEZONE": TIMEZONE,
            # schedules are registered but create no runs here: only the test and the triggers start runs
            "PREFECT_SERVER_SERVICES_SCHEDULER_ENABLED": "false"}
     with pytest.MonkeyPatch.context() as mp:
@@ -106,6 +108,7 @@ def test_every_flow_is_deployed_on_the_pool_with_its_schedules_and_triggers(depl
         assert dep.work_pool_name == POOL and dep.entrypoint == spec["entrypoint"]
         assert sorted(s.schedule.cron for s in dep.schedules) == sorted(s["cron"] for s in spec.get("schedules", []))
         assert all(s.active for s in dep.schedules)
+        assert {s.schedule.timezone for s in dep.schedules} <= {TIMEZONE}
         # the runs start in the project directory recorded at deploy time (or the worker's own)
         script = dep.pull_steps[0]["prefect.deployments.steps.run_shell_script"]["script"]
         assert f"${{ARASTANCE_PROJECT_DIR:-{REPO}}}" in script

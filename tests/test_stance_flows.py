@@ -49,8 +49,12 @@ def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -
         from prefect import get_client
 
         with get_client(sync_client=True) as client:
-            keys = {a.key for a in client.read_artifacts()}
-        assert {"stance-results", "stance-confusion-dev"} <= keys
+            artifacts = client.read_artifacts()
+        assert {"stance-results", "stance-confusion-dev"} <= {a.key for a in artifacts}
+        [results] = [json.loads(a.data) for a in artifacts if a.key == "stance-results"][-1:]
+        # one column per figure, macro-F1 right after the split (never cut off at the right)
+        assert list(results[0])[:4] == ["dataset", "split", "macro-F1", "accuracy"]
+        assert results[0]["split"] == "dev" and results[0]["macro-F1"] == pytest.approx(1.0)
 
         (corpus / "dev.csv").write_text("s1,s2,stance\nعنوان,ادعاء,maybe\n", encoding="utf-8")
         bad = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--variant", "tfidf"])

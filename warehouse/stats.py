@@ -37,3 +37,9 @@ def paper_table3(wh: Warehouse) -> list[dict[str, Any]]:
 def paper_table4(wh: Warehouse) -> list[dict[str, Any]]:
     """The paper's Table 4 layout: Split (Train, Dev, Test, Total), Claims, Articles, the four stances."""
     return wh.query('SELECT * FROM v_paper_table4')
+
+
+def stage_figures(wh: Warehouse) -> dict[tuple[str, str, str], int]:
+    """Running totals of what each stage dropped and failed on: ``(stage, kind, reason) -> n``,
+    kind ``dropped`` or ``error``. Zero totals are left out."""
+    return {(r["stage"], r["kind"], r["reason"]): int(r["n"]) for r in wh.query(load_sql("stage_figures")) if r["n"]}

@@ -79,7 +79,8 @@ class DetailFields:
 
 @dataclass
 class PageItem:
-    """One fetched (or failed) page: provenance for ``pages.jsonl`` plus the raw body to keep.
+    """One fetched (or failed) page: provenance for ``pages.jsonl`` plus the raw body to keep
+    (a site spider sends it with its ``page_fetched`` signal, never through the item feed).
 
     ``body`` is written gzip'd next to ``pages.jsonl`` (``html_file``) when ``keep_body`` is set,
     so that a page that failed to parse can be re-parsed later without re-crawling.

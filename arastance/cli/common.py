@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -13,7 +14,10 @@ from rich.table import Table
 from arastance.config import Settings, SettingsError, load_settings
 from arastance.logging import configure_logging
 
-console = Console()
+# Piped or redirected output is read by programs and pagers: tables keep their natural width
+# there instead of being folded at 80 columns.
+PIPED_WIDTH = 1000
+console = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)
 err_console = Console(stderr=True, soft_wrap=True)
 
 
@@ -39,7 +43,7 @@ def print_table(rows: Sequence[dict[str, Any]], title: str | None = None, column
     if not cols:
         console.print(f"{title + ': ' if title else ''}(no rows)")
         return
-    table = Table(title=title, show_lines=False)
+    table = Table(title=title, show_lines=False, title_justify="left")
     for c in cols:
         table.add_column(str(c), overflow="fold")
     for row in rows:

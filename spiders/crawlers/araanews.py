@@ -5,3 +5,5 @@ from spiders.crawlers.base import SiteSpider
 
 class AraanewsSpider(SiteSpider):
     name = "araanews"
+    #: A post that `scrapy check` parses (a page of the offline snapshots; see spiders/contracts.py).
+    contract_detail_path = "2012/03/earthquake-warning-1201/"

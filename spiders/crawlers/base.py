@@ -2,8 +2,12 @@
 
 Everything site-specific (start paths, selectors) is in ``spiders/site_configs/<name>.toml``;
 a site's spider is a two-line subclass naming its configuration. The spider only parses: it
-yields a :class:`PageItem` for every page fetched or failed and a :class:`ClaimItem` for every
-detail page parsed; the staging pipeline persists them.
+yields a :class:`ClaimItem` for every detail page parsed (the item feed: ``scrapy crawl <site>
+-O claims.jsonl``) and sends a :class:`PageItem` for every page fetched or failed with the
+:data:`page_fetched` signal; the staging pipeline persists both.
+
+``scrapy check`` runs each site's callbacks on the pages named in its configuration
+(``[contracts]``): the ``@site_page`` contract resolves them against the site's base URL.
 
 Incremental crawls: given the canonical URLs already in the warehouse (``-a known_urls=FILE``),
 the spider requests only detail pages it does not know and stops paginating at the first
@@ -28,7 +32,7 @@ from arastance.base.staging import PageItem, new_run_id
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.logging import get_logger
 from spiders.extraction import extract_detail, extract_listing, parse_failure
-from spiders.items import claim_item, page_item
+from spiders.items import claim_item, page_fetched, page_item
 from spiders.site_config import SiteConfig, load_site_config
 from spiders.site_urls import SiteUrls
 
@@ -69,6 +73,9 @@ def read_known_urls(path: str | Path) -> set[str]:
 class SiteSpider(scrapy.Spider):
     """Crawls one configured site. Arguments: ``run_id``, ``known_urls``, ``incremental``, ``base_url``."""
 
+    #: A detail page of the site, relative to its base URL, for ``scrapy check``.
+    contract_detail_path: str = ""
+
     def __init__(
         self,
         run_id: str | None = None,
@@ -83,6 +90,7 @@ class SiteSpider(scrapy.Spider):
         self.incremental = parse_flag(incremental, "incremental")
         self.known: set[str] = read_known_urls(known_urls) if known_urls and self.incremental else set()
         self._base_url = base_url
+        self._crawling = False  # set by start(): only a crawl keeps pages, not the shell or `scrapy check`
         self.urls: SiteUrls
 
     @classmethod
@@ -92,8 +100,6 @@ class SiteSpider(scrapy.Spider):
         if not base:
             raise ValueError(f"no base URL for site {spider.name!r}: set sites.{spider.name} or -a base_url=...")
         spider.urls = SiteUrls(base if base.endswith("/") else base + "/", spider.config.canonical_base)
-        log.info("spider configured", extra={"site": spider.name, "base_url": spider.urls.base_url,
-                                              "run_id": spider.run_id, "known_urls": len(spider.known)})
         return spider
 
     def _stat(self, key: str, count: int = 1) -> None:
@@ -101,20 +107,37 @@ class SiteSpider(scrapy.Spider):
         self.crawler.stats.inc_value(f"arastance/{key}", count)
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
+        self._crawling = True
+        log.info("crawl starting", extra={"site": self.name, "base_url": self.urls.base_url,
+                                          "run_id": self.run_id, "known_urls": len(self.known)})
         for path in self.config.start_paths:
             yield scrapy.Request(self.urls.absolute(path), callback=self.parse_listing, errback=self.on_error)
 
     def _page(self, response: Response, status: str, error: str | None = None, keep: bool = True) -> PageItem:
-        return page_item(
+        return self._send(page_item(
             run_id=self.run_id, source_id=self.name, url=response.url, body=response.body,
             http_status=response.status, fetched_at=datetime.now(timezone.utc), parse_status=status,  # type: ignore[arg-type]
             parse_error=error, keep_body=keep,
-        )
+        ))
+
+    def _send(self, page: PageItem) -> PageItem:
+        """Hand a page to whoever keeps pages (the staging pipeline), outside the item feed.
+
+        Only during a crawl: a callback tried in ``scrapy shell --spider`` leaves no staging run.
+        """
+        if self._crawling:
+            self.crawler.signals.send_catch_log(signal=page_fetched, page=page, spider=self)
+        return page
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
-        """Follow the unknown detail links; follow the next page unless this page was all known."""
+        """Follow the unknown detail links; follow the next page unless this page was all known.
+
+        @site_page listing
+        @returns requests 1
+        @returns items 0 0
+        """
         self._stat("listing_pages")
-        yield self._page(response, "skipped", keep=False)
+        self._page(response, "skipped", keep=False)
         listing = extract_listing(response.text, response.url, self.config, self.urls)
         new = [url for url in listing.detail_urls if self.urls.canonical(url) not in self.known]
         self._stat("known_skipped", len(listing.detail_urls) - len(new))
@@ -123,7 +146,7 @@ class SiteSpider(scrapy.Spider):
         if self.known and listing.detail_urls and not new:
             self._stat("pagination_stopped")
             log.info("listing page holds only known posts; pagination stops",
-                     extra={"site": self.name, "url": response.url})
+                     extra={"site": self.name, "url": response.url, "run_id": self.run_id})
             return
         if listing.next_url:
             # Ahead of the queued detail pages: the next listing page is what discovers more work.
@@ -131,22 +154,28 @@ class SiteSpider(scrapy.Spider):
                                  priority=LISTING_PRIORITY)
 
     def parse_detail(self, response: Response) -> Iterator[Any]:
-        """One claim from a detail page; a page that fails to parse is kept and counted, never fatal."""
+        """One claim from a detail page; a page that fails to parse is kept and counted, never fatal.
+
+        @site_page detail
+        @returns items 1 1
+        @returns requests 0 0
+        @scrapes url title claim_text published_date run_id source_id veracity page_id
+        """
         fetched_at = datetime.now(timezone.utc)
         try:
             fields = extract_detail(response.text, response.url, self.config, self.urls, fetched_at=fetched_at)
         except Exception as exc:  # noqa: BLE001 - whatever a page does, it must not stop the crawl
             error = parse_failure(exc)
             self._stat("parse_failed")
-            log.warning("detail page failed to parse", extra={"site": self.name, "url": response.url, "reason": error})
-            yield self._page(response, "failed", error)
+            log.warning("detail page failed to parse", extra={"site": self.name, "url": response.url, "reason": error,
+                                                               "run_id": self.run_id})
+            self._page(response, "failed", error)
             return
         page = self._page(response, "ok")
-        yield page
         self._stat("claims")
         yield claim_item(fields, page=page, veracity=self.config.veracity)
 
-    def on_error(self, failure: Failure) -> Iterator[PageItem]:
+    def on_error(self, failure: Failure) -> None:
         """Record a page that could not be fetched (after retries): HTTP error, time-out, refused."""
         request = failure.request  # type: ignore[attr-defined]
         if failure.check(IgnoreRequest) and not failure.check(HttpError):
@@ -154,15 +183,15 @@ class SiteSpider(scrapy.Spider):
         if failure.check(HttpError):
             response = failure.value.response
             reason = f"http_{response.status}"
-            item = self._page(response, "failed", f"{reason}: HTTP {response.status}")
+            self._page(response, "failed", f"{reason}: HTTP {response.status}")
         else:
             kind = type(failure.value).__name__
             reason = "timeout" if "Timeout" in kind or "TimedOut" in kind else "fetch_error"
-            item = page_item(
+            self._send(page_item(
                 run_id=self.run_id, source_id=self.name, url=request.url, body=b"", http_status=None,
                 fetched_at=datetime.now(timezone.utc), parse_status="failed",
                 parse_error=f"{reason}: {kind}: {failure.value}", keep_body=False,
-            )
+            ))
         self._stat(f"failed/{reason}")
-        log.warning("page could not be fetched", extra={"site": self.name, "url": request.url, "reason": reason})
-        yield item
+        log.warning("page could not be fetched", extra={"site": self.name, "url": request.url, "reason": reason,
+                                                         "run_id": self.run_id})

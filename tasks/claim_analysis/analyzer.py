@@ -6,11 +6,10 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from tqdm import tqdm
-
 from arastance.config import load_settings
 from arastance.config.nlp import NlpSettings
 from arastance.logging import get_logger
+from arastance.progress import track
 from tasks.claim_analysis.analysis import AnalyzerName, ClaimAnalysis
 from tasks.claim_analysis.rules import RuleAnalyzer
 from tasks.claim_analysis.stanza_models import load_pipeline, missing_models, models_dir, require_models
@@ -72,7 +71,7 @@ def analyze_many(texts: Sequence[str], settings: NlpSettings | None = None) -> l
     pipeline = load_pipeline(models_dir(nlp), nlp.stanza_use_gpu)
     results: list[ClaimAnalysis] = []
     batches = range(0, len(cleaned), STANZA_BATCH)
-    for start in tqdm(batches, desc="stanza analysis", unit="batch", disable=len(batches) < 2):
+    for start in track(batches, "stanza analysis", unit="batches", min_total=2):
         texts = cleaned[start : start + STANZA_BATCH]
         docs = pipeline([stanza.Document([], text=t) for t in texts])
         results.extend(analysis_from_document(t, d) for t, d in zip(texts, docs))

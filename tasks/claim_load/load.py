@@ -23,11 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
 from arastance.base.staging import CLAIMS_FILE, PAGES_FILE, SITES
+from arastance.progress import Progress
 from tasks.claim_load.clusters import refresh_clusters
 from tasks.claim_load.rows import page_row_batches, patterns_from, prepared_claims, source_rows, utc_naive, with_override
 from tasks.claim_load.staged import StagedRunStream, count_lines, open_staging_run
@@ -116,7 +115,7 @@ def _load(wh: Warehouse, run_dir: Path, s: Settings) -> LoadReport:
         with wh.transaction():
             index_current = near_duplicates.is_current(wh, veracity, **dedup)
             claims_db.ensure_sources(wh, source_rows(s))
-            progress = tqdm(total=staged.run.items, desc=f"load {staged.run.run_id}", unit="claim", disable=None)
+            progress = Progress(f"load {staged.run.run_id}", staged.run.items, "claims", min_total=500)
             for prepared in prepared_claims(staged, page_ids, patterns, s.crawl.noun_phrase_claims):
                 progress.update(len(prepared))
                 overrides = claims_db.overrides_for(wh, [row["claim_id"] for row in prepared])

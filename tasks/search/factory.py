@@ -10,7 +10,7 @@ from tasks.search.base import SearchBackend, SearchError
 from tasks.search.brave import BraveSearch
 from tasks.search.google import GoogleSearch
 from tasks.search.keys import resolve_key
-from tasks.search.local import LocalIndex
+from tasks.search.local import DOCS_FILE, LocalIndex, read_corpus
 from tasks.search.searxng import SearxngSearch
 from tasks.search.serpapi import SerpApiSearch
 
@@ -22,6 +22,10 @@ ALTERNATIVES = ("serpapi (Google results through SerpApi, paid per search, date 
                 "brave (Brave Search API, paid per query, date ranges), "
                 "searxng (your own SearXNG instance, free, coarse time ranges only) or "
                 "local (an index built with `arastance index build`, e.g. from WARC files, exact date windows)")
+
+
+class NoSearchIndex(FileNotFoundError):
+    """The local backend is configured but has no index and no corpus to build one from."""
 
 
 class BackendRetired(SearchError):
@@ -66,4 +70,26 @@ def make_backend(settings: Settings, today: date | None = None) -> SearchBackend
         token = s.searxng_api_key.get_secret_value() if s.searxng_api_key else None
         return SearxngSearch(str(s.searxng_url), language=s.language, categories=s.searxng_categories,
                              engines=s.searxng_engines, api_key=token, **options)
-    return LocalIndex.load(settings.search_index_dir)
+    return local_index(settings)
+
+def local_index(settings: Settings) -> LocalIndex:
+    """The local BM25 index; on a fresh data directory it is built from ``search.corpus_path``.
+
+    Without an index and without a corpus nothing can be searched: the error says what to
+    configure, instead of a scheduled retrieval quietly finding nothing.
+    """
+    directory = settings.search_index_dir
+    corpus = settings.search.corpus_path
+    if not (directory / DOCS_FILE).is_file():
+        if corpus is None:
+            raise NoSearchIndex(
+                f"no local search index in {directory} and no corpus to build it from: set search.corpus_path "
+                "(ARASTANCE_SEARCH__CORPUS_PATH) to a JSON Lines corpus and it is built on the next run, build it "
+                "with `arastance index build`, or use a web backend (search.backend = serpapi, brave or searxng)")
+        if not corpus.is_file():
+            raise NoSearchIndex(f"no local search index in {directory}, and the corpus search.corpus_path = "
+                                f"{corpus} does not exist")
+        log.info("building the local search index from the configured corpus",
+                 extra={"corpus": str(corpus), "index_dir": str(directory)})
+        return LocalIndex.build(read_corpus(corpus), directory)
+    return LocalIndex.load(directory)

@@ -29,11 +29,11 @@ import bm25s
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tqdm import tqdm
 
 from arastance.base.arabic import tokenize
 from arastance.base.jsonl import json_lines
 from arastance.logging import get_logger
+from arastance.progress import track
 from tasks.search.base import DateWindow, SearchResult
 from tasks.search.bm25_build import Bm25Builder, tokenised
 
@@ -148,7 +148,7 @@ class LocalIndex:
                 yield rec.title, rec.text
 
         builder = Bm25Builder()
-        for tokens in tqdm(tokenised(fresh(), workers), desc="tokenising corpus", unit="doc", disable=not show_progress):
+        for tokens in track(tokenised(fresh(), workers), "tokenising corpus", unit="documents", enabled=show_progress):
             builder.add(tokens)
         if not len(builder):
             raise CorpusError("the corpus has no documents to index")

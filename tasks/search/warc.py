@@ -32,13 +32,13 @@ from typing import IO, Any, Protocol
 from urllib.parse import urlsplit
 
 import httpx
-from tqdm import tqdm
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
 
 from arastance.base.arabic import arabic_ratio, normalize
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from arastance.logging import get_logger
+from arastance.progress import track
 from tasks.search.local import CorpusRecord
 
 log = get_logger(__name__)
@@ -253,8 +253,8 @@ def warc_corpus(sources: Iterable[str], flt: WarcFilter, *, extract: Extractor, 
     else:
         pool, results = None, map(_read_one, jobs)
     try:
-        for source, records, file_stats in tqdm(results, total=len(jobs), desc="reading WARC files", unit="file",
-                                                disable=not show_progress):
+        for source, records, file_stats in track(results, "reading WARC files", total=len(jobs), unit="files",
+                                                 enabled=show_progress):
             stats.add(file_stats)
             for rec in records:
                 canonical = canonicalize_url(rec.url)  # checked valid by page_record

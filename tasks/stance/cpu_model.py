@@ -30,6 +30,7 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 
 from arastance.config.model import ModelSettings
 from arastance.logging import get_logger
+from arastance.progress import track
 from tasks.stance.embeddings import E5Embedder
 from tasks.stance.evidence import EvidenceMode
 from tasks.stance.examples import StanceExample
@@ -220,10 +221,11 @@ def tune(config: CpuModelConfig, examples: Sequence[StanceExample], y: np.ndarra
     matrices = {w: sparse.hstack([m * (w if name == "e5" else 1.0) for name, m in blocks.items()]).tocsr()
                 for w in dict.fromkeys(w for _, w in candidates)}
     splits = tuning_folds(groups, folds, config.seed)
-    scores = Parallel(n_jobs=config.jobs)(
+    fits = Parallel(n_jobs=config.jobs, return_as="generator")(
         delayed(_fold_score)(replace(config, C=c), matrices[w], y, train, test)
         for c, w in candidates for train, test in splits
     )
+    scores = list(track(fits, "tuning the CPU model (C, e5 weight)", total=len(candidates) * folds, unit="fits"))
     results = [{"C": c, "e5_weight": w, "cv_macro_f1": float(np.mean(scores[i * folds : (i + 1) * folds]))}
                for i, (c, w) in enumerate(candidates)]
     best = max(results, key=lambda r: r["cv_macro_f1"])

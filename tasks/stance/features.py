@@ -18,9 +18,9 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
-from tqdm.auto import tqdm
 
 from arastance.base.arabic import normalize, tokenize
+from arastance.progress import track
 from tasks.stance.cues import NEGATION, REFUTATION, count_cues
 from tasks.stance.embeddings import DIM, E5Embedder
 from tasks.stance.evidence import EvidenceMode, select_evidence
@@ -60,7 +60,7 @@ class EvidenceStep(BaseEstimator, TransformerMixin):
 
     def transform(self, X: Sequence[Any]) -> list[PairView]:
         views = []
-        for ex in tqdm(X, desc="selecting evidence", unit="pair", disable=len(X) < 2000):
+        for ex in track(X, "selecting evidence", unit="pairs", min_total=2000):
             ev = select_evidence(ex.claim, ex.article, budget=self.budget, mode=self.mode,
                                  title=getattr(ex, "article_title", None))
             if self.mode == "truncate":

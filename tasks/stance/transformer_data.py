@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-from tqdm.auto import tqdm
 from transformers import PreTrainedTokenizerBase
 
+from arastance.progress import track
 from tasks.stance.evidence import EvidenceMode, select_evidence
 from tasks.stance.examples import StanceExample
 
@@ -40,7 +40,7 @@ def evidence_texts(
         return len(tokenizer.tokenize(text))
 
     out = []
-    for ex in tqdm(examples, desc="selecting evidence", unit="pair", disable=len(examples) < 500):
+    for ex in track(examples, "selecting evidence", unit="pairs", min_total=500):
         budget = evidence_budget(tokenizer, ex.claim, max_length)
         out.append(select_evidence(ex.claim, ex.article, budget=budget, mode=mode, title=ex.article_title,
                                    count_tokens=count).text)

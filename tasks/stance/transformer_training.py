@@ -17,7 +17,6 @@ from typing import Any, Literal
 import numpy as np
 import torch
 import torch.nn.functional as F
-from tqdm.auto import tqdm
 from transformers import (
     DataCollatorWithPadding,
     EarlyStoppingCallback,
@@ -30,6 +29,7 @@ from transformers import (
 )
 
 from arastance.logging import get_logger
+from arastance.progress import track
 from tasks.stance.metrics import evaluate
 from tasks.stance.transformer_data import PairDataset
 
@@ -253,7 +253,7 @@ def predict_probabilities(
     chunks = []
     with torch.inference_mode(), torch.autocast(device_type=runtime.device, dtype=amp_dtype,
                                                 enabled=amp_dtype is not None):
-        for batch in tqdm(loader, desc="stance prediction", unit="batch", disable=len(loader) < 20):
+        for batch in track(loader, "stance prediction", unit="batches", min_total=20):
             batch = {key: value.to(runtime.device) for key, value in batch.items() if key != "labels"}
             chunks.append(torch.softmax(model(**batch).logits.float(), dim=-1).cpu().numpy())
     return np.concatenate(chunks).astype(np.float64)

@@ -23,8 +23,8 @@ from typing import Literal
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfTransformer, TfidfVectorizer
-from tqdm import tqdm
 
+from arastance.progress import track
 from tasks.true_claims.window import UNDATED
 
 SCORE_DECIMALS = 9
@@ -197,7 +197,7 @@ def rank_in_windows(
     if undated_rows.size:
         buckets.append((undated_rows, 0, dated_heads))
 
-    for rows, a, b in tqdm(buckets, desc="ranking headlines per seed month", unit="month", disable=None):
+    for rows, a, b in track(buckets, "ranking headlines per seed month", unit="months", min_total=2):
         cols = np.r_[np.arange(a, b), undated_cols]
         if cols.size == 0:
             continue

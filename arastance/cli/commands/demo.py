@@ -4,31 +4,53 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Optional
 
 import typer
 
 from arastance.cli.common import console, print_table, settings
+from tasks.pipeline_report import stage_rows
 from warehouse import open_published, published_path
 from warehouse.model_runs import model_runs, run_results
 from warehouse.stats import source_stats, split_label_counts
 
 
+def prefect_hint(flow_run_id: object | None) -> str:
+    """Where the demo's runs can be seen: on the configured Prefect server, or how to get one.
+
+    Without ``PREFECT_API_URL`` the demo runs on a temporary server that stops with it, so a
+    server started afterwards has none of its runs.
+    """
+    api = os.environ.get("PREFECT_API_URL")
+    if api:
+        ui = api.rstrip("/").removesuffix("/api")
+        return (f"Prefect: the run, its stages, logs and artifacts: {ui}/runs/flow-run/{flow_run_id}\n"
+                f"  artifacts (stage tables, retrieval per claim, model results): {ui}/artifacts")
+    return ("Prefect: this demo ran on a temporary Prefect server, stopped with it. To watch the runs,\n"
+            "  logs and artifacts in the UI: `.venv/bin/prefect server start` in another terminal, then\n"
+            "  `PREFECT_API_URL=http://127.0.0.1:4200/api make demo` and open http://127.0.0.1:4200/runs")
+
+
 def demo(
     retrieve_limit: int = typer.Option(0, help="at most this many claims get documents (0: all)"),
-    data_dir: Path = typer.Option(Path("data/demo"), help="where the demo's warehouse and files go; kept apart "
-                                  "from the configured data directory so invented claims never mix with real ones"),
+    data_dir: Optional[Path] = typer.Option(None, help="where the demo's warehouse and files go (default: "
+                                            "<data_dir>/demo, under the configured data directory, so that "
+                                            "invented claims never mix with real ones)"),
 ) -> None:
     """Run every stage on the offline demo world, then print the dataset and model tables."""
     # A loaded 2-core machine can take longer than Prefect's default to start its temporary server.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
-    os.environ["ARASTANCE_DATA_DIR"] = str(data_dir)
-    os.environ["ARASTANCE_WAREHOUSE_PATH"] = str(data_dir / "warehouse.duckdb")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")  # offline: no telemetry errors
+    demo_dir = data_dir or settings().data_dir / "demo"
+    os.environ["ARASTANCE_DATA_DIR"] = str(demo_dir)
+    os.environ["ARASTANCE_WAREHOUSE_PATH"] = str(demo_dir / "warehouse.duckdb")
     s = settings()
     from flows.demo import arastance_demo
 
-    console.rule("AraStance demo: crawl, select, retrieve, annotate (simulated), build, train")
-    result = arastance_demo(retrieve_limit=retrieve_limit or None)
-    print_table(result["stages"], title="Pipeline stages")
+    console.print("[bold]AraStance demo: crawl, select, retrieve, annotate (simulated), build, train[/]")
+    state = arastance_demo(retrieve_limit=retrieve_limit or None, return_state=True)
+    result = state.result()
+    print_table(stage_rows(result["stages"]), title="Pipeline stages")
     with open_published(s.warehouse) as wh:
         print_table(source_stats(wh), title="Dataset: claims, articles and stances per source")
         print_table(split_label_counts(wh), title="Dataset: labels per split")
@@ -37,15 +59,16 @@ def demo(
             results = [{k: v for k, v in row.items() if k not in ("model", "dataset")}
                        for row in run_results(wh, runs[0]["run_id"])]
             print_table(results, title=f"Stance model {runs[0]['model_name']} on the demo dataset")
+    env = f"ARASTANCE_DATA_DIR={demo_dir}"
     console.print(
         f"\nWarehouse: {s.warehouse.resolve()}\n"
-        f"  SQL:     ARASTANCE_DATA_DIR={data_dir} .venv/bin/arastance sql \"SELECT * FROM v_source_stats\"\n"
-        f"  Python:  duckdb.connect('{published_path(s.warehouse)}', read_only=True).sql('SELECT * FROM claims LIMIT 5')\n"
-        f"  CLI:     .venv/bin/duckdb -readonly {published_path(s.warehouse)}\n"
-        f"  Notebooks: ARASTANCE_DATA_DIR={data_dir} jupytext --to ipynb notebooks/*.py, then open them\n"
+        f"  SQL:       {env} .venv/bin/arastance sql \"SELECT * FROM v_source_stats\"\n"
+        f"  Python:    duckdb.connect('{published_path(s.warehouse)}', read_only=True).sql('SELECT * FROM claims LIMIT 5')\n"
+        f"  CLI:       .venv/bin/duckdb -readonly {published_path(s.warehouse)}\n"
+        f"  Notebooks: {env} .venv/bin/arastance notebooks   (JupyterLab on notebooks/, this warehouse)\n"
         f"Dataset export: {s.dataset_dir.resolve()}\n"
-        "Prefect runs and artifacts (tables, reports, confusion matrices): run `.venv/bin/prefect server start`\n"
-        "  and open http://127.0.0.1:4200 (Runs, then Artifacts)."
+        f"{prefect_hint(state.state_details.flow_run_id)}",
+        soft_wrap=True,
     )
 
 

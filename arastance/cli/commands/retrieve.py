@@ -39,11 +39,9 @@ def retrieve(
             fail(f"--backend {backend!r} is not one of {', '.join(BACKENDS)}")
         # the run's tasks (threads, Dask workers started by it) read their settings from the environment
         os.environ["ARASTANCE_SEARCH__BACKEND"] = backend
-    s = settings()
+    settings()  # a bad setting fails here, before Prefect starts
     from flows.retrieve_documents import RetrievalFailed, retrieve_documents  # Prefect loads only when needed
-    from flows.runners import task_runner
-
-    flow = retrieve_documents.with_options(task_runner=task_runner(s.orchestration))
+    flow = retrieve_documents  # its runner follows orchestration.task_runner
     started = time.monotonic()
     try:
         rows = flow(claim_ids=claim or None, limit=limit, fetch=fetch, redo=redo)

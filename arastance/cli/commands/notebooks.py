@@ -1,0 +1,70 @@
+"""``arastance notebooks``: JupyterLab on ``notebooks/`` with the project's own kernel.
+
+The notebooks are jupytext scripts (``notebooks/*.py``, reviewed as code); jupytext's contents
+manager opens them as notebooks. They read the configured warehouse: ``ARASTANCE_DATA_DIR`` set
+for this command reaches the kernel.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import typer
+
+from arastance.cli.common import console, fail, settings
+
+KERNEL_NAME = "arastance"
+KERNEL_DISPLAY_NAME = "AraStance (project .venv)"
+NOTEBOOKS_DIR = Path(__file__).resolve().parents[3] / "notebooks"
+
+
+def ensure_kernel() -> Path:
+    """The ``arastance`` kernelspec inside this environment (``sys.prefix``), pointing at this
+    interpreter, where the project is installed; installed on first use."""
+    from ipykernel.kernelspec import install
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        spec = KernelSpecManager().get_kernel_spec(KERNEL_NAME)
+        if spec.argv and Path(spec.argv[0]) == Path(sys.executable):
+            return Path(spec.resource_dir)
+    except NoSuchKernel:
+        pass
+    return Path(install(kernel_name=KERNEL_NAME, display_name=KERNEL_DISPLAY_NAME, prefix=sys.prefix))
+
+
+def lab_command(port: int, browser: bool, extra: list[str]) -> list[str]:
+    """JupyterLab on the notebooks folder, on loopback, jupytext opening ``.py`` as notebooks."""
+    return [sys.executable, "-m", "jupyter", "lab", f"--notebook-dir={NOTEBOOKS_DIR}", "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}", f"--ServerApp.open_browser={browser}",
+            "--ServerApp.contents_manager_class=jupytext.TextFileContentsManager",
+            f"--MappingKernelManager.default_kernel_name={KERNEL_NAME}",
+            # containers often run as root; the server listens on loopback only
+            *(["--ServerApp.allow_root=True"] if os.geteuid() == 0 else []), *extra]
+
+
+def notebooks(
+    port: int = typer.Option(8888, help="JupyterLab's port on 127.0.0.1"),
+    browser: bool = typer.Option(True, "--browser/--no-browser", help="open a browser tab"),
+    jupyter_args: list[str] = typer.Argument(None, help="more JupyterLab options, after `--`"),
+) -> None:
+    """Open JupyterLab on notebooks/ with the project's kernel and the configured warehouse."""
+    s = settings()
+    missing = [m for m in ("jupyterlab", "jupytext", "ipykernel") if importlib.util.find_spec(m) is None]
+    if missing:
+        fail(f"{', '.join(missing)} not installed: `make notebooks`, or `.venv/bin/pip install -e '.[notebooks]'`")
+    if not NOTEBOOKS_DIR.is_dir():
+        fail(f"no notebooks folder at {NOTEBOOKS_DIR}: run this from a checkout of the project")
+    kernel = ensure_kernel()
+    os.environ["ARASTANCE_DATA_DIR"] = str(s.data_dir.resolve())  # the kernel reads the same warehouse
+    console.print(f"JupyterLab on {NOTEBOOKS_DIR} (open a .py notebook with right-click → Open With → Notebook)\n"
+                  f"kernel: {KERNEL_DISPLAY_NAME} ({kernel})\nwarehouse: {s.warehouse.resolve()}", highlight=False)
+    command = lab_command(port, browser, list(jupyter_args or []))
+    os.execv(command[0], command)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("notebooks")(notebooks)
