@@ -1,7 +1,8 @@
 """Build the whole offline web into one directory, ready for :mod:`snapshots.server`.
 
 Layout: ``<root>/<site>/...`` for the three fact-checking sites and ``<root>/reuters/...``,
-``<root>/mirror/<domain>/<path>`` for news articles, ``<root>/robots.txt`` and
+``<root>/mirror/<domain>/<path>`` for news articles, ``<root>/archive/index.json`` (the
+captures the web archive emulator holds), ``<root>/robots.txt`` and
 ``<root>/faults.json`` (which paths answer 500, slowly, or only after a retry). Besides the
 world's pages, each site's oldest listing page links to four pages that are not posts: a draft
 that robots.txt disallows, a removed post (404), a post whose server always fails (500) and a
@@ -18,6 +19,8 @@ from datetime import date
 from pathlib import Path
 
 from arastance.logging import get_logger
+from snapshots.archive_emulator import INDEX_FILE as ARCHIVE_INDEX_FILE
+from snapshots.archive_index import archive_captures
 from snapshots.fact_check_sites import (
     ListingEntry,
     newest_first,
@@ -35,7 +38,7 @@ SITES = ("araanews", "dabegad", "norumors", "reuters")
 FAULTS_FILE = "faults.json"
 ROBOTS_FILE = "robots.txt"
 COMPLETE_MARKER = ".complete"
-FORMAT_VERSION = "2"  # bump when a renderer changes, so that cached builds are redone
+FORMAT_VERSION = "3"  # bump when a renderer changes, so that cached builds are redone
 
 #: Path (under a site) of each non-post page linked from the oldest listing page.
 EXTRA_PATHS = {
@@ -101,6 +104,7 @@ def build_snapshots(out_dir: Path, world: World | None = None) -> BuildSummary:
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
     pages: dict[str, int] = {}
+    listings: dict[str, tuple[str, ...]] = {}
     for site in SITES:
         site_dir = out_dir / site
         if site == "reuters":
@@ -110,10 +114,17 @@ def build_snapshots(out_dir: Path, world: World | None = None) -> BuildSummary:
         write_page(site_dir, EXTRA_PATHS["draft"], DRAFT_HTML)
         write_page(site_dir, EXTRA_PATHS["broken"], BROKEN_HTML)
         pages[site] = len(rendered.detail_paths)
+        listings[site] = rendered.listing_paths
     pages["mirror"] = render_news_sites(world, out_dir)
     disallowed = tuple(f"/{site}{EXTRA_PATHS['draft']}" for site in SITES)
     robots = "User-agent: *\n" + "".join(f"Disallow: {p}\n" for p in disallowed)
     (out_dir / ROBOTS_FILE).write_text(robots, encoding="utf-8")
+    captures = archive_captures(world, out_dir, listing_paths=listings,
+                                missing_paths={site: EXTRA_PATHS["removed"] for site in SITES})
+    index_file = out_dir / ARCHIVE_INDEX_FILE
+    index_file.parent.mkdir(parents=True, exist_ok=True)
+    index_file.write_text(json.dumps({"captures": captures}, ensure_ascii=False), encoding="utf-8")
+    pages["archive"] = len(captures)
     faults = _fault_plan(world)
     (out_dir / FAULTS_FILE).write_text(json.dumps(faults, ensure_ascii=False, indent=2), encoding="utf-8")
     (out_dir / COMPLETE_MARKER).write_text(build_stamp(world), encoding="utf-8")

@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from arastance.logging import get_logger
+from snapshots.archive_emulator import INDEX_FILE, PREFIX as ARCHIVE_PREFIX, WaybackEmulator
 
 log = get_logger(__name__)
 
@@ -34,6 +35,12 @@ ERROR_HTML = (
     "<!DOCTYPE html><html lang=\"ar\"><head><meta charset=\"utf-8\"><title>خطأ في الخادم</title></head>"
     "<body><h1>خطأ</h1><p>حدث خطأ في الخادم، حاول لاحقا.</p></body></html>"
 ).encode("utf-8")
+
+
+def query_file_key(query: str) -> str:
+    """The file-name form of a query string: its parameters sorted, ``&``-joined, ``/`` made safe."""
+    params = sorted(p for p in query.split("&") if p)
+    return "&".join(params).replace("/", "%2F")
 
 
 @dataclass(frozen=True)
@@ -59,12 +66,15 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._serve(send_body=True)
 
-    def _send(self, status: int, body: bytes, *, content_type: str, send_body: bool, location: str | None = None) -> None:
+    def _send(self, status: int, body: bytes, *, content_type: str, send_body: bool, location: str | None = None,
+              headers: tuple[tuple[str, str], ...] = ()) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         if location:
             self.send_header("Location", location)
+        for name, value in headers:
+            self.send_header(name, value)
         self.end_headers()
         if send_body:
             self.wfile.write(body)
@@ -76,6 +86,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, *, send_body: bool) -> None:
         owner = self.server.owner
         path = self._path()
+        if owner.archive is not None and path.startswith(ARCHIVE_PREFIX):
+            answer = owner.archive.answer(self.path, self.headers.get("Host") or "127.0.0.1")
+            self._send(answer.status, answer.body, content_type=answer.content_type, send_body=send_body,
+                       headers=answer.headers)
+            return
         fault = owner.fault_for(path)
         if owner.latency_s:
             time.sleep(owner.latency_s)
@@ -85,7 +100,7 @@ class _Handler(BaseHTTPRequestHandler):
             status = int(fault["status"])  # type: ignore[arg-type]
             self._send(status, ERROR_HTML, content_type="text/html; charset=utf-8", send_body=send_body)
             return
-        target = owner.resolve(path)
+        target = owner.resolve(path, urlsplit(self.path).query)
         if target is None:
             self._send(HTTPStatus.NOT_FOUND, NOT_FOUND_HTML, content_type="text/html; charset=utf-8", send_body=send_body)
             return
@@ -115,7 +130,8 @@ class SnapshotServer:
     """Serves ``root`` on ``127.0.0.1``; ``port=0`` picks a free port."""
 
     def __init__(
-        self, root: Path, *, port: int = 0, slow_delay_s: float = 1.0, latency_s: float = 0.0, faults: bool = True
+        self, root: Path, *, port: int = 0, slow_delay_s: float = 1.0, latency_s: float = 0.0, faults: bool = True,
+        archive_rate_limit_every: int = 0,
     ) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
@@ -130,6 +146,11 @@ class SnapshotServer:
         self._failures: dict[str, int] = {}
         self._lock = threading.Lock()
         self.requests: list[RequestRecord] = []
+        #: The web archive emulator, when the build wrote an archive index.
+        self.archive: WaybackEmulator | None = (
+            WaybackEmulator(self.root, rate_limit_every=archive_rate_limit_every)
+            if (self.root / INDEX_FILE).is_file() else None
+        )
         self._httpd = _Server(("127.0.0.1", port), _Handler)
         self._httpd.owner = self
         self._thread: threading.Thread | None = None
@@ -143,6 +164,16 @@ class SnapshotServer:
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT/``"""
         return f"http://127.0.0.1:{self.port}/"
+
+    @property
+    def archive_url(self) -> str:
+        """Root of the web archive emulator (as ``crawl.archive_url``)."""
+        return f"{self.base_url}archive/"
+
+    @property
+    def availability_url(self) -> str:
+        """The emulator's availability API (as ``crawl.archive_availability_url``)."""
+        return f"{self.archive_url}wayback/available"
 
     def site_url(self, site: str) -> str:
         """Base URL of one snapshot site (``araanews``, ..., ``reuters``, ``mirror``)."""
@@ -164,8 +195,17 @@ class SnapshotServer:
             self._failures[path] = seen + 1
         return fault
 
-    def resolve(self, path: str) -> Path | None:
-        """The file (or directory) for a URL path, never outside the root."""
+    def resolve(self, path: str, query: str = "") -> Path | None:
+        """The file (or directory) for a URL path, never outside the root.
+
+        A page that exists only with a query string (``?view=page&page=2``) is stored as
+        ``<path>/index@<query>.html``; an unknown query string is ignored, as static servers do.
+        """
+        if query:
+            base = (self.root / path.lstrip("/")).resolve()
+            keyed = base / f"index@{query_file_key(query)}.html"
+            if self.root in keyed.parents and keyed.is_file():
+                return keyed
         relative = path.lstrip("/")
         target = (self.root / relative).resolve()
         if target != self.root and self.root not in target.parents:

@@ -9,11 +9,13 @@ pages were fetched from.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Literal
+from urllib.parse import urlsplit
 
 CONFIG_PACKAGE = "spiders.site_configs"
 
@@ -66,6 +68,22 @@ class SiteConfig:
     claim_fallback: Literal["none", "title"] = "none"
     #: A page whose content holds media and at most this many characters of text is multimedia.
     multimedia_max_chars: int = 300
+    #: Regular expression on a URL's path (and query) that marks a claim page among a site's archive
+    #: captures; None: every HTML capture is tried.
+    archive_claim_url: str | None = None
+
+    @property
+    def archive_host(self) -> str:
+        """The host whose captures the archive lists for this site (``norumors.net``)."""
+        return urlsplit(self.canonical_base).netloc.removeprefix("www.")
+
+    def is_claim_url(self, url: str) -> bool:
+        """Whether the archive capture of ``url`` should be parsed as a claim page."""
+        if self.archive_claim_url is None:
+            return True
+        parts = urlsplit(url)
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        return re.search(self.archive_claim_url, target) is not None
 
 
 def _strings(value: object, where: str) -> tuple[str, ...]:
@@ -104,6 +122,7 @@ def parse_site_config(data: dict, source: str) -> SiteConfig:
             required=_strings(site.get("required", ["title", "claim"]), f"{source}: site.required"),
             claim_fallback=site.get("claim_fallback", "none"),
             multimedia_max_chars=int(site.get("multimedia_max_chars", 300)),
+            archive_claim_url=data.get("archive", {}).get("claim_url"),
         )
     except KeyError as exc:
         raise SiteConfigError(f"{source}: missing key {exc.args[0]!r}") from None
@@ -113,6 +132,11 @@ def parse_site_config(data: dict, source: str) -> SiteConfig:
         raise SiteConfigError(f"{source}: site.claim_fallback must be 'none' or 'title'")
     if not config.canonical_base.endswith("/"):
         raise SiteConfigError(f"{source}: site.canonical_base must end with '/'")
+    if config.archive_claim_url is not None:
+        try:
+            re.compile(config.archive_claim_url)
+        except re.error as exc:
+            raise SiteConfigError(f"{source}: archive.claim_url is not a regular expression: {exc}") from None
     unknown = set(config.required) - {"title", "claim", "body", "published", "category"}
     if unknown:
         raise SiteConfigError(f"{source}: site.required names unknown field(s) {sorted(unknown)}")

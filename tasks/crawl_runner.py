@@ -23,8 +23,12 @@ from typing import Any
 
 from arastance.config import Settings
 from arastance.logging import get_logger
-from spiders.site_config import available_sites
+from spiders.site_config import available_sites, load_site_config
 from spiders.staging import RUN_FILE, new_run_id
+from tasks.web_archive import ArchiveError, CdxQuery
+from tasks.web_archive.captures import Capture, to_site_url
+from tasks.web_archive.client import client_from_settings
+from tasks.urls import UrlError, canonicalize_url
 
 log = get_logger(__name__)
 
@@ -58,13 +62,18 @@ def jobs_dir(settings: Settings) -> Path:
     return settings.data_dir / "crawl_jobs"
 
 
-def unfinished_run(settings: Settings, site: str) -> str | None:
-    """The newest run of ``site`` that was interrupted (a JOBDIR and no ``run.json``), if any."""
+ARCHIVE_RUN_SUFFIX = "-archive"
+
+
+def unfinished_run(settings: Settings, site: str, mode: str = "live") -> str | None:
+    """The newest run of ``site`` in ``mode`` that was interrupted (a JOBDIR and no ``run.json``), if any."""
     root = jobs_dir(settings)
     if not root.is_dir():
         return None
+    archive = mode == "archive"
     candidates = sorted(
-        (p.name for p in root.iterdir() if p.is_dir() and p.name.startswith(f"{site}-") and (p / "scrapy").is_dir()),
+        (p.name for p in root.iterdir() if p.is_dir() and p.name.startswith(f"{site}-") and (p / "scrapy").is_dir()
+         and p.name.endswith(ARCHIVE_RUN_SUFFIX) == archive),
         reverse=True,
     )
     for run_id in candidates:
@@ -86,6 +95,39 @@ def child_environment(settings: Settings, base: Mapping[str, str] | None = None)
     return env
 
 
+def archive_claim_captures(site: str, settings: Settings) -> tuple[list[Capture], dict[str, int]]:
+    """The captures of ``site``'s claim pages in the ``crawl.archive_*`` window, one per canonical URL.
+
+    Discovery goes through the CDX API (paged, cached, polite; see :mod:`tasks.web_archive`);
+    captures whose URL is not a claim page (``[archive] claim_url`` in the site's TOML) are
+    counted and left out, and of several spellings of one page the earliest capture is kept.
+    """
+    config = load_site_config(site)
+    client = client_from_settings(settings.crawl, settings.data_dir)
+    query = CdxQuery(f"{config.archive_host}/*", settings.crawl.archive_from, settings.crawl.archive_to,
+                     page_size=settings.crawl.archive_page_size)
+    chosen: dict[str, Capture] = {}
+    counts = {"archive_listed": 0, "archive_not_claim_url": 0, "archive_duplicate_spelling": 0}
+    for capture in client.captures(query):
+        counts["archive_listed"] += 1
+        site_url = to_site_url(capture.original, config.canonical_base)
+        if not config.is_claim_url(site_url):
+            counts["archive_not_claim_url"] += 1
+            continue
+        try:
+            key = canonicalize_url(site_url)
+        except UrlError:
+            counts["archive_not_claim_url"] += 1
+            continue
+        if key in chosen:
+            counts["archive_duplicate_spelling"] += 1
+            if capture.timestamp >= chosen[key].timestamp:
+                continue
+        chosen[key] = capture
+    counts["archive_requests"] = client.requests_sent
+    return sorted(chosen.values(), key=lambda c: (c.timestamp, c.original)), counts
+
+
 def _tail(path: Path, lines: int = 30) -> str:
     if not path.exists():
         return "(no log)"
@@ -102,6 +144,27 @@ def _stop_gracefully(proc: subprocess.Popen[bytes], grace_s: float = 30.0) -> No
         proc.wait()
 
 
+def _archive_arguments(site: str, settings: Settings, job: Path) -> list[str]:
+    """Discover the site's captures into the job directory; the spider's arguments and politeness."""
+    try:
+        captures, counts = archive_claim_captures(site, settings)
+    except ArchiveError as exc:
+        raise CrawlError(f"archive discovery for {site} failed: {exc}") from None
+    captures_file = job / "captures.jsonl"
+    captures_file.write_text("".join(json.dumps(c.__dict__, ensure_ascii=False) + "\n" for c in captures),
+                             encoding="utf-8")
+    log.info("archive captures chosen", extra={"site": site, "captures": len(captures), **counts})
+    crawl = settings.crawl
+    polite = crawl.archive_delay_s > 0
+    return [
+        "-a", "mode=archive", "-a", f"captures={captures_file}", "-a", f"archive_url={crawl.archive_url}",
+        "-s", f"DOWNLOAD_DELAY={crawl.archive_delay_s}", "-s", "AUTOTHROTTLE_ENABLED=False",
+        "-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={1 if polite else crawl.concurrent_requests_per_domain}",
+        "-s", f"RETRY_TIMES={crawl.archive_retry_times}",
+        "-s", f"ARASTANCE_ARCHIVE_DISCOVERY={json.dumps(counts)}",
+    ]
+
+
 def run_spider(
     site: str,
     settings: Settings,
@@ -110,18 +173,24 @@ def run_spider(
     incremental: bool | None = None,
     scrapy_settings: Mapping[str, str] | None = None,
     timeout_s: float | None = None,
+    mode: str = "live",
 ) -> CrawlResult:
     """Crawl ``site`` in a child process and return its finished staging run.
 
     ``known_urls`` are the canonical URLs already stored; with ``incremental`` (default: the
     ``crawl.incremental`` setting) only new detail pages are fetched. An interrupted earlier run
     of the site is resumed instead of starting a new one when ``crawl.resumable`` is set.
+    ``mode="archive"`` reads the site's claim pages from the web archive (``crawl.archive_*``):
+    captures are discovered first, in this process, then fetched by the spider at the archive's
+    polite pace (``crawl.archive_delay_s`` between requests).
     """
     if site not in available_sites():
         raise ValueError(f"unknown site {site!r}; spiders exist for {', '.join(available_sites())}")
+    if mode not in ("live", "archive"):
+        raise ValueError(f"crawl mode must be live or archive, got {mode!r}")
     incremental = settings.crawl.incremental if incremental is None else incremental
-    resumed_id = unfinished_run(settings, site) if settings.crawl.resumable else None
-    run_id = resumed_id or new_run_id(site)
+    resumed_id = unfinished_run(settings, site, mode) if settings.crawl.resumable else None
+    run_id = resumed_id or new_run_id(site) + (ARCHIVE_RUN_SUFFIX if mode == "archive" else "")
     job = jobs_dir(settings) / run_id
     job.mkdir(parents=True, exist_ok=True)
     known_file = job / "known_urls.txt"
@@ -139,6 +208,8 @@ def run_spider(
     ]
     if settings.crawl.resumable:
         cmd += ["-s", f"JOBDIR={job / 'scrapy'}"]
+    if mode == "archive":
+        cmd += _archive_arguments(site, settings, job)
     for name, value in (scrapy_settings or {}).items():
         cmd += ["-s", f"{name}={value}"]
     log.info("crawl starting", extra={"site": site, "run_id": run_id, "resumed": bool(resumed_id),

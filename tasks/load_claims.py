@@ -82,6 +82,8 @@ class StagedPage(_Record):
     html_file: str | None
     parse_status: Literal["ok", "failed", "skipped"]
     parse_error: str | None = None
+    original_url: str | None = None
+    captured_at: datetime | None = None
 
 
 class StagedClaimReview(_Record):
@@ -252,6 +254,8 @@ def page_rows(staged: StagedRunFiles) -> list[dict[str, Any]]:
                 "fetched_at": _utc_naive(page.fetched_at), "http_status": page.http_status,
                 "content_hash": page.content_hash, "html_zlib": None if body is None else zlib.compress(body, 6),
                 "parse_status": page.parse_status, "parse_error": page.parse_error,
+                "original_url": page.original_url,
+                "captured_at": None if page.captured_at is None else _utc_naive(page.captured_at),
             }
         )
     return rows

@@ -31,6 +31,7 @@ _PAGES_SCHEMA = pa.schema(
         ("page_id", pa.string()), ("url", pa.string()), ("source_id", pa.string()), ("run_id", pa.string()),
         ("fetched_at", pa.timestamp("us")), ("http_status", pa.int32()), ("content_hash", pa.string()),
         ("html_zlib", pa.binary()), ("parse_status", pa.string()), ("parse_error", pa.string()),
+        ("original_url", pa.string()), ("captured_at", pa.timestamp("us")),
     ]
 )
 
@@ -71,8 +72,9 @@ FROM __claims b WHERE claims.claim_id = b.claim_id AND b.first_seen < claims.fir
 
 _INSERT_NEW_PAGES = """
 INSERT OR IGNORE INTO raw_pages (page_id, url, source_id, run_id, fetched_at, http_status, content_hash, html_zlib,
-                                 parse_status, parse_error)
-SELECT page_id, url, source_id, run_id, fetched_at, http_status, content_hash, html_zlib, parse_status, parse_error
+                                 parse_status, parse_error, original_url, captured_at)
+SELECT page_id, url, source_id, run_id, fetched_at, http_status, content_hash, html_zlib, parse_status, parse_error,
+       original_url, captured_at
 FROM __pages WHERE page_id NOT IN (SELECT page_id FROM raw_pages)
 """
 

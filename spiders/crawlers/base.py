@@ -8,10 +8,18 @@ detail page parsed; the staging pipeline persists them.
 Incremental crawls: given the canonical URLs already in the warehouse (``-a known_urls=FILE``),
 the spider requests only detail pages it does not know and stops paginating at the first
 listing page whose detail links are all known (listings are newest first).
+
+Archive mode (``-a mode=archive -a captures=FILE -a archive_url=URL``): the pages come from a
+web archive instead of the site. ``FILE`` holds the captures discovered through the CDX API
+(:mod:`tasks.web_archive`), one JSON object a line; each is fetched as its original bytes
+(``id_``), following the archive's redirects to the capture it actually holds, and parsed like a
+live page. The claim keeps the site's canonical URL; the page keeps the capture's address, the
+original URL and the capture time.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,6 +39,7 @@ from spiders.site_config import SiteConfig, load_site_config
 from spiders.site_urls import SiteUrls
 from spiders.staging import new_run_id
 from tasks.urls import UrlError, canonicalize_url
+from tasks.web_archive.captures import capture_time, capture_url, parse_capture_url, to_site_url
 
 log = get_logger(__name__)
 
@@ -66,8 +75,26 @@ def read_known_urls(path: str | Path) -> set[str]:
     return known
 
 
+def read_captures(path: str | Path) -> list[dict[str, str]]:
+    """The captures an archive crawl fetches: JSON Lines with ``timestamp`` and ``original``."""
+    file = Path(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"captures file {file} does not exist")
+    captures = []
+    for lineno, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            captures.append({"timestamp": str(record["timestamp"]), "original": str(record["original"])})
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{file}:{lineno}: not a capture ({exc})") from None
+    return captures
+
+
 class SiteSpider(scrapy.Spider):
-    """Crawls one configured site. Arguments: ``run_id``, ``known_urls``, ``incremental``, ``base_url``."""
+    """Crawls one configured site. Arguments: ``run_id``, ``known_urls``, ``incremental``, ``base_url``,
+    and for archive mode ``mode=archive``, ``captures`` and ``archive_url``."""
 
     def __init__(
         self,
@@ -75,6 +102,9 @@ class SiteSpider(scrapy.Spider):
         known_urls: str | None = None,
         incremental: str | bool = True,
         base_url: str | None = None,
+        mode: str = "live",
+        captures: str | None = None,
+        archive_url: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -83,12 +113,21 @@ class SiteSpider(scrapy.Spider):
         self.incremental = parse_flag(incremental, "incremental")
         self.known: set[str] = read_known_urls(known_urls) if known_urls and self.incremental else set()
         self._base_url = base_url
+        if mode not in ("live", "archive"):
+            raise ValueError(f"spider argument mode must be live or archive, got {mode!r}")
+        if mode == "archive" and not (captures and archive_url):
+            raise ValueError("archive mode needs -a captures=FILE and -a archive_url=URL")
+        self.mode = mode
+        self.captures = read_captures(captures) if mode == "archive" and captures else []
+        self.archive_url = archive_url
         self.urls: SiteUrls
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> "SiteSpider":
         spider = super().from_crawler(crawler, *args, **kwargs)
         base = spider._base_url or crawler.settings.getdict("ARASTANCE_SITE_URLS").get(spider.name)
+        if spider.mode == "archive":
+            base = spider.config.canonical_base  # archived pages are read as the real site's
         if not base:
             raise ValueError(f"no base URL for site {spider.name!r}: set sites.{spider.name} or -a base_url=...")
         spider.urls = SiteUrls(base if base.endswith("/") else base + "/", spider.config.canonical_base)
@@ -101,14 +140,26 @@ class SiteSpider(scrapy.Spider):
         self.crawler.stats.inc_value(f"arastance/{key}", count)
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
+        if self.mode == "archive":
+            for capture in self.captures:
+                if self.urls.canonical(to_site_url(capture["original"], self.config.canonical_base)) in self.known:
+                    self._stat("known_skipped")
+                    continue
+                assert self.archive_url is not None
+                yield scrapy.Request(capture_url(self.archive_url, capture["timestamp"], capture["original"]),
+                                     callback=self.parse_capture, errback=self.on_error)
+            return
         for path in self.config.start_paths:
             yield scrapy.Request(self.urls.absolute(path), callback=self.parse_listing, errback=self.on_error)
 
     def _page(self, response: Response, status: str, error: str | None = None, keep: bool = True) -> PageItem:
+        capture = parse_capture_url(response.url) if self.mode == "archive" else None
         return page_item(
             run_id=self.run_id, source_id=self.name, url=response.url, body=response.body,
             http_status=response.status, fetched_at=datetime.now(timezone.utc), parse_status=status,  # type: ignore[arg-type]
             parse_error=error, keep_body=keep,
+            original_url=capture[1] if capture else None,
+            captured_at=capture_time(capture[0]) if capture else None,
         )
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
@@ -130,11 +181,29 @@ class SiteSpider(scrapy.Spider):
             yield scrapy.Request(listing.next_url, callback=self.parse_listing, errback=self.on_error,
                                  priority=LISTING_PRIORITY)
 
-    def parse_detail(self, response: Response) -> Iterator[Any]:
-        """One claim from a detail page; a page that fails to parse is kept and counted, never fatal."""
-        fetched_at = datetime.now(timezone.utc)
+    def parse_capture(self, response: Response) -> Iterator[Any]:
+        """An archived claim page, parsed as the page it was when the archive captured it."""
+        capture = parse_capture_url(response.url)
+        if capture is None:  # redirected out of the archive: not a capture at all
+            self._stat("failed/not_a_capture")
+            yield self._page(response, "failed", f"not_a_capture: {response.url}")
+            return
+        self._stat("archive_captures")
+        timestamp, original = capture
+        yield from self.parse_detail(response, page_url=to_site_url(original, self.config.canonical_base),
+                                     now=capture_time(timestamp))
+
+    def parse_detail(self, response: Response, page_url: str | None = None,
+                     now: datetime | None = None) -> Iterator[Any]:
+        """One claim from a detail page; a page that fails to parse is kept and counted, never fatal.
+
+        ``page_url`` is the page's own address when it was fetched from elsewhere (an archive), and
+        ``now`` the moment relative dates ("منذ يومين") count from: the capture time for archived pages.
+        """
+        fetched_at = now or datetime.now(timezone.utc)
         try:
-            fields = extract_detail(response.text, response.url, self.config, self.urls, fetched_at=fetched_at)
+            fields = extract_detail(response.text, page_url or response.url, self.config, self.urls,
+                                    fetched_at=fetched_at)
         except Exception as exc:  # noqa: BLE001 - whatever a page does, it must not stop the crawl
             error = parse_failure(exc)
             self._stat("parse_failed")

@@ -1,0 +1,5 @@
+-- Pages fetched from a web archive: raw_pages.url is the capture's address
+-- (https://web.archive.org/web/<timestamp>id_/<original>); the original URL and the capture
+-- time are kept beside it. Both are NULL for pages fetched from the live site.
+ALTER TABLE raw_pages ADD COLUMN original_url VARCHAR;
+ALTER TABLE raw_pages ADD COLUMN captured_at TIMESTAMP;
