@@ -14,6 +14,7 @@ import hashlib
 from datetime import date, timedelta
 from pathlib import Path
 
+from snapshots.paths import page_file
 from snapshots.fact_check_sites import CANONICAL_BASE, newest_first
 from snapshots.world.model import World
 
@@ -30,7 +31,7 @@ def _digest(data: bytes) -> str:
 
 
 def _file_of(site: str, path: str) -> str:
-    return f"{site}{path}index.html" if path.endswith("/") else f"{site}{path}"
+    return f"{site}/{page_file(path)}"
 
 
 def _spelling(site: str, path: str, n: int) -> str:

@@ -88,7 +88,7 @@ def _fault_plan(world: World) -> dict[str, dict[str, object]]:
         faults[f"/{site}{EXTRA_PATHS['server_error']}"] = {"status": 500}
         if site == "reuters":
             paths = [h.path for h in sorted(world.headlines, key=lambda h: h.published, reverse=True)]
-            faults["/reuters/news/archive/topNews/page/2/"] = {"status": 500, "times": 1}
+            faults["/reuters/news/archive/topNews"] = {"status": 500, "times": 1}
         else:
             paths = [p.path for p in newest_first(world.posts_of(site))]
         faults[f"/{site}{paths[1]}"] = {"status": 503, "times": 1}

@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from arastance.logging import get_logger
+from snapshots.paths import query_file_key
 from snapshots.archive_emulator import INDEX_FILE, PREFIX as ARCHIVE_PREFIX, WaybackEmulator
 
 log = get_logger(__name__)
@@ -35,12 +36,6 @@ ERROR_HTML = (
     "<!DOCTYPE html><html lang=\"ar\"><head><meta charset=\"utf-8\"><title>خطأ في الخادم</title></head>"
     "<body><h1>خطأ</h1><p>حدث خطأ في الخادم، حاول لاحقا.</p></body></html>"
 ).encode("utf-8")
-
-
-def query_file_key(query: str) -> str:
-    """The file-name form of a query string: its parameters sorted, ``&``-joined, ``/`` made safe."""
-    params = sorted(p for p in query.split("&") if p)
-    return "&".join(params).replace("/", "%2F")
 
 
 @dataclass(frozen=True)
