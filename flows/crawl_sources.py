@@ -21,7 +21,7 @@ from prefect.cache_policies import NO_CACHE
 from arastance.config import Settings, load_settings
 from arastance.config.crawl import LOOPBACK_CRAWL
 from arastance.logging import get_logger
-from spiders.site_config import available_sites
+from spiders.site_config import available_sites, enabled_sites
 from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
 from flows.runners import warehouse_busy
 from tasks.load_claims import LoadReport, StagingError, load_crawl_run
@@ -89,7 +89,7 @@ def crawl_sources(
     Returns one summary row per site.
     """
     settings = load_settings()
-    chosen = sites or available_sites()
+    chosen = sites or enabled_sites()
     unknown = sorted(set(chosen) - set(available_sites()))
     if unknown:
         raise ValueError(f"unknown site(s) {unknown}; spiders exist for {available_sites()}")

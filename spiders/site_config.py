@@ -1,10 +1,15 @@
-"""Per-site crawl configuration: where listings start and which selectors find each field.
+"""The site registry: one TOML file per site, everything else derived from it.
 
-A site's markup lives in ``spiders/site_configs/<site>.toml`` so that when a real site changes
-its theme only that file changes, never the spider code. The base URL to crawl comes from the
-settings (``sites.<site>``) so the same configuration drives the real site and its offline
-snapshot; ``canonical_base`` is the real site's address, which claims are keyed by wherever the
-pages were fetched from.
+``spiders/site_configs/<site>.toml`` says who the site is (name, country, kind, the veracity of
+its claims, whether it is crawled by default), where its pages are (canonical base, listing
+start paths, the archive's claim-URL pattern) and which selectors override the generic
+extraction layers. The spider classes (:mod:`spiders.crawlers.sites`), the loader's ``sources``
+rows and the default site set are derived from these files: adding a site is adding a file.
+
+The base URL to crawl comes from the settings (``sites.<site>``, default the TOML's
+``canonical_base``) so the same configuration drives the real site and its offline snapshot;
+``canonical_base`` is the real site's address, which claims are keyed by wherever the pages
+were fetched from.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 CONFIG_PACKAGE = "spiders.site_configs"
@@ -62,6 +67,11 @@ class SiteConfig:
     start_paths: tuple[str, ...]
     listing: ListingSelectors
     detail: DetailSelectors
+    #: ``fact_check`` (false claims) or ``news`` (true claims: headlines), as ``sources.kind``.
+    kind: Literal["fact_check", "news"] = "fact_check"
+    country_name: str | None = None
+    #: Crawled when no site is named; the paper's four are, config-only extra sites are not.
+    enabled: bool = True
     #: Fields whose absence makes a detail page a parse failure.
     required: tuple[str, ...] = ("title", "claim")
     #: ``"title"``: a page without a claim block states its claim in the title (Reuters).
@@ -116,6 +126,9 @@ def parse_site_config(data: dict, source: str) -> SiteConfig:
             country=site["country"],
             veracity=site["veracity"],
             canonical_base=site["canonical_base"],
+            kind=site.get("kind", "fact_check"),
+            country_name=site.get("country_name") or None,
+            enabled=bool(site.get("enabled", True)),
             start_paths=_strings(site["start_paths"], f"{source}: site.start_paths"),
             listing=ListingSelectors(detail_links=listing["detail_links"], next_page=listing["next_page"]),
             detail=DetailSelectors(**detail_kwargs),
@@ -128,6 +141,8 @@ def parse_site_config(data: dict, source: str) -> SiteConfig:
         raise SiteConfigError(f"{source}: missing key {exc.args[0]!r}") from None
     if config.veracity not in ("false", "true"):
         raise SiteConfigError(f"{source}: site.veracity must be 'false' or 'true', got {config.veracity!r}")
+    if config.kind not in ("fact_check", "news"):
+        raise SiteConfigError(f"{source}: site.kind must be 'fact_check' or 'news', got {config.kind!r}")
     if config.claim_fallback not in ("none", "title"):
         raise SiteConfigError(f"{source}: site.claim_fallback must be 'none' or 'title'")
     if not config.canonical_base.endswith("/"):
@@ -152,6 +167,16 @@ def available_sites() -> list[str]:
     )
 
 
+def enabled_sites() -> list[str]:
+    """The sites crawled when none is named (``enabled = true`` in their TOML)."""
+    return [site for site in available_sites() if load_site_config(site).enabled]
+
+
+def all_site_configs() -> list[SiteConfig]:
+    """Every registered site's configuration, by name."""
+    return [load_site_config(site) for site in available_sites()]
+
+
 @cache
 def load_site_config(site: str) -> SiteConfig:
     """Read ``spiders/site_configs/<site>.toml``."""
@@ -167,3 +192,10 @@ def load_site_config(site: str) -> SiteConfig:
     if config.source_id != site:
         raise SiteConfigError(f"{source}: site.source_id is {config.source_id!r}, expected {site!r}")
     return config
+
+
+def site_base_url(sites: Any, site: str) -> str:
+    """Where ``site`` is crawled from: ``sites.<site>`` when set, else its canonical base."""
+    configured = sites.base_url(site)
+    base = configured or load_site_config(site).canonical_base
+    return base if base.endswith("/") else base + "/"

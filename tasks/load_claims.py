@@ -28,6 +28,7 @@ from tqdm import tqdm
 
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
+from spiders.site_config import all_site_configs, site_base_url
 from tasks.arabic import normalize
 from tasks.claim_cleaning import DEFAULT_PATTERNS_PATH, DebunkPatterns, clean_claim, load_patterns
 from tasks.dates import parse_published
@@ -42,12 +43,9 @@ RUN_FILE = "run.json"
 PAGES_FILE = "pages.jsonl"
 CLAIMS_FILE = "claims.jsonl"
 
-#: The crawled sites: name, country, kind and the veracity of every claim they publish.
+#: The crawled sites (from the site registry): name, country, kind and the veracity of every claim they publish.
 SITES: dict[str, tuple[str, str | None, str, Literal["false", "true"]]] = {
-    "araanews": ("Araanews", "United Arab Emirates", "fact_check", "false"),
-    "dabegad": ("Dabegad", "Egypt", "fact_check", "false"),
-    "norumors": ("Norumors", "Saudi Arabia", "fact_check", "false"),
-    "reuters": ("Reuters Arabic", None, "news", "true"),
+    c.source_id: (c.name, c.country_name, c.kind, c.veracity) for c in all_site_configs()
 }
 
 
@@ -324,11 +322,11 @@ def _canonical_keys(staged: StagedRunFiles) -> list[tuple[str, str]]:
 
 
 def source_rows(settings: Settings) -> list[dict[str, Any]]:
-    """The four crawled sites, with the base URLs the spiders start from."""
+    """The registered sites, with the base URLs the spiders start from."""
     return [
         {
             "source_id": source_id, "name": name, "country": country, "kind": kind,
-            "base_url": str(getattr(settings.sites, source_id)), "default_veracity": veracity,
+            "base_url": site_base_url(settings.sites, source_id), "default_veracity": veracity,
         }
         for source_id, (name, country, kind, veracity) in SITES.items()
     ]

@@ -118,7 +118,7 @@ def test_listing_pages_give_the_newest_posts_and_the_next_page(site: str) -> Non
     html = theme.listing([listing_entry(p) for p in posts[:10]], 1, 3, f"/{site}")
     listing = extract_listing(html, urls.absolute(theme.listing_base.lstrip("/")), config, urls)
     assert [urls.canonical(u) for u in listing.detail_urls] == [canonical_post_url(p) for p in posts[:10]]
-    assert listing.next_url == urls.absolute(theme.listing_base.lstrip("/") + "page/2/")
+    assert listing.next_url == urls.absolute(theme.page_path(theme.listing_base, 2).lstrip("/"))
     last = theme.listing([listing_entry(p) for p in posts[20:25]], 3, 3, f"/{site}")
     assert extract_listing(last, urls.absolute("x/"), config, urls).next_url is None
 

@@ -9,13 +9,13 @@ from typing import Optional
 import typer
 
 from arastance.cli.common import console, fail, print_table, settings
-from spiders.site_config import available_sites
+from spiders.site_config import available_sites, enabled_sites, site_base_url
 
 snapshots_app = typer.Typer(help="Build and serve the offline snapshots of the crawled sites.", no_args_is_help=True)
 
 
 def _check_sites(sites: list[str] | None) -> list[str]:
-    chosen = sites or available_sites()
+    chosen = sites or enabled_sites()
     unknown = sorted(set(chosen) - set(available_sites()))
     if unknown:
         fail(f"unknown --site {', '.join(unknown)}; spiders exist for {', '.join(available_sites())}")
@@ -59,7 +59,7 @@ def reparse(
         try:
             with open_warehouse(s.warehouse, read_only=True) as wh:
                 summary, run_dir = reparse_pages(
-                    iter_detail_pages(wh, name), name, str(getattr(s.sites, name)), s.staging_dir / "crawl",
+                    iter_detail_pages(wh, name), name, site_base_url(s.sites, name), s.staging_dir / "crawl",
                     total=count_detail_pages(wh, name),
                 )
         except WarehouseError as exc:
