@@ -104,6 +104,11 @@ class WaybackEmulator:
         self._count = 0
         self._lock = threading.Lock()
 
+    def limit_rate(self, every: int) -> None:
+        """From now on every ``every``-th request answers 429 (0: none); the count starts again."""
+        with self._lock:
+            self.rate_limit_every, self._count = every, 0
+
     # -- dispatch ------------------------------------------------------------------------------
     def answer(self, raw_path: str, host: str) -> Answer:
         """The answer to a request for ``raw_path`` (path and query, as sent) on the server ``host``."""

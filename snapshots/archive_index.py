@@ -16,10 +16,19 @@ from pathlib import Path
 
 from snapshots.paths import page_file
 from snapshots.fact_check_sites import CANONICAL_BASE, newest_first
-from snapshots.world.model import World
+from snapshots.world.model import FactCheckPost, World
 
 WINDOW_END = date(2018, 12, 31)
 UNDATED_CAPTURE = date(2016, 6, 1)
+
+
+#: Where the redirecting capture points: a later capture of the same page.
+REDIRECT_TARGET = "20181120080000"
+
+
+def redirected_post(world: World, site: str) -> FactCheckPost:
+    """The post whose first capture is a redirect to a later one (the last in listing order)."""
+    return newest_first(world.posts_of(site))[-1]
 
 
 def _ts(day: date, hhmmss: str = "101500") -> str:
@@ -57,11 +66,11 @@ def archive_captures(world: World, root: Path, *, listing_paths: dict[str, tuple
         posts = newest_first(world.posts_of(site))
         for n, post in enumerate(posts):
             add(site, post.path, (post.published or UNDATED_CAPTURE) + timedelta(days=3), n)
-        # The oldest post: its first capture is a redirect (the site answered 301 then) to a later one.
+        # The last post listed: its first capture is a redirect (the site answered 301 then) to a later one.
+        assert posts[-1] == redirected_post(world, site)
         first = rows[-1]
-        later = _ts(date(2018, 11, 20), "080000")
-        rows.append({**first, "timestamp": later})
-        first["redirect_to"] = later
+        rows.append({**first, "timestamp": REDIRECT_TARGET})
+        first["redirect_to"] = REDIRECT_TARGET
     headlines = sorted(world.headlines, key=lambda h: h.published, reverse=True)
     for n, h in enumerate(headlines):
         add("reuters", h.path, h.published.date() + timedelta(days=1), n)

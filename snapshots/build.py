@@ -38,7 +38,7 @@ SITES = ("araanews", "dabegad", "norumors", "reuters")
 FAULTS_FILE = "faults.json"
 ROBOTS_FILE = "robots.txt"
 COMPLETE_MARKER = ".complete"
-FORMAT_VERSION = "3"  # bump when a renderer changes, so that cached builds are redone
+FORMAT_VERSION = "4"  # bump when a renderer changes, so that cached builds are redone
 
 #: Path (under a site) of each non-post page linked from the oldest listing page.
 EXTRA_PATHS = {
@@ -82,13 +82,13 @@ def _extras() -> list[ListingEntry]:
 
 def _fault_plan(world: World) -> dict[str, dict[str, object]]:
     """Per-site faults: the extras' 500, one world page that fails once (then recovers after a
-    retry) and one that answers slowly; Reuters' second listing page also fails once."""
+    retry) and one that answers slowly; Reuters' second listing page (a query-string address) also fails once."""
     faults: dict[str, dict[str, object]] = {}
     for site in SITES:
         faults[f"/{site}{EXTRA_PATHS['server_error']}"] = {"status": 500}
         if site == "reuters":
             paths = [h.path for h in sorted(world.headlines, key=lambda h: h.published, reverse=True)]
-            faults["/reuters/news/archive/topNews"] = {"status": 500, "times": 1}
+            faults["/reuters/news/archive/topNews?page=2&pageSize=10&view=page"] = {"status": 500, "times": 1}
         else:
             paths = [p.path for p in newest_first(world.posts_of(site))]
         faults[f"/{site}{paths[1]}"] = {"status": 503, "times": 1}

@@ -86,7 +86,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(answer.status, answer.body, content_type=answer.content_type, send_body=send_body,
                        headers=answer.headers)
             return
-        fault = owner.fault_for(path)
+        query = urlsplit(self.path).query
+        fault = (owner.fault_for(f"{path}?{query_file_key(query)}") if query else {}) or owner.fault_for(path)
         if owner.latency_s:
             time.sleep(owner.latency_s)
         if fault.get("slow"):
@@ -169,6 +170,10 @@ class SnapshotServer:
     def availability_url(self) -> str:
         """The emulator's availability API (as ``crawl.archive_availability_url``)."""
         return f"{self.archive_url}wayback/available"
+
+    def sites(self) -> list[str]:
+        """The snapshot sites served (one directory each; the news mirror and the archive are not sites)."""
+        return sorted(d.name for d in self.root.iterdir() if d.is_dir() and d.name not in ("mirror", "archive"))
 
     def site_url(self, site: str) -> str:
         """Base URL of one snapshot site (``araanews``, ..., ``reuters``, ``mirror``)."""

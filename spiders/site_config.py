@@ -72,6 +72,8 @@ class SiteConfig:
     country_name: str | None = None
     #: Crawled when no site is named; the paper's four are, config-only extra sites are not.
     enabled: bool = True
+    #: False when the live domain no longer is the site (Dabegad): it is read from the archive only.
+    live: bool = True
     #: Fields whose absence makes a detail page a parse failure.
     required: tuple[str, ...] = ("title", "claim")
     #: ``"title"``: a page without a claim block states its claim in the title (Reuters).
@@ -129,6 +131,7 @@ def parse_site_config(data: dict, source: str) -> SiteConfig:
             kind=site.get("kind", "fact_check"),
             country_name=site.get("country_name") or None,
             enabled=bool(site.get("enabled", True)),
+            live=bool(site.get("live", True)),
             start_paths=_strings(site["start_paths"], f"{source}: site.start_paths"),
             listing=ListingSelectors(detail_links=listing["detail_links"], next_page=listing["next_page"]),
             detail=DetailSelectors(**detail_kwargs),
@@ -199,3 +202,16 @@ def site_base_url(sites: Any, site: str) -> str:
     configured = sites.base_url(site)
     base = configured or load_site_config(site).canonical_base
     return base if base.endswith("/") else base + "/"
+
+
+def crawl_modes(site: str, mode: str) -> list[str]:
+    """The passes a crawl in ``mode`` (live, archive, both) makes over ``site``, in order.
+
+    A site whose live domain is no longer trusted (``live = false``) is read from the archive
+    whatever the mode.
+    """
+    if mode not in ("live", "archive", "both"):
+        raise ValueError(f"crawl mode must be live, archive or both, got {mode!r}")
+    if not load_site_config(site).live:
+        return ["archive"]
+    return ["live", "archive"] if mode == "both" else [mode]

@@ -128,6 +128,23 @@ def archive_claim_captures(site: str, settings: Settings) -> tuple[list[Capture]
     return sorted(chosen.values(), key=lambda c: (c.timestamp, c.original)), counts
 
 
+def run_verdict(summary: dict[str, Any]) -> str:
+    """``"ok"``, or ``"failed: <reason>"`` for a run that found nothing usable.
+
+    A run fails when it parsed no claim and skipped none as already known (the site's markup
+    changed, the archive lists nothing in the window, every page was refused), or when every
+    page it fetched failed.
+    """
+    pages, items, errors = summary["pages"], summary["items"], summary["errors"]
+    known = summary["dropped"].get("already_known", 0)
+    if pages and errors == pages:
+        reasons = ", ".join(f"{k}={v}" for k, v in summary["dropped"].items() if v and k != "already_known")
+        return f"failed: only fetch errors ({errors} page(s): {reasons})"
+    if items == 0 and known == 0:
+        return f"failed: no claims found ({pages} page(s) fetched, {errors} failed)"
+    return "ok"
+
+
 def _tail(path: Path, lines: int = 30) -> str:
     if not path.exists():
         return "(no log)"
