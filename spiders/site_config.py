@@ -52,7 +52,6 @@ class DetailSelectors:
     category: tuple[str, ...] = ()
     canonical: tuple[str, ...] = ("link[rel=canonical]::attr(href)",)
     media: tuple[str, ...] = ()
-    json_ld: str = "script[type='application/ld+json']::text"
 
 
 @dataclass(frozen=True)
@@ -117,8 +116,6 @@ def parse_site_config(data: dict, source: str) -> SiteConfig:
             for key in ("title", "claim", "body", "published", "category", "canonical", "media")
             if key in detail
         }
-        if "json_ld" in detail:
-            detail_kwargs["json_ld"] = str(detail["json_ld"])
         missing = [k for k in ("title", "claim", "body") if k not in detail_kwargs]
         if missing:
             raise SiteConfigError(f"{source}: [detail] lacks {', '.join(missing)}")

@@ -105,6 +105,7 @@ class StagedClaim(_Record):
     veracity: Literal["false", "true"]
     page_id: str = Field(min_length=1)
     fetched_at: datetime
+    field_layers: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -303,6 +304,7 @@ def claim_row(
         "status": status,
         "status_reason": reason,
         "page_id": claim.page_id,
+        "field_layers": json.dumps(claim.field_layers, ensure_ascii=False) if claim.field_layers else None,
         "first_seen": fetched,
         "last_seen": fetched,
         "run_id": claim.run_id,

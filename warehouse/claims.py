@@ -22,7 +22,7 @@ from warehouse.connection import Warehouse, WarehouseError
 CLAIM_CONTENT_COLUMNS = (
     "url", "title", "raw_text", "cleaned_text", "normalized_text", "body_text", "veracity",
     "published_date", "published_raw", "category", "is_multimedia", "claim_review", "content_hash",
-    "status", "status_reason", "page_id",
+    "status", "status_reason", "page_id", "field_layers",
 )
 CLAIM_COLUMNS = ("claim_id", "source_id", "canonical_url", *CLAIM_CONTENT_COLUMNS, "first_seen", "last_seen", "run_id")
 
@@ -43,6 +43,7 @@ _CLAIMS_SCHEMA = pa.schema(
         ("published_date", pa.date32()), ("published_raw", pa.string()), ("category", pa.string()),
         ("is_multimedia", pa.bool_()), ("claim_review", pa.string()), ("content_hash", pa.string()),
         ("status", pa.string()), ("status_reason", pa.string()), ("page_id", pa.string()),
+        ("field_layers", pa.string()),
         ("first_seen", pa.timestamp("us")), ("last_seen", pa.timestamp("us")), ("run_id", pa.string()),
     ]
 )

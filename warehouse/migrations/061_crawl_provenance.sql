@@ -3,3 +3,6 @@
 -- time are kept beside it. Both are NULL for pages fetched from the live site.
 ALTER TABLE raw_pages ADD COLUMN original_url VARCHAR;
 ALTER TABLE raw_pages ADD COLUMN captured_at TIMESTAMP;
+-- Which extraction layer gave each of a claim's fields ({"title": "css", "published":
+-- "article_json_ld", ...}; see spiders/layers.py), from the latest fetch.
+ALTER TABLE claims ADD COLUMN field_layers JSON;
