@@ -29,6 +29,8 @@ from snapshots.fact_check_sites import (
 )
 from snapshots.news_sites import render_news_sites
 from snapshots.reuters_site import render_reuters_site
+from snapshots.wordpress import ENDPOINTS as WORDPRESS_ENDPOINTS
+from snapshots.wordpress import render_wordpress_endpoints
 from snapshots.world import build_world
 from snapshots.world.model import World
 
@@ -38,7 +40,7 @@ SITES = ("araanews", "dabegad", "norumors", "reuters")
 FAULTS_FILE = "faults.json"
 ROBOTS_FILE = "robots.txt"
 COMPLETE_MARKER = ".complete"
-FORMAT_VERSION = "4"  # bump when a renderer changes, so that cached builds are redone
+FORMAT_VERSION = "5"  # bump when a renderer changes, so that cached builds are redone
 
 #: Path (under a site) of each non-post page linked from the oldest listing page.
 EXTRA_PATHS = {
@@ -111,6 +113,8 @@ def build_snapshots(out_dir: Path, world: World | None = None) -> BuildSummary:
             rendered = render_reuters_site(world, site_dir, extra_entries=_extras())
         else:
             rendered = render_fact_check_site(world, site, site_dir, extra_entries=_extras())
+        if site in WORDPRESS_ENDPOINTS:
+            render_wordpress_endpoints(site, newest_first(world.posts_of(site)), site_dir, list(EXTRA_PATHS.values()))
         write_page(site_dir, EXTRA_PATHS["draft"], DRAFT_HTML)
         write_page(site_dir, EXTRA_PATHS["broken"], BROKEN_HTML)
         pages[site] = len(rendered.detail_paths)

@@ -22,6 +22,8 @@ from importlib import resources
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from spiders.discovery import METHODS
+
 CONFIG_PACKAGE = "spiders.site_configs"
 
 
@@ -82,6 +84,11 @@ class SiteConfig:
     #: Regular expression on a URL's path (and query) that marks a claim page among a site's archive
     #: captures; None: every HTML capture is tried.
     archive_claim_url: str | None = None
+    #: Discovery methods tried in order (spiders.discovery.METHODS) and where each one looks.
+    discovery: tuple[str, ...] = ("listing",)
+    sitemaps: tuple[str, ...] = ("sitemap.xml",)
+    feeds: tuple[str, ...] = ("feed/",)
+    wp_rest: str = "wp-json/wp/v2/posts"
 
     @property
     def archive_host(self) -> str:
@@ -103,6 +110,23 @@ def _strings(value: object, where: str) -> tuple[str, ...]:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(value)
     raise SiteConfigError(f"{where} must be a string or a list of strings, got {value!r}")
+
+
+def _discovery(table: dict, source: str) -> dict[str, Any]:
+    """The ``[discovery]`` table: ``order`` of methods and where sitemaps, feeds and REST live."""
+    out: dict[str, Any] = {}
+    if "order" in table:
+        order = _strings(table["order"], f"{source}: discovery.order")
+        unknown = [m for m in order if m not in METHODS]
+        if unknown or not order:
+            raise SiteConfigError(f"{source}: discovery.order {list(order)} must name some of {list(METHODS)}")
+        out["discovery"] = order
+    for key in ("sitemaps", "feeds"):
+        if key in table:
+            out[key] = _strings(table[key], f"{source}: discovery.{key}")
+    if "wp_rest" in table:
+        out["wp_rest"] = str(table["wp_rest"])
+    return out
 
 
 def parse_site_config(data: dict, source: str) -> SiteConfig:
@@ -136,6 +160,7 @@ def parse_site_config(data: dict, source: str) -> SiteConfig:
             claim_fallback=site.get("claim_fallback", "none"),
             multimedia_max_chars=int(site.get("multimedia_max_chars", 300)),
             archive_claim_url=data.get("archive", {}).get("claim_url"),
+            **_discovery(data.get("discovery", {}), source),
         )
     except KeyError as exc:
         raise SiteConfigError(f"{source}: missing key {exc.args[0]!r}") from None

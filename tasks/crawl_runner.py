@@ -191,6 +191,7 @@ def run_spider(
     scrapy_settings: Mapping[str, str] | None = None,
     timeout_s: float | None = None,
     mode: str = "live",
+    spider_args: Mapping[str, str] | None = None,
 ) -> CrawlResult:
     """Crawl ``site`` in a child process and return its finished staging run.
 
@@ -229,6 +230,8 @@ def run_spider(
         cmd += _archive_arguments(site, settings, job)
     for name, value in (scrapy_settings or {}).items():
         cmd += ["-s", f"{name}={value}"]
+    for name, value in (spider_args or {}).items():  # e.g. discovery=sitemap,listing
+        cmd += ["-a", f"{name}={value}"]
     log.info("crawl starting", extra={"site": site, "run_id": run_id, "resumed": bool(resumed_id),
                                       "incremental": incremental, "known_urls": sum(1 for _ in known_file.open())})
     started = time.monotonic()

@@ -33,6 +33,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
 from arastance.logging import get_logger
+from spiders.discovery import METHODS, DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest
 from spiders.extraction import extract_detail, extract_listing, parse_failure
 from spiders.items import PageItem, claim_item, page_item
 from spiders.site_config import SiteConfig, load_site_config
@@ -105,6 +106,7 @@ class SiteSpider(scrapy.Spider):
         mode: str = "live",
         captures: str | None = None,
         archive_url: str | None = None,
+        discovery: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -120,6 +122,11 @@ class SiteSpider(scrapy.Spider):
         self.mode = mode
         self.captures = read_captures(captures) if mode == "archive" and captures else []
         self.archive_url = archive_url
+        order = tuple(m.strip() for m in discovery.split(",")) if discovery else self.config.discovery
+        unknown = [m for m in order if m not in METHODS]
+        if unknown or not order:
+            raise ValueError(f"spider argument discovery must name some of {', '.join(METHODS)}, got {discovery!r}")
+        self.discovery_order = order
         self.urls: SiteUrls
 
     @classmethod
@@ -149,8 +156,102 @@ class SiteSpider(scrapy.Spider):
                 yield scrapy.Request(capture_url(self.archive_url, capture["timestamp"], capture["original"]),
                                      callback=self.parse_capture, errback=self.on_error)
             return
-        for path in self.config.start_paths:
-            yield scrapy.Request(self.urls.absolute(path), callback=self.parse_listing, errback=self.on_error)
+        for request in self._discover(0):
+            yield request
+
+    # -- discovery -----------------------------------------------------------------------------
+    def _discover(self, index: int, candidate: int = 0) -> Iterator[scrapy.Request]:
+        """Requests of the ``index``-th discovery method (its ``candidate``-th address)."""
+        if index >= len(self.discovery_order):
+            return
+        method = self.discovery_order[index]
+        meta = {"discovery": index, "candidate": candidate}
+        if method == "listing":
+            for path in self.config.start_paths:
+                yield scrapy.Request(self.urls.absolute(path), callback=self.parse_listing, errback=self.on_error)
+            return
+        paths = {"sitemap": self.config.sitemaps, "feed": self.config.feeds, "wp_rest": (self.config.wp_rest,)}[method]
+        if candidate >= len(paths):
+            yield from self._discover(index + 1)
+            return
+        url = self.urls.absolute(paths[candidate])
+        callback = {"sitemap": self.parse_sitemap, "feed": self.parse_feed, "wp_rest": self.parse_wp_rest}[method]
+        if method == "wp_rest":
+            url += ("&" if "?" in url else "?") + "per_page=100&page=1"
+        yield scrapy.Request(url, callback=callback, errback=self.on_discovery_error, meta=meta,
+                             priority=LISTING_PRIORITY)
+
+    def _discovery_failed(self, meta: dict[str, Any], reason: str, url: str) -> Iterator[scrapy.Request]:
+        method = self.discovery_order[meta["discovery"]]
+        self._stat(f"discovery/{method}_failed")
+        log.info("discovery method gave nothing; trying the next", extra={"site": self.name, "method": method,
+                                                                           "url": url, "reason": reason})
+        yield from self._discover(meta["discovery"], meta["candidate"] + 1)
+
+    def on_discovery_error(self, failure: Failure) -> Iterator[scrapy.Request]:
+        """A sitemap, feed or REST address that is not there: the next address or method, no failed page."""
+        request = failure.request  # type: ignore[attr-defined]
+        yield from self._discovery_failed(request.meta, type(failure.value).__name__, request.url)
+
+    def _posts(self, method: str, urls: list[str]) -> Iterator[scrapy.Request]:
+        """Detail requests for the claim pages among ``urls`` that are new."""
+        found = 0
+        for raw in urls:
+            url = self.urls.fetchable(self.urls.absolute(raw))
+            if not self.urls.on_site(url) or not self.config.is_claim_url(self.urls.canonical(url)):
+                continue
+            found += 1
+            if self.urls.canonical(url) in self.known:
+                self._stat("known_skipped")
+                continue
+            yield scrapy.Request(url, callback=self.parse_detail, errback=self.on_error)
+        self._stat(f"discovery/{method}", found)
+
+    def _document(self, response: Response, parse: Any) -> Any:
+        """The parsed discovery document, or None (then the next address or method is tried)."""
+        self._stat("discovery_documents")
+        try:
+            return parse(response.body)
+        except DiscoveryError as exc:
+            return exc
+
+    def parse_sitemap(self, response: Response) -> Iterator[Any]:
+        """A sitemap index (its sitemaps are read) or urlset (its claim pages are fetched)."""
+        entries = self._document(response, parse_sitemap)
+        if isinstance(entries, DiscoveryError) or not (entries.sitemaps or entries.pages):
+            yield from self._discovery_failed(response.meta, str(entries) if isinstance(entries, DiscoveryError) else "empty sitemap", response.url)
+            return
+        yield self._page(response, "skipped", keep=False)
+        for loc in entries.sitemaps:
+            yield scrapy.Request(self.urls.fetchable(loc), callback=self.parse_sitemap,
+                                 errback=self.on_error, meta={**response.meta, "nested": True},
+                                 priority=LISTING_PRIORITY)
+        yield from self._posts("sitemap", entries.pages)
+
+    def parse_feed(self, response: Response) -> Iterator[Any]:
+        """A feed's newest posts; a feed is never the whole site, so the next method follows."""
+        urls = self._document(response, parse_feed)
+        if isinstance(urls, DiscoveryError) or not urls:
+            yield from self._discovery_failed(response.meta, str(urls) if isinstance(urls, DiscoveryError) else "empty feed", response.url)
+            return
+        yield self._page(response, "skipped", keep=False)
+        yield from self._posts("feed", urls)
+        yield from self._discover(response.meta["discovery"] + 1)
+
+    def parse_wp_rest(self, response: Response) -> Iterator[Any]:
+        """One page of ``/wp-json/wp/v2/posts``; the next page while ``X-WP-TotalPages`` says there is one."""
+        urls = self._document(response, parse_wp_rest)
+        page = int(response.meta.get("rest_page", 1))
+        if isinstance(urls, DiscoveryError) or (not urls and page == 1):
+            yield from self._discovery_failed(response.meta, str(urls) if isinstance(urls, DiscoveryError) else "no posts", response.url)
+            return
+        yield self._page(response, "skipped", keep=False)
+        yield from self._posts("wp_rest", urls)
+        total = int(response.headers.get("X-WP-TotalPages", b"0") or 0)
+        if urls and page < total:
+            nxt = response.url.replace(f"page={page}", f"page={page + 1}")
+            yield scrapy.Request(nxt, callback=self.parse_wp_rest, errback=self.on_error,
+                                 meta={**response.meta, "rest_page": page + 1}, priority=LISTING_PRIORITY)
 
     def _page(self, response: Response, status: str, error: str | None = None, keep: bool = True) -> PageItem:
         capture = parse_capture_url(response.url) if self.mode == "archive" else None
