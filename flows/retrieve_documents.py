@@ -160,7 +160,9 @@ def fetch_articles(warehouse_path: Path, claim_ids: list[str], run_dir: Path) ->
     if not todo:
         return counts
     mirror = str(settings.search.mirror_base) if settings.search.mirror_base else None
-    out = run_article_spider(todo, run_dir, mirror_base=mirror)
+    archive = ((str(settings.crawl.archive_url), settings.crawl.availability_url)
+               if settings.crawl.archive_fallback else None)
+    out = run_article_spider(todo, run_dir, mirror_base=mirror, archive=archive)
     pages, articles = article_rows(read_fetched(out), min_arabic_ratio=settings.search.min_arabic_ratio,
                                    min_text_chars=settings.search.min_text_chars, run_id=run_dir.name)
     with open_warehouse(warehouse_path) as wh:

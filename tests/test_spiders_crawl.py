@@ -132,10 +132,12 @@ def test_every_page_record_follows_the_staging_contract(full_crawls: dict[str, C
     claims, pages = claims_of(result), pages_of(result)
     assert run["items"] == len(claims) and run["pages"] == len(pages)
     assert set(pages[0]) == {"run_id", "page_id", "url", "source_id", "fetched_at", "http_status", "content_hash",
-                             "html_file", "parse_status", "parse_error"}
+                             "html_file", "parse_status", "parse_error", "original_url", "captured_at"}
+    assert all(p["original_url"] is None and p["captured_at"] is None for p in pages), "live pages are not captures"
     assert set(claims[0]) == {"run_id", "source_id", "url", "title", "claim_text", "body_text", "published_raw",
                               "published_date", "category", "is_multimedia", "claim_review", "veracity", "page_id",
-                              "fetched_at"}
+                              "fetched_at", "field_layers"}
+    assert all(c["field_layers"]["title"] == "css" for c in claims)
     ok_pages = {p["page_id"]: p for p in pages if p["parse_status"] == "ok"}
     assert {c["page_id"] for c in claims} == set(ok_pages)
     for page in ok_pages.values():

@@ -52,6 +52,9 @@ class CrawlSettings(SettingsGroup):
     archive_to: date = Field(default=date(2018, 12, 31), description="last day of captures to crawl (the paper: 2018)")
     archive_delay_s: float = Field(default=1.0, ge=0, description="seconds between requests to the archive (politeness)")
     archive_page_size: int = Field(default=1000, ge=1, le=150000, description="CDX rows per page (limit=)")
+    archive_fallback: bool = Field(
+        default=True, description="article fetcher: a dead link is read from its closest archive capture before it is dropped"
+    )
     archive_retry_times: int = Field(default=5, ge=0, le=20, description="retries of a 429/5xx/refused archive request")
     # -- claim preprocessing and deduplication (crawl-load) --------------------------------
     debunk_patterns_path: Path | None = Field(

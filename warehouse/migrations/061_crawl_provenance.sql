@@ -6,3 +6,7 @@ ALTER TABLE raw_pages ADD COLUMN captured_at TIMESTAMP;
 -- Which extraction layer gave each of a claim's fields ({"title": "css", "published":
 -- "article_json_ld", ...}; see spiders/layers.py), from the latest fetch.
 ALTER TABLE claims ADD COLUMN field_layers JSON;
+-- An article whose live page was dead and was read from its closest web-archive capture:
+-- fetched_copy = 'archive' and the capture's address; 'live' otherwise. Pairs reach it by article_id.
+ALTER TABLE articles ADD COLUMN fetched_copy VARCHAR DEFAULT 'live';
+ALTER TABLE articles ADD COLUMN capture_url VARCHAR;
