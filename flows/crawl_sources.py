@@ -26,7 +26,6 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from arastance.config import Settings, load_settings
-from arastance.config.crawl import LOOPBACK_CRAWL
 from arastance.logging import get_logger
 from flows.runners import warehouse_busy
 from spiders.site_config import available_sites, crawl_modes, enabled_sites
@@ -76,17 +75,6 @@ def summary_row(result: CrawlResult, loaded: LoadReport, mode: str = "live") -> 
         "resumed": result.resumed,
         "seconds": round(result.elapsed_s, 1),
     }
-
-
-def _offline_settings(settings: Settings, server: Any) -> Settings:
-    """``settings`` pointed at the snapshot server: its sites, its archive, no politeness delays."""
-    local = {**settings.sites.model_dump(), **{site: server.site_url(site) for site in server.sites()}}
-    crawl = {**settings.crawl.model_dump(), **LOOPBACK_CRAWL, "archive_url": server.archive_url,
-             "archive_availability_url": server.availability_url}
-    return settings.model_copy(update={
-        "sites": type(settings.sites).model_validate(local),
-        "crawl": type(settings.crawl).model_validate(crawl),
-    })
 
 
 def _crawl_pass(sites: list[str], mode: str, settings: Settings, path: Path, incremental: bool) -> list[dict[str, Any]]:
@@ -159,9 +147,9 @@ def crawl_sources(
     rows: list[dict[str, Any]] = []
     with ExitStack() as stack:
         if offline:
-            from snapshots.server import serve_snapshots
+            from snapshots.server import offline_settings, serve_snapshots
 
-            settings = _offline_settings(settings, stack.enter_context(serve_snapshots()))
+            settings = offline_settings(settings, stack.enter_context(serve_snapshots()))
         for pass_mode in ("live", "archive"):  # live first: the archive pass skips what it stored
             if passes[pass_mode]:
                 rows += _crawl_pass(passes[pass_mode], pass_mode, settings, path, incremental)

@@ -95,12 +95,14 @@ def child_environment(settings: Settings, base: Mapping[str, str] | None = None)
     return env
 
 
-def archive_claim_captures(site: str, settings: Settings) -> tuple[list[Capture], dict[str, int]]:
+def archive_claim_captures(site: str, settings: Settings, limit: int | None = None) -> tuple[list[Capture], dict[str, int]]:
     """The captures of ``site``'s claim pages in the ``crawl.archive_*`` window, one per canonical URL.
 
     Discovery goes through the CDX API (paged, cached, polite; see :mod:`tasks.web_archive`);
     captures whose URL is not a claim page (``[archive] claim_url`` in the site's TOML) are
     counted and left out, and of several spellings of one page the earliest capture is kept.
+    With ``limit``, discovery stops at the CDX page where that many claim captures are known
+    (a sample for ``arastance sites check``).
     """
     config = load_site_config(site)
     client = client_from_settings(settings.crawl, settings.data_dir)
@@ -108,7 +110,9 @@ def archive_claim_captures(site: str, settings: Settings) -> tuple[list[Capture]
                      page_size=settings.crawl.archive_page_size)
     chosen: dict[str, Capture] = {}
     counts = {"archive_listed": 0, "archive_not_claim_url": 0, "archive_duplicate_spelling": 0}
-    for capture in client.captures(query):
+    for capture in (c for page in client.cdx_pages(query) for c in page.captures):
+        if limit is not None and len(chosen) >= limit:
+            break
         counts["archive_listed"] += 1
         site_url = to_site_url(capture.original, config.canonical_base)
         if not config.is_claim_url(site_url):
@@ -161,10 +165,10 @@ def _stop_gracefully(proc: subprocess.Popen[bytes], grace_s: float = 30.0) -> No
         proc.wait()
 
 
-def _archive_arguments(site: str, settings: Settings, job: Path) -> list[str]:
+def _archive_arguments(site: str, settings: Settings, job: Path, limit: int | None = None) -> list[str]:
     """Discover the site's captures into the job directory; the spider's arguments and politeness."""
     try:
-        captures, counts = archive_claim_captures(site, settings)
+        captures, counts = archive_claim_captures(site, settings, limit)
     except ArchiveError as exc:
         raise CrawlError(f"archive discovery for {site} failed: {exc}") from None
     captures_file = job / "captures.jsonl"
@@ -192,6 +196,7 @@ def run_spider(
     timeout_s: float | None = None,
     mode: str = "live",
     spider_args: Mapping[str, str] | None = None,
+    archive_limit: int | None = None,
 ) -> CrawlResult:
     """Crawl ``site`` in a child process and return its finished staging run.
 
@@ -227,7 +232,7 @@ def run_spider(
     if settings.crawl.resumable:
         cmd += ["-s", f"JOBDIR={job / 'scrapy'}"]
     if mode == "archive":
-        cmd += _archive_arguments(site, settings, job)
+        cmd += _archive_arguments(site, settings, job, archive_limit)
     for name, value in (scrapy_settings or {}).items():
         cmd += ["-s", f"{name}={value}"]
     for name, value in (spider_args or {}).items():  # e.g. discovery=sitemap,listing
