@@ -127,9 +127,8 @@ def extract_listing(html: str, page_url: str, config: SiteConfig, urls: SiteUrls
     return Listing(detail_urls=list(seen), next_url=next_url)
 
 
-def _claim_review(sel: Selector) -> dict[str, str | None] | None:
+def _claim_review(review: dict[str, str]) -> dict[str, str | None] | None:
     """``{"claim_reviewed", "rating", "author"}`` of the page's ClaimReview, as the warehouse keeps it."""
-    review = claim_review_fields(sel)
     if not review:
         return None
     return {"claim_reviewed": review.get("claim"), "rating": review.get("verdict"), "author": review.get("author")}
@@ -145,15 +144,18 @@ def extract_detail(
     """
     sel = Selector(text=html)
     d = config.detail
-    generic = generic_fields(sel)
     layers: dict[str, str] = {}
+    generic: list[dict[str, tuple[str, str]]] = []  # read once, and only when a selector misses
+    review = claim_review_fields(sel)
 
     def pick(name: str, css: str | None) -> str | None:
         if css:
             layers[name] = "css"
             return css
-        if name in generic:
-            value, layers[name] = generic[name]
+        if not generic:
+            generic.append(generic_fields(sel, claim_review=review))
+        if name in generic[0]:
+            value, layers[name] = generic[0][name]
             return value
         return None
 
@@ -165,9 +167,8 @@ def extract_detail(
     body = pick("body", "\n".join(css_paragraphs) if css_paragraphs else None)
     published_raw = pick("published", first_text(sel, d.published))
     category = pick("category", first_text(sel, d.category))
-    verdict = generic.get("verdict")
-    if verdict:
-        layers["verdict"] = verdict[1]
+    if review.get("verdict"):
+        layers["verdict"] = "claim_review"
     found = {"title": title, "claim": claim, "body": body, "published": published_raw, "category": category}
     missing = [name for name in config.required if not found[name]]
     if missing:
@@ -187,6 +188,6 @@ def extract_detail(
         published_date=parse_published(published_raw, now=fetched_at).iso,
         category=category,
         is_multimedia=bool(has_media and len(body_text) <= config.multimedia_max_chars),
-        claim_review=_claim_review(sel),
+        claim_review=_claim_review(review),
         field_layers=dict(sorted(layers.items())),
     )

@@ -106,10 +106,14 @@ def time_fields(sel: Selector) -> dict[str, str]:
     return {"published": value.strip()} if value and value.strip() else {}
 
 
-def generic_fields(sel: Selector) -> dict[str, tuple[str, str]]:
-    """``{field: (value, layer)}`` from the generic layers, the first layer to have a field winning."""
+def generic_fields(sel: Selector, claim_review: dict[str, str] | None = None) -> dict[str, tuple[str, str]]:
+    """``{field: (value, layer)}`` from the generic layers, the first layer to have a field winning.
+
+    ``claim_review``: the page's ClaimReview fields when the caller has already read them.
+    """
     out: dict[str, tuple[str, str]] = {}
-    for layer, fields in (("claim_review", claim_review_fields(sel)), ("article_json_ld", article_fields(sel)),
+    review = claim_review_fields(sel) if claim_review is None else claim_review
+    for layer, fields in (("claim_review", review), ("article_json_ld", article_fields(sel)),
                           ("open_graph", open_graph_fields(sel)), ("time", time_fields(sel))):
         for name, value in fields.items():
             out.setdefault(name, (value, layer))
