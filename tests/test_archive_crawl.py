@@ -70,6 +70,11 @@ def test_crawl_archive_loads_the_same_claims_as_live_and_a_rerun_adds_nothing(tm
         live = runner.invoke(app, ["crawl", "--offline", "--site", "norumors"],
                              env={"ARASTANCE_DATA_DIR": str(tmp_path / "live")})
         assert live.exit_code == 0, live.output
+        # --both after a live crawl: the live pass finds nothing new, the archive pass skips every known post.
+        both = runner.invoke(app, ["crawl", "--offline", "--both", "--site", "norumors"],
+                             env={"ARASTANCE_DATA_DIR": str(tmp_path / "live"), "COLUMNS": "250"})
+        assert both.exit_code == 0, both.output
+        assert "archive" in both.output and both.output.count(" ok ") >= 2
         archived = runner.invoke(app, ["crawl", "--offline", "--archive", "--site", "norumors"],
                                  env={"ARASTANCE_DATA_DIR": str(tmp_path / "archive")})
         assert archived.exit_code == 0, archived.output
@@ -82,14 +87,17 @@ def test_crawl_archive_loads_the_same_claims_as_live_and_a_rerun_adds_nothing(tm
              "ORDER BY source_id, canonical_url")
     with open_warehouse(tmp_path / "live" / "warehouse.duckdb", read_only=True) as wh:
         from_live = wh.query(query)
+        live_runs = wh.query("SELECT run_id, new_claims FROM crawl_runs ORDER BY started_at")
     with open_warehouse(tmp_path / "archive" / "warehouse.duckdb", read_only=True) as wh:
         from_archive = wh.query(query)
         runs = wh.query("SELECT run_id, new_claims FROM crawl_runs ORDER BY started_at")
         captured = wh.scalar("SELECT count(*) FROM raw_pages WHERE captured_at IS NOT NULL AND original_url IS NOT NULL")
+        layered = wh.scalar("SELECT count(*) FROM claims WHERE json_extract_string(field_layers, '$.title') = 'css'")
     assert len(from_live) == len(world().posts_of("norumors"))
     assert from_archive == from_live
+    assert [r["new_claims"] for r in live_runs][1:] == [0, 0] and live_runs[-1]["run_id"].endswith("-archive")
     assert [r["new_claims"] for r in runs][-1] == 0 and all(r["run_id"].endswith("-archive") for r in runs)
-    assert captured >= len(from_archive)
+    assert captured >= len(from_archive) and layered == len(from_archive)
     assert empty.exit_code == 1
     assert "norumors (archive): no claims found" in empty.output + str(empty.stderr)
 
