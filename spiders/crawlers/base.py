@@ -1,7 +1,9 @@
 """The generic site spider: listing pages (with pagination) -> detail pages -> items.
 
-Everything site-specific (start paths, selectors) is in ``spiders/site_configs/<name>.toml``;
-a site's spider is a two-line subclass naming its configuration. The spider only parses: it
+Everything site-specific (start paths, discovery order, selectors) is in
+``spiders/site_configs/<name>.toml``; each site's spider class is derived from that file
+(:mod:`spiders.crawlers.sites`). Discovery follows the site's ``[discovery] order`` (sitemaps,
+feeds, WordPress REST, listing pages; :mod:`spiders.discovery`). The spider only parses: it
 yields a :class:`PageItem` for every page fetched or failed and a :class:`ClaimItem` for every
 detail page parsed; the staging pipeline persists them.
 
