@@ -36,11 +36,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from arastance.base.ids import content_hash, stable_id  # noqa: E402
 from arastance.config import load_settings  # noqa: E402
+from tasks.claim_load.load import LoadReport, load_crawl_run  # noqa: E402
 from tasks.dedup import cluster_claims  # noqa: E402
-from tasks.load_claims import LoadReport, load_crawl_run  # noqa: E402
+from warehouse import open_warehouse  # noqa: E402
 from warehouse.claims import cluster_input  # noqa: E402
-from warehouse import content_hash, open_warehouse, stable_id  # noqa: E402
 
 LETTERS = list("ابتثجحخدذرزسشصضطظعغفقكلمنهوي")
 FRAMINGS = [

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tasks.arabic import tokenize  # noqa: E402
+from arastance.base.arabic import tokenize  # noqa: E402
 from tasks.search.base import DateWindow  # noqa: E402
 from tasks.search.local import CorpusRecord, LocalIndex, records_from_dicts  # noqa: E402
 
@@ -93,13 +93,14 @@ def bench_extraction(world) -> None:
 def bench_end_to_end(world, n_claims: int) -> None:
     from prefect.testing.utilities import prefect_test_harness
 
+    from arastance.base.ids import stable_id
     from arastance.cli.common import print_table
     from arastance.config import load_settings
     from snapshots.news_sites import render_news_sites
     from snapshots.server import serve_snapshots
     from tasks.search.factory import index_dir
     from tasks.search.recall import recall_table, relevant_by_claim, retrieved_by_kind
-    from warehouse import open_warehouse, stable_id
+    from warehouse import open_warehouse
     from warehouse.retrieval import claim_urls, hits_by_kind, kept_urls_by_claim, searched_query_kinds
 
     work = Path(tempfile.mkdtemp(prefix="bench-retrieval-"))

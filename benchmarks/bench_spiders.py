@@ -125,7 +125,8 @@ def main() -> None:
     from snapshots.build import build_snapshots
     from snapshots.server import SnapshotServer
     from snapshots.world import build_world
-    from tasks.crawl_runner import child_environment, run_spider
+    from tasks.crawl_runner import run_spider
+    from tasks.scrapy_launcher import child_environment
     import time
 
     with tempfile.TemporaryDirectory(prefix="bench-spiders-") as tmp:

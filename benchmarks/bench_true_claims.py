@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arastance.config.selection import SelectionSettings  # noqa: E402
-from tasks.true_claims import ClaimRecord, select_true_claims  # noqa: E402
+from tasks.true_claims.select import ClaimRecord, select_true_claims  # noqa: E402
 
 LETTERS = list("ابتثجحخدذرزسشصضطظعغفقكلمنهوي")
 START, DAYS = date(2012, 1, 1), (date(2018, 12, 31) - date(2012, 1, 1)).days + 1

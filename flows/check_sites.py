@@ -13,8 +13,8 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
+from arastance.base.sites import enabled_sites
 from arastance.config import load_settings
-from spiders.site_config import enabled_sites
 from tasks.site_check import SiteCheck, check_site
 
 
@@ -30,7 +30,7 @@ def check_sites(sites: list[str] | None = None, archive: bool = False, sample: i
     """Check ``sites`` (default: the enabled ones); publish the per-field table; fail below ``threshold``.
 
     Args:
-        sites: sites to check (default: every site enabled in spiders/site_configs).
+        sites: sites to check (default: every site enabled in arastance/base/site_configs).
         archive: sample the sites' web-archive captures instead of the live sites.
         sample: claim pages per site.
         threshold: least share of sampled claims that must have each gated field (title, claim, date).

@@ -2,7 +2,7 @@
 
 The flow only orchestrates. Spiders run as child processes (:mod:`tasks.crawl_runner`; Twisted's
 reactor cannot restart inside one process) and may run side by side; loading into the
-warehouse (:func:`tasks.load_claims.load_crawl_run`) happens one run at a time, the warehouse
+warehouse (:func:`tasks.claim_load.load.load_crawl_run`) happens one run at a time, the warehouse
 having a single writer. A crawl task that fails is retried once, and the retry resumes the
 interrupted crawl from its Scrapy JOBDIR. With ``offline`` the flow serves the built snapshots
 (and the web archive emulator) on 127.0.0.1 and crawls them instead of the real sites.
@@ -25,14 +25,15 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
+from arastance.base.sites import available_sites, crawl_modes, enabled_sites
+from arastance.base.staging import StagingError
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
 from flows.runners import warehouse_busy
-from spiders.site_config import available_sites, crawl_modes, enabled_sites
+from tasks.claim_load.load import LoadReport, load_crawl_run
 from tasks.crawl_runner import CrawlError, CrawlResult, run_spider, run_verdict
-from tasks.load_claims import LoadReport, StagingError, load_crawl_run
 from warehouse import open_warehouse
-from warehouse.crawl_spiders import known_canonical_urls
+from warehouse.crawl_inputs import known_canonical_urls
 
 log = get_logger(__name__)
 
@@ -114,7 +115,7 @@ def crawl_sources(
     """Crawl ``sites`` (default: the enabled ones), load what they found, and report per site.
 
     Args:
-        sites: spiders to run (default: the sites enabled in spiders/site_configs: araanews,
+        sites: spiders to run (default: the sites enabled in arastance/base/site_configs: araanews,
             dabegad, norumors, reuters).
         incremental: fetch only posts whose canonical URL is not yet in the warehouse, and stop
             paginating at the first listing page with nothing new (default: the

@@ -31,7 +31,7 @@ from tasks.stance.runs import (
     run_of_saved_model,
 )
 from warehouse import open_warehouse
-from warehouse.models import ModelRun, latest_model_dir
+from warehouse.model_runs import ModelRun, latest_model_dir
 
 
 @task(retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE)

@@ -4,15 +4,13 @@ Per claim: its queries (stored ones reused, missing ones built and stored), the 
 cache cannot answer (fanned out over claims on the flow's task runner, threads by default,
 Dask with ``retrieve_documents.with_options(task_runner=...)``), the merge and filter of its
 hits, then one article fetch for every kept URL of the run and the claim-article pairs.
-Every step is idempotent and each claim's progress is stored (``claim_retrieval``): a failed
-run resumes with the claims not done, and the cache answers the searches that already
-succeeded, so nothing is sent twice. Workers only search; this process writes the warehouse.
+The flow only orchestrates: each task opens the warehouse and calls the stage logic in
+:mod:`tasks.retrieval` (idempotent, resumable, nothing sent twice). Workers only search; this
+process writes the warehouse.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -25,87 +23,21 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from arastance.config import load_settings
 from arastance.logging import get_logger
 from flows.runners import warehouse_busy
-from tasks.articles import article_rows, read_fetched, run_article_spider
-from tasks.documents import decision_rows, hit_rows, hits_of, merge_hits, pair_rows, select_documents
-from tasks.queries import build_queries_for
-from tasks.search.base import SearchBudgetExceeded, SearchResult
-from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, query_spec, run_claim_queries
-from tasks.search.cache import remember, reserve_queries
+from tasks import retrieval
+from tasks.articles import run_article_spider
+from tasks.retrieval import RetrievalPlan, utc_now
+from tasks.search.base import SearchBudgetExceeded
+from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, run_claim_queries
 from warehouse import open_warehouse
-from warehouse.queries import claims_with_queries, queries_of_claim, store_queries
-from warehouse.retrieval import (
-    article_status,
-    cached_results,
-    claims_with_failed_fetches,
-    kept_articles,
-    kept_urls_by_claim,
-    mark_claims_done,
-    pending_claims,
-    replace_decisions,
-    set_claim_status,
-    store_articles,
-    store_hits,
-    store_pairs,
-)
 
 log = get_logger(__name__)
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
-
-
-@dataclass
-class RetrievalPlan:
-    """The claims of this run, their queries, and what is left to send."""
-
-    claims: dict[str, dict[str, Any]] = field(default_factory=dict)
-    queries: dict[str, list[QuerySpec]] = field(default_factory=dict)
-    to_send: dict[str, list[QuerySpec]] = field(default_factory=dict)
-    deferred: list[str] = field(default_factory=list)
-    budget_error: str | None = None
-    cached_queries: int = 0
-
-
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def plan_retrieval(warehouse_path: Path, claim_ids: list[str] | None, limit: int | None, redo: bool) -> RetrievalPlan:
-    """Pending claims, their queries (built and stored when missing) and the uncached ones.
-
-    The uncached queries of metered backends are counted against today's budget claim by claim
-    before anything is sent; claims that no longer fit are deferred to another day.
-    """
-    settings = load_settings()
-    backend = configured_backend(settings)
-    num = settings.search.results_per_query
-    plan = RetrievalPlan()
+    """Pending claims, their queries and the uncached ones within today's query budget."""
     with open_warehouse(warehouse_path) as wh:
-        claims = pending_claims(wh, claim_ids, include_done=redo)[: limit or None]
-        have = claims_with_queries(wh)
-        missing = [c for c in claims if c["claim_id"] not in have]
-        if missing:
-            store_queries(wh, build_queries_for(missing, settings, progress=False))
-        for claim in claims:
-            plan.claims[claim["claim_id"]] = claim
-            plan.queries[claim["claim_id"]] = [query_spec(q, backend.name, num) for q in queries_of_claim(wh, claim["claim_id"])]
-        cached = cached_results(wh, [q.cache_key for specs in plan.queries.values() for q in specs])
-        for claim_id, specs in plan.queries.items():
-            todo = [q for q in specs if q.cache_key not in cached]
-            plan.cached_queries += len(specs) - len(todo)
-            if not todo:
-                continue
-            if plan.budget_error:
-                plan.deferred.append(claim_id)
-                continue
-            try:
-                reserve_queries(wh, backend, len(todo), settings.search.daily_query_budget)
-            except SearchBudgetExceeded as exc:
-                plan.budget_error = str(exc)
-                plan.deferred.append(claim_id)
-                continue
-            plan.to_send[claim_id] = todo
-    for claim_id in plan.deferred:
-        del plan.claims[claim_id]
-    return plan
+        return retrieval.plan_retrieval(wh, load_settings(), claim_ids, limit, redo)
 
 
 @task(retries=1, retry_delay_seconds=5, cache_policy=NO_CACHE, task_run_name="search-{claim_id}")
@@ -118,31 +50,9 @@ def search_claim(claim_id: str, queries: list[QuerySpec], num: int) -> ClaimSear
 def store_claim_search(warehouse_path: Path, claim: dict[str, Any], queries: list[QuerySpec], search: ClaimSearch,
                        backend: str) -> dict[str, Any]:
     """Cache what came back; for a claim with every query answered, store hits and decisions."""
-    claim_id = claim["claim_id"]
     search_settings = load_settings().search  # read here: settings hold keys, parameters are recorded
-    num = search_settings.results_per_query
     with open_warehouse(warehouse_path) as wh:
-        by_key = {q.cache_key: q for q in queries}
-        with wh.transaction():
-            for key, results in search.results.items():
-                q = by_key[key]
-                remember(wh, backend, q.text, q.window, num, [SearchResult.from_json(r) for r in results])
-        if search.error:
-            set_claim_status(wh, claim_id, backend=backend, status="failed", queries=len(queries), error=search.error)
-            return {"claim_id": claim_id, "status": "failed", "error": search.error}
-        stored = cached_results(wh, by_key)
-        results = {k: [SearchResult.from_json(r) for r in v] for k, v in stored.items()}
-        candidates = merge_hits(hits_of(queries, results))
-        decisions = select_documents(claim["text"], candidates, news_domains=[
-            *search_settings.news_domains, *search_settings.stance_dataset_domains], limit=search_settings.max_documents_per_claim)
-        now = _now()
-        hits = hit_rows(queries, results, backend, now)
-        kept = sum(d.kept for d in decisions)
-        with wh.transaction():
-            store_hits(wh, hits)
-            replace_decisions(wh, claim_id, decision_rows(claim_id, decisions, now))
-            set_claim_status(wh, claim_id, backend=backend, status="searched", queries=len(queries), hits=len(hits), kept=kept)
-    return {"claim_id": claim_id, "status": "searched", "hits": len(hits), "candidates": len(candidates), "kept": kept}
+        return retrieval.store_claim_search(wh, search_settings, claim, queries, search, backend)
 
 
 @task(retries=1, retry_delay_seconds=10, cache_policy=NO_CACHE)
@@ -150,43 +60,23 @@ def fetch_articles(warehouse_path: Path, claim_ids: list[str], run_dir: Path) ->
     """Fetch every kept URL of these claims not stored yet (or failed before), and load them."""
     settings = load_settings()
     with open_warehouse(warehouse_path) as wh:
-        kept = kept_urls_by_claim(wh)
-        wanted = dict(pair for c in claim_ids for pair in kept.get(c, []))
-        known = article_status(wh, wanted)
-    # the URL as the search engine gave it is fetched; its canonical form names the article
-    todo = sorted(url for canonical, url in wanted.items()
-                  if canonical not in known or known[canonical]["fetch_status"] == "failed")
-    counts = {"urls": len(wanted), "fetched": len(todo), "ok": 0}
+        wanted, todo = retrieval.urls_to_fetch(wh, claim_ids)
+    counts = {"urls": wanted, "fetched": len(todo), "ok": 0}
     if not todo:
         return counts
     mirror = str(settings.search.mirror_base) if settings.search.mirror_base else None
-    archive = ((str(settings.crawl.archive_url), settings.crawl.availability_url)
-               if settings.crawl.archive_fallback else None)
-    out = run_article_spider(todo, run_dir, mirror_base=mirror, archive=archive)
-    pages, articles = article_rows(read_fetched(out), min_arabic_ratio=settings.search.min_arabic_ratio,
-                                   min_text_chars=settings.search.min_text_chars, run_id=run_dir.name)
+    out = run_article_spider(todo, run_dir, settings=settings, mirror_base=mirror,
+                             archive=retrieval.archive_fallback(settings.crawl))
     with open_warehouse(warehouse_path) as wh:
-        store_articles(wh, pages, articles)
-    for a in articles:
-        counts[a["fetch_status"]] = counts.get(a["fetch_status"], 0) + 1
+        counts.update(retrieval.store_fetched_articles(wh, settings.search, out, run_dir.name))
     return counts
 
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def create_pairs(warehouse_path: Path, claim_ids: list[str]) -> list[dict[str, Any]]:
-    """Pairs for the fetched Arabic articles of the kept documents; the claims are then done,
-    except those with a document whose fetch failed: the next run fetches it again."""
+    """Pairs for the kept documents' Arabic articles; claims with a failed fetch stay pending."""
     with open_warehouse(warehouse_path) as wh:
-        kept = kept_articles(wh, claim_ids)
-        rows = pair_rows(kept, _now())
-        pairs = {claim_id: 0 for claim_id in claim_ids}
-        for row in rows:
-            pairs[row["claim_id"]] += 1
-        retry = claims_with_failed_fetches(wh, claim_ids)
-        with wh.transaction():
-            store_pairs(wh, rows)
-            mark_claims_done(wh, {c: n for c, n in pairs.items() if c not in retry})
-    return [{"claim_id": c, "status": "searched" if c in retry else "done", "pairs": n} for c, n in pairs.items()]
+        return retrieval.create_pairs(wh, claim_ids)
 
 
 class RetrievalFailed(RuntimeError):
@@ -236,7 +126,7 @@ def retrieve_documents(claim_ids: list[str] | None = None, limit: int | None = N
     searched = [c for c, r in rows.items() if r["status"] == "searched"]
     fetched: dict[str, int] = {}
     if fetch and searched:
-        run_dir = settings.staging_dir / "articles" / f"retrieval-{_now():%Y%m%dT%H%M%S%f}"
+        run_dir = settings.staging_dir / "articles" / f"retrieval-{utc_now():%Y%m%dT%H%M%S%f}"
         fetched = fetch_articles(path, searched, run_dir)
         for row in create_pairs(path, searched):
             rows[row["claim_id"]].update(row)

@@ -1,6 +1,6 @@
 """Prefect flow ``select_true_claims``: read the claims, choose the headlines, store the run.
 
-The flow only orchestrates; the selection is :func:`tasks.true_claims.select_true_claims`,
+The flow only orchestrates; the selection is :func:`tasks.true_claims.select.select_true_claims`,
 the SQL lives in :mod:`warehouse.selection`. Reading and storing retry when the warehouse is
 busy (another writer holds the file). Same claims and settings give the same run id, so a
 re-run reports ``new_run = False`` and stores nothing.
@@ -19,9 +19,9 @@ from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
 from arastance.config.selection import SelectionSettings
-from tasks import true_claims
-from tasks.true_claims import ClaimRecord, SelectionResult
-from tasks.true_claims_rows import claim_records, exclusion_rows, match_rows, run_row, selection_run_id
+from tasks.true_claims import select as selection
+from tasks.true_claims.rows import claim_records, exclusion_rows, match_rows, run_row, selection_run_id
+from tasks.true_claims.select import ClaimRecord, SelectionResult
 from warehouse import open_warehouse
 from warehouse.selection import StoredSelection, read_candidate_headlines, read_seed_claims, store_selection
 
@@ -42,7 +42,7 @@ def choose_headlines(
     seeds: list[ClaimRecord], headlines: list[ClaimRecord], settings: SelectionSettings
 ) -> SelectionResult:
     """Rank the windowed headlines of every seed and keep the best ``top_k``."""
-    return true_claims.select_true_claims(seeds, headlines, settings)
+    return selection.select_true_claims(seeds, headlines, settings)
 
 
 @task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
@@ -108,7 +108,7 @@ def select_true_claims(
     started_at = datetime.now(timezone.utc).replace(tzinfo=None)
 
     seeds, headlines = load_selection_inputs(path, params.headline_sources)
-    fingerprint = true_claims.input_fingerprint(seeds, headlines)
+    fingerprint = selection.input_fingerprint(seeds, headlines)
     # quote(): hand the 200k records over as they are, without Prefect visiting each one
     result = choose_headlines(quote(seeds), quote(headlines), params)
     run_id = selection_run_id(result.params, fingerprint)

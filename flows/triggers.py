@@ -18,9 +18,10 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.events import emit_event
 
+from arastance.base.ids import stable_id
 from arastance.config import load_settings
 from arastance.logging import get_logger
-from warehouse import open_warehouse, stable_id
+from warehouse import open_warehouse
 from warehouse.retraining import NewGoldLabels, new_gold_labels
 
 log = get_logger(__name__)

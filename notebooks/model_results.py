@@ -36,7 +36,7 @@ from tasks.stance.metrics import evaluate, plot_confusion, results_table
 from tasks.stance.model import load_model
 from tasks.stance.runs import embedding_cache
 from warehouse import open_warehouse
-from warehouse.models import evaluations, model_runs
+from warehouse.model_runs import evaluations, model_runs
 
 EXAMPLES_PER_CLASS = 3  # misclassified pairs shown per gold class
 CLAIM_CHARS, ARTICLE_CHARS = 120, 200  # Arabic text is truncated to keep the tables readable

@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from tasks.urls import UrlError, canonicalize_url
+from arastance.base.urls import UrlError, canonicalize_url
 
 INDEX_FILE = "archive/index.json"
 PREFIX = "/archive/"

@@ -25,7 +25,7 @@ from hijridate import Gregorian
 from snapshots.paths import page_file
 from snapshots.world.model import FactCheckPost, World
 
-#: The real sites' addresses, used for canonical links (also in spiders/site_configs/*.toml).
+#: The real sites' addresses, used for canonical links (also in arastance/base/site_configs/*.toml).
 CANONICAL_BASE = {
     "araanews": "https://araanews.ae/",
     "dabegad": "https://dabegad.com/",

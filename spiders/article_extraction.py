@@ -9,7 +9,7 @@ paragraphs (the text written directly in an element, cut at ``<br>`` and block c
 paragraph's parent (and half to its grandparent) by the paragraph's length, link-heavy ones
 not counting, and keep the paragraphs inside the best-scoring element, the headline excluded.
 Dates come from machine-readable markup first (meta tags, JSON-LD, ``<time>``) and only then
-from the visible date line, through :func:`tasks.dates.parse_published`.
+from the visible date line, through :func:`arastance.base.dates.parse_published`.
 
 On the demo world's 739 pages (13 site layouts) title, date and text all come out exactly as
 written; trafilatura 2.3 gets 47% of the texts and 84% of the dates exactly, 4x slower, so it
@@ -26,8 +26,8 @@ from datetime import date
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
-from tasks.arabic import normalize
-from tasks.dates import parse_published
+from arastance.base.arabic import normalize
+from arastance.base.dates import parse_published
 
 #: Elements that never hold the article's text.
 DROP_TAGS = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "iframe", "svg",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from parsel import Selector
 from scrapy.utils.sitemap import Sitemap
 
-METHODS = ("sitemap", "feed", "wp_rest", "listing")
+from arastance.base.sites import METHODS
 #: Methods that list every post of a site: discovery stops after the first that works.
 COMPLETE = frozenset({"sitemap", "wp_rest", "listing"})
 

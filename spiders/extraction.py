@@ -11,10 +11,11 @@ from datetime import datetime
 
 from parsel import Selector, SelectorList
 
+from arastance.base.dates import parse_published
+from arastance.base.sites import SiteConfig
+from arastance.base.staging import DetailFields
 from spiders.layers import claim_review_fields, generic_fields
-from spiders.site_config import SiteConfig
 from spiders.site_urls import SiteUrls
-from tasks.dates import parse_published
 
 
 class ExtractionError(ValueError):
@@ -33,23 +34,6 @@ class Listing:
 
     detail_urls: list[str]
     next_url: str | None
-
-
-@dataclass(frozen=True)
-class DetailFields:
-    """The fields of one detail page, as the staging ``claims.jsonl`` carries them."""
-
-    url: str
-    title: str
-    claim_text: str
-    body_text: str
-    published_raw: str | None
-    published_date: str | None
-    category: str | None
-    is_multimedia: bool
-    claim_review: dict[str, str | None] | None
-    #: Which layer gave each field: css, claim_review, article_json_ld, open_graph, time.
-    field_layers: dict[str, str]
 
 
 def _collapse(text: str) -> str:

@@ -11,8 +11,8 @@ from scrapy.crawler import Crawler
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from arastance.base.staging import ClaimItem, PageItem
 from arastance.logging import get_logger
-from spiders.items import ClaimItem, PageItem
 from spiders.staging import StagingRun
 
 log = get_logger(__name__)

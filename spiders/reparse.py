@@ -1,7 +1,7 @@
 """Re-run extraction over stored raw HTML, without re-crawling, into a new staging run.
 
 When a site's selectors were wrong (or a page failed to parse), fixing its
-``site_configs/<site>.toml`` and re-parsing the raw pages the warehouse kept gives corrected
+``arastance/base/site_configs/<site>.toml`` and re-parsing the raw pages the warehouse kept gives corrected
 claims; the loader ingests the new staging run like any other.
 """
 
@@ -15,13 +15,13 @@ from pathlib import Path
 from scrapy.http import HtmlResponse
 from tqdm import tqdm
 
+from arastance.base.sites import load_site_config
+from arastance.base.staging import RunSummary, StoredPage, new_run_id
 from arastance.logging import get_logger
 from spiders.extraction import extract_detail, parse_failure
 from spiders.items import claim_item, page_item
-from spiders.site_config import load_site_config
 from spiders.site_urls import SiteUrls
-from spiders.staging import RunSummary, StagingRun, new_run_id
-from warehouse.crawl_spiders import StoredPage
+from spiders.staging import StagingRun
 
 log = get_logger(__name__)
 

@@ -5,8 +5,8 @@ time-outs come from ``settings.crawl``; site base URLs from ``settings.sites``. 
 still be overridden per run with ``scrapy crawl <site> -s NAME=value``.
 """
 
+from arastance.base.sites import available_sites, site_base_url
 from arastance.config import load_settings
-from spiders.site_config import available_sites, site_base_url
 
 _settings = load_settings()
 _crawl = _settings.crawl

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-from tasks.urls import UrlError, canonicalize_url
+from arastance.base.urls import UrlError, canonicalize_url
 
 
 @dataclass(frozen=True)

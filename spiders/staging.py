@@ -1,8 +1,9 @@
 """The staging directory of one crawl run: ``claims.jsonl``, ``pages.jsonl``, gzip'd HTML, ``run.json``.
 
 Spiders (through :class:`spiders.pipelines.StagingPipeline`) and ``arastance reparse`` both write
-runs with this class, so the loader sees one format. Files are appended to, so a resumed crawl
-(Scrapy ``JOBDIR``) keeps adding to the run it interrupted; ``run.json`` is written last, when
+runs with this class, in the format :mod:`arastance.base.staging` declares and the loader reads.
+Files are appended to, so a resumed crawl (Scrapy ``JOBDIR``) keeps adding to the run it
+interrupted; ``run.json`` is written last, when
 the run is complete, and its counts are taken from the files so they cover every session.
 """
 
@@ -13,28 +14,18 @@ import json
 import os
 import threading
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from spiders.items import ClaimItem, PageItem
+from arastance.base.staging import CLAIMS_FILE, PAGES_DIR, PAGES_FILE, RUN_FILE, ClaimItem, PageItem, RunSummary
 
-CLAIMS_FILE = "claims.jsonl"
-PAGES_FILE = "pages.jsonl"
-RUN_FILE = "run.json"
-PAGES_DIR = "pages"
 _STARTED_FILE = ".started_at"
 
 
 def utc_now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def new_run_id(source_id: str, now: datetime | None = None) -> str:
-    """Sortable and unique enough for one site: ``<site>-<UTC timestamp with microseconds>``."""
-    now = now or datetime.now(timezone.utc)
-    return f"{source_id}-{now:%Y%m%dT%H%M%S%f}"
 
 
 def _json_default(value: Any) -> Any:
@@ -46,21 +37,6 @@ def _json_default(value: Any) -> Any:
 def failure_reason(parse_error: str | None) -> str:
     """The reason code that prefixes a page's ``parse_error`` (``"http_404: ..."`` -> ``http_404``)."""
     return (parse_error or "unknown").split(":", 1)[0].strip() or "unknown"
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """The content of ``run.json``."""
-
-    run_id: str
-    source_id: str
-    started_at: str
-    finished_at: str
-    pages: int
-    items: int
-    errors: int
-    dropped: dict[str, int]
-    stats: dict[str, Any]
 
 
 class StagingRun:

@@ -11,71 +11,37 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import subprocess
-import sys
 import zlib
 from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from arastance.base.arabic import arabic_ratio
+from arastance.base.ids import content_hash, stable_id
+from arastance.base.jsonl import json_lines
+from arastance.base.staging import FETCHED_FILE, URLS_FILE, write_url_list
+from arastance.base.urls import UrlError, canonicalize_url, domain_of
+from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
-from tasks.arabic import arabic_ratio
-from tasks.jsonl import json_lines
-from tasks.urls import UrlError, canonicalize_url, domain_of
-from warehouse import content_hash, stable_id
+from tasks.scrapy_launcher import run_scrapy, tail
 
 log = get_logger(__name__)
-
-FETCHED_FILE = "articles.jsonl.gz"
-URLS_FILE = "urls.txt"
-_REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 class FetchFileError(ValueError):
     """A line of the fetcher's output that cannot be loaded; names the file and line."""
 
 
-def mirror_url(url: str, mirror_base: str) -> str:
-    """``https://<domain>/<path>?<query>`` -> ``<mirror_base>mirror/<domain>/<path>?<query>``."""
-    parts = urlsplit(url)
-    if not parts.netloc:
-        raise UrlError(f"not an absolute URL: {url!r}")
-    base = mirror_base if mirror_base.endswith("/") else mirror_base + "/"
-    path = parts.path or "/"
-    return f"{base}mirror/{parts.netloc.lower()}{path}" + (f"?{parts.query}" if parts.query else "")
-
-
-def write_url_list(urls: Iterable[str], path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(u + "\n" for u in urls), encoding="utf-8")
-    return path
-
-
-def read_url_list(path: Path) -> list[str]:
-    """URLs, one a line (blank lines and ``#`` comments skipped); a relative URL is an error."""
-    urls = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if not urlsplit(line).netloc:
-            raise ValueError(f"{path}, line {number}: not an absolute URL: {line!r}")
-        urls.append(line)
-    return urls
-
-
-def run_article_spider(urls: list[str], run_dir: Path, *, mirror_base: str | None = None,
-                       scrapy_settings: dict[str, Any] | None = None, timeout_s: float = 3600,
-                       archive: tuple[str, str] | None = None) -> Path:
+def run_article_spider(urls: list[str], run_dir: Path, *, settings: Settings | None = None,
+                       mirror_base: str | None = None, scrapy_settings: dict[str, Any] | None = None,
+                       timeout_s: float = 3600, archive: tuple[str, str] | None = None) -> Path:
     """Fetch ``urls`` with the article spider in a child process; returns the output file.
 
     ``archive`` (the archive's root and its availability API) turns on the dead-link fallback.
 
-    The child gets this process's environment (hence the same ARASTANCE_* settings and working
-    directory), so the project settings it loads are the caller's.
+    The child gets ``settings`` (default: the ones this process loads) like every crawl child,
+    through :func:`tasks.scrapy_launcher.run_scrapy`.
     """
     run_dir.mkdir(parents=True, exist_ok=True)
     urls_file = write_url_list(urls, run_dir / URLS_FILE)
@@ -83,21 +49,18 @@ def run_article_spider(urls: list[str], run_dir: Path, *, mirror_base: str | Non
     out.unlink(missing_ok=True)
     feeds = {str(out): {"format": "jsonlines", "encoding": "utf8", "overwrite": True,
                         "postprocessing": ["scrapy.extensions.postprocessing.GzipPlugin"]}}
-    cmd = [sys.executable, "-m", "scrapy", "crawl", "articles", "-a", f"urls_file={urls_file}",
-           "-s", f"FEEDS={json.dumps(feeds)}", "-s", f"LOG_FILE={run_dir / 'scrapy.log'}"]
+    args = {"urls_file": str(urls_file)}
     if mirror_base:
-        cmd += ["-a", f"mirror_base={mirror_base}"]
+        args["mirror_base"] = mirror_base
     if archive:
-        cmd += ["-a", f"archive_url={archive[0]}", "-a", f"availability_url={archive[1]}"]
-    for name, value in (scrapy_settings or {}).items():
-        cmd += ["-s", f"{name}={value}"]
-    env = dict(os.environ, SCRAPY_SETTINGS_MODULE="spiders.settings",
-               PYTHONPATH=os.pathsep.join(p for p in (str(_REPO_ROOT), os.environ.get("PYTHONPATH")) if p))
+        args["archive_url"], args["availability_url"] = archive
+    options: dict[str, Any] = {"FEEDS": json.dumps(feeds), "LOG_FILE": run_dir / "scrapy.log", **(scrapy_settings or {})}
     log.info("fetching articles", extra={"urls": len(urls), "run_dir": str(run_dir)})
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
+    done = run_scrapy("articles", settings or load_settings(), output=run_dir / "scrapy.out", args=args,
+                      scrapy_settings=options, timeout_s=timeout_s)
     if done.returncode != 0 or not out.exists():
-        tail = (done.stderr or "")[-2000:]
-        raise RuntimeError(f"article spider failed (exit {done.returncode}); see {run_dir / 'scrapy.log'}: {tail}")
+        raise RuntimeError(f"article spider failed (exit {done.returncode}); see {run_dir / 'scrapy.log'}: "
+                           f"{tail(done.output, 20)}")
     return out
 
 

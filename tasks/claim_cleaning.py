@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from tasks.arabic import arabic_ratio, normalize, strip_diacritics, tokenize
+from arastance.base.arabic import arabic_ratio, normalize, strip_diacritics, tokenize
 
 DEFAULT_PATTERNS_PATH = Path(__file__).with_name("debunk_patterns.toml")
 

@@ -1,39 +1,31 @@
 """Run one site spider in its own process and hand back its staging run.
 
-Twisted's reactor cannot be restarted inside a process, so every crawl is a fresh
-``python -m scrapy crawl <site>`` child. The child gets the effective settings of the parent
-(crawl and sites groups, data directory) through ``ARASTANCE_*`` variables, the known canonical
-URLs for an incremental crawl through a file, and a ``JOBDIR`` so that a crawl interrupted
-half-way resumes where it stopped (same run id, same staging directory) the next time.
+The child is started by :func:`tasks.scrapy_launcher.run_scrapy` (the parent's effective
+settings travel with it); it gets the known canonical URLs for an incremental crawl through a
+file, and a ``JOBDIR`` so that a crawl interrupted half-way resumes where it stopped (same run
+id, same staging directory) the next time.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arastance.base.staging import RUN_FILE, SITES, new_run_id
 from arastance.config import Settings
 from arastance.logging import get_logger
-from spiders.site_config import available_sites, load_site_config
-from spiders.staging import RUN_FILE, new_run_id
+from arastance.base.captures import Capture, to_site_url
+from arastance.base.sites import load_site_config
+from arastance.base.urls import UrlError, canonicalize_url
+from tasks.scrapy_launcher import SpiderTimeout, run_scrapy, tail
 from tasks.web_archive import ArchiveError, CdxQuery
-from tasks.web_archive.captures import Capture, to_site_url
 from tasks.web_archive.client import client_from_settings
-from tasks.urls import UrlError, canonicalize_url
 
 log = get_logger(__name__)
-
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-SCRAPY_SETTINGS_MODULE = "spiders.settings"
 
 
 class CrawlError(RuntimeError):
@@ -80,19 +72,6 @@ def unfinished_run(settings: Settings, site: str, mode: str = "live") -> str | N
         if not (crawl_staging_dir(settings) / run_id / RUN_FILE).exists():
             return run_id
     return None
-
-
-def child_environment(settings: Settings, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The parent's environment plus the settings the spider process must share with it."""
-    env = {k: v for k, v in (base if base is not None else os.environ).items()
-           if not k.startswith(("ARASTANCE_CRAWL__", "ARASTANCE_SITES__"))}
-    env["SCRAPY_SETTINGS_MODULE"] = SCRAPY_SETTINGS_MODULE
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
-    env["ARASTANCE_DATA_DIR"] = str(Path(settings.data_dir).resolve())
-    env["ARASTANCE_LOG_LEVEL"] = settings.log_level
-    env["ARASTANCE_CRAWL"] = settings.crawl.model_dump_json()
-    env["ARASTANCE_SITES"] = settings.sites.model_dump_json()
-    return env
 
 
 def archive_claim_captures(site: str, settings: Settings, limit: int | None = None) -> tuple[list[Capture], dict[str, int]]:
@@ -149,24 +128,9 @@ def run_verdict(summary: dict[str, Any]) -> str:
     return "ok"
 
 
-def _tail(path: Path, lines: int = 30) -> str:
-    if not path.exists():
-        return "(no log)"
-    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
-
-
-def _stop_gracefully(proc: subprocess.Popen[bytes], grace_s: float = 30.0) -> None:
-    """SIGINT first: Scrapy finishes the requests in flight and saves its JOBDIR; kill if it hangs."""
-    proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-def _archive_arguments(site: str, settings: Settings, job: Path, limit: int | None = None) -> list[str]:
-    """Discover the site's captures into the job directory; the spider's arguments and politeness."""
+def _archive_arguments(site: str, settings: Settings, job: Path,
+                       limit: int | None = None) -> tuple[dict[str, str], dict[str, object]]:
+    """Discover the site's captures into the job directory; the spider's arguments and politeness settings."""
     try:
         captures, counts = archive_claim_captures(site, settings, limit)
     except ArchiveError as exc:
@@ -177,13 +141,14 @@ def _archive_arguments(site: str, settings: Settings, job: Path, limit: int | No
     log.info("archive captures chosen", extra={"site": site, "captures": len(captures), **counts})
     crawl = settings.crawl
     polite = crawl.archive_delay_s > 0
-    return [
-        "-a", "mode=archive", "-a", f"captures={captures_file}", "-a", f"archive_url={crawl.archive_url}",
-        "-s", f"DOWNLOAD_DELAY={crawl.archive_delay_s}", "-s", "AUTOTHROTTLE_ENABLED=False",
-        "-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={1 if polite else crawl.concurrent_requests_per_domain}",
-        "-s", f"RETRY_TIMES={crawl.archive_retry_times}",
-        "-s", f"ARASTANCE_ARCHIVE_DISCOVERY={json.dumps(counts)}",
-    ]
+    args = {"mode": "archive", "captures": str(captures_file), "archive_url": crawl.archive_url}
+    options: dict[str, object] = {
+        "DOWNLOAD_DELAY": crawl.archive_delay_s, "AUTOTHROTTLE_ENABLED": False,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 1 if polite else crawl.concurrent_requests_per_domain,
+        "RETRY_TIMES": crawl.archive_retry_times,
+        "ARASTANCE_ARCHIVE_DISCOVERY": json.dumps(counts),
+    }
+    return args, options
 
 
 def run_spider(
@@ -207,8 +172,8 @@ def run_spider(
     captures are discovered first, in this process, then fetched by the spider at the archive's
     polite pace (``crawl.archive_delay_s`` between requests).
     """
-    if site not in available_sites():
-        raise ValueError(f"unknown site {site!r}; spiders exist for {', '.join(available_sites())}")
+    if site not in SITES:
+        raise ValueError(f"unknown site {site!r}; spiders exist for {', '.join(sorted(SITES))}")
     if mode not in ("live", "archive"):
         raise ValueError(f"crawl mode must be live or archive, got {mode!r}")
     incremental = settings.crawl.incremental if incremental is None else incremental
@@ -221,42 +186,33 @@ def run_spider(
         known_file.write_text("".join(f"{u}\n" for u in known_urls), encoding="utf-8")
     log_file = settings.data_dir / "logs" / "crawl" / f"{run_id}.log"
     log_file.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        sys.executable, "-m", "scrapy", "crawl", site,
-        "-a", f"run_id={run_id}",
-        "-a", f"known_urls={known_file}",
-        "-a", f"incremental={'true' if incremental else 'false'}",
-        "-s", f"LOG_FILE={log_file}",
-        "-s", "LOG_FILE_APPEND=True",
-    ]
+    args = {"run_id": run_id, "known_urls": str(known_file), "incremental": "true" if incremental else "false"}
+    options: dict[str, object] = {"LOG_FILE": log_file, "LOG_FILE_APPEND": True}
     if settings.crawl.resumable:
-        cmd += ["-s", f"JOBDIR={job / 'scrapy'}"]
+        options["JOBDIR"] = job / "scrapy"
     if mode == "archive":
-        cmd += _archive_arguments(site, settings, job, archive_limit)
-    for name, value in (scrapy_settings or {}).items():
-        cmd += ["-s", f"{name}={value}"]
-    for name, value in (spider_args or {}).items():  # e.g. discovery=sitemap,listing
-        cmd += ["-a", f"{name}={value}"]
+        archive_args, archive_options = _archive_arguments(site, settings, job, archive_limit)
+        args.update(archive_args)
+        options.update(archive_options)
+    options.update(scrapy_settings or {})
+    args.update(spider_args or {})  # e.g. discovery=sitemap,listing
     log.info("crawl starting", extra={"site": site, "run_id": run_id, "resumed": bool(resumed_id),
                                       "incremental": incremental, "known_urls": sum(1 for _ in known_file.open())})
-    started = time.monotonic()
-    with open(log_file.with_suffix(".out"), "w", encoding="utf-8") as out:
-        proc = subprocess.Popen(cmd, env=child_environment(settings), cwd=Path.cwd(), stdout=out, stderr=subprocess.STDOUT)
-        try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _stop_gracefully(proc)
-            raise CrawlError(
-                f"crawl of {site} (run {run_id}) exceeded {timeout_s}s and was stopped; "
-                f"{'the next crawl of the site resumes it' if settings.crawl.resumable else 'it is not resumable'}. "
-                f"Log {log_file}:\n{_tail(log_file)}"
-            ) from None
-    elapsed = time.monotonic() - started
+    try:
+        proc = run_scrapy(site, settings, output=log_file.with_suffix(".out"), args=args, scrapy_settings=options,
+                          timeout_s=timeout_s)
+    except SpiderTimeout:
+        raise CrawlError(
+            f"crawl of {site} (run {run_id}) exceeded {timeout_s}s and was stopped; "
+            f"{'the next crawl of the site resumes it' if settings.crawl.resumable else 'it is not resumable'}. "
+            f"Log {log_file}:\n{tail(log_file)}"
+        ) from None
+    elapsed = proc.elapsed_s
     run_dir = crawl_staging_dir(settings) / run_id
     if proc.returncode != 0 or not (run_dir / RUN_FILE).exists():
         raise CrawlError(
             f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode}; log {log_file}:\n"
-            f"{_tail(log_file.with_suffix('.out'), 15)}\n{_tail(log_file)}"
+            f"{tail(proc.output, 15)}\n{tail(log_file)}"
         )
     shutil.rmtree(job, ignore_errors=True)
     summary = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))

@@ -16,10 +16,10 @@ from typing import Any, Literal
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import linear_kernel
 
-from tasks.arabic import tokenize
+from arastance.base.arabic import tokenize
+from arastance.base.ids import stable_id
+from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from tasks.search.base import SearchResult
-from tasks.urls import UrlError, canonicalize_url, domain_of
-from warehouse.ids import stable_id
 
 Reason = Literal["within_limit", "news_domain_top_k", "not_news_domain", "below_top_k", "invalid_url"]
 

@@ -31,11 +31,11 @@ from typing import Any, Literal
 
 from tqdm import tqdm
 
+from arastance.base.ids import stable_id
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
 from tasks.claim_analysis import ClaimAnalysis, analyze, analyze_many
-from tasks.true_claims_window import window_bounds
-from warehouse.ids import stable_id
+from tasks.true_claims.window import window_bounds
 
 log = get_logger(__name__)
 

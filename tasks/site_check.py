@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arastance.base.sites import load_site_config
 from arastance.config import Settings
-from spiders.site_config import load_site_config
 from tasks.crawl_runner import CrawlError, run_spider
 
 FIELDS = ("title", "claim", "date", "verdict", "body")

@@ -7,7 +7,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from warehouse import Warehouse, stable_id
+from warehouse import Warehouse
+from arastance.base.ids import stable_id
 
 T0 = datetime(2021, 1, 1, 12, 0, 0)
 SOURCES = ("araanews", "dabegad", "norumors", "reuters")

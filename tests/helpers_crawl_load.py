@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from warehouse import content_hash, stable_id
+from arastance.base.ids import content_hash, stable_id
 
 SITE_BASE = {
     "araanews": "https://araanews.ae",

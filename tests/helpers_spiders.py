@@ -21,7 +21,7 @@ from snapshots.server import SnapshotServer
 from snapshots.world import build_world
 from snapshots.world.model import FactCheckPost, World
 from tasks.crawl_runner import CrawlResult, run_spider
-from tasks.urls import canonicalize_url
+from arastance.base.urls import canonicalize_url
 
 #: Crawl settings for tests: no politeness delays against our own server, quick retries.
 FAST_CRAWL: dict[str, Any] = {

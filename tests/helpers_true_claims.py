@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from tasks.true_claims import ClaimRecord
+from tasks.true_claims.select import ClaimRecord
 
 SEEN = "2018-01-01 00:00:00"
 

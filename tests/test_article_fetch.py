@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from helpers_search import SiteServer, article_page, write_mirror_page
 
-from tasks.articles import article_rows, article_status, mirror_url, read_fetched, run_article_spider
+from arastance.base.urls import mirror_url
+from tasks.articles import article_rows, article_status, read_fetched, run_article_spider
 
 AR = ["قالت وزارة الصحة إن التقارير المتداولة عن نقص الأدوية في المستشفيات الحكومية غير دقيقة.",
       "وأكد المتحدث أن المخزون يكفي لعدة أشهر وأن التوزيع يجري بانتظام في كل المحافظات."]

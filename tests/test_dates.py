@@ -4,7 +4,7 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from tasks.dates import parse_published
+from arastance.base.dates import parse_published
 
 NOW = datetime(2018, 3, 10, 12, 0, tzinfo=timezone.utc)
 

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from tasks.arabic import normalize
+from arastance.base.arabic import normalize
 from tasks.dedup import cluster_claims, near_duplicate_pairs, shingle_matrix
 
 

@@ -16,7 +16,7 @@ from helpers_demo import (  # noqa: F401 (demo: the shared demo fixture)
 )
 
 from warehouse import open_warehouse
-from warehouse.models import evaluations, model_runs
+from warehouse.model_runs import evaluations, model_runs
 from warehouse.stats import source_stats, split_label_counts
 
 pytestmark = pytest.mark.slow

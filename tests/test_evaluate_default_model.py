@@ -6,7 +6,7 @@ from datetime import datetime
 import pytest
 
 from warehouse import Warehouse
-from warehouse.models import latest_model_dir
+from warehouse.model_runs import latest_model_dir
 
 
 def _run(run_id: str, dataset: str, started: datetime, status: str, path: str | None) -> dict:
@@ -59,7 +59,7 @@ def test_a_recorded_training_starts_when_fitting_began_so_labels_decided_meanwhi
 
 
 def test_run_results_pivot_per_split_in_the_methods_layout(warehouse: Warehouse) -> None:
-    from warehouse.models import run_results
+    from warehouse.model_runs import run_results
 
     warehouse.insert_rows("model_runs", [_run("r1", "warehouse", datetime(2026, 1, 1), "succeeded", "m/r1")])
     metrics = {("f1", "agree"): 0.5, ("f1", "disagree"): 0.25, ("f1", "discuss"): 0.125, ("f1", "unrelated"): 0.875,

@@ -12,7 +12,8 @@ import pytest
 from spiders.site_config import available_sites
 from helpers_crawl_load import StagedPost, read_jsonl, write_jsonl, write_run
 
-from tasks.load_claims import StagingError, load_crawl_run
+from arastance.base.staging import StagingError
+from tasks.claim_load.load import load_crawl_run
 from warehouse import Warehouse
 from warehouse import claims as claims_db
 
@@ -205,7 +206,7 @@ def test_bad_staging_files_name_the_problem_and_load_nothing(
 
 
 def test_review_override_wins_over_rules_on_reload(warehouse: Warehouse, tmp_path: Path) -> None:
-    from tasks.load_claims import set_claim_override
+    from tasks.claim_load.overrides import set_claim_override
 
     run = write_run(tmp_path / "araanews-1", "araanews", ARAANEWS_POSTS)
     load_crawl_run(warehouse, run)
@@ -226,7 +227,7 @@ def test_review_override_wins_over_rules_on_reload(warehouse: Warehouse, tmp_pat
 
 
 def test_override_of_unknown_claim_is_an_error(warehouse: Warehouse) -> None:
-    from tasks.load_claims import set_claim_override
+    from tasks.claim_load.overrides import set_claim_override
     from warehouse import WarehouseError
 
     with pytest.raises(WarehouseError, match="no claim with claim_id 'missing'"):

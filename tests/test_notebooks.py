@@ -22,7 +22,7 @@ from nbformat.v4 import new_code_cell
 
 from tasks.stance.labels import FOUR_WAY
 from warehouse import open_warehouse
-from warehouse.models import evaluations, model_runs
+from warehouse.model_runs import evaluations, model_runs
 
 pytestmark = pytest.mark.slow
 

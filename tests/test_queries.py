@@ -11,8 +11,9 @@ from arastance.config import Settings, load_settings
 from tasks.claim_analysis import ClaimAnalysis, Entity
 from tasks.claim_analysis.stanza_doc import analysis_from_document
 from tasks.queries import FALSE_CLAIM_KINDS, Query, QueryClaim, build_queries, build_queries_for
-from warehouse import Warehouse, stable_id
-from warehouse.queries import claims_with_queries, queries_of_claim, store_queries
+from warehouse import Warehouse
+from arastance.base.ids import stable_id
+from warehouse.retrieval_queries import claims_with_queries, queries_of_claim, store_queries
 
 from helpers_claim_analysis import conllu_doc
 CLAIM = "أعلنت وزارة الصحة إغلاق المدارس في دبي، وقررت تأجيل الامتحانات"

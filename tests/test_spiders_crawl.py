@@ -29,8 +29,8 @@ from snapshots.build import EXTRA_PATHS
 from snapshots.fact_check_sites import CANONICAL_BASE, category_label, has_unclosed_markup, hides_category
 from snapshots.server import SnapshotServer
 from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
-from tasks.urls import canonicalize_url
-from warehouse import content_hash
+from arastance.base.urls import canonicalize_url
+from arastance.base.ids import content_hash
 
 SITES = ("araanews", "dabegad", "norumors", "reuters")
 pytestmark = pytest.mark.slow

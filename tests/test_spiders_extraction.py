@@ -25,7 +25,7 @@ from spiders.extraction import ExtractionError, extract_detail, extract_listing
 from spiders.layers import claim_review_fields
 from spiders.site_config import SiteConfigError, load_site_config, parse_site_config
 from spiders.site_urls import SiteUrls
-from tasks.urls import canonicalize_url
+from arastance.base.urls import canonicalize_url
 
 FACT_CHECK_SITES = ("araanews", "dabegad", "norumors")
 AUTHORS = {"araanews": SITE_NAMES["araanews"], "norumors": "هيئة مكافحة الشائعات"}

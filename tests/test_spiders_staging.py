@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from spiders.crawlers.base import parse_flag, read_known_urls
-from spiders.extraction import DetailFields
+from arastance.base.staging import DetailFields, new_run_id
 from spiders.items import claim_item, page_item
-from spiders.staging import StagingRun, failure_reason, new_run_id, read_run
+from spiders.staging import StagingRun, failure_reason, read_run
 
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
 

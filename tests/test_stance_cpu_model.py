@@ -154,7 +154,7 @@ def test_diff_features_see_word_order_numbers_and_negation() -> None:
 
 
 def test_replacement_pairs_name_the_swapped_words() -> None:
-    from tasks.arabic import normalize
+    from arastance.base.arabic import normalize
     from tasks.stance.features import ReplacementPairs
 
     (pairs,) = ReplacementPairs().transform(_views([("الذهب ينخفض اليوم", "الذهب يرتفع اليوم")]))

@@ -15,7 +15,7 @@ from arastance.config import load_settings
 from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel
 from tasks.stance.metrics import evaluate
 from warehouse import WarehouseError, open_warehouse
-from warehouse.models import ModelRun, evaluations, finish_run, model_runs, start_run, store_evaluation
+from warehouse.model_runs import ModelRun, evaluations, finish_run, model_runs, start_run, store_evaluation
 
 runner = CliRunner()
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from tasks.true_claims_rank import rank_in_windows, vectorize, word_ngram_counts
-from tasks.true_claims_window import UNDATED, window_ordinals
+from tasks.true_claims.rank import rank_in_windows, vectorize, word_ngram_counts
+from tasks.true_claims.window import UNDATED, window_ordinals
 
 DAY0 = date(2015, 1, 1).toordinal()
 

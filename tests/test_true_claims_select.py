@@ -9,7 +9,7 @@ import pytest
 
 from arastance.config.selection import SelectionSettings
 from helpers_true_claims import CHOLERA, FLOOD, FUEL, rec
-from tasks.true_claims import ClaimRecord, SelectionResult, select_true_claims
+from tasks.true_claims.select import ClaimRecord, SelectionResult, select_true_claims
 
 EXTRA = ["صباحا", "مساء", "فجرا", "ظهرا", "ليلا", "عصرا", "غدا", "امس"]
 WORDS = ["بحر", "جبل", "نهر", "سهل", "غيم", "رمل", "ثلج", "برق", "رعد", "مطر", "قمر", "شمس", "نجم", "ورد", "زهر"]

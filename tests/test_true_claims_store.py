@@ -9,8 +9,8 @@ import pytest
 
 from arastance.config.selection import SelectionSettings
 from helpers_true_claims import CHOLERA, FLOOD, FUEL, SEEN, claim_row
-from tasks.true_claims import input_fingerprint, select_true_claims
-from tasks.true_claims_rows import claim_records, exclusion_rows, match_rows, run_row, selection_run_id
+from tasks.true_claims.select import input_fingerprint, select_true_claims
+from tasks.true_claims.rows import claim_records, exclusion_rows, match_rows, run_row, selection_run_id
 from warehouse import Warehouse
 from warehouse.selection import (
     StoredSelection,

@@ -5,7 +5,7 @@ from datetime import date
 import numpy as np
 import pytest
 
-from tasks.true_claims_window import UNDATED, add_months, ordinals, window_bounds, window_ordinals
+from tasks.true_claims.window import UNDATED, add_months, ordinals, window_bounds, window_ordinals
 
 
 @pytest.mark.parametrize(

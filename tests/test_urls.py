@@ -2,7 +2,7 @@
 
 import pytest
 
-from tasks.urls import UrlError, canonicalize_url, domain_of
+from arastance.base.urls import UrlError, canonicalize_url, domain_of
 
 
 @pytest.mark.parametrize(

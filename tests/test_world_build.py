@@ -14,7 +14,7 @@ import pytest
 
 from snapshots.world import SITES, STANCES, build_world
 from snapshots.world.builder import SEED
-from tasks.arabic import arabic_ratio
+from arastance.base.arabic import arabic_ratio
 
 from helpers_world import world_digest
 

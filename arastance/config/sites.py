@@ -9,7 +9,7 @@ class SitesSettings(SettingsGroup):
     """Where each spider starts; changing a site's address never needs a code change.
 
     The paper's four sites are named here; any other registered site (a TOML file in
-    ``spiders/site_configs/``) may be given too (``sites.misbar = "..."``) and otherwise starts at
+    ``arastance/base/site_configs/``) may be given too (``sites.misbar = "..."``) and otherwise starts at
     its configuration's ``canonical_base``.
     """
 

@@ -33,11 +33,12 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
+from arastance.base.captures import capture_time, capture_url, parse_capture_url
+from arastance.base.ids import content_hash
+from arastance.base.staging import read_url_list
+from arastance.base.urls import mirror_url
 from arastance.logging import get_logger
 from spiders.article_extraction import extract_article
-from tasks.articles import mirror_url, read_url_list
-from tasks.web_archive.captures import capture_time, capture_url, parse_capture_url
-from warehouse import content_hash
 
 log = get_logger(__name__)
 

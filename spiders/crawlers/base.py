@@ -1,7 +1,7 @@
 """The generic site spider: listing pages (with pagination) -> detail pages -> items.
 
 Everything site-specific (start paths, discovery order, selectors) is in
-``spiders/site_configs/<name>.toml``; each site's spider class is derived from that file
+``arastance/base/site_configs/<name>.toml``; each site's spider class is derived from that file
 (:mod:`spiders.crawlers.sites`). Discovery follows the site's ``[discovery] order`` (sitemaps,
 feeds, WordPress REST, listing pages; :mod:`spiders.discovery`). The spider only parses: it
 yields a :class:`PageItem` for every page fetched or failed and a :class:`ClaimItem` for every
@@ -34,15 +34,15 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
+from arastance.base.captures import capture_time, capture_url, parse_capture_url, to_site_url
+from arastance.base.sites import SiteConfig, load_site_config
+from arastance.base.staging import PageItem, new_run_id
+from arastance.base.urls import UrlError, canonicalize_url
 from arastance.logging import get_logger
 from spiders.discovery import METHODS, DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest
 from spiders.extraction import extract_detail, extract_listing, parse_failure
-from spiders.items import PageItem, claim_item, page_item
-from spiders.site_config import SiteConfig, load_site_config
+from spiders.items import claim_item, page_item
 from spiders.site_urls import SiteUrls
-from spiders.staging import new_run_id
-from tasks.urls import UrlError, canonicalize_url
-from tasks.web_archive.captures import capture_time, capture_url, parse_capture_url, to_site_url
 
 log = get_logger(__name__)
 

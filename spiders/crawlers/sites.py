@@ -1,4 +1,4 @@
-"""One spider class per registered site, derived from ``spiders/site_configs/*.toml``.
+"""One spider class per registered site, derived from ``arastance/base/site_configs/*.toml``.
 
 Scrapy finds spiders as classes in the modules of ``SPIDER_MODULES``; the classes are made
 here, one per site file, so that ``scrapy crawl misbar`` works as soon as ``misbar.toml``
@@ -7,8 +7,8 @@ exists. Everything a class knows comes from its configuration.
 
 from __future__ import annotations
 
+from arastance.base.sites import available_sites, load_site_config
 from spiders.crawlers.base import SiteSpider
-from spiders.site_config import available_sites, load_site_config
 
 
 def _spider_class(site: str) -> type[SiteSpider]:

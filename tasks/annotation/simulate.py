@@ -16,9 +16,9 @@ from dataclasses import asdict
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from arastance.base.ids import stable_id
 from tasks.annotation.records import AnnotationFileError, AnnotationTask
 from tasks.stance.labels import FOUR_WAY
-from warehouse import stable_id
 
 TruthFn = Callable[[AnnotationTask], str]
 

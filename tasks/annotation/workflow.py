@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from arastance.base.ids import stable_id
 from arastance.config.annotation import AnnotationSettings
 from arastance.logging import get_logger
 from tasks.annotation.agreement import RoundAgreement, group_labels, round_agreement
@@ -25,7 +26,7 @@ from tasks.annotation.csv_io import parse_csv, tasks_to_csv
 from tasks.annotation.gold import GoldDecision, decide_all
 from tasks.annotation.label_studio import labeling_config, parse_export, tasks_to_json
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, RoundKind
-from warehouse import Warehouse, stable_id
+from warehouse import Warehouse
 from warehouse import annotation as store
 
 log = get_logger(__name__)

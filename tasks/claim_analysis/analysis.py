@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from tasks.arabic import normalize
+from arastance.base.arabic import normalize
 
 AnalyzerName = Literal["stanza", "rules"]
 

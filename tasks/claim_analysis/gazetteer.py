@@ -1,7 +1,7 @@
 """Word lists we write (``wordlists/*.txt``) and the longest-match gazetteer built from them.
 
 Each list has one entry per line; ``#`` starts a comment. Entries are compared in normalised
-form (tasks.arabic.normalize: alef/hamza variants, taa marbuta, alef maqsura, diacritics and
+form (arastance.base.arabic.normalize: alef/hamza variants, taa marbuta, alef maqsura, diacritics and
 case folded), so "الاردن" finds "الأردن" and "السعوديه" finds "السعودية".
 """
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from tasks.arabic import normalize
+from arastance.base.arabic import normalize
 from tasks.claim_analysis.analysis import Entity
 from tasks.claim_analysis.tokens import Token, proclitic_readings
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tasks.arabic import normalize, strip_diacritics
+from arastance.base.arabic import normalize, strip_diacritics
 
 # Letters, digits (any script), diacritics and tatweel form words; everything else separates.
 _WORD = re.compile(r"[\w\u0610-\u061a\u064b-\u065f\u0670\u0640\u06d6-\u06ed]+")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tasks.jsonl import json_lines
+from arastance.base.jsonl import json_lines
 from tasks.stance.labels import FOUR_WAY
 
 FIELDS: tuple[str, ...] = ("id", "claim", "article", "article_title", "article_url", "stance")

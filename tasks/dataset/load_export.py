@@ -14,9 +14,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
+from arastance.base.ids import stable_id
+from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from tasks.dataset.export import Format, read_dataset
-from tasks.urls import UrlError, canonicalize_url, domain_of
-from warehouse import Warehouse, stable_id
+from warehouse import Warehouse
 from warehouse import dataset as store
 
 

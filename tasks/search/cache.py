@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 
+from arastance.base.ids import stable_id
 from arastance.logging import get_logger
 from tasks.search.base import DateWindow, SearchBackend, SearchBudgetExceeded, SearchResult
-from warehouse import Warehouse, stable_id
+from warehouse import Warehouse
 from warehouse.retrieval import add_queries_used, cached_results, queries_used, store_results
 
 log = get_logger(__name__)

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from tasks.dates import parse_published
+from arastance.base.dates import parse_published
 from tasks.search.base import DateWindow, SearchAuthError, SearchResult
 from tasks.search.http import JsonClient
 

@@ -1,6 +1,6 @@
 """The offline default backend: a BM25 index (bm25s) over a JSON Lines article corpus.
 
-Documents are tokenised with :func:`tasks.arabic.tokenize` (the project's one normaliser), so
+Documents are tokenised with :func:`arastance.base.arabic.tokenize` (the project's one normaliser), so
 queries and documents fold alef/hamza/taa marbuta the same way. A date window becomes a
 weight mask over the documents' publication days (undated documents never match a window,
 as with the web engines' date restriction). The index lives in one directory: bm25s's sparse
@@ -27,9 +27,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
+from arastance.base.arabic import tokenize
+from arastance.base.jsonl import json_lines
 from arastance.logging import get_logger
-from tasks.arabic import tokenize
-from tasks.jsonl import json_lines
 from tasks.search.base import DateWindow, SearchResult
 
 log = get_logger(__name__)

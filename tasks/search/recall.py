@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-from tasks.urls import UrlError, canonicalize_url
+from arastance.base.urls import UrlError, canonicalize_url
 
 ALL = "all"
 

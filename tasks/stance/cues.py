@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tasks.arabic import tokenize
+from arastance.base.arabic import tokenize
 
 _REFUTATION = (
     "لا صحة", "غير صحيح", "غير صحيحة", "عار عن الصحة", "عارية عن الصحة", "لا أساس", "لا اساس له",

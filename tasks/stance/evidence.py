@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from tasks.arabic import tokenize
+from arastance.base.arabic import tokenize
 
 EvidenceMode = Literal["select", "truncate"]
 

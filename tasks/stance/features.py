@@ -20,7 +20,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
 
-from tasks.arabic import normalize, tokenize
+from arastance.base.arabic import normalize, tokenize
 from tasks.stance.cues import NEGATION, REFUTATION, count_cues
 from tasks.stance.embeddings import DIM, E5Embedder
 from tasks.stance.evidence import EvidenceMode, select_evidence

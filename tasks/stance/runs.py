@@ -20,7 +20,7 @@ from tasks.stance.model import StanceModel, require_labels
 from tasks.stance.persistence import read_manifest
 from tasks.stance.provenance import code_version, data_fingerprint
 from warehouse import open_warehouse
-from warehouse.models import ModelRun, finish_run, run_exists, start_run, store_evaluation
+from warehouse.model_runs import ModelRun, finish_run, run_exists, start_run, store_evaluation
 
 log = get_logger(__name__)
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import httpx
 
+from arastance.base.captures import Capture
 from arastance.logging import get_logger
 from tasks.search.http import retry_after_s
-from tasks.web_archive.captures import Capture
 
 log = get_logger(__name__)
 

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import typer
 
+from arastance.base.staging import StagingError
 from arastance.cli.common import console, fail, print_table, settings
 from tasks.claim_cleaning import PatternConfigError
-from tasks.load_claims import StagingError, load_crawl_run, set_claim_override
+from tasks.claim_load.load import load_crawl_run
+from tasks.claim_load.overrides import set_claim_override
 from warehouse import WarehouseError, open_warehouse
 from warehouse import claims as claims_db
 

@@ -9,8 +9,8 @@ from typing import Optional
 
 import typer
 
+from arastance.base.sites import available_sites, enabled_sites, site_base_url
 from arastance.cli.common import console, fail, print_table, settings
-from spiders.site_config import available_sites, enabled_sites, site_base_url
 
 snapshots_app = typer.Typer(help="Build and serve the offline snapshots of the crawled sites.", no_args_is_help=True)
 
@@ -75,7 +75,7 @@ def reparse(
     chosen = _check_sites(site)
     from spiders.reparse import reparse_pages
     from warehouse import WarehouseError, open_warehouse
-    from warehouse.crawl_spiders import count_detail_pages, iter_detail_pages
+    from warehouse.crawl_inputs import count_detail_pages, iter_detail_pages
 
     rows = []
     for name in chosen:
@@ -90,7 +90,7 @@ def reparse(
         row = {"site": name, "run_id": summary.run_id, "pages": summary.pages, "claims": summary.items,
                "failed": summary.errors, "staging": str(run_dir)}
         if load:
-            from tasks.load_claims import load_crawl_run
+            from tasks.claim_load.load import load_crawl_run
 
             with open_warehouse(s.warehouse) as wh:
                 row["new_claims"] = load_crawl_run(wh, run_dir, settings=s).new_claims

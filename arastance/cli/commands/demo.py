@@ -9,7 +9,7 @@ import typer
 
 from arastance.cli.common import console, print_table, settings
 from warehouse import open_warehouse
-from warehouse.models import model_runs, run_results
+from warehouse.model_runs import model_runs, run_results
 from warehouse.stats import source_stats, split_label_counts
 
 

@@ -13,9 +13,9 @@ sites_app = typer.Typer(help="The registered sites and their health.", no_args_i
 
 @sites_app.command("list")
 def sites_list() -> None:
-    """Every site in spiders/site_configs: who it is, whether it is crawled by default, how it is discovered."""
+    """Every site in arastance/base/site_configs: who it is, whether it is crawled by default, how it is discovered."""
     settings()
-    from spiders.site_config import all_site_configs
+    from arastance.base.sites import all_site_configs
 
     print_table([{"site": c.source_id, "name": c.name, "country": c.country or "-", "veracity": c.veracity,
                   "enabled": c.enabled, "live": c.live, "discovery": " > ".join(c.discovery),
@@ -37,7 +37,7 @@ def sites_check(
     --min-coverage, or nothing could be parsed.
     """
     s = settings()
-    from spiders.site_config import available_sites
+    from arastance.base.sites import available_sites
 
     if site not in available_sites():
         fail(f"unknown site {site!r}; registered: {', '.join(available_sites())}")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from tasks.jsonl import json_lines
+from arastance.base.ids import stable_id
+from arastance.base.jsonl import json_lines
 from tasks.stance.datasets.common import (
     DatasetError,
     check_scheme,
@@ -15,7 +16,6 @@ from tasks.stance.datasets.common import (
 )
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
-from warehouse.ids import stable_id
 
 
 class AraStanceJsonl:

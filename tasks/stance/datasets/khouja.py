@@ -6,10 +6,10 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
+from arastance.base.ids import stable_id
 from tasks.stance.datasets.common import DatasetError, check_scheme, check_split, parse_label, require_text
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
-from warehouse.ids import stable_id
 
 COLUMNS: tuple[str, ...] = ("s1", "s2", "stance")
 

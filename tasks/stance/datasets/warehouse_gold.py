@@ -9,7 +9,7 @@ from tasks.stance.datasets.common import DatasetError, check_scheme, check_split
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
 from warehouse import WarehouseError, open_warehouse
-from warehouse.models import gold_examples
+from warehouse.model_runs import gold_examples
 
 
 class WarehouseGold:

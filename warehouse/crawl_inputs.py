@@ -8,9 +8,8 @@ that an incremental crawl fetches only new posts, and the raw HTML of detail pag
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import datetime
 
+from arastance.base.staging import StoredPage
 from warehouse.connection import Warehouse
 
 KNOWN_CANONICAL_URLS = """
@@ -29,19 +28,6 @@ ORDER BY fetched_at, page_id
 """
 
 COUNT_RAW_DETAIL_PAGES = f"SELECT count(*) FROM ({RAW_DETAIL_PAGES})"
-
-
-@dataclass(frozen=True)
-class StoredPage:
-    """A raw page as the warehouse keeps it (body zlib-compressed)."""
-
-    page_id: str
-    url: str
-    source_id: str
-    fetched_at: datetime
-    http_status: int | None
-    content_hash: str
-    html_zlib: bytes
 
 
 def known_canonical_urls(wh: Warehouse, source_id: str) -> list[str]:

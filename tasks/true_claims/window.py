@@ -5,7 +5,7 @@ the target month is shorter than the day of the month, the day is clamped to tha
 last day (31 May - 3 months is 28 February, or 29 February in a leap year; 29 February 2016 +
 3 months is 29 May 2016). Both ends are inclusive.
 
-Dates become day ordinals for the vectorised comparisons in :mod:`tasks.true_claims_rank`.
+Dates become day ordinals for the vectorised comparisons in :mod:`tasks.true_claims.rank`.
 """
 
 from __future__ import annotations

@@ -99,3 +99,13 @@ def canonicalize_url(url: str) -> str:
 def domain_of(url: str) -> str:
     """The site a URL belongs to: its host without ``www.``/``m.``/``amp.`` and without port."""
     return urlsplit(canonicalize_url(url)).hostname or ""
+
+
+def mirror_url(url: str, mirror_base: str) -> str:
+    """``https://<domain>/<path>?<query>`` -> ``<mirror_base>mirror/<domain>/<path>?<query>``."""
+    parts = urlsplit(url)
+    if not parts.netloc:
+        raise UrlError(f"not an absolute URL: {url!r}")
+    base = mirror_base if mirror_base.endswith("/") else mirror_base + "/"
+    path = parts.path or "/"
+    return f"{base}mirror/{parts.netloc.lower()}{path}" + (f"?{parts.query}" if parts.query else "")

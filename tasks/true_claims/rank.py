@@ -25,12 +25,12 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfTransformer, TfidfVectorizer
 from tqdm import tqdm
 
-from tasks.true_claims_window import UNDATED
+from tasks.true_claims.window import UNDATED
 
 SCORE_DECIMALS = 9
 _FAR = np.int64(10**7)  # time distance given to undated pairs: after every dated one at equal score
 
-# Function words in normalised form (see tasks.arabic.normalize): they link every headline to
+# Function words in normalised form (see arastance.base.arabic.normalize): they link every headline to
 # every claim and say nothing about the topic, so the word analyser ignores them.
 ARABIC_STOPWORDS: frozenset[str] = frozenset(
     """
@@ -101,7 +101,7 @@ def vectorize(
 ) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """TF-IDF vectors of seeds and headlines, the IDF fitted on both together (one vocabulary).
 
-    Input is normalised word tokens (:func:`tasks.arabic.tokenize`). ``word`` uses word
+    Input is normalised word tokens (:func:`arastance.base.arabic.tokenize`). ``word`` uses word
     n-grams without :data:`ARABIC_STOPWORDS`; ``char`` uses character n-grams inside words
     (``char_wb``), which also match inflected forms (``الانتخابات`` / ``انتخابات``). Sub-linear
     term frequency keeps a word repeated in a long claim from dominating; rows are

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
-from tasks.true_claims import ClaimRecord, SelectionResult
-from warehouse import stable_id
+from arastance.base.ids import stable_id
+from tasks.true_claims.select import ClaimRecord, SelectionResult
 
 
 def claim_records(rows: Sequence[Mapping[str, Any]], *, origin: str = "warehouse") -> list[ClaimRecord]:

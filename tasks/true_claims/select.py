@@ -3,7 +3,7 @@
 The fact-checking sites only debunk false claims, so true claims come from Reuters Arabic
 headlines. For every seed (a false claim) the headlines dated within +/-N months of the seed are
 ranked by TF-IDF cosine similarity on normalised Arabic text and at most ``top_k`` above
-``min_similarity`` are kept (:mod:`tasks.true_claims_rank` does the vectorised work). A
+``min_similarity`` are kept (:mod:`tasks.true_claims.rank` does the vectorised work). A
 headline chosen by several seeds is one true claim with every (seed, score, rank) as its
 provenance.
 
@@ -34,11 +34,11 @@ from typing import Any, Literal
 
 import numpy as np
 
+from arastance.base.arabic import tokenize
 from arastance.config.selection import SelectionSettings
 from arastance.logging import get_logger
-from tasks.arabic import tokenize
-from tasks.true_claims_rank import rank_in_windows, vectorize
-from tasks.true_claims_window import ordinals, window_ordinals
+from tasks.true_claims.rank import rank_in_windows, vectorize
+from tasks.true_claims.window import ordinals, window_ordinals
 
 log = get_logger(__name__)
 

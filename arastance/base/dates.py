@@ -6,7 +6,7 @@ The sites mix conventions: Egyptian/Gulf month names (مايو), Levantine/Iraqi
 A date we cannot read with certainty is recorded as ``unparsed`` with the raw string kept; it is
 never guessed, because a wrong date silently moves a claim out of its retrieval window.
 
-Matching runs on :func:`tasks.arabic.normalize`'d text (alef/hamza/taa marbuta folded, western
+Matching runs on :func:`arastance.base.arabic.normalize`'d text (alef/hamza/taa marbuta folded, western
 digits), so every month name below is written once and normalised the same way.
 """
 
@@ -20,7 +20,7 @@ from typing import Literal
 
 from hijridate import Hijri
 
-from tasks.arabic import normalize
+from arastance.base.arabic import normalize
 
 DateKind = Literal["gregorian", "hijri", "relative", "missing", "unparsed"]
 

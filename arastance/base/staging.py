@@ -1,0 +1,239 @@
+"""The staging contract: the files a crawl or a fetch writes and the loaders read.
+
+One declaration for both sides. The spiders and ``arastance reparse`` write a crawl run's
+directory (:class:`PageItem` and :class:`ClaimItem` records, :class:`RunSummary` last); the claim
+loader (:mod:`tasks.claim_load`) reads it back through :class:`StagedRun`, :class:`StagedPage`
+and :class:`StagedClaim`, which validate every line. The writer records and the reader models
+carry the same fields (``tests/test_staging_contract.py`` checks it), the reader only parsing
+strings into dates and checking ranges and patterns. The article fetcher's files (a URL list
+in, gzip'd JSON Lines out) are named here too.
+
+A crawl run's directory, ``<staging>/crawl/<run_id>/``::
+
+    run.json        RunSummary, written last: its presence marks the run finished
+    pages.jsonl     one StagedPage a fetched (or failed) page; bodies in pages/<page_id>.html.gz
+    claims.jsonl    one StagedClaim a parsed detail page
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from arastance.base.ids import content_hash, stable_id
+from arastance.base.sites import all_site_configs
+
+# -- file names ---------------------------------------------------------------------------------
+
+RUN_FILE = "run.json"
+PAGES_FILE = "pages.jsonl"
+CLAIMS_FILE = "claims.jsonl"
+PAGES_DIR = "pages"
+
+#: The article fetcher's input (one URL a line) and output (gzip'd JSON Lines, one page a line).
+URLS_FILE = "urls.txt"
+FETCHED_FILE = "articles.jsonl.gz"
+
+#: The crawled sites, derived from the site registry (:mod:`arastance.base.sites`, one TOML file
+#: a site): name, country, kind and the veracity of every claim they publish.
+SITES: dict[str, tuple[str, str | None, str, Literal["false", "true"]]] = {
+    c.source_id: (c.name, c.country_name, c.kind, c.veracity) for c in all_site_configs()
+}
+
+
+def new_run_id(source_id: str, now: datetime | None = None) -> str:
+    """Sortable and unique enough for one site: ``<site>-<UTC timestamp with microseconds>``."""
+    now = now or datetime.now(timezone.utc)
+    return f"{source_id}-{now:%Y%m%dT%H%M%S%f}"
+
+
+# -- the writer's records -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DetailFields:
+    """The fields of one detail page, as the staging ``claims.jsonl`` carries them."""
+
+    url: str
+    title: str
+    claim_text: str
+    body_text: str
+    published_raw: str | None
+    published_date: str | None
+    category: str | None
+    is_multimedia: bool
+    claim_review: dict[str, str | None] | None
+    #: Which layer gave each field: css, claim_review, article_json_ld, open_graph, time
+    #: (``title:<layer>`` for a claim taken from the title).
+    field_layers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class PageItem:
+    """One fetched (or failed) page: provenance for ``pages.jsonl`` plus the raw body to keep.
+
+    ``body`` is written gzip'd next to ``pages.jsonl`` (``html_file``) when ``keep_body`` is set,
+    so that a page that failed to parse can be re-parsed later without re-crawling.
+    """
+
+    run_id: str
+    page_id: str
+    url: str
+    source_id: str
+    fetched_at: str
+    http_status: int | None
+    content_hash: str
+    parse_status: Literal["ok", "failed", "skipped"]
+    parse_error: str | None
+    body: bytes
+    keep_body: bool
+    #: For a page read from a web archive: the page's own URL and when the archive captured it.
+    original_url: str | None = None
+    captured_at: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimItem(DetailFields):
+    """One parsed detail page, exactly the fields of a ``claims.jsonl`` line: the page's fields
+    plus where and when it was fetched."""
+
+    run_id: str
+    source_id: str
+    veracity: Literal["false", "true"]
+    page_id: str
+    fetched_at: str
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """The content of ``run.json``."""
+
+    run_id: str
+    source_id: str
+    started_at: str
+    finished_at: str
+    pages: int
+    items: int
+    errors: int
+    dropped: dict[str, int]
+    stats: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredPage:
+    """A raw page as the warehouse keeps it (body zlib-compressed), for ``arastance reparse``."""
+
+    page_id: str
+    url: str
+    source_id: str
+    fetched_at: datetime
+    http_status: int | None
+    content_hash: str
+    html_zlib: bytes
+
+
+def page_id_of(url: str, body: bytes) -> tuple[str, str]:
+    """``(page_id, content_hash)``: a raw page's natural key is its URL and its content."""
+    digest = content_hash(body)
+    return stable_id(url, digest), digest
+
+
+# -- the reader's models ------------------------------------------------------------------------
+
+
+class StagingError(ValueError):
+    """A staging run that cannot be loaded; the message names the file, line and field."""
+
+
+class StagedRecord(BaseModel):
+    """A staged line as the loader validates it; fields it does not know are ignored."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=False)
+
+
+class StagedRun(StagedRecord):
+    """``run.json`` (:class:`RunSummary`)."""
+
+    run_id: str = Field(min_length=1)
+    source_id: str = Field(min_length=1)
+    started_at: datetime
+    finished_at: datetime | None = None
+    pages: int = Field(ge=0)
+    items: int = Field(ge=0)
+    errors: int = Field(default=0, ge=0)
+    dropped: dict[str, int] = Field(default_factory=dict)
+    stats: dict[str, Any] = Field(default_factory=dict)
+
+
+class StagedPage(StagedRecord):
+    """A ``pages.jsonl`` line (:class:`PageItem`, its body replaced by ``html_file``)."""
+
+    run_id: str
+    page_id: str = Field(min_length=1)
+    url: str = Field(min_length=1)
+    source_id: str
+    fetched_at: datetime
+    http_status: int | None
+    content_hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+    html_file: str | None
+    parse_status: Literal["ok", "failed", "skipped"]
+    parse_error: str | None = None
+    original_url: str | None = None
+    captured_at: datetime | None = None
+
+
+class StagedClaimReview(StagedRecord):
+    """The schema.org ``ClaimReview`` fields a fact-check page may carry."""
+
+    claim_reviewed: str | None = None
+    rating: str | None = None
+    author: str | None = None
+
+
+class StagedClaim(StagedRecord):
+    """A ``claims.jsonl`` line (:class:`ClaimItem`)."""
+
+    run_id: str
+    source_id: str
+    url: str = Field(min_length=1)
+    title: str | None
+    claim_text: str | None
+    body_text: str | None
+    published_raw: str | None
+    published_date: date | None
+    category: str | None
+    is_multimedia: bool
+    claim_review: StagedClaimReview | None
+    veracity: Literal["false", "true"]
+    page_id: str = Field(min_length=1)
+    fetched_at: datetime
+    field_layers: dict[str, str] | None = None
+
+
+# -- the article fetcher's URL list -------------------------------------------------------------
+
+
+def write_url_list(urls: Iterable[str], path: Path) -> Path:
+    """The fetcher's input: one URL a line."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(u + "\n" for u in urls), encoding="utf-8")
+    return path
+
+
+def read_url_list(path: Path) -> list[str]:
+    """URLs, one a line (blank lines and ``#`` comments skipped); a relative URL is an error."""
+    urls = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if not urlsplit(line).netloc:
+            raise ValueError(f"{path}, line {number}: not an absolute URL: {line!r}")
+        urls.append(line)
+    return urls

@@ -1,0 +1,103 @@
+"""Start a Scrapy spider in its own process: the one launcher of every crawl child.
+
+Twisted's reactor cannot be restarted inside a process, so every crawl (a site spider, the
+article fetcher) is a fresh ``python -m scrapy crawl <spider>`` child. The child gets the
+effective settings of the parent (crawl and sites groups, data directory, log level) through
+``ARASTANCE_*`` variables, so that a crawl started with overridden settings (a test, the
+offline demo) fetches what its parent asked for; its output goes to a file next to its log.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from arastance.config import Settings
+from arastance.logging import get_logger
+
+log = get_logger(__name__)
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SCRAPY_SETTINGS_MODULE = "spiders.settings"
+
+
+class SpiderTimeout(TimeoutError):
+    """A spider process that ran past its time limit and was stopped."""
+
+
+@dataclass(frozen=True)
+class SpiderProcess:
+    """A finished spider process: its exit code and the file holding its output."""
+
+    spider: str
+    returncode: int
+    output: Path
+    elapsed_s: float
+
+
+def child_environment(settings: Settings, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The parent's environment plus the settings the spider process must share with it."""
+    env = {k: v for k, v in (base if base is not None else os.environ).items()
+           if not k.startswith(("ARASTANCE_CRAWL__", "ARASTANCE_SITES__"))}
+    env["SCRAPY_SETTINGS_MODULE"] = SCRAPY_SETTINGS_MODULE
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
+    env["ARASTANCE_DATA_DIR"] = str(Path(settings.data_dir).resolve())
+    env["ARASTANCE_LOG_LEVEL"] = settings.log_level
+    env["ARASTANCE_CRAWL"] = settings.crawl.model_dump_json()
+    env["ARASTANCE_SITES"] = settings.sites.model_dump_json()
+    return env
+
+
+def tail(path: Path, lines: int = 30) -> str:
+    """The last ``lines`` lines of a log file, for error messages."""
+    if not path.exists():
+        return "(no log)"
+    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+
+
+def _stop_gracefully(proc: subprocess.Popen[bytes], grace_s: float = 30.0) -> None:
+    """SIGINT first: Scrapy finishes the requests in flight and saves its JOBDIR; kill if it hangs."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def run_scrapy(
+    spider: str,
+    settings: Settings,
+    *,
+    output: Path,
+    args: Mapping[str, str] | None = None,
+    scrapy_settings: Mapping[str, object] | None = None,
+    timeout_s: float | None = None,
+) -> SpiderProcess:
+    """Run ``scrapy crawl <spider>`` to its end, its stdout and stderr in ``output``.
+
+    ``args`` become spider arguments (``-a``), ``scrapy_settings`` Scrapy settings (``-s``, after
+    the project's, so they win). Past ``timeout_s`` the child is stopped gracefully (a resumable
+    crawl saves its state) and :class:`SpiderTimeout` is raised.
+    """
+    cmd = [sys.executable, "-m", "scrapy", "crawl", spider]
+    for name, value in (args or {}).items():
+        cmd += ["-a", f"{name}={value}"]
+    for name, value in (scrapy_settings or {}).items():
+        cmd += ["-s", f"{name}={value}"]
+    output.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with open(output, "w", encoding="utf-8") as out:
+        proc = subprocess.Popen(cmd, env=child_environment(settings), cwd=Path.cwd(), stdout=out, stderr=subprocess.STDOUT)
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _stop_gracefully(proc)
+            raise SpiderTimeout(f"spider {spider} exceeded {timeout_s}s and was stopped") from None
+    return SpiderProcess(spider, proc.returncode, output, time.monotonic() - started)

@@ -1,0 +1,69 @@
+"""The staging contract is one declaration: writer records and reader models carry the same fields."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from arastance.base.staging import (
+    SITES,
+    ClaimItem,
+    DetailFields,
+    PageItem,
+    RunSummary,
+    StagedClaim,
+    StagedPage,
+    StagedRun,
+    StagingError,
+)
+from spiders.items import claim_item, page_item
+from spiders.site_config import available_sites, load_site_config
+from spiders.staging import StagingRun
+from tasks.claim_load.staged import read_staging_run
+
+
+def names(cls: type) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+def test_writer_records_and_reader_models_have_the_same_fields() -> None:
+    assert names(PageItem) - {"body", "keep_body"} | {"html_file"} == set(StagedPage.model_fields)
+    assert names(ClaimItem) == set(StagedClaim.model_fields)
+    assert names(RunSummary) == set(StagedRun.model_fields)
+
+
+def test_the_contract_sites_are_the_spiders_sites() -> None:
+    assert sorted(SITES) == available_sites()
+    for source_id, (name, _country, _kind, veracity) in SITES.items():
+        config = load_site_config(source_id)
+        assert (config.name, config.veracity) == (name, veracity)
+
+
+def test_what_the_writer_writes_the_reader_reads(tmp_path: Path) -> None:
+    fetched = datetime(2024, 5, 1, 10, 30, tzinfo=timezone.utc)
+    run_dir = tmp_path / "dabegad-1"
+    with StagingRun(run_dir, "dabegad-1", "dabegad") as run:
+        page = page_item(run_id="dabegad-1", source_id="dabegad", url="https://dabegad.com/a", body=b"<html>x</html>",
+                         http_status=200, fetched_at=fetched, parse_status="ok")
+        run.write_page(page)
+        fields = DetailFields(url="https://dabegad.com/a", title="عنوان", claim_text="خبر", body_text="فقرة",
+                              published_raw="١ مايو ٢٠٢٤", published_date="2024-05-01", category=None,
+                              is_multimedia=False, claim_review={"claim_reviewed": "خبر", "rating": "False", "author": None})
+        run.write_claim(claim_item(fields, page=page, veracity="false"))
+        run.finish()
+    staged = read_staging_run(run_dir)
+    (_, claim), = staged.claims
+    assert claim.published_date.isoformat() == "2024-05-01" and claim.fetched_at == fetched
+    assert claim.claim_review is not None and claim.claim_review.rating == "False"
+    (_, stored), = staged.pages
+    assert stored.html_file == f"pages/{page.page_id}.html.gz" and stored.content_hash == page.content_hash
+    # a writer that drifts from the contract is caught by the reader, naming the field
+    line = json.loads((run_dir / "claims.jsonl").read_text(encoding="utf-8"))
+    line["published_date"] = "first of May"
+    (run_dir / "claims.jsonl").write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+    with pytest.raises(StagingError, match=r"claims.jsonl, line 1: field 'published_date'"):
+        read_staging_run(run_dir)
