@@ -5,30 +5,38 @@ reactor cannot restart inside one process) and may run side by side; loading int
 warehouse (:func:`tasks.claim_load.load.load_crawl_run`) happens one run at a time, the warehouse
 having a single writer. A crawl task that fails is retried once, and the retry resumes the
 interrupted crawl from its Scrapy JOBDIR. With ``offline`` the flow serves the built snapshots
-on 127.0.0.1 and crawls them instead of the real sites.
+(and the web archive emulator) on 127.0.0.1 and crawls them instead of the real sites.
+
+``mode`` (default ``crawl.mode``) chooses where pages come from: ``live`` sites, the web
+``archive`` (captures in ``crawl.archive_from``..``crawl.archive_to``), or ``both``: a live pass,
+then an archive pass that skips what the live pass stored. A site whose run parses no claim
+(and skips none as already known), or whose every page failed, is reported failed with the
+reason, and the flow run ends Failed naming it.
 """
 
 from __future__ import annotations
 
 from contextlib import ExitStack
+from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
-from arastance.base.staging import SITES, StagingError
+from arastance.base.sites import available_sites, crawl_modes, enabled_sites
+from arastance.base.staging import StagingError
 from arastance.config import Settings, load_settings
-from arastance.config.crawl import LOOPBACK_CRAWL
 from arastance.logging import get_logger
 from flows.runners import warehouse_busy
 from tasks.claim_load.load import LoadReport, load_crawl_run
-from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
+from tasks.crawl_runner import CrawlError, CrawlResult, run_spider, run_verdict
 from warehouse import open_warehouse
 from warehouse.crawl_inputs import known_canonical_urls
 
 log = get_logger(__name__)
+
 
 @task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE, task_run_name="known-urls-{site}")
 def stored_claim_urls(warehouse_path: Path, site: str) -> list[str]:
@@ -37,11 +45,11 @@ def stored_claim_urls(warehouse_path: Path, site: str) -> list[str]:
         return known_canonical_urls(wh, site)
 
 
-@task(retries=1, retry_delay_seconds=5, cache_policy=NO_CACHE, task_run_name="crawl-{site}")
-def crawl_site(site: str, settings: Settings, known_urls: list[str], incremental: bool) -> CrawlResult:
+@task(retries=1, retry_delay_seconds=5, cache_policy=NO_CACHE, task_run_name="crawl-{site}-{mode}")
+def crawl_site(site: str, settings: Settings, known_urls: list[str], incremental: bool, mode: str = "live") -> CrawlResult:
     """One spider process; its staging run comes back. A retry resumes a crawl that timed out."""
     return run_spider(site, settings, known_urls=known_urls, incremental=incremental,
-                      timeout_s=settings.crawl.run_timeout_s)
+                      timeout_s=settings.crawl.run_timeout_s, mode=mode)
 
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE,
@@ -52,22 +60,47 @@ def load_staging_run(warehouse_path: Path, run_dir: Path, settings: Settings) ->
         return load_crawl_run(wh, run_dir, settings=settings)
 
 
-def summary_row(result: CrawlResult, loaded: LoadReport) -> dict[str, Any]:
+def summary_row(result: CrawlResult, loaded: LoadReport, mode: str = "live") -> dict[str, Any]:
     """The per-site line of the flow's result and artifact."""
     s = result.summary
     return {
         "site": result.site,
-        "status": "ok",
+        "mode": mode,
+        "status": run_verdict(s),
         "run_id": result.run_id,
         "pages": s["pages"],
         "claims_parsed": s["items"],
         "new_claims": loaded.new_claims,
         "errors": s["errors"],
-        "dropped": ", ".join(f"{k}={v}" for k, v in s["dropped"].items()),
+        "dropped": ", ".join(f"{k}={v}" for k, v in s["dropped"].items() if v) or "-",
         "requests": s["stats"].get("downloader/request_count", 0),
         "resumed": result.resumed,
         "seconds": round(result.elapsed_s, 1),
     }
+
+
+def _crawl_pass(sites: list[str], mode: str, settings: Settings, path: Path, incremental: bool) -> list[dict[str, Any]]:
+    """Crawl ``sites`` side by side in ``mode``, then load each run in turn."""
+    rows: list[dict[str, Any]] = []
+    futures = {}
+    for site in sites:
+        known = stored_claim_urls(path, site) if incremental else []
+        futures[site] = crawl_site.submit(site, settings, known, incremental, mode)
+    for site, future in futures.items():
+        try:
+            result = future.result()
+        except CrawlError as exc:
+            log.error("crawl failed", extra={"site": site, "mode": mode, "error": str(exc)[:500]})
+            rows.append({"site": site, "mode": mode, "status": f"failed: {str(exc).splitlines()[0]}"})
+            continue
+        try:
+            loaded = load_staging_run(path, result.run_dir, settings)
+        except StagingError as exc:  # this run stays on disk for `arastance claims load`
+            log.error("load failed", extra={"site": site, "run_dir": str(result.run_dir), "error": str(exc)[:500]})
+            rows.append({"site": site, "mode": mode, "status": f"failed: load {str(exc).splitlines()[0]}"})
+            continue
+        rows.append(summary_row(result, loaded, mode))
+    return rows
 
 
 @flow(name="crawl_sources", validate_parameters=True)
@@ -76,57 +109,54 @@ def crawl_sources(
     incremental: bool | None = None,
     offline: bool = False,
     warehouse_path: str | None = None,
+    mode: Literal["live", "archive", "both"] | None = None,
+    archive_from: date | None = None,
+    archive_to: date | None = None,
 ) -> list[dict[str, Any]]:
-    """Crawl ``sites`` (default: all), load what they found, and report per site.
+    """Crawl ``sites`` (default: the enabled ones), load what they found, and report per site.
 
     Args:
-        sites: spiders to run: araanews, dabegad, norumors, reuters (default: all four).
+        sites: spiders to run (default: the sites enabled in arastance/base/site_configs: araanews,
+            dabegad, norumors, reuters).
         incremental: fetch only posts whose canonical URL is not yet in the warehouse, and stop
             paginating at the first listing page with nothing new (default: the
             crawl.incremental setting).
-        offline: crawl the local snapshot server instead of the real sites (demo, tests).
+        offline: crawl the local snapshot server (and its archive emulator) instead of the real
+            sites (demo, tests).
         warehouse_path: the DuckDB warehouse; default: the configured one.
+        mode: live, archive or both (default: the crawl.mode setting).
+        archive_from: first capture day of an archive crawl (default: crawl.archive_from).
+        archive_to: last capture day of an archive crawl (default: crawl.archive_to).
 
-    Returns one summary row per site.
+    Returns one summary row per site and pass.
     """
     settings = load_settings()
-    chosen = sites or sorted(SITES)
-    unknown = sorted(set(chosen) - set(sorted(SITES)))
+    chosen = sites or enabled_sites()
+    unknown = sorted(set(chosen) - set(available_sites()))
     if unknown:
-        raise ValueError(f"unknown site(s) {unknown}; spiders exist for {sorted(SITES)}")
+        raise ValueError(f"unknown site(s) {unknown}; spiders exist for {available_sites()}")
+    window = {k: v for k, v in (("archive_from", archive_from), ("archive_to", archive_to)) if v is not None}
+    if window:
+        settings = settings.model_copy(update={
+            "crawl": type(settings.crawl).model_validate({**settings.crawl.model_dump(), **window})})
+    mode = mode or settings.crawl.mode
     incremental = settings.crawl.incremental if incremental is None else incremental
     path = Path(warehouse_path) if warehouse_path else settings.warehouse
+    passes: dict[str, list[str]] = {"live": [], "archive": []}
+    for site in chosen:
+        for site_mode in crawl_modes(site, mode):
+            passes[site_mode].append(site)
     rows: list[dict[str, Any]] = []
     with ExitStack() as stack:
         if offline:
-            from snapshots.server import serve_snapshots
+            from snapshots.server import offline_settings, serve_snapshots
 
-            server = stack.enter_context(serve_snapshots())
-            local = {**settings.sites.model_dump(), **{site: server.site_url(site) for site in sorted(SITES)}}
-            settings = settings.model_copy(update={
-                "sites": type(settings.sites).model_validate(local),
-                "crawl": type(settings.crawl).model_validate({**settings.crawl.model_dump(), **LOOPBACK_CRAWL}),
-            })
-        futures = {}
-        for site in chosen:
-            known = stored_claim_urls(path, site) if incremental else []
-            futures[site] = crawl_site.submit(site, settings, known, incremental)
-        for site, future in futures.items():
-            try:
-                result = future.result()
-            except CrawlError as exc:
-                log.error("crawl failed", extra={"site": site, "error": str(exc)[:500]})
-                rows.append({"site": site, "status": f"failed: {str(exc).splitlines()[0]}"})
-                continue
-            try:
-                loaded = load_staging_run(path, result.run_dir, settings)
-            except StagingError as exc:  # this run stays on disk for `arastance claims load`
-                log.error("load failed", extra={"site": site, "run_dir": str(result.run_dir), "error": str(exc)[:500]})
-                rows.append({"site": site, "status": f"failed: load {str(exc).splitlines()[0]}"})
-                continue
-            rows.append(summary_row(result, loaded))
+            settings = offline_settings(settings, stack.enter_context(serve_snapshots()))
+        for pass_mode in ("live", "archive"):  # live first: the archive pass skips what it stored
+            if passes[pass_mode]:
+                rows += _crawl_pass(passes[pass_mode], pass_mode, settings, path, incremental)
     create_table_artifact(rows, key="crawl-sources", description="per-site crawl and load figures")
-    failed = [r["site"] for r in rows if r["status"] != "ok"]
+    failed = [f"{r['site']} ({r['mode']}): {r['status'].removeprefix('failed: ')}" for r in rows if r["status"] != "ok"]
     if failed:
-        raise RuntimeError(f"crawl or load failed for {failed}; the other sites were loaded")
+        raise RuntimeError(f"crawl or load failed for {'; '.join(failed)}; the other sites were loaded")
     return rows

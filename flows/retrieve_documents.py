@@ -84,7 +84,7 @@ def fetch_and_rank(warehouse_path: Path, claims: dict[str, str], run_dir: Path) 
         counts["waves"] += 1
         counts["fetched"] += len(todo)
         out = run_article_spider(sorted(todo.values()), run_dir / f"wave-{counts['waves']}", settings=settings,
-                                 mirror_base=mirror)
+                                 mirror_base=mirror, archive=retrieval.archive_fallback(settings.crawl))
         with open_warehouse(warehouse_path) as wh:
             stored = retrieval.store_fetched_articles(wh, settings.search, out, run_dir.name)
         for status, n in stored.items():

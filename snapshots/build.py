@@ -1,7 +1,8 @@
 """Build the whole offline web into one directory, ready for :mod:`snapshots.server`.
 
 Layout: ``<root>/<site>/...`` for the three fact-checking sites and ``<root>/reuters/...``,
-``<root>/mirror/<domain>/<path>`` for news articles, ``<root>/robots.txt`` and
+``<root>/mirror/<domain>/<path>`` for news articles, ``<root>/archive/index.json`` (the
+captures the web archive emulator holds), ``<root>/robots.txt`` and
 ``<root>/faults.json`` (which paths answer 500, slowly, or only after a retry). Besides the
 world's pages, each site's oldest listing page links to four pages that are not posts: a draft
 that robots.txt disallows, a removed post (404), a post whose server always fails (500) and a
@@ -18,6 +19,8 @@ from datetime import date
 from pathlib import Path
 
 from arastance.logging import get_logger
+from snapshots.archive_emulator import INDEX_FILE as ARCHIVE_INDEX_FILE
+from snapshots.archive_index import archive_captures
 from snapshots.fact_check_sites import (
     ListingEntry,
     newest_first,
@@ -26,6 +29,8 @@ from snapshots.fact_check_sites import (
 )
 from snapshots.news_sites import render_news_sites
 from snapshots.reuters_site import render_reuters_site
+from snapshots.wordpress import ENDPOINTS as WORDPRESS_ENDPOINTS
+from snapshots.wordpress import render_wordpress_endpoints
 from snapshots.world import build_world
 from snapshots.world.model import World
 
@@ -35,7 +40,7 @@ SITES = ("araanews", "dabegad", "norumors", "reuters")
 FAULTS_FILE = "faults.json"
 ROBOTS_FILE = "robots.txt"
 COMPLETE_MARKER = ".complete"
-FORMAT_VERSION = "2"  # bump when a renderer changes, so that cached builds are redone
+FORMAT_VERSION = "5"  # bump when a renderer changes, so that cached builds are redone
 
 #: Path (under a site) of each non-post page linked from the oldest listing page.
 EXTRA_PATHS = {
@@ -79,13 +84,13 @@ def _extras() -> list[ListingEntry]:
 
 def _fault_plan(world: World) -> dict[str, dict[str, object]]:
     """Per-site faults: the extras' 500, one world page that fails once (then recovers after a
-    retry) and one that answers slowly; Reuters' second listing page also fails once."""
+    retry) and one that answers slowly; Reuters' second listing page (a query-string address) also fails once."""
     faults: dict[str, dict[str, object]] = {}
     for site in SITES:
         faults[f"/{site}{EXTRA_PATHS['server_error']}"] = {"status": 500}
         if site == "reuters":
             paths = [h.path for h in sorted(world.headlines, key=lambda h: h.published, reverse=True)]
-            faults["/reuters/news/archive/topNews/page/2/"] = {"status": 500, "times": 1}
+            faults["/reuters/news/archive/topNews?page=2&pageSize=10&view=page"] = {"status": 500, "times": 1}
         else:
             paths = [p.path for p in newest_first(world.posts_of(site))]
         faults[f"/{site}{paths[1]}"] = {"status": 503, "times": 1}
@@ -101,19 +106,29 @@ def build_snapshots(out_dir: Path, world: World | None = None) -> BuildSummary:
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
     pages: dict[str, int] = {}
+    listings: dict[str, tuple[str, ...]] = {}
     for site in SITES:
         site_dir = out_dir / site
         if site == "reuters":
             rendered = render_reuters_site(world, site_dir, extra_entries=_extras())
         else:
             rendered = render_fact_check_site(world, site, site_dir, extra_entries=_extras())
+        if site in WORDPRESS_ENDPOINTS:
+            render_wordpress_endpoints(site, newest_first(world.posts_of(site)), site_dir, list(EXTRA_PATHS.values()))
         write_page(site_dir, EXTRA_PATHS["draft"], DRAFT_HTML)
         write_page(site_dir, EXTRA_PATHS["broken"], BROKEN_HTML)
         pages[site] = len(rendered.detail_paths)
+        listings[site] = rendered.listing_paths
     pages["mirror"] = render_news_sites(world, out_dir)
     disallowed = tuple(f"/{site}{EXTRA_PATHS['draft']}" for site in SITES)
     robots = "User-agent: *\n" + "".join(f"Disallow: {p}\n" for p in disallowed)
     (out_dir / ROBOTS_FILE).write_text(robots, encoding="utf-8")
+    captures = archive_captures(world, out_dir, listing_paths=listings,
+                                missing_paths={site: EXTRA_PATHS["removed"] for site in SITES})
+    index_file = out_dir / ARCHIVE_INDEX_FILE
+    index_file.parent.mkdir(parents=True, exist_ok=True)
+    index_file.write_text(json.dumps({"captures": captures}, ensure_ascii=False), encoding="utf-8")
+    pages["archive"] = len(captures)
     faults = _fault_plan(world)
     (out_dir / FAULTS_FILE).write_text(json.dumps(faults, ensure_ascii=False, indent=2), encoding="utf-8")
     (out_dir / COMPLETE_MARKER).write_text(build_stamp(world), encoding="utf-8")

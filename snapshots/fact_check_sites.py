@@ -22,9 +22,10 @@ from pathlib import Path
 
 from hijridate import Gregorian
 
+from snapshots.paths import page_file
 from snapshots.world.model import FactCheckPost, World
 
-#: The real sites' addresses, used for canonical links (also in spiders/site_configs/*.toml).
+#: The real sites' addresses, used for canonical links (also in arastance/base/site_configs/*.toml).
 CANONICAL_BASE = {
     "araanews": "https://araanews.ae/",
     "dabegad": "https://dabegad.com/",
@@ -85,10 +86,8 @@ def html_page(title: str, head_extra: str, body: str, *, site_name: str, home: s
 
 
 def write_page(out_dir: Path, path: str, html: str) -> Path:
-    """Write ``html`` for URL ``path`` (``.../`` becomes ``.../index.html``)."""
-    target = out_dir / path.lstrip("/")
-    if path.endswith("/"):
-        target = target / "index.html"
+    """Write ``html`` for URL ``path`` (see :func:`snapshots.paths.page_file`)."""
+    target = out_dir / page_file(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html, encoding="utf-8")
     return target
@@ -233,87 +232,100 @@ def _araanews_listing(entries: Sequence[ListingEntry], page: int, pages: int, pr
     return html_page("الرئيسية", "", body, site_name=SITE_NAMES["araanews"], home=f"{prefix}/")
 
 
-# -- Dabegad (Egypt): WordPress "Newspaper"-style theme, Egyptian month names, video embeds -------
+# -- Dabegad (Egypt): WordPress, Arabic category slugs, <article> teasers, post text in div.entry ----
+# Evidence (../shared/real-sites.md): wp-content uploads, percent-encoded Arabic category slugs
+# paginated as <category>/page/N/, about 10 <article> per listing page, text read from div.entry.
+# The theme's other classes (entry-title, next page-numbers, blockquote claim) are WordPress
+# defaults we assume, not evidence.
+
+#: The rumours category, as WordPress writes an Arabic slug (شائعات).
+DABEGAD_CATEGORY = "/category/%d8%b4%d8%a7%d8%a6%d8%b9%d8%a7%d8%aa/"
+
 
 def _dabegad_detail(post: FactCheckPost, prefix: str) -> str:
     date_html = ""
     if post.published:
-        date_html = (f"<span class=\"td-post-date\"><time class=\"entry-date updated td-module-date\" "
-                     f"datetime=\"{post.published.isoformat()}T09:00:00+02:00\">{gregorian_ar(post.published)}</time></span>")
+        date_html = (f"<time class=\"entry-date published\" datetime=\"{post.published.isoformat()}T09:00:00+02:00\">"
+                     f"{gregorian_ar(post.published)}</time>")
     cat = "" if hides_category(post) else (
-        f"<ul class=\"td-category\"><li class=\"entry-category\"><a href=\"{prefix}/category/{e(post.category)}/\">"
-        f"{e(category_label(post.category))}</a></li></ul>")
-    claim = f"<blockquote class=\"td_quote_box td_box_center\"><p>{e(post.claim_text)}</p></blockquote>\n"
-    media = (f"<div class=\"td-video\"><iframe width=\"640\" height=\"360\" src=\"https://www.youtube.com/embed/"
-             f"{e(post.post_id)}\" allowfullscreen></iframe></div>\n") if post.multimedia else ""
+        f"<span class=\"cat-links\"><a href=\"{prefix}/category/{e(post.category)}/\" rel=\"category tag\">"
+        f"{e(category_label(post.category))}</a></span>")
+    claim = f"<blockquote><p>{e(post.claim_text)}</p></blockquote>\n"
+    media = (f"<p><iframe width=\"640\" height=\"360\" src=\"https://www.youtube.com/embed/"
+             f"{e(post.post_id)}\" allowfullscreen></iframe></p>\n") if post.multimedia else ""
     head = f"<link rel=\"canonical\" href=\"{CANONICAL_BASE['dabegad']}{e(post.path.lstrip('/'))}\">\n"
     body = (
-        "<div class=\"td-main-content-wrap\"><div class=\"td-post-header\">"
-        f"{cat}<header class=\"td-post-title\"><h1 class=\"entry-title\">{e(post.title)}</h1>"
-        f"<div class=\"td-module-meta-info\">{date_html}</div></header></div>\n"
-        f"<div class=\"td-post-content tagdiv-type\">\n{media}{claim}{paragraphs(post.body, unclosed=has_unclosed_markup(post))}"
-        "</div>\n</div>"
+        f"<div id=\"content\"><article class=\"post type-post\"><h1 class=\"entry-title\">{e(post.title)}</h1>"
+        f"<div class=\"post-meta\">{date_html} {cat}</div>\n"
+        f"<div class=\"entry\">\n{media}{claim}{paragraphs(post.body, unclosed=has_unclosed_markup(post))}"
+        "</div>\n</article></div>"
     )
     return html_page(post.title, head, body, site_name=SITE_NAMES["dabegad"], home=f"{prefix}/")
 
 
 def _dabegad_listing(entries: Sequence[ListingEntry], page: int, pages: int, prefix: str) -> str:
-    base = "/category/rumors/"
     items = []
     for en in entries:
-        date_html = f"<time class=\"entry-date td-module-date\">{gregorian_ar(en.published)}</time>" if en.published else ""
+        date_html = f"<time class=\"entry-date\">{gregorian_ar(en.published)}</time>" if en.published else ""
         items.append(
-            "<div class=\"td_module_10 td_module_wrap\"><div class=\"item-details\">"
-            f"<h3 class=\"entry-title td-module-title\"><a href=\"{prefix}{e(en.path)}\" title=\"{e(en.title)}\">{e(en.title)}</a></h3>"
-            f"<div class=\"td-module-meta-info\">{date_html}</div><div class=\"td-excerpt\">{e(en.summary)}</div></div></div>"
+            "<article class=\"post type-post\">"
+            f"<h2 class=\"entry-title\"><a href=\"{prefix}{e(en.path)}\" rel=\"bookmark\">{e(en.title)}</a></h2>"
+            f"<div class=\"post-meta\">{date_html}</div><div class=\"entry\"><p>{e(en.summary)}</p></div></article>"
         )
-    nav = [f"<span class=\"current\">{page}</span>"]
+    nav = [f"<span class=\"page-numbers current\">{page}</span>"]
     if page < pages:
-        nxt = f"{prefix}{_wp_page_path(base, page + 1)}"
-        nav.append(f"<a href=\"{nxt}\" class=\"page\">{page + 1}</a>"
-                   f"<a href=\"{nxt}\" aria-label=\"next-page\"><i class=\"td-icon-menu-right\"></i></a>")
-    body = ("<div class=\"td-category-grid\"><h1 class=\"entry-title td-page-title\">شائعات</h1>\n" + "\n".join(items) +
-            f"\n<div class=\"page-nav td-pb-padding-side\">{''.join(nav)}</div></div>")
+        nxt = f"{prefix}{_wp_page_path(DABEGAD_CATEGORY, page + 1)}"
+        nav.append(f"<a class=\"page-numbers\" href=\"{nxt}\">{page + 1}</a>"
+                   f"<a class=\"next page-numbers\" href=\"{nxt}\">&laquo;</a>")
+    body = ("<div id=\"content\"><h1 class=\"page-title\">شائعات</h1>\n" + "\n".join(items) +
+            f"\n<div class=\"pagination\">{''.join(nav)}</div></div>")
     return html_page("شائعات", "", body, site_name=SITE_NAMES["dabegad"], home=f"{prefix}/")
 
 
-# -- Norumors (Saudi Arabia): custom site, Hijri dates, "الشائعة" / "الحقيقة" sections ----------
+# -- Norumors (Saudi Arabia): BEM classes, rumours on the home page, Hijri dates ------------------
+# Evidence: the home page lists div.rumor__meta with the title in an h2 and categories as li of a
+# ul. Everything else (the link inside the h2, ?page=N pagination, the claim page's markup and
+# URL scheme) is ours, in the same BEM style, and unverified.
 
 def _norumors_detail(post: FactCheckPost, prefix: str) -> str:
     meta = []
     if post.published:
-        meta.append(f"<span class=\"rumor-date\">{hijri_ar(post.published)}</span>")
-    meta.append(f"<span class=\"rumor-category\">{e(category_label(post.category))}</span>")
-    statement = f"<div class=\"rumor-statement\"><h2>الشائعة</h2><p>{e(post.claim_text)}</p></div>\n"
-    media = (f"<div class=\"rumor-media\"><img src=\"{prefix}/uploads/{e(post.post_id)}.jpg\" alt=\"{e(post.title)}\"></div>\n"
+        meta.append(f"<span class=\"rumor__date\">{hijri_ar(post.published)}</span>")
+    meta.append(f"<ul class=\"rumor__categories\"><li>{e(category_label(post.category))}</li></ul>")
+    statement = f"<div class=\"rumor__text\"><h2>الشائعة</h2><p>{e(post.claim_text)}</p></div>\n"
+    media = (f"<div class=\"rumor__media\"><img src=\"{prefix}/uploads/{e(post.post_id)}.jpg\" alt=\"{e(post.title)}\"></div>\n"
              if post.multimedia else "")
     head = f"<link rel=\"canonical\" href=\"{CANONICAL_BASE['norumors']}{e(post.path.lstrip('/'))}\">\n"
     if has_claim_review(post):
         head += claim_review_json(post, "هيئة مكافحة الشائعات")
     body = (
-        "<section class=\"rumor-details\">\n"
-        f"<h1 class=\"rumor-title\">{e(post.title)}</h1>\n<div class=\"rumor-meta\">{''.join(meta)}</div>\n"
-        f"{media}{statement}<div class=\"rumor-fact\"><h2>الحقيقة</h2>\n{paragraphs(post.body, unclosed=has_unclosed_markup(post))}</div>\n"
+        "<section class=\"rumor rumor--single\">\n"
+        f"<h1 class=\"rumor__title\">{e(post.title)}</h1>\n<div class=\"rumor__meta\">{''.join(meta)}</div>\n"
+        f"{media}{statement}<div class=\"rumor__truth\"><h2>الحقيقة</h2>\n{paragraphs(post.body, unclosed=has_unclosed_markup(post))}</div>\n"
         "</section>"
     )
     return html_page(post.title, head, body, site_name=SITE_NAMES["norumors"], home=f"{prefix}/")
 
 
 def _norumors_listing(entries: Sequence[ListingEntry], page: int, pages: int, prefix: str) -> str:
-    base = "/rumors/"
     cards = []
     for en in entries:
-        date_html = f"<span class=\"rumor-date\">{hijri_ar(en.published)}</span>" if en.published else ""
-        cards.append(f"<div class=\"rumor-card\"><a class=\"rumor-link\" href=\"{prefix}{e(en.path)}\">"
-                     f"<h3>{e(en.title)}</h3></a>{date_html}</div>")
+        date_html = f"<span class=\"rumor__date\">{hijri_ar(en.published)}</span>" if en.published else ""
+        cards.append(f"<div class=\"rumor\"><div class=\"rumor__meta\"><h2><a href=\"{prefix}{e(en.path)}\">"
+                     f"{e(en.title)}</a></h2>{date_html}<ul><li>شائعة</li></ul></div></div>")
     links = []
     if page > 1:
-        links.append(f"<li class=\"page-item\"><a class=\"page-link\" rel=\"prev\" href=\"{prefix}{_wp_page_path(base, page - 1)}\">السابق</a></li>")
+        links.append(f"<a class=\"pagination__prev\" href=\"{prefix}{_query_page_path('/', page - 1)}\">السابق</a>")
     if page < pages:
-        links.append(f"<li class=\"page-item\"><a class=\"page-link\" rel=\"next\" href=\"{prefix}{_wp_page_path(base, page + 1)}\">التالي</a></li>")
-    body = ("<section class=\"rumors-list\">\n" + "\n".join(cards) +
-            f"\n<ul class=\"pagination\">{''.join(links)}</ul></section>")
+        links.append(f"<a class=\"pagination__next\" href=\"{prefix}{_query_page_path('/', page + 1)}\">التالي</a>")
+    body = ("<section class=\"rumors\">\n" + "\n".join(cards) +
+            f"\n<nav class=\"pagination\">{''.join(links)}</nav></section>")
     return html_page("الشائعات", "", body, site_name=SITE_NAMES["norumors"], home=f"{prefix}/")
+
+
+def _query_page_path(base: str, page: int) -> str:
+    """``base`` for page 1, ``base?page=N`` after (Norumors; unverified)."""
+    return base if page == 1 else f"{base}?page={page}"
 
 
 def _wp_page_path(base: str, page: int) -> str:
@@ -326,12 +338,13 @@ class _Theme:
     listing_base: str
     detail: Callable[[FactCheckPost, str], str]
     listing: Callable[[Sequence[ListingEntry], int, int, str], str]
+    page_path: Callable[[str, int], str]
 
 
 THEMES: dict[str, _Theme] = {
-    "araanews": _Theme("/", _araanews_detail, _araanews_listing),
-    "dabegad": _Theme("/category/rumors/", _dabegad_detail, _dabegad_listing),
-    "norumors": _Theme("/rumors/", _norumors_detail, _norumors_listing),
+    "araanews": _Theme("/", _araanews_detail, _araanews_listing, _wp_page_path),
+    "dabegad": _Theme(DABEGAD_CATEGORY, _dabegad_detail, _dabegad_listing, _wp_page_path),
+    "norumors": _Theme("/", _norumors_detail, _norumors_listing, _query_page_path),
 }
 
 
@@ -348,7 +361,7 @@ def render_listings(
     pages = max(1, -(-len(entries) // per_page))
     paths = []
     for n in range(1, pages + 1):
-        path = _wp_page_path(theme.listing_base, n)
+        path = theme.page_path(theme.listing_base, n)
         write_page(out_dir, path, theme.listing(entries[(n - 1) * per_page: n * per_page], n, pages, prefix))
         paths.append(path)
     return tuple(paths)

@@ -22,6 +22,8 @@ from html import escape
 from pathlib import Path
 
 from arastance.progress import track
+
+from snapshots.paths import page_file as site_page_file
 from snapshots.world.arabic_dates import LEVANT_MONTHS, MONTHS, clock, hijri_date, indic, long_date
 from snapshots.world.domains import BY_HOST, Domain
 from snapshots.world.model import NewsArticle, World
@@ -400,10 +402,7 @@ def render_article(article: NewsArticle, neighbours: Sequence[NewsArticle] = ())
 
 def page_file(out_dir: Path, article: NewsArticle) -> Path:
     """Where the mirror keeps an article: ``mirror/<domain>/<path>`` (index.html for '/')."""
-    relative = article.path.lstrip("/")
-    if not relative or relative.endswith("/"):
-        relative += "index.html"
-    return out_dir / "mirror" / article.domain / relative
+    return out_dir / "mirror" / article.domain / site_page_file(article.path)
 
 
 def render_news_sites(world: World, out_dir: Path) -> int:

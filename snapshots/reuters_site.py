@@ -1,8 +1,11 @@
 """HTML renderer of the Reuters Arabic snapshot: a paginated news archive and article pages.
 
-Modelled on the structure of a wire service's Arabic site (archive listing of headline
-teasers, article pages with a headline, a dateline and body paragraphs); the text is the
-world's. Headlines are listed newest first, 20 to a page.
+Modelled on the evidence about ara.reuters.com in 2012–2018 (../shared/real-sites.md): archive
+listings at ``/news/archive/<section>`` with headlines in ``div.NONE > div.module >
+div.headlineMed`` (the link text from its ``a``, the time in ``span.timestamp``), paginated by
+query string ``?view=page&page=N&pageSize=10``; article pages with ``div.contentBand >
+div.article.primaryContent``, the title in its ``h1`` and paragraphs ``p``. The pagination
+links' markup and the article's date element are ours (unverified). Text is the world's.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ from snapshots.fact_check_sites import (
 from snapshots.world.model import Headline, World
 
 SITE_NAME = "رويترز"
-LISTING_BASE = "/news/archive/topNews/"
-HEADLINES_PER_PAGE = 20
+LISTING_BASE = "/news/archive/topNews"
+HEADLINES_PER_PAGE = 10
 _WEEKDAYS = ("الاثنين", "الثلاثاء", "الأربعاء", "الخميس", "الجمعة", "السبت", "الأحد")
 
 
@@ -42,17 +45,17 @@ def _detail(h: Headline, prefix: str) -> str:
             f"<meta property=\"og:title\" content=\"{e(h.title)}\">\n"
             f"<meta property=\"og:article:published_time\" content=\"{h.published.isoformat()}\">\n")
     body = (
-        "<div class=\"StandardArticle_container\">\n<div class=\"ArticleHeader_container\">"
-        f"<div class=\"ArticleHeader_channel\"><a href=\"{prefix}/news/{e(h.category)}\">{e(category_label(h.category))}</a></div>"
-        f"<h1 class=\"ArticleHeader_headline\">{e(h.title)}</h1>"
-        f"<div class=\"ArticleHeader_date\">{dateline(h.published)}</div></div>\n"
-        "<div class=\"StandardArticleBody_body\">\n" + "".join(f"<p>{e(p)}</p>\n" for p in h.body) + "</div>\n</div>"
+        "<div class=\"contentBand\">\n<div class=\"article primaryContent\">"
+        f"<div class=\"sectionName\"><a href=\"{prefix}/news/{e(h.category)}\">{e(category_label(h.category))}</a></div>"
+        f"<h1>{e(h.title)}</h1>"
+        f"<span class=\"timestamp\">{dateline(h.published)}</span>\n"
+        + "".join(f"<p>{e(p)}</p>\n" for p in h.body) + "</div>\n</div>"
     )
     return html_page(h.title, head, body, site_name=SITE_NAME, home=f"{prefix}/")
 
 
 def _page_path(n: int) -> str:
-    return LISTING_BASE if n == 1 else f"{LISTING_BASE}page/{n}/"
+    return f"{LISTING_BASE}?view=page&page={n}&pageSize={HEADLINES_PER_PAGE}"
 
 
 def _listing(entries: Sequence[ListingEntry], page: int, pages: int, prefix: str) -> str:
@@ -60,18 +63,16 @@ def _listing(entries: Sequence[ListingEntry], page: int, pages: int, prefix: str
     for en in entries:
         stamp = f"<span class=\"timestamp\">{gregorian_ar(en.published)}</span>" if en.published else ""
         stories.append(
-            "<article class=\"story\"><div class=\"story-content\">"
-            f"<a href=\"{prefix}{e(en.path)}\"><h3 class=\"story-title\">{e(en.title)}</h3></a>"
-            f"<p>{e(en.summary)}</p>{stamp}</div></article>"
+            f"<div class=\"headlineMed\"><a href=\"{prefix}{e(en.path)}\">{e(en.title)}</a>{stamp}</div>"
         )
     nav = []
     if page > 1:
-        nav.append(f"<a class=\"control-nav-prev\" href=\"{prefix}{_page_path(page - 1)}\">&lt; السابق</a>")
+        nav.append(f"<a class=\"prev\" href=\"{prefix}{e(_page_path(page - 1))}\">&lt; السابق</a>")
     if page < pages:
-        nav.append(f"<a class=\"control-nav-next\" href=\"{prefix}{_page_path(page + 1)}\">التالي &gt;</a>")
-    body = ("<section class=\"module\"><h1 class=\"module-heading\">أهم الأخبار</h1>\n"
-            "<div class=\"news-headline-list\">\n" + "\n".join(stories) + "\n</div>\n"
-            f"<div class=\"control-nav\">{''.join(nav)}</div></section>")
+        nav.append(f"<a class=\"next\" href=\"{prefix}{e(_page_path(page + 1))}\">التالي &gt;</a>")
+    body = ("<div class=\"NONE\"><div class=\"module\"><h1 class=\"moduleHeader\">أهم الأخبار</h1>\n"
+            + "\n".join(stories) + "\n"
+            f"<div class=\"pageNavigation\">{''.join(nav)}</div></div></div>")
     return html_page("أرشيف الأخبار", "", body, site_name=SITE_NAME, home=f"{prefix}/")
 
 
@@ -89,4 +90,6 @@ def render_reuters_site(
     for n in range(1, pages + 1):
         write_page(out_dir, _page_path(n), _listing(entries[(n - 1) * per_page: n * per_page], n, pages, prefix))
         listings.append(_page_path(n))
+    # The bare archive address shows the first page, as the site did.
+    write_page(out_dir, LISTING_BASE + "/", _listing(entries[:per_page], 1, pages, prefix))
     return SiteRender(listing_paths=tuple(listings), detail_paths=tuple(h.path for h in headlines))

@@ -19,9 +19,12 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from arastance.logging import get_logger
+from snapshots.paths import query_file_key
+from snapshots.archive_emulator import INDEX_FILE, PREFIX as ARCHIVE_PREFIX, WaybackEmulator
 
 log = get_logger(__name__)
 
@@ -59,12 +62,15 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._serve(send_body=True)
 
-    def _send(self, status: int, body: bytes, *, content_type: str, send_body: bool, location: str | None = None) -> None:
+    def _send(self, status: int, body: bytes, *, content_type: str, send_body: bool, location: str | None = None,
+              headers: tuple[tuple[str, str], ...] = ()) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         if location:
             self.send_header("Location", location)
+        for name, value in headers:
+            self.send_header(name, value)
         self.end_headers()
         if send_body:
             self.wfile.write(body)
@@ -76,7 +82,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, *, send_body: bool) -> None:
         owner = self.server.owner
         path = self._path()
-        fault = owner.fault_for(path)
+        if owner.archive is not None and path.startswith(ARCHIVE_PREFIX):
+            answer = owner.archive.answer(self.path, self.headers.get("Host") or "127.0.0.1")
+            self._send(answer.status, answer.body, content_type=answer.content_type, send_body=send_body,
+                       headers=answer.headers)
+            return
+        query = urlsplit(self.path).query
+        fault = (owner.fault_for(f"{path}?{query_file_key(query)}") if query else {}) or owner.fault_for(path)
         if owner.latency_s:
             time.sleep(owner.latency_s)
         if fault.get("slow"):
@@ -85,7 +97,7 @@ class _Handler(BaseHTTPRequestHandler):
             status = int(fault["status"])  # type: ignore[arg-type]
             self._send(status, ERROR_HTML, content_type="text/html; charset=utf-8", send_body=send_body)
             return
-        target = owner.resolve(path)
+        target = owner.resolve(path, urlsplit(self.path).query)
         if target is None:
             self._send(HTTPStatus.NOT_FOUND, NOT_FOUND_HTML, content_type="text/html; charset=utf-8", send_body=send_body)
             return
@@ -115,7 +127,8 @@ class SnapshotServer:
     """Serves ``root`` on ``127.0.0.1``; ``port=0`` picks a free port."""
 
     def __init__(
-        self, root: Path, *, port: int = 0, slow_delay_s: float = 1.0, latency_s: float = 0.0, faults: bool = True
+        self, root: Path, *, port: int = 0, slow_delay_s: float = 1.0, latency_s: float = 0.0, faults: bool = True,
+        archive_rate_limit_every: int = 0,
     ) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
@@ -130,6 +143,11 @@ class SnapshotServer:
         self._failures: dict[str, int] = {}
         self._lock = threading.Lock()
         self.requests: list[RequestRecord] = []
+        #: The web archive emulator, when the build wrote an archive index.
+        self.archive: WaybackEmulator | None = (
+            WaybackEmulator(self.root, rate_limit_every=archive_rate_limit_every)
+            if (self.root / INDEX_FILE).is_file() else None
+        )
         self._httpd = _Server(("127.0.0.1", port), _Handler)
         self._httpd.owner = self
         self._thread: threading.Thread | None = None
@@ -143,6 +161,20 @@ class SnapshotServer:
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT/``"""
         return f"http://127.0.0.1:{self.port}/"
+
+    @property
+    def archive_url(self) -> str:
+        """Root of the web archive emulator (as ``crawl.archive_url``)."""
+        return f"{self.base_url}archive/"
+
+    @property
+    def availability_url(self) -> str:
+        """The emulator's availability API (as ``crawl.archive_availability_url``)."""
+        return f"{self.archive_url}wayback/available"
+
+    def sites(self) -> list[str]:
+        """The snapshot sites served (one directory each; the news mirror and the archive are not sites)."""
+        return sorted(d.name for d in self.root.iterdir() if d.is_dir() and d.name not in ("mirror", "archive"))
 
     def site_url(self, site: str) -> str:
         """Base URL of one snapshot site (``araanews``, ..., ``reuters``, ``mirror``)."""
@@ -164,8 +196,17 @@ class SnapshotServer:
             self._failures[path] = seen + 1
         return fault
 
-    def resolve(self, path: str) -> Path | None:
-        """The file (or directory) for a URL path, never outside the root."""
+    def resolve(self, path: str, query: str = "") -> Path | None:
+        """The file (or directory) for a URL path, never outside the root.
+
+        A page that exists only with a query string (``?view=page&page=2``) is stored as
+        ``<path>/index@<query>.html``; an unknown query string is ignored, as static servers do.
+        """
+        if query:
+            base = (self.root / path.lstrip("/")).resolve()
+            keyed = base / f"index@{query_file_key(query)}.html"
+            if self.root in keyed.parents and keyed.is_file():
+                return keyed
         relative = path.lstrip("/")
         target = (self.root / relative).resolve()
         if target != self.root and self.root not in target.parents:
@@ -216,3 +257,16 @@ def serve_snapshots(root: Path | None = None, *, port: int = 0, slow_delay_s: fl
         root = ensure_snapshots(load_settings().snapshots_dir)
     with SnapshotServer(root, port=port, slow_delay_s=slow_delay_s) as server:
         yield server
+
+
+def offline_settings(settings: Any, server: SnapshotServer) -> Any:
+    """``settings`` pointed at ``server``: its sites, its web archive, no politeness delays."""
+    from arastance.config.crawl import LOOPBACK_CRAWL
+
+    local = {**settings.sites.model_dump(), **{site: server.site_url(site) for site in server.sites()}}
+    crawl = {**settings.crawl.model_dump(), **LOOPBACK_CRAWL, "archive_url": server.archive_url,
+             "archive_availability_url": server.availability_url}
+    return settings.model_copy(update={
+        "sites": type(settings.sites).model_validate(local),
+        "crawl": type(settings.crawl).model_validate(crawl),
+    })

@@ -2,7 +2,7 @@
 
 The site callbacks are shared by every site (one spider class, per-site configuration), so
 their contracts cannot name a URL: ``@site_page listing`` and ``@site_page detail`` ask each
-site's spider for its own page of that kind (its first start path; its ``contract_detail_path``),
+site's spider for its own page of that kind (its first start path; its configuration's ``[contracts] detail``),
 resolved against the base URL it crawls (``sites.<site>``, or ``-a base_url=``).
 """
 
@@ -29,7 +29,10 @@ class SitePageContract(Contract):
         if kind == "listing":
             path = spider.config.start_paths[0]
         elif kind == "detail":
-            path = spider.contract_detail_path
+            path = spider.config.contract_detail_path
+            if not path:
+                raise ValueError(f"site {spider.name!r} names no detail page for `scrapy check`: add "
+                                 f"[contracts] detail to its TOML, or check the other sites by name")
         else:
             raise ValueError(f"@site_page takes listing or detail, not {kind!r}")
         args["url"] = spider.urls.absolute(path)

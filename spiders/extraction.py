@@ -6,16 +6,15 @@ reparse`` (which re-runs extraction over stored raw HTML) share one implementati
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from parsel import Selector, SelectorList
 
 from arastance.base.dates import parse_published
+from arastance.base.sites import SiteConfig
 from arastance.base.staging import DetailFields
-from spiders.site_config import SiteConfig
+from spiders.layers import claim_review_fields, generic_fields
 from spiders.site_urls import SiteUrls
 
 
@@ -112,76 +111,55 @@ def extract_listing(html: str, page_url: str, config: SiteConfig, urls: SiteUrls
     return Listing(detail_urls=list(seen), next_url=next_url)
 
 
-def _find_claim_review(node: Any) -> dict[str, Any] | None:
-    if isinstance(node, list):
-        for item in node:
-            found = _find_claim_review(item)
-            if found:
-                return found
+def _claim_review(review: dict[str, str]) -> dict[str, str | None] | None:
+    """``{"claim_reviewed", "rating", "author"}`` of the page's ClaimReview, as the warehouse keeps it."""
+    if not review:
         return None
-    if not isinstance(node, dict):
-        return None
-    kind = node.get("@type")
-    if kind == "ClaimReview" or (isinstance(kind, list) and "ClaimReview" in kind):
-        return node
-    return _find_claim_review(node.get("@graph", []))
-
-
-def _name(value: Any) -> str | None:
-    if isinstance(value, list):
-        value = value[0] if value else None
-    if isinstance(value, dict):
-        value = value.get("name")
-    return _collapse(str(value)) if value else None
-
-
-def parse_claim_review(json_ld_blocks: list[str]) -> dict[str, str | None] | None:
-    """``{"claim_reviewed", "rating", "author"}`` from the first schema.org ClaimReview found.
-
-    Blocks that are not valid JSON are skipped: a broken JSON-LD block is common and must not
-    cost the rest of the page.
-    """
-    for block in json_ld_blocks:
-        try:
-            data = json.loads(block)
-        except ValueError:
-            continue
-        review = _find_claim_review(data)
-        if review is None:
-            continue
-        rating = review.get("reviewRating") or {}
-        if isinstance(rating, dict):
-            rating_text = rating.get("alternateName") or rating.get("ratingValue")
-        else:
-            rating_text = rating
-        return {
-            "claim_reviewed": _name(review.get("claimReviewed")),
-            "rating": _collapse(str(rating_text)) if rating_text not in (None, "") else None,
-            "author": _name(review.get("author")),
-        }
-    return None
+    return {"claim_reviewed": review.get("claim"), "rating": review.get("verdict"), "author": review.get("author")}
 
 
 def extract_detail(
     html: str, page_url: str, config: SiteConfig, urls: SiteUrls, *, fetched_at: datetime | None = None
 ) -> DetailFields:
-    """Every field of a detail page; raises :class:`ExtractionError` if a required one is missing."""
+    """Every field of a detail page; raises :class:`ExtractionError` if a required one is missing.
+
+    Each field comes from the site's CSS selectors when they match, else from the first generic
+    layer that has it (:mod:`spiders.layers`); ``field_layers`` says which, per field.
+    """
     sel = Selector(text=html)
     d = config.detail
-    title = first_text(sel, d.title)
-    claim = first_text(sel, d.claim)
-    if claim is None and config.claim_fallback == "title":
-        claim = title
-    paragraphs = all_texts(sel, d.body)
-    published_raw = first_text(sel, d.published)
-    category = first_text(sel, d.category)
-    found = {"title": title, "claim": claim, "body": paragraphs, "published": published_raw, "category": category}
+    layers: dict[str, str] = {}
+    generic: list[dict[str, tuple[str, str]]] = []  # read once, and only when a selector misses
+    review = claim_review_fields(sel)
+
+    def pick(name: str, css: str | None) -> str | None:
+        if css:
+            layers[name] = "css"
+            return css
+        if not generic:
+            generic.append(generic_fields(sel, claim_review=review))
+        if name in generic[0]:
+            value, layers[name] = generic[0][name]
+            return value
+        return None
+
+    title = pick("title", first_text(sel, d.title))
+    claim = pick("claim", first_text(sel, d.claim))
+    if claim is None and config.claim_fallback == "title" and title is not None:
+        claim, layers["claim"] = title, f"title:{layers['title']}"
+    css_paragraphs = all_texts(sel, d.body)
+    body = pick("body", "\n".join(css_paragraphs) if css_paragraphs else None)
+    published_raw = pick("published", first_text(sel, d.published))
+    category = pick("category", first_text(sel, d.category))
+    if review.get("verdict"):
+        layers["verdict"] = "claim_review"
+    found = {"title": title, "claim": claim, "body": body, "published": published_raw, "category": category}
     missing = [name for name in config.required if not found[name]]
     if missing:
-        detail = "; ".join(f"{name} (selectors {list(getattr(d, name))})" for name in missing)
+        detail = "; ".join(f"{name} (selectors {list(getattr(d, name))}, no generic layer)" for name in missing)
         raise ExtractionError(f"missing required field(s): {detail}")
     assert title is not None
-    body_text = "\n".join(paragraphs)
+    body_text = body or ""
     has_media = any(_matches(sel, q) for q in d.media)
     canonical_href = first_text(sel, d.canonical)
     canonical = urls.canonical(urls.absolute(canonical_href, page_url) if canonical_href else page_url)
@@ -194,5 +172,6 @@ def extract_detail(
         published_date=parse_published(published_raw, now=fetched_at).iso,
         category=category,
         is_multimedia=bool(has_media and len(body_text) <= config.multimedia_max_chars),
-        claim_review=parse_claim_review(sel.css(d.json_ld).getall()),
+        claim_review=_claim_review(review),
+        field_layers=dict(sorted(layers.items())),
     )

@@ -31,12 +31,16 @@ def page_item(
     parse_status: Literal["ok", "failed", "skipped"],
     parse_error: str | None = None,
     keep_body: bool = True,
+    original_url: str | None = None,
+    captured_at: datetime | None = None,
 ) -> PageItem:
     page_id, digest = page_id_of(url, body)
     return PageItem(
         run_id=run_id, page_id=page_id, url=url, source_id=source_id,
         fetched_at=fetched_at.isoformat(timespec="seconds"), http_status=http_status, content_hash=digest,
         parse_status=parse_status, parse_error=parse_error, body=body, keep_body=keep_body,
+        original_url=original_url,
+        captured_at=None if captured_at is None else captured_at.isoformat(timespec="seconds"),
     )
 
 

@@ -8,6 +8,7 @@ leaves no half-made staging run; a finished crawl that found nothing still gets 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,11 @@ class StagingPipeline:
         stats = self.crawler.stats.get_stats() if self.crawler.stats else {}
         dropped = {name: int(stats.get(stat, 0)) for stat, name in DROP_STATS.items()}
         assert self.run is not None
+        # An archive crawl: what discovery left out before the spider started (see tasks.crawl_runner).
+        discovery = json.loads(self.crawler.settings.get("ARASTANCE_ARCHIVE_DISCOVERY") or "{}")
+        for reason in ("archive_not_claim_url", "archive_duplicate_spelling"):
+            dropped[reason] = int(discovery.get(reason, 0))
+        stats = {**stats, **{f"arastance/{k}": v for k, v in discovery.items()}}
         summary = self.run.finish(stats=stats, dropped=dropped)
         log.info("staging run finished", extra={"run_id": summary.run_id, "dir": str(self.run.run_dir),
                                                 "pages": summary.pages, "items": summary.items,

@@ -1,7 +1,7 @@
 """Re-run extraction over stored raw HTML, without re-crawling, into a new staging run.
 
 When a site's selectors were wrong (or a page failed to parse), fixing its
-``site_configs/<site>.toml`` and re-parsing the raw pages the warehouse kept gives corrected
+``arastance/base/site_configs/<site>.toml`` and re-parsing the raw pages the warehouse kept gives corrected
 claims; the loader ingests the new staging run like any other.
 """
 
@@ -14,12 +14,12 @@ from pathlib import Path
 
 from scrapy.http import HtmlResponse
 
+from arastance.base.sites import load_site_config
 from arastance.base.staging import RunSummary, StoredPage, new_run_id
 from arastance.logging import get_logger
 from arastance.progress import track
 from spiders.extraction import extract_detail, parse_failure
 from spiders.items import claim_item, page_item
-from spiders.site_config import load_site_config
 from spiders.site_urls import SiteUrls
 from spiders.staging import StagingRun
 

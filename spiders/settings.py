@@ -5,6 +5,7 @@ time-outs come from ``settings.crawl``; site base URLs from ``settings.sites``. 
 still be overridden per run with ``scrapy crawl <site> -s NAME=value``.
 """
 
+from arastance.base.sites import available_sites, site_base_url
 from arastance.config import load_settings
 from arastance.processes import die_with_parent
 
@@ -49,7 +50,7 @@ CONCURRENT_ITEMS = 8
 #: Where each crawl run's staging directory is created (``<data_dir>/staging/crawl``).
 ARASTANCE_STAGING_DIR = str(_settings.staging_dir / "crawl")
 #: Base URL of each site, by spider name.
-ARASTANCE_SITE_URLS = {name: str(url) for name, url in _settings.sites.model_dump().items()}
+ARASTANCE_SITE_URLS = {name: site_base_url(_settings.sites, name) for name in available_sites()}
 
 COOKIES_ENABLED = False
 TELNETCONSOLE_ENABLED = False

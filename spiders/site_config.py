@@ -1,145 +1,25 @@
-"""Per-site crawl configuration: where listings start and which selectors find each field.
+"""The site registry as the spiders see it: re-exported from :mod:`arastance.base.sites`.
 
-A site's markup lives in ``spiders/site_configs/<site>.toml`` so that when a real site changes
-its theme only that file changes, never the spider code. The base URL to crawl comes from the
-settings (``sites.<site>``) so the same configuration drives the real site and its offline
-snapshot; ``canonical_base`` is the real site's address, which claims are keyed by wherever the
-pages were fetched from.
+The registry (one TOML file a site) lives in the base layer, because the tasks and flows that
+run the spiders read it too and spiders and tasks never import each other.
 """
 
-from __future__ import annotations
+from arastance.base.sites import (
+    METHODS,
+    DetailSelectors,
+    ListingSelectors,
+    SiteConfig,
+    SiteConfigError,
+    all_site_configs,
+    available_sites,
+    crawl_modes,
+    enabled_sites,
+    load_site_config,
+    parse_site_config,
+    site_base_url,
+)
 
-import tomllib
-from dataclasses import dataclass
-from functools import cache
-from importlib import resources
-from typing import Literal
-
-CONFIG_PACKAGE = "spiders.site_configs"
-
-
-class SiteConfigError(ValueError):
-    """A site configuration file that is missing, malformed or lacks a required key."""
-
-
-@dataclass(frozen=True)
-class ListingSelectors:
-    """Selectors of a listing page: the detail links on it and the link to the next page."""
-
-    detail_links: str
-    next_page: str
-
-
-@dataclass(frozen=True)
-class DetailSelectors:
-    """Selectors of a detail page, each a list tried in order until one yields text.
-
-    A selector is CSS (``h1.title``, ``time::attr(datetime)``) or XPath when prefixed with
-    ``xpath:``; an element selector yields the element's whitespace-collapsed text.
-    """
-
-    title: tuple[str, ...]
-    claim: tuple[str, ...]
-    body: tuple[str, ...]
-    published: tuple[str, ...] = ()
-    category: tuple[str, ...] = ()
-    canonical: tuple[str, ...] = ("link[rel=canonical]::attr(href)",)
-    media: tuple[str, ...] = ()
-    json_ld: str = "script[type='application/ld+json']::text"
-
-
-@dataclass(frozen=True)
-class SiteConfig:
-    """Everything the generic site spider needs to know about one site."""
-
-    source_id: str
-    name: str
-    country: str
-    veracity: Literal["false", "true"]
-    canonical_base: str
-    start_paths: tuple[str, ...]
-    listing: ListingSelectors
-    detail: DetailSelectors
-    #: Fields whose absence makes a detail page a parse failure.
-    required: tuple[str, ...] = ("title", "claim")
-    #: ``"title"``: a page without a claim block states its claim in the title (Reuters).
-    claim_fallback: Literal["none", "title"] = "none"
-    #: A page whose content holds media and at most this many characters of text is multimedia.
-    multimedia_max_chars: int = 300
-
-
-def _strings(value: object, where: str) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise SiteConfigError(f"{where} must be a string or a list of strings, got {value!r}")
-
-
-def parse_site_config(data: dict, source: str) -> SiteConfig:
-    """Build a :class:`SiteConfig` from parsed TOML; errors name the file and the key."""
-    try:
-        site = data["site"]
-        listing = data["listing"]
-        detail = data["detail"]
-        detail_kwargs = {
-            key: _strings(detail[key], f"{source}: detail.{key}")
-            for key in ("title", "claim", "body", "published", "category", "canonical", "media")
-            if key in detail
-        }
-        if "json_ld" in detail:
-            detail_kwargs["json_ld"] = str(detail["json_ld"])
-        missing = [k for k in ("title", "claim", "body") if k not in detail_kwargs]
-        if missing:
-            raise SiteConfigError(f"{source}: [detail] lacks {', '.join(missing)}")
-        config = SiteConfig(
-            source_id=site["source_id"],
-            name=site["name"],
-            country=site["country"],
-            veracity=site["veracity"],
-            canonical_base=site["canonical_base"],
-            start_paths=_strings(site["start_paths"], f"{source}: site.start_paths"),
-            listing=ListingSelectors(detail_links=listing["detail_links"], next_page=listing["next_page"]),
-            detail=DetailSelectors(**detail_kwargs),
-            required=_strings(site.get("required", ["title", "claim"]), f"{source}: site.required"),
-            claim_fallback=site.get("claim_fallback", "none"),
-            multimedia_max_chars=int(site.get("multimedia_max_chars", 300)),
-        )
-    except KeyError as exc:
-        raise SiteConfigError(f"{source}: missing key {exc.args[0]!r}") from None
-    if config.veracity not in ("false", "true"):
-        raise SiteConfigError(f"{source}: site.veracity must be 'false' or 'true', got {config.veracity!r}")
-    if config.claim_fallback not in ("none", "title"):
-        raise SiteConfigError(f"{source}: site.claim_fallback must be 'none' or 'title'")
-    if not config.canonical_base.endswith("/"):
-        raise SiteConfigError(f"{source}: site.canonical_base must end with '/'")
-    unknown = set(config.required) - {"title", "claim", "body", "published", "category"}
-    if unknown:
-        raise SiteConfigError(f"{source}: site.required names unknown field(s) {sorted(unknown)}")
-    return config
-
-
-def available_sites() -> list[str]:
-    """The sites that have a configuration file, i.e. the spiders that exist."""
-    return sorted(
-        entry.name.removesuffix(".toml")
-        for entry in resources.files(CONFIG_PACKAGE).iterdir()
-        if entry.name.endswith(".toml")
-    )
-
-
-@cache
-def load_site_config(site: str) -> SiteConfig:
-    """Read ``spiders/site_configs/<site>.toml``."""
-    resource = resources.files(CONFIG_PACKAGE) / f"{site}.toml"
-    if not resource.is_file():
-        raise SiteConfigError(f"no site configuration {site}.toml; known sites: {', '.join(available_sites())}")
-    source = f"spiders/site_configs/{site}.toml"
-    try:
-        data = tomllib.loads(resource.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise SiteConfigError(f"{source}: {exc}") from None
-    config = parse_site_config(data, source)
-    if config.source_id != site:
-        raise SiteConfigError(f"{source}: site.source_id is {config.source_id!r}, expected {site!r}")
-    return config
+__all__ = [
+    "METHODS", "DetailSelectors", "ListingSelectors", "SiteConfig", "SiteConfigError", "all_site_configs",
+    "available_sites", "crawl_modes", "enabled_sites", "load_site_config", "parse_site_config", "site_base_url",
+]

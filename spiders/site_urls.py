@@ -33,6 +33,12 @@ class SiteUrls:
         """Whether ``url`` is under the crawled base (links elsewhere are never followed)."""
         return url.startswith(self.base_url)
 
+    def fetchable(self, url: str) -> str:
+        """Where to fetch a page a sitemap or feed names by its canonical address (the crawled base)."""
+        if url.startswith(self.canonical_base) and self.canonical_base != self.base_url:
+            return self.base_url + url[len(self.canonical_base):]
+        return url
+
     def canonical(self, url: str) -> str:
         """The canonical URL of a page fetched at (or linked as) ``url``."""
         if self.on_site(url):

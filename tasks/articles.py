@@ -35,8 +35,10 @@ class FetchFileError(ValueError):
 
 def run_article_spider(urls: list[str], run_dir: Path, *, settings: Settings | None = None,
                        mirror_base: str | None = None, scrapy_settings: dict[str, Any] | None = None,
-                       timeout_s: float = 3600) -> Path:
+                       timeout_s: float = 3600, archive: tuple[str, str] | None = None) -> Path:
     """Fetch ``urls`` with the article spider in a child process; returns the output file.
+
+    ``archive`` (the archive's root and its availability API) turns on the dead-link fallback.
 
     The child gets ``settings`` (default: the ones this process loads) like every crawl child,
     through :func:`tasks.scrapy_launcher.run_scrapy`.
@@ -50,6 +52,8 @@ def run_article_spider(urls: list[str], run_dir: Path, *, settings: Settings | N
     args = {"urls_file": str(urls_file)}
     if mirror_base:
         args["mirror_base"] = mirror_base
+    if archive:
+        args["archive_url"], args["availability_url"] = archive
     options: dict[str, Any] = {"FEEDS": json.dumps(feeds), "LOG_FILE": run_dir / "scrapy.log", **(scrapy_settings or {})}
     log.info("fetching articles", extra={"urls": len(urls), "run_dir": str(run_dir)})
     done = run_scrapy("articles", settings or load_settings(), output=run_dir / "scrapy.out", args=args,
@@ -110,12 +114,15 @@ def article_rows(records: Iterable[dict[str, Any]], *, min_arabic_ratio: float, 
                                            min_text_chars=min_text_chars)
             html = (rec.get("html") or "").encode("utf-8")
             digest = rec.get("content_hash") or content_hash(html)
-            page_id = stable_id(rec["url"], digest)
+            archived = rec.get("copy") == "archive"
+            page_url = rec["fetch_url"] if archived else rec["url"]
+            page_id = stable_id(page_url, digest)
             pages.append({
-                "page_id": page_id, "url": rec["url"], "source_id": domain, "run_id": run_id,
+                "page_id": page_id, "url": page_url, "source_id": domain, "run_id": run_id,
                 "fetched_at": fetched_at, "http_status": rec.get("http_status"), "content_hash": digest,
                 "html_zlib": zlib.compress(html), "parse_status": "ok" if status == "ok" else "skipped",
-                "parse_error": error,
+                "parse_error": error, "original_url": rec["url"] if archived else None,
+                "captured_at": _timestamp(rec["captured_at"]) if archived and rec.get("captured_at") else None,
             })
         published = rec.get("published_date")
         articles[canonical] = {
@@ -124,6 +131,7 @@ def article_rows(records: Iterable[dict[str, Any]], *, min_arabic_ratio: float, 
             "text": rec.get("text") if status != "failed" else None, "language": "ar" if status == "ok" else None,
             "fetch_status": status, "fetch_error": error, "http_status": rec.get("http_status"),
             "fetched_at": fetched_at, "content_hash": pages[-1]["content_hash"] if page_id else None,
-            "page_id": page_id,
+            "page_id": page_id, "fetched_copy": rec.get("copy") or "live",
+            "capture_url": rec.get("fetch_url") if rec.get("copy") == "archive" else None,
         }
     return pages, list(articles.values())

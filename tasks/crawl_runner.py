@@ -17,9 +17,14 @@ from typing import Any
 
 from arastance.base.staging import RUN_FILE, SITES, new_run_id
 from arastance.config import Settings
+from arastance.base.captures import Capture, to_site_url
+from arastance.base.sites import load_site_config
+from arastance.base.urls import UrlError, canonicalize_url
 from arastance.logging import RUN_LOG_ONLY, get_logger
 from tasks.scrapy_launcher import SpiderTimeout, run_scrapy, tail
 from tasks.stage_locks import stage_lock
+from tasks.web_archive import ArchiveError, CdxQuery
+from tasks.web_archive.client import client_from_settings
 
 log = get_logger(__name__)
 
@@ -45,13 +50,18 @@ def crawl_staging_dir(settings: Settings) -> Path:
     return settings.staging_dir / "crawl"
 
 
-def unfinished_run(settings: Settings, site: str) -> str | None:
-    """The newest run of ``site`` that was interrupted (a JOBDIR and no ``run.json``), if any."""
+ARCHIVE_RUN_SUFFIX = "-archive"
+
+
+def unfinished_run(settings: Settings, site: str, mode: str = "live") -> str | None:
+    """The newest run of ``site`` in ``mode`` that was interrupted (a JOBDIR and no ``run.json``), if any."""
     root = settings.crawl_jobs_dir
     if not root.is_dir():
         return None
+    archive = mode == "archive"
     candidates = sorted(
-        (p.name for p in root.iterdir() if p.is_dir() and p.name.startswith(f"{site}-") and (p / "scrapy").is_dir()),
+        (p.name for p in root.iterdir() if p.is_dir() and p.name.startswith(f"{site}-") and (p / "scrapy").is_dir()
+         and p.name.endswith(ARCHIVE_RUN_SUFFIX) == archive),
         reverse=True,
     )
     for run_id in candidates:
@@ -79,6 +89,83 @@ def _relay_problems(log_file: Path, site: str, run_id: str) -> None:
                                                              "log_file": str(log_file), **RUN_LOG_ONLY})
 
 
+def archive_claim_captures(site: str, settings: Settings, limit: int | None = None) -> tuple[list[Capture], dict[str, int]]:
+    """The captures of ``site``'s claim pages in the ``crawl.archive_*`` window, one per canonical URL.
+
+    Discovery goes through the CDX API (paged, cached, polite; see :mod:`tasks.web_archive`);
+    captures whose URL is not a claim page (``[archive] claim_url`` in the site's TOML) are
+    counted and left out, and of several spellings of one page the earliest capture is kept.
+    With ``limit``, discovery stops at the CDX page where that many claim captures are known
+    (a sample for ``arastance sites check``).
+    """
+    config = load_site_config(site)
+    client = client_from_settings(settings.crawl, settings.data_dir)
+    query = CdxQuery(f"{config.archive_host}/*", settings.crawl.archive_from, settings.crawl.archive_to,
+                     page_size=settings.crawl.archive_page_size)
+    chosen: dict[str, Capture] = {}
+    counts = {"archive_listed": 0, "archive_not_claim_url": 0, "archive_duplicate_spelling": 0}
+    for capture in (c for page in client.cdx_pages(query) for c in page.captures):
+        if limit is not None and len(chosen) >= limit:
+            break
+        counts["archive_listed"] += 1
+        site_url = to_site_url(capture.original, config.canonical_base)
+        if not config.is_claim_url(site_url):
+            counts["archive_not_claim_url"] += 1
+            continue
+        try:
+            key = canonicalize_url(site_url)
+        except UrlError:
+            counts["archive_not_claim_url"] += 1
+            continue
+        if key in chosen:
+            counts["archive_duplicate_spelling"] += 1
+            if capture.timestamp >= chosen[key].timestamp:
+                continue
+        chosen[key] = capture
+    counts["archive_requests"] = client.requests_sent
+    return sorted(chosen.values(), key=lambda c: (c.timestamp, c.original)), counts
+
+
+def run_verdict(summary: dict[str, Any]) -> str:
+    """``"ok"``, or ``"failed: <reason>"`` for a run that found nothing usable.
+
+    A run fails when it parsed no claim and skipped none as already known (the site's markup
+    changed, the archive lists nothing in the window, every page was refused), or when every
+    page it fetched failed.
+    """
+    pages, items, errors = summary["pages"], summary["items"], summary["errors"]
+    known = summary["dropped"].get("already_known", 0)
+    if pages and errors == pages:
+        reasons = ", ".join(f"{k}={v}" for k, v in summary["dropped"].items() if v and k != "already_known")
+        return f"failed: only fetch errors ({errors} page(s): {reasons})"
+    if items == 0 and known == 0:
+        return f"failed: no claims found ({pages} page(s) fetched, {errors} failed)"
+    return "ok"
+
+
+def _archive_arguments(site: str, settings: Settings, job: Path,
+                       limit: int | None = None) -> tuple[dict[str, str], dict[str, object]]:
+    """Discover the site's captures into the job directory; the spider's arguments and politeness settings."""
+    try:
+        captures, counts = archive_claim_captures(site, settings, limit)
+    except ArchiveError as exc:
+        raise CrawlError(f"archive discovery for {site} failed: {exc}") from None
+    captures_file = job / "captures.jsonl"
+    captures_file.write_text("".join(json.dumps(c.__dict__, ensure_ascii=False) + "\n" for c in captures),
+                             encoding="utf-8")
+    log.info("archive captures chosen", extra={"site": site, "captures": len(captures), **counts})
+    crawl = settings.crawl
+    polite = crawl.archive_delay_s > 0
+    args = {"mode": "archive", "captures": str(captures_file), "archive_url": crawl.archive_url}
+    options: dict[str, object] = {
+        "DOWNLOAD_DELAY": crawl.archive_delay_s, "AUTOTHROTTLE_ENABLED": False,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 1 if polite else crawl.concurrent_requests_per_domain,
+        "RETRY_TIMES": crawl.archive_retry_times,
+        "ARASTANCE_ARCHIVE_DISCOVERY": json.dumps(counts),
+    }
+    return args, options
+
+
 def run_spider(
     site: str,
     settings: Settings,
@@ -87,20 +174,29 @@ def run_spider(
     incremental: bool | None = None,
     scrapy_settings: Mapping[str, str] | None = None,
     timeout_s: float | None = None,
+    mode: str = "live",
+    spider_args: Mapping[str, str] | None = None,
+    archive_limit: int | None = None,
 ) -> CrawlResult:
     """Crawl ``site`` in a child process and return its finished staging run.
 
     ``known_urls`` are the canonical URLs already stored; with ``incremental`` (default: the
     ``crawl.incremental`` setting) only new detail pages are fetched. An interrupted earlier run
     of the site is resumed instead of starting a new one when ``crawl.resumable`` is set.
+    ``mode="archive"`` reads the site's claim pages from the web archive (``crawl.archive_*``):
+    captures are discovered first, in this process, then fetched by the spider at the archive's
+    polite pace (``crawl.archive_delay_s`` between requests).
     """
     if site not in SITES:
         raise ValueError(f"unknown site {site!r}; spiders exist for {', '.join(sorted(SITES))}")
-    # One crawl per site: a second one would "resume" the first one's live scratch directory
-    # and both would append to the same staging files.
-    with stage_lock(settings.data_dir / "locks", f"crawl-{site}"):
+    if mode not in ("live", "archive"):
+        raise ValueError(f"crawl mode must be live or archive, got {mode!r}")
+    # One crawl per site and mode (live, archive): a second one would "resume" the first one's live scratch
+    # directory and both would append to the same staging files.
+    with stage_lock(settings.data_dir / "locks", f"crawl-{site}" + (ARCHIVE_RUN_SUFFIX if mode == "archive" else "")):
         return _crawl(site, settings, known_urls=known_urls, incremental=incremental,
-                      scrapy_settings=scrapy_settings, timeout_s=timeout_s)
+                      scrapy_settings=scrapy_settings, timeout_s=timeout_s, mode=mode,
+                      spider_args=spider_args, archive_limit=archive_limit)
 
 
 def _crawl(
@@ -111,10 +207,13 @@ def _crawl(
     incremental: bool | None,
     scrapy_settings: Mapping[str, str] | None,
     timeout_s: float | None,
+    mode: str,
+    spider_args: Mapping[str, str] | None,
+    archive_limit: int | None,
 ) -> CrawlResult:
     incremental = settings.crawl.incremental if incremental is None else incremental
-    resumed_id = unfinished_run(settings, site) if settings.crawl.resumable else None
-    run_id = resumed_id or new_run_id(site)
+    resumed_id = unfinished_run(settings, site, mode) if settings.crawl.resumable else None
+    run_id = resumed_id or new_run_id(site) + (ARCHIVE_RUN_SUFFIX if mode == "archive" else "")
     job = settings.crawl_jobs_dir / run_id
     job.mkdir(parents=True, exist_ok=True)
     known_file = job / "known_urls.txt"
@@ -126,7 +225,12 @@ def _crawl(
     options: dict[str, object] = {"LOG_FILE": log_file, "LOG_FILE_APPEND": True}
     if settings.crawl.resumable:
         options["JOBDIR"] = job / "scrapy"
+    if mode == "archive":
+        archive_args, archive_options = _archive_arguments(site, settings, job, archive_limit)
+        args.update(archive_args)
+        options.update(archive_options)
     options.update(scrapy_settings or {})
+    args.update(spider_args or {})  # e.g. discovery=sitemap,listing
     log.info("crawl starting", extra={"site": site, "run_id": run_id, "resumed": bool(resumed_id),
                                       "incremental": incremental, "known_urls": sum(1 for _ in known_file.open())})
     try:

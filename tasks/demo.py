@@ -27,6 +27,8 @@ def offline_overrides(server: SnapshotServer) -> dict[str, str]:
     ``server``, without the politeness delays that only real sites need."""
     env = {f"ARASTANCE_SITES__{site.upper()}": server.site_url(site) for site in SITES}
     env["ARASTANCE_SEARCH__MIRROR_BASE"] = server.base_url
+    env["ARASTANCE_CRAWL__ARCHIVE_URL"] = server.archive_url  # Dabegad (live = false) is read from the archive
+    env["ARASTANCE_CRAWL__ARCHIVE_AVAILABILITY_URL"] = server.availability_url
     env["ARASTANCE_SEARCH__BACKEND"] = "local"  # never spend a configured web API's quota on the demo
     env.update({f"ARASTANCE_CRAWL__{k.upper()}": str(v).lower() for k, v in LOOPBACK_CRAWL.items()})
     return env

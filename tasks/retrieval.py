@@ -1,5 +1,5 @@
-"""Document retrieval's stage logic: plan, budget, cache, merge and filter, fetch waves, ranking
-on article text, pairs.
+"""Document retrieval's stage logic: plan, budget, cache, merge and filter, fetch waves (with the
+dead-link archive fallback), ranking on article text, pairs.
 
 Plain functions of a warehouse and the settings; the Prefect flow
 (:mod:`flows.retrieve_documents`) only calls them from its tasks and fans the searches out.
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arastance.config import Settings
+from arastance.config.crawl import CrawlSettings
 from arastance.config.search import SearchSettings
 from tasks.articles import article_rows, read_fetched
 from tasks.date_window import enforce_date_window
@@ -184,6 +185,18 @@ def rank_fetched_articles(wh: Warehouse, search_settings: SearchSettings, claims
     with wh.transaction():
         update_decisions(wh, rows)
     return len(rows)
+
+
+def archive_fallback(crawl_settings: CrawlSettings) -> tuple[str, str] | None:
+    """Where the article fetcher looks for a dead link's copy: ``(archive root, availability API)``.
+
+    With ``crawl.archive_fallback`` on, a link that answers with an HTTP error, times out or is
+    refused is read from its closest web-archive capture (``articles.fetched_copy`` says which
+    copy was stored); off (None), such a link is dropped with its error.
+    """
+    if not crawl_settings.archive_fallback:
+        return None
+    return str(crawl_settings.archive_url), crawl_settings.availability_url
 
 
 def store_fetched_articles(wh: Warehouse, search_settings: SearchSettings, fetched: Path, run_id: str) -> dict[str, int]:

@@ -60,9 +60,16 @@ def crawl_settings(data_dir: Path, server: SnapshotServer, **crawl: Any) -> Sett
     return load_settings(data_dir=data_dir, sites=sites, crawl={**FAST_CRAWL, **crawl})
 
 
-def crawl(site: str, data_dir: Path, server: SnapshotServer, *, known_urls: tuple[str, ...] = (), **crawl: Any) -> CrawlResult:
-    """One real crawl of ``site`` over HTTP, in its own process."""
-    return run_spider(site, crawl_settings(data_dir, server, **crawl), known_urls=known_urls, timeout_s=120)
+#: The listing pages (with the snapshot's extra pages: removed, failing, disallowed) are what the
+#: crawl tests walk; the other discovery methods have their own tests.
+LISTING_ONLY = {"discovery": "listing"}
+
+
+def crawl(site: str, data_dir: Path, server: SnapshotServer, *, known_urls: tuple[str, ...] = (),
+          spider_args: dict[str, str] | None = None, **crawl: Any) -> CrawlResult:
+    """One real crawl of ``site`` over HTTP, in its own process (listing discovery unless told)."""
+    return run_spider(site, crawl_settings(data_dir, server, **crawl), known_urls=known_urls, timeout_s=120,
+                      spider_args=LISTING_ONLY if spider_args is None else spider_args)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -43,7 +43,12 @@ def test_every_stage_succeeds_and_stores_its_output(demo: DemoRun) -> None:
     assert all(k is None or -1 <= k <= 1 for k in annotation["kappa"].values()), annotation["kappa"]
     with open_warehouse(demo.warehouse, read_only=True) as wh:
         crawled = {r["source_id"]: r["n"] for r in wh.query("SELECT source_id, count(*) AS n FROM claims GROUP BY 1")}
+        runs = {r["source_id"]: r["run_id"] for r in wh.query("SELECT source_id, run_id FROM crawl_runs")}
+        captured = wh.scalar("SELECT count(*) FROM raw_pages WHERE source_id = 'dabegad' AND captured_at IS NOT NULL")
     assert set(crawled) == set(SOURCES), crawled
+    # Dabegad's live domain is compromised (live = false): the demo reads it through the archive emulator.
+    assert runs["dabegad"].endswith("-archive") and not runs["norumors"].endswith("-archive")
+    assert captured >= crawled["dabegad"]
     assert 0 < len({claim for claim, _ in demo.pairs_before_rerun}) <= RETRIEVE_LIMIT
 
 

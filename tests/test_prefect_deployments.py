@@ -132,6 +132,7 @@ def test_every_flow_is_deployed_on_the_pool_with_its_schedules_and_triggers(depl
     assert [t["expect"] for t in triggers["train-weekly"]] == [{THRESHOLD_EVENT}]
     assert deployments["train-weekly"].concurrency_options.collision_strategy == "CANCEL_NEW"
     assert crons["evaluate-weekly"] == ["0 5 * * 1"]  # Mondays, after the 03:00 training
+    assert crons["sites-check-weekly"] == ["0 2 * * 0"]  # Sundays, before the week's crawls
     assert deployments["pipeline"].schedules == [] and triggers["pipeline"] == []  # on demand
 
 

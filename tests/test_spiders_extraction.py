@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from parsel import Selector
 
 from helpers_spiders import canonical_post_url, collapse, world
 from snapshots.build import BROKEN_HTML
@@ -20,7 +21,8 @@ from snapshots.fact_check_sites import (
     uses_levantine_months,
 )
 from snapshots.reuters_site import _detail as reuters_detail
-from spiders.extraction import ExtractionError, extract_detail, extract_listing, parse_claim_review
+from spiders.extraction import ExtractionError, extract_detail, extract_listing
+from spiders.layers import claim_review_fields
 from spiders.site_config import SiteConfigError, load_site_config, parse_site_config
 from spiders.site_urls import SiteUrls
 from arastance.base.urls import canonicalize_url
@@ -118,17 +120,22 @@ def test_listing_pages_give_the_newest_posts_and_the_next_page(site: str) -> Non
     html = theme.listing([listing_entry(p) for p in posts[:10]], 1, 3, f"/{site}")
     listing = extract_listing(html, urls.absolute(theme.listing_base.lstrip("/")), config, urls)
     assert [urls.canonical(u) for u in listing.detail_urls] == [canonical_post_url(p) for p in posts[:10]]
-    assert listing.next_url == urls.absolute(theme.listing_base.lstrip("/") + "page/2/")
+    assert listing.next_url == urls.absolute(theme.page_path(theme.listing_base, 2).lstrip("/"))
     last = theme.listing([listing_entry(p) for p in posts[20:25]], 3, 3, f"/{site}")
     assert extract_listing(last, urls.absolute("x/"), config, urls).next_url is None
 
 
+def _json_ld(*blocks: str) -> Selector:
+    return Selector(text="<html><head>" + "".join(f'<script type="application/ld+json">{b}</script>' for b in blocks)
+                    + "</head><body></body></html>")
+
+
 def test_claim_review_is_found_in_lists_and_graphs_and_bad_json_is_skipped() -> None:
     review = '{"@type": "ClaimReview", "claimReviewed": " ادعاء  ما ", "reviewRating": {"ratingValue": 1}, "author": "فريق"}'
-    assert parse_claim_review(["{not json", f'{{"@graph": [{{"@type": "WebPage"}}, {review}]}}']) == {
-        "claim_reviewed": "ادعاء ما", "rating": "1", "author": "فريق"}
-    assert parse_claim_review([f"[{review}]"])["author"] == "فريق"
-    assert parse_claim_review(['{"@type": "NewsArticle"}']) is None
+    assert claim_review_fields(_json_ld("{not json", f'{{"@graph": [{{"@type": "WebPage"}}, {review}]}}')) == {
+        "claim": "ادعاء ما", "verdict": "1", "author": "فريق"}
+    assert claim_review_fields(_json_ld(f"[{review}]"))["author"] == "فريق"
+    assert claim_review_fields(_json_ld('{"@type": "NewsArticle"}')) == {}
 
 
 def test_site_urls_key_snapshot_pages_by_the_real_site() -> None:

@@ -19,7 +19,8 @@ NOW = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
 
 def fields(url: str) -> DetailFields:
     return DetailFields(url=url, title="حقيقة الخبر", claim_text="الشائعة: خبر", body_text="فقرة", published_raw="١ مايو ٢٠٢٤",
-                        published_date="2024-05-01", category="صحة", is_multimedia=False, claim_review=None)
+                        published_date="2024-05-01", category="صحة", is_multimedia=False, claim_review=None,
+                        field_layers={"title": "css", "claim": "css"})
 
 
 def write_detail(run: StagingRun, url: str, body: bytes) -> None:

@@ -22,7 +22,7 @@ from warehouse.connection import Warehouse, WarehouseError
 CLAIM_CONTENT_COLUMNS = (
     "url", "title", "raw_text", "cleaned_text", "normalized_text", "body_text", "veracity",
     "published_date", "published_raw", "category", "is_multimedia", "claim_review", "content_hash",
-    "status", "status_reason", "page_id",
+    "status", "status_reason", "page_id", "field_layers",
 )
 CLAIM_COLUMNS = ("claim_id", "source_id", "canonical_url", *CLAIM_CONTENT_COLUMNS, "first_seen", "last_seen", "run_id")
 
@@ -31,6 +31,7 @@ _PAGES_SCHEMA = pa.schema(
         ("page_id", pa.string()), ("url", pa.string()), ("source_id", pa.string()), ("run_id", pa.string()),
         ("fetched_at", pa.timestamp("us")), ("http_status", pa.int32()), ("content_hash", pa.string()),
         ("html_zlib", pa.binary()), ("parse_status", pa.string()), ("parse_error", pa.string()),
+        ("original_url", pa.string()), ("captured_at", pa.timestamp("us")),
     ]
 )
 
@@ -42,6 +43,7 @@ _CLAIMS_SCHEMA = pa.schema(
         ("published_date", pa.date32()), ("published_raw", pa.string()), ("category", pa.string()),
         ("is_multimedia", pa.bool_()), ("claim_review", pa.string()), ("content_hash", pa.string()),
         ("status", pa.string()), ("status_reason", pa.string()), ("page_id", pa.string()),
+        ("field_layers", pa.string()),
         ("first_seen", pa.timestamp("us")), ("last_seen", pa.timestamp("us")), ("run_id", pa.string()),
     ]
 )
@@ -71,8 +73,9 @@ FROM __claims b WHERE claims.claim_id = b.claim_id AND b.first_seen < claims.fir
 
 _INSERT_NEW_PAGES = """
 INSERT OR IGNORE INTO raw_pages (page_id, url, source_id, run_id, fetched_at, http_status, content_hash, html_zlib,
-                                 parse_status, parse_error)
-SELECT page_id, url, source_id, run_id, fetched_at, http_status, content_hash, html_zlib, parse_status, parse_error
+                                 parse_status, parse_error, original_url, captured_at)
+SELECT page_id, url, source_id, run_id, fetched_at, http_status, content_hash, html_zlib, parse_status, parse_error,
+       original_url, captured_at
 FROM __pages WHERE page_id NOT IN (SELECT page_id FROM raw_pages)
 """
 

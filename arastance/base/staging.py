@@ -20,7 +20,7 @@ A crawl run's directory, ``<staging>/crawl/<run_id>/``::
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from arastance.base.ids import content_hash, stable_id
 from arastance.base.jsonl import file_manifest
+from arastance.base.sites import all_site_configs
 
 # -- file names ---------------------------------------------------------------------------------
 
@@ -44,12 +45,10 @@ DATA_FILES = (CLAIMS_FILE, PAGES_FILE)
 URLS_FILE = "urls.txt"
 FETCHED_FILE = "articles.jsonl.gz"
 
-#: The crawled sites: name, country, kind and the veracity of every claim they publish.
+#: The crawled sites, derived from the site registry (:mod:`arastance.base.sites`, one TOML file
+#: a site): name, country, kind and the veracity of every claim they publish.
 SITES: dict[str, tuple[str, str | None, str, Literal["false", "true"]]] = {
-    "araanews": ("Araanews", "United Arab Emirates", "fact_check", "false"),
-    "dabegad": ("Dabegad", "Egypt", "fact_check", "false"),
-    "norumors": ("Norumors", "Saudi Arabia", "fact_check", "false"),
-    "reuters": ("Reuters Arabic", None, "news", "true"),
+    c.source_id: (c.name, c.country_name, c.kind, c.veracity) for c in all_site_configs()
 }
 
 
@@ -75,6 +74,9 @@ class DetailFields:
     category: str | None
     is_multimedia: bool
     claim_review: dict[str, str | None] | None
+    #: Which layer gave each field: css, claim_review, article_json_ld, open_graph, time
+    #: (``title:<layer>`` for a claim taken from the title).
+    field_layers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -97,9 +99,12 @@ class PageItem:
     parse_error: str | None
     body: bytes
     keep_body: bool
+    #: For a page read from a web archive: the page's own URL and when the archive captured it.
+    original_url: str | None = None
+    captured_at: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ClaimItem(DetailFields):
     """One parsed detail page, exactly the fields of a ``claims.jsonl`` line: the page's fields
     plus where and when it was fetched."""
@@ -238,6 +243,8 @@ class StagedPage(StagedRecord):
     html_file: str | None
     parse_status: Literal["ok", "failed", "skipped"]
     parse_error: str | None = None
+    original_url: str | None = None
+    captured_at: datetime | None = None
 
 
 class StagedClaimReview(StagedRecord):
@@ -265,6 +272,7 @@ class StagedClaim(StagedRecord):
     veracity: Literal["false", "true"]
     page_id: str = Field(min_length=1)
     fetched_at: datetime
+    field_layers: dict[str, str] | None = None
 
 
 # -- the article fetcher's URL list -------------------------------------------------------------

@@ -1,14 +1,35 @@
 """Base URLs of the crawled sites: the real sites by default, the offline snapshots in the demo."""
 
-from pydantic import HttpUrl
+from pydantic import ConfigDict, HttpUrl, model_validator
 
 from arastance.config.base import SettingsGroup
 
 
 class SitesSettings(SettingsGroup):
-    """Where each spider starts; changing a site's address never needs a code change."""
+    """Where each spider starts; changing a site's address never needs a code change.
+
+    The paper's four sites are named here; any other registered site (a TOML file in
+    ``arastance/base/site_configs/``) may be given too (``sites.misbar = "..."``) and otherwise starts at
+    its configuration's ``canonical_base``.
+    """
+
+    model_config = ConfigDict(extra="allow")
 
     araanews: HttpUrl = HttpUrl("https://araanews.ae/")
     dabegad: HttpUrl = HttpUrl("https://dabegad.com/")
     norumors: HttpUrl = HttpUrl("https://norumors.net/")
     reuters: HttpUrl = HttpUrl("https://ara.reuters.com/")  # Reuters Arabic
+
+    @model_validator(mode="after")
+    def _extra_sites_are_urls(self) -> "SitesSettings":
+        for name, value in (self.model_extra or {}).items():
+            url = str(value)
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"sites.{name} must be an http(s) URL, got {value!r}")
+            self.model_extra[name] = url  # type: ignore[index]
+        return self
+
+    def base_url(self, site: str) -> str | None:
+        """The configured base URL of ``site``, or None to use the site's canonical base."""
+        value = getattr(self, site, None) if site in type(self).model_fields else (self.model_extra or {}).get(site)
+        return None if value is None else str(value)

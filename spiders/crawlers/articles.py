@@ -2,7 +2,10 @@
 
 Arguments: ``urls_file`` (one article URL a line) and optionally ``mirror_base``: with it,
 ``https://<domain>/<path>`` is fetched from ``<mirror_base>mirror/<domain>/<path>`` (the offline
-mirror) while the item keeps the original URL. robots.txt, throttling and retries come from
+mirror) while the item keeps the original URL. With ``archive_url`` and ``availability_url``, a
+dead link (an HTTP error, a time-out, a refused connection; not a robots.txt refusal) falls back
+to the closest web-archive capture (availability API, then the capture's ``id_`` bytes) before it
+is given up; the item says which copy it holds (``copy``: live or archive). robots.txt, throttling and retries come from
 the project settings. Every URL yields exactly one item, a failure included (with its reason),
 written by Scrapy's feed exporter to the JSON Lines file the caller names in ``FEEDS``; the
 site spiders' staging pipeline is switched off here.
@@ -10,11 +13,13 @@ site spiders' staging pipeline is switched off here.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import scrapy
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
@@ -28,6 +33,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
+from arastance.base.captures import capture_time, capture_url, parse_capture_url
 from arastance.base.ids import content_hash
 from arastance.base.staging import read_url_list
 from arastance.base.urls import mirror_url
@@ -52,6 +58,9 @@ class FetchedArticle:
     text: str | None = None
     content_hash: str | None = None
     html: str | None = None
+    #: "live", or "archive" when the live page was dead and the closest capture was read instead.
+    copy: str = "live"
+    captured_at: str | None = None
 
 
 def _now() -> str:
@@ -94,10 +103,13 @@ class ArticleSpider(scrapy.Spider):
                             f"{__name__}.SharedRobotsTxtMiddleware": 100})
         settings.set("DOWNLOADER_MIDDLEWARES", middlewares, priority="spider")
 
-    def __init__(self, urls_file: str, mirror_base: str = "", *args: Any, **kwargs: Any) -> None:
+    def __init__(self, urls_file: str, mirror_base: str = "", archive_url: str = "", availability_url: str = "",
+                 *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.urls = read_url_list(Path(urls_file))
         self.mirror_base = mirror_base or None
+        self.archive_url = archive_url or None
+        self.availability_url = availability_url or None
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         for url in self.urls:
@@ -107,6 +119,7 @@ class ArticleSpider(scrapy.Spider):
 
     def parse_article(self, response: Response) -> Iterator[FetchedArticle]:
         url = response.meta["article_url"]
+        capture = parse_capture_url(response.url) if response.meta.get("live_error") else None
         if not isinstance(response, TextResponse):
             yield FetchedArticle(url, response.url, _now(), response.status,
                                  f"not_html: {response.headers.get('Content-Type', b'').decode(errors='replace')}")
@@ -117,6 +130,8 @@ class ArticleSpider(scrapy.Spider):
             title=article.title, published_raw=article.published_raw,
             published_date=article.published_date.isoformat() if article.published_date else None,
             text=article.text, content_hash=content_hash(response.body), html=response.text,
+            copy="archive" if capture else "live",
+            captured_at=capture_time(capture[0]).isoformat(timespec="seconds") if capture else None,
         )
 
     def on_error(self, failure: Failure) -> Iterator[FetchedArticle]:
@@ -132,5 +147,36 @@ class ArticleSpider(scrapy.Spider):
         else:
             kind = type(failure.value).__name__
             reason = f"{'timeout' if 'Timeout' in kind or 'TimedOut' in kind else 'fetch_error'}: {kind}: {failure.value}"
+        if request.meta.get("live_error"):  # the archive copy failed too
+            yield FetchedArticle(url, request.url, _now(), request.meta["live_status"],
+                                 f"{request.meta['live_error']}; archive copy: {reason}")
+            return
         log.warning("article could not be fetched", extra={"url": url, "reason": reason.split(":", 1)[0]})
+        robots = failure.check(IgnoreRequest) and not failure.check(HttpError)  # HttpError is an IgnoreRequest too
+        if self.archive_url and self.availability_url and not robots:
+            yield from self._ask_archive(url, status, reason)
+            return
         yield FetchedArticle(url, request.url, _now(), status, reason)
+
+    def _ask_archive(self, url: str, status: int | None, reason: str) -> Iterator[scrapy.Request]:
+        """A dead link: ask the availability API for the closest capture (no retries: one polite question)."""
+        assert self.availability_url is not None
+        meta = {"article_url": url, "live_error": reason, "live_status": status, "dont_retry": True}
+        yield scrapy.Request(f"{self.availability_url}?{urlencode({'url': url})}", callback=self.parse_availability,
+                             errback=self.on_error, meta=meta, dont_filter=True)
+
+    def parse_availability(self, response: Response) -> Iterator[Any]:
+        """The closest capture's ``id_`` bytes, or the live failure when the archive has none."""
+        meta = response.meta
+        try:
+            closest = (json.loads(response.text).get("archived_snapshots") or {}).get("closest") or {}
+        except (ValueError, AttributeError):
+            closest = {}
+        if not closest.get("available") or str(closest.get("status", "200")) != "200":
+            yield FetchedArticle(meta["article_url"], meta["article_url"], _now(), meta["live_status"],
+                                 f"{meta['live_error']}; no archive capture")
+            return
+        assert self.archive_url is not None
+        target = capture_url(self.archive_url, str(closest["timestamp"]), meta["article_url"])
+        yield scrapy.Request(target, callback=self.parse_article, errback=self.on_error,
+                             meta={k: meta[k] for k in ("article_url", "live_error", "live_status")}, dont_filter=True)

@@ -1,21 +1,32 @@
 """The generic site spider: listing pages (with pagination) -> detail pages -> items.
 
-Everything site-specific (start paths, selectors) is in ``spiders/site_configs/<name>.toml``;
-a site's spider is a two-line subclass naming its configuration. The spider only parses: it
+Everything site-specific (start paths, discovery order, selectors) is in
+``arastance/base/site_configs/<name>.toml``; each site's spider class is derived from that file
+(:mod:`spiders.crawlers.sites`). Discovery follows the site's ``[discovery] order`` (sitemaps,
+feeds, WordPress REST, listing pages; :mod:`spiders.discovery`). The spider only parses. It
 yields a :class:`ClaimItem` for every detail page parsed (the item feed: ``scrapy crawl <site>
 -O claims.jsonl``) and sends a :class:`PageItem` for every page fetched or failed with the
 :data:`page_fetched` signal; the staging pipeline persists both.
 
-``scrapy check`` runs each site's callbacks on the pages named in its configuration
-(``[contracts]``): the ``@site_page`` contract resolves them against the site's base URL.
+``scrapy check`` runs each site's callbacks on the pages its configuration names (its first
+start path, its ``[contracts] detail``): the ``@site_page`` contract resolves them against the
+site's base URL.
 
 Incremental crawls: given the canonical URLs already in the warehouse (``-a known_urls=FILE``),
 the spider requests only detail pages it does not know and stops paginating at the first
 listing page whose detail links are all known (listings are newest first).
+
+Archive mode (``-a mode=archive -a captures=FILE -a archive_url=URL``): the pages come from a
+web archive instead of the site. ``FILE`` holds the captures discovered through the CDX API
+(:mod:`tasks.web_archive`), one JSON object a line; each is fetched as its original bytes
+(``id_``), following the archive's redirects to the capture it actually holds, and parsed like a
+live page. The claim keeps the site's canonical URL; the page keeps the capture's address, the
+original URL and the capture time.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,12 +39,14 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
+from arastance.base.captures import capture_time, capture_url, parse_capture_url, to_site_url
+from arastance.base.sites import SiteConfig, load_site_config
 from arastance.base.staging import PageItem, new_run_id
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.logging import get_logger
+from spiders.discovery import METHODS, DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest
 from spiders.extraction import extract_detail, extract_listing, parse_failure
 from spiders.items import claim_item, page_fetched, page_item
-from spiders.site_config import SiteConfig, load_site_config
 from spiders.site_urls import SiteUrls
 
 log = get_logger(__name__)
@@ -70,11 +83,26 @@ def read_known_urls(path: str | Path) -> set[str]:
     return known
 
 
-class SiteSpider(scrapy.Spider):
-    """Crawls one configured site. Arguments: ``run_id``, ``known_urls``, ``incremental``, ``base_url``."""
+def read_captures(path: str | Path) -> list[dict[str, str]]:
+    """The captures an archive crawl fetches: JSON Lines with ``timestamp`` and ``original``."""
+    file = Path(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"captures file {file} does not exist")
+    captures = []
+    for lineno, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            captures.append({"timestamp": str(record["timestamp"]), "original": str(record["original"])})
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{file}:{lineno}: not a capture ({exc})") from None
+    return captures
 
-    #: A detail page of the site, relative to its base URL, for ``scrapy check``.
-    contract_detail_path: str = ""
+
+class SiteSpider(scrapy.Spider):
+    """Crawls one configured site. Arguments: ``run_id``, ``known_urls``, ``incremental``, ``base_url``,
+    and for archive mode ``mode=archive``, ``captures`` and ``archive_url``."""
 
     def __init__(
         self,
@@ -82,6 +110,10 @@ class SiteSpider(scrapy.Spider):
         known_urls: str | None = None,
         incremental: str | bool = True,
         base_url: str | None = None,
+        mode: str = "live",
+        captures: str | None = None,
+        archive_url: str | None = None,
+        discovery: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -91,15 +123,31 @@ class SiteSpider(scrapy.Spider):
         self.known: set[str] = read_known_urls(known_urls) if known_urls and self.incremental else set()
         self._base_url = base_url
         self._crawling = False  # set by start(): only a crawl keeps pages, not the shell or `scrapy check`
+        if mode not in ("live", "archive"):
+            raise ValueError(f"spider argument mode must be live or archive, got {mode!r}")
+        if mode == "archive" and not (captures and archive_url):
+            raise ValueError("archive mode needs -a captures=FILE and -a archive_url=URL")
+        self.mode = mode
+        self.captures = read_captures(captures) if mode == "archive" and captures else []
+        self.archive_url = archive_url
+        order = tuple(m.strip() for m in discovery.split(",")) if discovery else self.config.discovery
+        unknown = [m for m in order if m not in METHODS]
+        if unknown or not order:
+            raise ValueError(f"spider argument discovery must name some of {', '.join(METHODS)}, got {discovery!r}")
+        self.discovery_order = order
         self.urls: SiteUrls
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> "SiteSpider":
         spider = super().from_crawler(crawler, *args, **kwargs)
         base = spider._base_url or crawler.settings.getdict("ARASTANCE_SITE_URLS").get(spider.name)
+        if spider.mode == "archive":
+            base = spider.config.canonical_base  # archived pages are read as the real site's
         if not base:
             raise ValueError(f"no base URL for site {spider.name!r}: set sites.{spider.name} or -a base_url=...")
         spider.urls = SiteUrls(base if base.endswith("/") else base + "/", spider.config.canonical_base)
+        log.info("spider configured", extra={"site": spider.name, "base_url": spider.urls.base_url,
+                                              "run_id": spider.run_id, "known_urls": len(spider.known)})
         return spider
 
     def _stat(self, key: str, count: int = 1) -> None:
@@ -108,16 +156,120 @@ class SiteSpider(scrapy.Spider):
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         self._crawling = True
-        log.info("crawl starting", extra={"site": self.name, "base_url": self.urls.base_url,
-                                          "run_id": self.run_id, "known_urls": len(self.known)})
-        for path in self.config.start_paths:
-            yield scrapy.Request(self.urls.absolute(path), callback=self.parse_listing, errback=self.on_error)
+        if self.mode == "archive":
+            for capture in self.captures:
+                if self.urls.canonical(to_site_url(capture["original"], self.config.canonical_base)) in self.known:
+                    self._stat("known_skipped")
+                    continue
+                assert self.archive_url is not None
+                yield scrapy.Request(capture_url(self.archive_url, capture["timestamp"], capture["original"]),
+                                     callback=self.parse_capture, errback=self.on_error)
+            return
+        for request in self._discover(0):
+            yield request
+
+    # -- discovery -----------------------------------------------------------------------------
+    def _discover(self, index: int, candidate: int = 0) -> Iterator[scrapy.Request]:
+        """Requests of the ``index``-th discovery method (its ``candidate``-th address)."""
+        if index >= len(self.discovery_order):
+            return
+        method = self.discovery_order[index]
+        meta = {"discovery": index, "candidate": candidate}
+        if method == "listing":
+            for path in self.config.start_paths:
+                yield scrapy.Request(self.urls.absolute(path), callback=self.parse_listing, errback=self.on_error)
+            return
+        paths = {"sitemap": self.config.sitemaps, "feed": self.config.feeds, "wp_rest": (self.config.wp_rest,)}[method]
+        if candidate >= len(paths):
+            yield from self._discover(index + 1)
+            return
+        url = self.urls.absolute(paths[candidate])
+        callback = {"sitemap": self.parse_sitemap, "feed": self.parse_feed, "wp_rest": self.parse_wp_rest}[method]
+        if method == "wp_rest":
+            url += ("&" if "?" in url else "?") + "per_page=100&page=1"
+        yield scrapy.Request(url, callback=callback, errback=self.on_discovery_error, meta=meta,
+                             priority=LISTING_PRIORITY)
+
+    def _discovery_failed(self, meta: dict[str, Any], reason: str, url: str) -> Iterator[scrapy.Request]:
+        method = self.discovery_order[meta["discovery"]]
+        self._stat(f"discovery/{method}_failed")
+        log.info("discovery method gave nothing; trying the next", extra={"site": self.name, "method": method,
+                                                                           "url": url, "reason": reason})
+        yield from self._discover(meta["discovery"], meta["candidate"] + 1)
+
+    def on_discovery_error(self, failure: Failure) -> Iterator[scrapy.Request]:
+        """A sitemap, feed or REST address that is not there: the next address or method, no failed page."""
+        request = failure.request  # type: ignore[attr-defined]
+        yield from self._discovery_failed(request.meta, type(failure.value).__name__, request.url)
+
+    def _posts(self, method: str, urls: list[str]) -> Iterator[scrapy.Request]:
+        """Detail requests for the claim pages among ``urls`` that are new."""
+        found = 0
+        for raw in urls:
+            url = self.urls.fetchable(self.urls.absolute(raw))
+            if not self.urls.on_site(url) or not self.config.is_claim_url(self.urls.canonical(url)):
+                continue
+            found += 1
+            if self.urls.canonical(url) in self.known:
+                self._stat("known_skipped")
+                continue
+            yield scrapy.Request(url, callback=self.parse_detail, errback=self.on_error)
+        self._stat(f"discovery/{method}", found)
+
+    def _document(self, response: Response, parse: Any) -> Any:
+        """The parsed discovery document, or None (then the next address or method is tried)."""
+        self._stat("discovery_documents")
+        try:
+            return parse(response.body)
+        except DiscoveryError as exc:
+            return exc
+
+    def parse_sitemap(self, response: Response) -> Iterator[Any]:
+        """A sitemap index (its sitemaps are read) or urlset (its claim pages are fetched)."""
+        entries = self._document(response, parse_sitemap)
+        if isinstance(entries, DiscoveryError) or not (entries.sitemaps or entries.pages):
+            yield from self._discovery_failed(response.meta, str(entries) if isinstance(entries, DiscoveryError) else "empty sitemap", response.url)
+            return
+        self._page(response, "skipped", keep=False)
+        for loc in entries.sitemaps:
+            yield scrapy.Request(self.urls.fetchable(loc), callback=self.parse_sitemap,
+                                 errback=self.on_error, meta={**response.meta, "nested": True},
+                                 priority=LISTING_PRIORITY)
+        yield from self._posts("sitemap", entries.pages)
+
+    def parse_feed(self, response: Response) -> Iterator[Any]:
+        """A feed's newest posts; a feed is never the whole site, so the next method follows."""
+        urls = self._document(response, parse_feed)
+        if isinstance(urls, DiscoveryError) or not urls:
+            yield from self._discovery_failed(response.meta, str(urls) if isinstance(urls, DiscoveryError) else "empty feed", response.url)
+            return
+        self._page(response, "skipped", keep=False)
+        yield from self._posts("feed", urls)
+        yield from self._discover(response.meta["discovery"] + 1)
+
+    def parse_wp_rest(self, response: Response) -> Iterator[Any]:
+        """One page of ``/wp-json/wp/v2/posts``; the next page while ``X-WP-TotalPages`` says there is one."""
+        urls = self._document(response, parse_wp_rest)
+        page = int(response.meta.get("rest_page", 1))
+        if isinstance(urls, DiscoveryError) or (not urls and page == 1):
+            yield from self._discovery_failed(response.meta, str(urls) if isinstance(urls, DiscoveryError) else "no posts", response.url)
+            return
+        self._page(response, "skipped", keep=False)
+        yield from self._posts("wp_rest", urls)
+        total = int(response.headers.get("X-WP-TotalPages", b"0") or 0)
+        if urls and page < total:
+            nxt = response.url.replace(f"page={page}", f"page={page + 1}")
+            yield scrapy.Request(nxt, callback=self.parse_wp_rest, errback=self.on_error,
+                                 meta={**response.meta, "rest_page": page + 1}, priority=LISTING_PRIORITY)
 
     def _page(self, response: Response, status: str, error: str | None = None, keep: bool = True) -> PageItem:
+        capture = parse_capture_url(response.url) if self.mode == "archive" else None
         return self._send(page_item(
             run_id=self.run_id, source_id=self.name, url=response.url, body=response.body,
             http_status=response.status, fetched_at=datetime.now(timezone.utc), parse_status=status,  # type: ignore[arg-type]
             parse_error=error, keep_body=keep,
+            original_url=capture[1] if capture else None,
+            captured_at=capture_time(capture[0]) if capture else None,
         ))
 
     def _send(self, page: PageItem) -> PageItem:
@@ -153,17 +305,34 @@ class SiteSpider(scrapy.Spider):
             yield scrapy.Request(listing.next_url, callback=self.parse_listing, errback=self.on_error,
                                  priority=LISTING_PRIORITY)
 
-    def parse_detail(self, response: Response) -> Iterator[Any]:
+    def parse_capture(self, response: Response) -> Iterator[Any]:
+        """An archived claim page, parsed as the page it was when the archive captured it."""
+        capture = parse_capture_url(response.url)
+        if capture is None:  # redirected out of the archive: not a capture at all
+            self._stat("failed/not_a_capture")
+            self._page(response, "failed", f"not_a_capture: {response.url}")
+            return
+        self._stat("archive_captures")
+        timestamp, original = capture
+        yield from self.parse_detail(response, page_url=to_site_url(original, self.config.canonical_base),
+                                     now=capture_time(timestamp))
+
+    def parse_detail(self, response: Response, page_url: str | None = None,
+                     now: datetime | None = None) -> Iterator[Any]:
         """One claim from a detail page; a page that fails to parse is kept and counted, never fatal.
+
+        ``page_url`` is the page's own address when it was fetched from elsewhere (an archive), and
+        ``now`` the moment relative dates ("منذ يومين") count from: the capture time for archived pages.
 
         @site_page detail
         @returns items 1 1
         @returns requests 0 0
         @scrapes url title claim_text published_date run_id source_id veracity page_id
         """
-        fetched_at = datetime.now(timezone.utc)
+        fetched_at = now or datetime.now(timezone.utc)
         try:
-            fields = extract_detail(response.text, response.url, self.config, self.urls, fetched_at=fetched_at)
+            fields = extract_detail(response.text, page_url or response.url, self.config, self.urls,
+                                    fetched_at=fetched_at)
         except Exception as exc:  # noqa: BLE001 - whatever a page does, it must not stop the crawl
             error = parse_failure(exc)
             self._stat("parse_failed")

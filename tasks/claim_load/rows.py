@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar
 from arastance.base.arabic import normalize
 from arastance.base.dates import parse_published
 from arastance.base.ids import content_hash, stable_id
+from arastance.base.sites import site_base_url
 from arastance.base.staging import CLAIMS_FILE, PAGES_FILE, SITES, StagedClaim, StagedPage, StagingError
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.config import Settings
@@ -78,6 +79,8 @@ def page_row_batches(
                     "fetched_at": utc_naive(page.fetched_at), "http_status": page.http_status,
                     "content_hash": page.content_hash, "html_zlib": body,
                     "parse_status": page.parse_status, "parse_error": page.parse_error,
+                    "original_url": page.original_url,
+                    "captured_at": None if page.captured_at is None else utc_naive(page.captured_at),
                 }
                 for (_, page), body in zip(fresh, bodies)
             ]
@@ -143,6 +146,7 @@ def claim_row(
         "status": status,
         "status_reason": reason,
         "page_id": claim.page_id,
+        "field_layers": json.dumps(claim.field_layers, ensure_ascii=False) if claim.field_layers else None,
         "first_seen": fetched,
         "last_seen": fetched,
         "run_id": claim.run_id,
@@ -189,11 +193,11 @@ def prepared_claims(staged: StagedRunStream, page_ids: set[str], patterns: Debun
 
 
 def source_rows(settings: Settings) -> list[dict[str, Any]]:
-    """The four crawled sites, with the base URLs the spiders start from."""
+    """The registered sites, with the base URLs the spiders start from."""
     return [
         {
             "source_id": source_id, "name": name, "country": country, "kind": kind,
-            "base_url": str(getattr(settings.sites, source_id)), "default_veracity": veracity,
+            "base_url": site_base_url(settings.sites, source_id), "default_veracity": veracity,
         }
         for source_id, (name, country, kind, veracity) in SITES.items()
     ]

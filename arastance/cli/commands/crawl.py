@@ -3,41 +3,64 @@
 from __future__ import annotations
 
 import time
+from datetime import date
 from pathlib import Path
 from typing import Optional
 
 import typer
 
+from arastance.base.sites import available_sites, enabled_sites, site_base_url
 from arastance.cli.common import console, fail, print_table, settings
-from spiders.site_config import available_sites
 
 snapshots_app = typer.Typer(help="Build and serve the offline snapshots of the crawled sites.", no_args_is_help=True)
 
 
 def _check_sites(sites: list[str] | None) -> list[str]:
-    chosen = sites or available_sites()
+    chosen = sites or enabled_sites()
     unknown = sorted(set(chosen) - set(available_sites()))
     if unknown:
         fail(f"unknown --site {', '.join(unknown)}; spiders exist for {', '.join(available_sites())}")
     return chosen
 
 
+def _day(value: Optional[str], option: str) -> Optional[date]:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        fail(f"{option} must be a date YYYY-MM-DD, got {value!r}")
+
+
 def crawl(
-    site: Optional[list[str]] = typer.Option(None, "--site", "-s", help="site to crawl (repeatable; default: all)"),
+    site: Optional[list[str]] = typer.Option(None, "--site", "-s", help="site to crawl (repeatable; default: the enabled ones)"),
     full: bool = typer.Option(False, "--full", help="re-fetch every post, not only the new ones"),
     offline: bool = typer.Option(False, "--offline", help="crawl the local snapshots instead of the real sites"),
+    archive: bool = typer.Option(False, "--archive", help="read the sites as they were, from the web archive (crawl.archive_url)"),
+    both: bool = typer.Option(False, "--both", help="crawl the live sites, then their archive captures"),
+    from_: Optional[str] = typer.Option(None, "--from", help="first capture day of an archive crawl (default crawl.archive_from, 2012-01-01)"),
+    to: Optional[str] = typer.Option(None, "--to", help="last capture day of an archive crawl (default crawl.archive_to, 2018-12-31)"),
 ) -> None:
-    """Crawl the fact-checking sites and Reuters Arabic, then load the claims (Prefect flow)."""
+    """Crawl the fact-checking sites and Reuters Arabic, live or as archived, then load the claims (Prefect flow)."""
     settings()
     chosen = _check_sites(site)
+    if archive and both:
+        fail("--archive and --both exclude each other")
+    start, end = _day(from_, "--from"), _day(to, "--to")
+    if start and end and start > end:
+        fail(f"--from {start} is after --to {end}")
+    if (start or end) and not (archive or both):
+        fail("--from/--to choose archive captures: add --archive (or --both)")
     from flows.crawl_sources import crawl_sources
 
+    mode = "archive" if archive else "both" if both else None
     try:
-        rows = crawl_sources(sites=chosen, incremental=False if full else None, offline=offline)
+        rows = crawl_sources(sites=chosen, incremental=False if full else None, offline=offline, mode=mode,
+                             archive_from=start, archive_to=end)
     except RuntimeError as exc:
         fail(str(exc), code=1)
-    print_table(rows, title="Crawl", columns=["site", "status", "pages", "claims_parsed", "new_claims", "errors",
-                                              "requests", "seconds"])
+    print_table(rows, title="Crawl", columns=["site", "mode", "status", "pages", "claims_parsed", "new_claims",
+                                              "errors", "requests", "seconds"])
     for row in rows:
         if row.get("dropped"):
             console.print(f"{row['site']} ({row['run_id']}) dropped: {row['dropped']}", highlight=False)
@@ -59,7 +82,7 @@ def reparse(
         try:
             with open_warehouse(s.warehouse, read_only=True) as wh:
                 summary, run_dir = reparse_pages(
-                    iter_detail_pages(wh, name), name, str(getattr(s.sites, name)), s.staging_dir / "crawl",
+                    iter_detail_pages(wh, name), name, site_base_url(s.sites, name), s.staging_dir / "crawl",
                     total=count_detail_pages(wh, name),
                 )
         except WarehouseError as exc:
@@ -104,8 +127,10 @@ def snapshots_serve(
     except (FileNotFoundError, OSError) as exc:
         fail(str(exc))
     with server:
-        for name in available_sites():
+        for name in server.sites():
             console.print(f"ARASTANCE_SITES__{name.upper()}={server.site_url(name)}", highlight=False)
+        console.print(f"ARASTANCE_CRAWL__ARCHIVE_URL={server.archive_url}", highlight=False)
+        console.print(f"ARASTANCE_CRAWL__ARCHIVE_AVAILABILITY_URL={server.availability_url}", highlight=False)
         console.print(f"ARASTANCE_SEARCH__MIRROR_BASE={server.base_url}", highlight=False)
         console.print("serving; Ctrl-C stops", highlight=False)
         try:

@@ -1,0 +1,1 @@
+"""Per-site configuration files (TOML), read by arastance.base.sites."""

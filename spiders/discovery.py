@@ -1,0 +1,69 @@
+"""Discovery that does not depend on a site's markup: sitemaps, feeds, the WordPress REST API.
+
+Plain functions of a response body, so that they are easy to test; the site spider chains them
+in the order the site's configuration gives (``[discovery] order``), with the listing pages as
+the fallback. ``sitemap``, ``wp_rest`` and ``listing`` enumerate a whole site, so the first of
+them that works ends discovery; a ``feed`` holds only the newest posts, so the next method is
+tried after it too.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from parsel import Selector
+from scrapy.utils.sitemap import Sitemap
+
+from arastance.base.sites import METHODS
+#: Methods that list every post of a site: discovery stops after the first that works.
+COMPLETE = frozenset({"sitemap", "wp_rest", "listing"})
+
+
+class DiscoveryError(ValueError):
+    """A discovery document that cannot be read (not a sitemap, not a feed, not REST JSON)."""
+
+
+@dataclass(frozen=True)
+class SitemapEntries:
+    """A sitemap: more sitemaps to read (an index) or page URLs (a urlset)."""
+
+    sitemaps: list[str]
+    pages: list[str]
+
+
+def parse_sitemap(body: bytes) -> SitemapEntries:
+    """A sitemap index or urlset (WordPress ``wp-sitemap.xml`` and plugins' ``sitemap_index.xml`` alike)."""
+    try:
+        sitemap = Sitemap(body)
+    except Exception as exc:  # lxml raises several kinds on non-XML bodies
+        raise DiscoveryError(f"not a sitemap: {type(exc).__name__}") from None
+    locs = [entry["loc"].strip() for entry in sitemap if entry.get("loc")]
+    if sitemap.type == "sitemapindex":
+        return SitemapEntries(locs, [])
+    if sitemap.type == "urlset":
+        return SitemapEntries([], locs)
+    raise DiscoveryError(f"not a sitemap: root element {sitemap.type!r}")
+
+
+def parse_feed(body: bytes) -> list[str]:
+    """Post URLs of an RSS 2.0 or Atom feed, in feed order."""
+    sel = Selector(text=body.decode("utf-8", errors="replace"), type="xml")
+    sel.remove_namespaces()
+    if sel.xpath("/rss"):
+        return [u.strip() for u in sel.xpath("//item/link/text()").getall() if u.strip()]
+    if sel.xpath("/feed"):
+        links = sel.xpath("//entry/link[not(@rel) or @rel='alternate']/@href").getall()
+        return [u.strip() for u in links if u.strip()]
+    raise DiscoveryError("not an RSS or Atom feed")
+
+
+def parse_wp_rest(body: bytes) -> list[str]:
+    """Post URLs (``link``) of one page of ``/wp-json/wp/v2/posts``."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise DiscoveryError("WordPress REST answer is not JSON") from None
+    if not isinstance(data, list):
+        raise DiscoveryError("WordPress REST answer is not a list of posts")
+    return [str(post["link"]) for post in data if isinstance(post, dict) and post.get("link")]

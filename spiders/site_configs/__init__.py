@@ -1,1 +1,0 @@
-"""Per-site selector files (TOML), read by spiders.site_config."""

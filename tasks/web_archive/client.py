@@ -1,0 +1,225 @@
+"""A polite client of the Wayback Machine's CDX and availability APIs.
+
+CDX queries are paged (``limit`` + ``showResumeKey``/``resumeKey``) and every page is cached on
+disk as it arrives, keyed by the query: an interrupted discovery resumes from its last page, and
+a finished one is answered from the cache without asking the archive again. Requests keep
+``delay_s`` apart (about one a second by default) and back off on 429, 5xx and refused
+connections, honouring ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from arastance.base.captures import Capture
+from arastance.logging import get_logger
+from tasks.search.http import retry_after_s
+
+log = get_logger(__name__)
+
+#: CDX fields asked for, in this order (the JSON answer's header row names them too).
+CDX_FIELDS = ("timestamp", "original", "statuscode", "mimetype", "digest")
+_RETRY_STATUSES = {429, 500, 502, 503, 504}
+
+
+class ArchiveError(RuntimeError):
+    """The archive could not answer (after retries) or answered something that is not CDX JSON."""
+
+
+@dataclass(frozen=True)
+class CdxQuery:
+    """Captures of ``url`` (``host/*`` for a whole site) between two days, one row per URL.
+
+    ``collapse="urlkey"`` keeps the first capture of every URL in the window; ``"digest"`` keeps
+    one per distinct content. Only successful HTML captures are listed by default.
+    """
+
+    url: str
+    from_date: date
+    to_date: date
+    collapse: str | None = "urlkey"
+    filters: tuple[str, ...] = ("statuscode:200", "mimetype:text/html")
+    page_size: int = 1000
+
+    def params(self, resume_key: str | None = None) -> list[tuple[str, str]]:
+        params = [("url", self.url), ("from", self.from_date.strftime("%Y%m%d")),
+                  ("to", self.to_date.strftime("%Y%m%d")), ("output", "json"), ("fl", ",".join(CDX_FIELDS))]
+        params += [("filter", f) for f in self.filters]
+        if self.collapse:
+            params.append(("collapse", self.collapse))
+        params += [("limit", str(self.page_size)), ("showResumeKey", "true")]
+        if resume_key:
+            params.append(("resumeKey", resume_key))
+        return params
+
+    def cache_key(self) -> str:
+        """Stable across runs: the query without the resume key."""
+        return hashlib.sha256(json.dumps(self.params(), ensure_ascii=False).encode()).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class CdxPage:
+    """One page of CDX rows and the key of the next page (None on the last one)."""
+
+    captures: list[Capture]
+    resume_key: str | None
+
+
+def parse_cdx_json(payload: Any, source: str) -> CdxPage:
+    """CDX JSON: a header row, data rows, then (when paged) ``[]`` and ``[resumeKey]``."""
+    if payload in ([], None):
+        return CdxPage([], None)
+    if not isinstance(payload, list) or not all(isinstance(r, list) for r in payload):
+        raise ArchiveError(f"{source}: CDX answer is not a JSON list of rows")
+    header, rows = payload[0], payload[1:]
+    missing = [f for f in ("timestamp", "original") if f not in header]
+    if missing:
+        raise ArchiveError(f"{source}: CDX header row {header!r} lacks {missing}")
+    resume_key = None
+    if len(rows) >= 2 and rows[-2] == [] and len(rows[-1]) == 1:
+        resume_key, rows = str(rows[-1][0]), rows[:-2]
+    captures = []
+    for row in rows:
+        if len(row) != len(header):
+            raise ArchiveError(f"{source}: CDX row {row!r} does not match header {header!r}")
+        record = dict(zip(header, row))
+        captures.append(Capture(timestamp=record["timestamp"], original=record["original"],
+                                statuscode=record.get("statuscode", "200"), mimetype=record.get("mimetype", ""),
+                                digest=record.get("digest", "")))
+    return CdxPage(captures, resume_key)
+
+
+@dataclass
+class WaybackClient:
+    """The CDX and availability APIs of one archive (the real one, or the snapshot emulator)."""
+
+    archive_url: str
+    availability_url: str
+    cache_dir: Path | None = None
+    delay_s: float = 1.0
+    retries: int = 5
+    backoff_s: float = 2.0
+    max_backoff_s: float = 120.0
+    timeout_s: float = 60.0
+    user_agent: str = "AraStancePipeline"
+    sleep: Callable[[float], None] = time.sleep
+    client: httpx.Client = field(default_factory=lambda: httpx.Client(follow_redirects=True))
+    #: Requests actually sent (cache hits excluded), for reports and tests.
+    requests_sent: int = 0
+    _last_request: float = field(default=0.0, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.archive_url.endswith("/"):
+            self.archive_url += "/"
+
+    @property
+    def cdx_url(self) -> str:
+        return f"{self.archive_url}cdx/search/cdx"
+
+    # -- HTTP --------------------------------------------------------------------------------
+    def _wait_politely(self) -> None:
+        wait = self.delay_s - (time.monotonic() - self._last_request)
+        if wait > 0:
+            self.sleep(wait)
+
+    def get_json(self, url: str, params: list[tuple[str, str]]) -> Any:
+        """GET ``url`` and decode JSON, retrying 429/5xx/refusals with backoff."""
+        attempt = 0
+        while True:
+            self._wait_politely()
+            self._last_request = time.monotonic()
+            self.requests_sent += 1
+            try:
+                response = self.client.get(url, params=params, timeout=self.timeout_s,
+                                           headers={"User-Agent": self.user_agent})
+            except httpx.HTTPError as exc:
+                problem, asked = f"{type(exc).__name__}: {exc}", None
+            else:
+                if response.status_code == 200:
+                    try:
+                        return response.json()
+                    except ValueError:
+                        raise ArchiveError(f"{response.url}: the archive's answer is not JSON") from None
+                if response.status_code not in _RETRY_STATUSES:
+                    raise ArchiveError(f"{response.url}: HTTP {response.status_code}")
+                problem, asked = f"HTTP {response.status_code}", retry_after_s(response.headers)
+            if attempt >= self.retries:
+                raise ArchiveError(f"{url}: {problem} after {attempt + 1} attempt(s); the archive is refusing, "
+                                   "try again later (cached pages are kept)")
+            wait = min(self.max_backoff_s, asked if asked is not None else self.backoff_s * 2**attempt)
+            log.warning("archive asked to slow down", extra={"url": url, "problem": problem,
+                                                             "wait_s": round(wait, 2), "attempt": attempt + 1})
+            self.sleep(wait)
+            attempt += 1
+
+    # -- CDX ---------------------------------------------------------------------------------
+    def _cache_file(self, query: CdxQuery, page: int) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        return self.cache_dir / "cdx" / query.cache_key() / f"page-{page:05d}.json"
+
+    def cdx_pages(self, query: CdxQuery) -> Iterator[CdxPage]:
+        """Every page of ``query``; cached pages come from disk, so a resumed discovery re-asks nothing."""
+        number, resume_key = 0, None
+        while True:
+            cache = self._cache_file(query, number)
+            if cache is not None and cache.is_file():
+                data = json.loads(cache.read_text(encoding="utf-8"))
+                page = CdxPage([Capture(**c) for c in data["captures"]], data["resume_key"])
+            else:
+                page = parse_cdx_json(self.get_json(self.cdx_url, query.params(resume_key)), f"CDX {query.url}")
+                if cache is not None:
+                    cache.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = cache.with_suffix(".tmp")
+                    tmp.write_text(json.dumps({"captures": [c.__dict__ for c in page.captures],
+                                               "resume_key": page.resume_key}, ensure_ascii=False), encoding="utf-8")
+                    os.replace(tmp, cache)
+            yield page
+            if not page.resume_key:
+                return
+            number, resume_key = number + 1, page.resume_key
+
+    def captures(self, query: CdxQuery) -> list[Capture]:
+        """All captures of ``query``, one per URL (the first seen across pages)."""
+        seen: dict[str, Capture] = {}
+        pages = 0
+        for page in self.cdx_pages(query):
+            pages += 1
+            for capture in page.captures:
+                seen.setdefault(capture.original, capture)
+        log.info("archive captures discovered", extra={"url": query.url, "captures": len(seen), "pages": pages,
+                                                       "requests": self.requests_sent})
+        return list(seen.values())
+
+    # -- availability ------------------------------------------------------------------------
+    def closest(self, url: str, timestamp: str | None = None) -> Capture | None:
+        """The capture of ``url`` closest to ``timestamp`` (YYYYMMDD...), or None if there is none."""
+        params = [("url", url)] + ([("timestamp", timestamp)] if timestamp else [])
+        data = self.get_json(self.availability_url, params)
+        closest = ((data or {}).get("archived_snapshots") or {}).get("closest") or {}
+        if not closest.get("available") or str(closest.get("status", "200")) != "200":
+            return None
+        return Capture(timestamp=str(closest["timestamp"]), original=url, statuscode="200")
+
+
+def client_from_settings(crawl: Any, data_dir: Path, **overrides: Any) -> WaybackClient:
+    """A client configured by the ``crawl.archive_*`` settings, caching under ``<data_dir>/archive_cache``."""
+    options: dict[str, Any] = {
+        "archive_url": str(crawl.archive_url), "availability_url": crawl.availability_url,
+        "cache_dir": Path(data_dir) / "archive_cache", "delay_s": crawl.archive_delay_s,
+        "retries": crawl.archive_retry_times, "backoff_s": max(crawl.retry_backoff_s, 0.05),
+        "max_backoff_s": crawl.retry_backoff_max_s * 4, "timeout_s": crawl.download_timeout_s,
+        "user_agent": crawl.user_agent,
+    }
+    options.update(overrides)
+    return WaybackClient(**options)

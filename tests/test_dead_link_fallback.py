@@ -1,0 +1,54 @@
+"""Dead article links fall back to the closest web-archive capture before they are dropped, and the
+article (hence its pairs) records which copy was read. Real HTTP against the snapshot server's
+news mirror and its archive emulator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers_spiders import snapshot_root, world
+from snapshots.server import SnapshotServer
+from tasks.articles import article_rows, read_fetched, run_article_spider
+from warehouse import Warehouse
+from warehouse.retrieval import store_articles
+
+pytestmark = pytest.mark.slow
+FAST = {"DOWNLOAD_DELAY": 0, "AUTOTHROTTLE_ENABLED": False, "RETRY_TIMES": 1, "RETRY_BACKOFF_BASE": 0.01}
+
+
+def test_a_dead_link_is_read_from_its_closest_capture_and_says_so(tmp_path: Path, warehouse: Warehouse) -> None:
+    article = world().articles[0]
+    rumour = world().posts_of("norumors")[3]  # not in the news mirror (dead there), archived
+    urls = {"live": f"https://{article.domain}{article.path}", "archived": f"https://norumors.net{rumour.path}",
+            "gone": "https://news.example.com/never-archived.html"}
+    with SnapshotServer(snapshot_root()) as server:
+        out = run_article_spider(list(urls.values()), tmp_path / "run", mirror_base=server.base_url,
+                                 scrapy_settings=FAST, archive=(server.archive_url, server.availability_url))
+        asked = [p for p in server.paths_requested() if p.endswith("/wayback/available")]
+    records = {r["url"]: r for r in read_fetched(out)}
+    live, archived, gone = (records[urls[k]] for k in ("live", "archived", "gone"))
+    assert live["copy"] == "live" and live["fetch_error"] is None
+    assert archived["copy"] == "archive" and archived["fetch_error"] is None
+    assert "/archive/web/" in archived["fetch_url"] and "id_/" in archived["fetch_url"]
+    assert archived["captured_at"] < "2019" and rumour.title in archived["title"]
+    assert gone["fetch_error"].startswith("http_404") and gone["fetch_error"].endswith("no archive capture")
+    assert len(asked) == 2, "only the dead links ask the archive"
+
+    pages, articles = article_rows(records.values(), min_arabic_ratio=0.5, min_text_chars=40, run_id="r1")
+    store_articles(warehouse, pages, articles)
+    rows = {r["url"]: r for r in warehouse.query("SELECT url, fetched_copy, capture_url, fetch_status FROM articles")}
+    assert rows[urls["archived"]]["fetched_copy"] == "archive" and rows[urls["archived"]]["capture_url"] == archived["fetch_url"]
+    assert rows[urls["live"]]["fetched_copy"] == "live" and rows[urls["live"]]["capture_url"] is None
+    assert rows[urls["gone"]]["fetch_status"] == "failed"
+    page = warehouse.query("SELECT url, original_url, captured_at FROM raw_pages WHERE original_url IS NOT NULL")
+    assert [p["original_url"] for p in page] == [urls["archived"]] and page[0]["url"] == archived["fetch_url"]
+
+
+def test_without_an_archive_a_dead_link_is_dropped_with_its_reason(tmp_path: Path) -> None:
+    with SnapshotServer(snapshot_root()) as server:
+        out = run_article_spider(["https://news.example.com/gone.html"], tmp_path / "run",
+                                 mirror_base=server.base_url, scrapy_settings=FAST)
+    [record] = list(read_fetched(out))
+    assert record["copy"] == "live" and record["fetch_error"].startswith("http_404")

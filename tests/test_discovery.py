@@ -1,0 +1,93 @@
+"""Discovery without markup: sitemaps (index and urlset), RSS/Atom feeds, the WordPress REST API, and
+the per-site order with the listing pages as the fallback. Parsers on documents we write; spiders
+over real HTTP against the snapshot's WordPress endpoints."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from helpers_spiders import canonical_post_url, claims_of, crawl, start_server, world
+from snapshots.fact_check_sites import newest_first
+from snapshots.server import SnapshotServer
+from spiders.discovery import DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest
+from spiders.site_config import SiteConfigError, parse_site_config
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+
+
+def test_a_sitemap_index_names_sitemaps_and_a_urlset_names_pages() -> None:
+    index = parse_sitemap(f'<?xml version="1.0"?><sitemapindex {NS}><sitemap><loc> https://a.com/s1.xml </loc>'
+                          f'</sitemap></sitemapindex>'.encode())
+    assert (index.sitemaps, index.pages) == (["https://a.com/s1.xml"], [])
+    urlset = parse_sitemap(f'<urlset {NS}><url><loc>https://a.com/%d8%a8/</loc><lastmod>2014-01-02</lastmod></url>'
+                           f'<url><loc>https://a.com/2/</loc></url></urlset>'.encode())
+    assert urlset.pages == ["https://a.com/%d8%a8/", "https://a.com/2/"]
+    with pytest.raises(DiscoveryError, match="not a sitemap"):
+        parse_sitemap(b"<html><body>404</body></html>")
+
+
+def test_rss_and_atom_feeds_give_their_post_links_in_order() -> None:
+    rss = ('<?xml version="1.0"?><rss version="2.0"><channel><title>ت</title><item><title>أ</title>'
+           '<link>https://a.com/1/</link></item><item><link> https://a.com/2/ </link></item></channel></rss>')
+    assert parse_feed(rss.encode()) == ["https://a.com/1/", "https://a.com/2/"]
+    atom = ('<feed xmlns="http://www.w3.org/2005/Atom"><entry><link rel="alternate" href="https://a.com/x"/>'
+            '<link rel="replies" href="https://a.com/x#c"/></entry><entry><link href="https://a.com/y"/></entry></feed>')
+    assert parse_feed(atom.encode()) == ["https://a.com/x", "https://a.com/y"]
+    with pytest.raises(DiscoveryError):
+        parse_feed(b"<html><body>not a feed</body></html>")
+
+
+def test_the_wordpress_rest_api_gives_each_posts_link() -> None:
+    body = json.dumps([{"id": 1, "link": "https://a.com/p/1-x/"}, {"id": 2, "link": "https://a.com/p/2-y/"}])
+    assert parse_wp_rest(body.encode()) == ["https://a.com/p/1-x/", "https://a.com/p/2-y/"]
+    for bad in (b"<html></html>", b'{"code": "rest_no_route"}'):
+        with pytest.raises(DiscoveryError):
+            parse_wp_rest(bad)
+
+
+def test_a_discovery_order_naming_an_unknown_method_is_refused() -> None:
+    data = {"site": {"source_id": "x", "name": "X", "country": "", "veracity": "false", "canonical_base": "https://x/",
+                     "start_paths": [""]}, "listing": {"detail_links": "a", "next_page": "a"},
+            "detail": {"title": "h1", "claim": "p", "body": "p"}, "discovery": {"order": ["sitemap", "telepathy"]}}
+    with pytest.raises(SiteConfigError, match=r"x.toml: discovery.order .*telepathy"):
+        parse_site_config(data, "x.toml")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[SnapshotServer]:
+    srv = start_server()
+    yield srv
+    srv.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["sitemap", "wp_rest", "sitemap,feed,wp_rest,listing"])
+def test_each_complete_method_finds_every_post_without_the_listing(method: str, server: SnapshotServer,
+                                                                   tmp_path: Path) -> None:
+    result = crawl("dabegad", tmp_path / "data", server, spider_args={"discovery": method})
+    posts = world().posts_of("dabegad")
+    assert sorted(c["url"] for c in claims_of(result)) == sorted(canonical_post_url(p) for p in posts)
+    stats = result.summary["stats"]
+    first = method.split(",")[0]
+    assert stats[f"arastance/discovery/{first}"] == len(posts)
+    assert "arastance/listing_pages" not in stats, "a complete method ends discovery"
+
+
+@pytest.mark.slow
+def test_a_feed_gives_the_newest_posts_and_missing_endpoints_fall_through_to_the_listing(
+    server: SnapshotServer, tmp_path: Path
+) -> None:
+    feed_only = crawl("dabegad", tmp_path / "feed", server, spider_args={"discovery": "feed"})
+    newest = newest_first(world().posts_of("dabegad"))[:10]
+    assert sorted(c["url"] for c in claims_of(feed_only)) == sorted(canonical_post_url(p) for p in newest)
+    # Araanews' configured order: no sitemap (404), the feed (10 newest), no REST API (404), the listing.
+    result = crawl("araanews", tmp_path / "araanews", server, spider_args={})
+    stats = result.summary["stats"]
+    assert stats["arastance/discovery/sitemap_failed"] == 2 and stats["arastance/discovery/wp_rest_failed"] == 1
+    assert stats["arastance/discovery/feed"] == 10 and stats["arastance/listing_pages"] >= 6
+    assert len(claims_of(result)) == len(world().posts_of("araanews")), "feed and listing links are fetched once"
+    assert result.summary["errors"] == 3, "a missing discovery address is not a failed page"

@@ -1,0 +1,80 @@
+"""``arastance sites check`` and the ``check_sites`` flow: a sample crawl, per-field coverage and layers,
+a non-zero exit (a Failed run) below the threshold. Real spiders over the snapshot server."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from prefect.testing.utilities import prefect_test_harness
+from typer.testing import CliRunner
+
+from arastance.cli import app
+from helpers_spiders import start_server
+from tasks.site_check import coverage_of, gated_fields
+
+runner = CliRunner()
+
+
+def test_coverage_counts_each_field_and_the_layer_that_gave_it() -> None:
+    claims = [
+        {"title": "أ", "claim_text": "ب", "published_date": "2016-01-01", "body_text": "ج",
+         "claim_review": {"rating": "زائف"}, "field_layers": {"title": "css", "claim": "css", "published": "css",
+                                                              "body": "css", "verdict": "claim_review"}},
+        {"title": "د", "claim_text": "", "published_date": None, "body_text": "ه", "claim_review": None,
+         "field_layers": {"title": "open_graph", "body": "article_json_ld"}},
+    ]
+    coverage, layers = coverage_of(claims)
+    assert coverage == {"title": 1.0, "claim": 0.5, "date": 0.5, "verdict": 0.5, "body": 1.0}
+    assert layers["title"] == {"css": 1, "open_graph": 1} and layers["verdict"] == {"claim_review": 1}
+    assert gated_fields("reuters") == ("title", "claim", "date", "body") and gated_fields("norumors") == ("title", "claim", "date")
+
+
+@pytest.mark.slow
+def test_sites_check_prints_coverage_and_fails_below_the_threshold(tmp_path: Path) -> None:
+    live = runner.invoke(app, ["sites", "check", "reuters", "--offline", "--sample", "4"])
+    assert live.exit_code == 0, live.output
+    assert "reuters: ok" in live.output and "css 4" in live.output
+    archived = runner.invoke(app, ["sites", "check", "dabegad", "--offline", "--archive", "--sample", "3"])
+    assert archived.exit_code == 0, archived.output
+    # Araanews prints no date on some posts: a strict threshold fails the check.
+    strict = runner.invoke(app, ["sites", "check", "araanews", "--offline", "--sample", "20", "--min-coverage", "1.0"])
+    assert strict.exit_code == 1 and "below 100% coverage" in strict.output + str(strict.stderr)
+    empty = runner.invoke(app, ["sites", "check", "norumors", "--offline", "--archive", "--sample", "3"],
+                          env={"ARASTANCE_CRAWL__ARCHIVE_FROM": "2030-01-01", "ARASTANCE_CRAWL__ARCHIVE_TO": "2030-12-31"})
+    assert empty.exit_code == 1 and "nothing fetched" in empty.output + str(empty.stderr)
+    unknown = runner.invoke(app, ["sites", "check", "bbc"])
+    assert unknown.exit_code == 2 and "unknown site" in unknown.output + str(unknown.stderr)
+    listing = runner.invoke(app, ["sites", "list"], env={"COLUMNS": "250"})
+    assert "misbar" in listing.output and "fatabyyano" in listing.output
+
+
+@pytest.mark.slow
+def test_the_check_sites_flow_publishes_the_table_and_fails_naming_the_site(monkeypatch: pytest.MonkeyPatch) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    from flows.check_sites import check_sites
+
+    server = start_server()
+    monkeypatch.setenv("ARASTANCE_SITES__NORUMORS", server.site_url("norumors"))
+    monkeypatch.setenv("ARASTANCE_SITES__MISBAR", server.site_url("misbar"))  # not served: every page is a 404
+    monkeypatch.setenv("ARASTANCE_CRAWL__DOWNLOAD_DELAY_S", "0")
+    monkeypatch.setenv("ARASTANCE_CRAWL__AUTOTHROTTLE", "false")
+
+    async def artifacts() -> list:
+        async with get_client() as client:
+            found = await client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["sites-check"])))
+            return [a.data for a in found]
+
+    try:
+        with prefect_test_harness(server_startup_timeout=60):
+            [ok] = check_sites(sites=["norumors"], sample=3)
+            with pytest.raises(RuntimeError, match="misbar: "):
+                check_sites(sites=["norumors", "misbar"], sample=3)
+            tables = asyncio.run(artifacts())
+    finally:
+        server.stop()
+    assert ok["status"] == "ok" and ok["claims"] == 3 and ok["title"] == 1.0
+    assert len(tables) == 2 and "misbar" in str(tables)

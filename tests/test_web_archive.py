@@ -1,0 +1,130 @@
+"""The Wayback client against the archive emulator: CDX paging, resume from cache, 429s, politeness,
+``id_`` captures with redirects and lost captures, and the availability API. Real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import httpx
+import pytest
+
+from helpers_spiders import snapshot_root, world
+from snapshots.archive_emulator import urlkey
+from snapshots.archive_index import REDIRECT_TARGET, redirected_post
+from snapshots.server import SnapshotServer
+from tasks.web_archive import ArchiveError, CdxQuery, WaybackClient, capture_url, parse_capture_url, to_site_url
+from tasks.web_archive.client import parse_cdx_json
+
+WINDOW = (date(2012, 1, 1), date(2018, 12, 31))
+
+
+@pytest.fixture()
+def server() -> Iterator[SnapshotServer]:
+    with SnapshotServer(snapshot_root()) as srv:
+        yield srv
+
+
+def client(server: SnapshotServer, cache: Path | None, **kwargs: object) -> WaybackClient:
+    options: dict[str, object] = {"delay_s": 0.0, "backoff_s": 0.0, "retries": 3}
+    options.update(kwargs)
+    return WaybackClient(server.archive_url, server.availability_url, cache_dir=cache, **options)  # type: ignore[arg-type]
+
+
+def test_cdx_json_has_a_header_row_and_a_resume_key_after_an_empty_row() -> None:
+    page = parse_cdx_json([["timestamp", "original"], ["20140101000000", "http://a.net/x"], [], ["KEY"]], "test")
+    assert (page.captures[0].original, page.resume_key) == ("http://a.net/x", "KEY")
+    assert parse_cdx_json([], "test").captures == []
+    with pytest.raises(ArchiveError, match="lacks"):
+        parse_cdx_json([["urlkey"], ["net,a)/x"]], "test")
+
+
+def test_paged_discovery_lists_every_capture_once_within_the_window(server: SnapshotServer) -> None:
+    one_page = client(server, None).captures(CdxQuery("norumors.net/*", *WINDOW, page_size=10_000))
+    wb = client(server, None)
+    paged = wb.captures(CdxQuery("norumors.net/*", *WINDOW, page_size=7))
+    assert sorted(c.original for c in paged) == sorted(c.original for c in one_page)
+    # One request a page; a full last page carries a resume key, so one more (empty) page follows.
+    assert wb.requests_sent == -(-len(paged) // 7) + (len(paged) % 7 == 0)
+    posts = world().posts_of("norumors")
+    assert len({to_site_url(c.original, "https://norumors.net/") for c in paged}) == len(paged) > len(posts)
+    assert all("20120101" <= c.timestamp <= "20181231999999" for c in paged), "captures of 2021 are left out"
+    assert all(c.mimetype == "text/html" for c in paged), "the logo (image/png) is filtered out"
+    # collapse=urlkey: the post captured twice (a redirecting capture, then the real one) is listed once
+    assert len({urlkey(c.original) for c in paged}) == len(paged)
+
+
+def test_an_interrupted_discovery_resumes_from_its_cached_pages(server: SnapshotServer, tmp_path: Path) -> None:
+    query = CdxQuery("dabegad.com/*", *WINDOW, page_size=10)
+    full = client(server, None).captures(query)
+    server.archive.limit_rate(3)  # type: ignore[union-attr]
+    with pytest.raises(ArchiveError, match="HTTP 429 after 1 attempt"):
+        client(server, tmp_path, retries=0).captures(query)  # pages 1 and 2 arrive, the third is refused
+    server.archive.limit_rate(0)  # type: ignore[union-attr]
+    cached = sorted((tmp_path / "cdx").glob("*/page-*.json"))
+    assert len(cached) == 2
+    resumed = client(server, tmp_path)
+    assert sorted(c.original for c in resumed.captures(query)) == sorted(c.original for c in full)
+    assert resumed.requests_sent == -(-len(full) // 10) - 2 + (len(full) % 10 == 0)
+    again = client(server, tmp_path)
+    assert len(again.captures(query)) == len(full) and again.requests_sent == 0, "a finished discovery is cached"
+
+
+def test_429s_are_retried_after_backing_off_and_requests_keep_their_distance(server: SnapshotServer) -> None:
+    server.archive.limit_rate(2)  # type: ignore[union-attr]
+    waits: list[float] = []
+    wb = client(server, None, delay_s=0.5, backoff_s=0.2, sleep=waits.append)
+    captures = wb.captures(CdxQuery("ara.reuters.com/*", *WINDOW, page_size=50))
+    assert len(captures) > len(world().headlines)
+    statuses = [r.status for r in server.requests if "/cdx/" in r.path]
+    assert statuses.count(429) >= 3 and statuses[-1] == 200
+    assert wb.requests_sent == len(statuses)
+    # The sleeps are the politeness gaps (up to 0.5 s) and Retry-After: 0 after each 429.
+    assert waits and all(0 <= w <= 0.5 for w in waits) and sum(1 for w in waits if w > 0.3) >= len(statuses) - 4
+
+
+def test_a_refusing_archive_is_a_clear_error_after_the_retries(tmp_path: Path) -> None:
+    waits: list[float] = []
+    wb = WaybackClient("http://127.0.0.1:9/", "http://127.0.0.1:9/wayback/available", delay_s=0, backoff_s=1.0,
+                       retries=2, sleep=waits.append)
+    with pytest.raises(ArchiveError, match="ConnectError.*after 3 attempt"):
+        wb.captures(CdxQuery("norumors.net/*", *WINDOW))
+    assert waits == [1.0, 2.0], "exponential backoff between attempts"
+
+
+def test_id_captures_follow_redirects_and_lost_captures_are_404(server: SnapshotServer) -> None:
+    oldest = redirected_post(world(), "araanews")
+    captures = client(server, None).captures(CdxQuery("araanews.ae/*", *WINDOW))
+    listed = next(c for c in captures if to_site_url(c.original, "https://araanews.ae/").endswith(oldest.path))
+    with httpx.Client(follow_redirects=True) as http:
+        response = http.get(capture_url(server.archive_url, listed.timestamp, listed.original))
+        assert response.status_code == 200 and response.history[0].status_code == 302
+        timestamp, original = parse_capture_url(str(response.url))  # type: ignore[misc]
+        assert timestamp == REDIRECT_TARGET != listed.timestamp and original == listed.original
+        assert oldest.title in response.text
+        # A timestamp the archive does not hold is redirected to the nearest capture.
+        near = http.get(capture_url(server.archive_url, "2013", listed.original))
+        assert near.status_code == 200 and near.history
+        lost = next(c for c in captures if c.digest == "LOST")
+        assert http.get(capture_url(server.archive_url, lost.timestamp, lost.original)).status_code == 404
+        assert http.get(capture_url(server.archive_url, "2015", "https://araanews.ae/never/")).status_code == 404
+
+
+def test_the_availability_api_gives_the_closest_capture_or_none(server: SnapshotServer) -> None:
+    post = world().posts_of("norumors")[0]
+    url = "https://norumors.net" + post.path
+    found = client(server, None).closest(url, "20180101")
+    assert found is not None and found.original == url and found.timestamp.startswith(("2012", "2013", "2014",
+                                                                                           "2015", "2016", "2017", "2018"))
+    assert client(server, None).closest("https://norumors.net/nothing-here/") is None
+
+
+def test_capture_addresses_round_trip_and_originals_map_to_the_canonical_site() -> None:
+    url = capture_url("https://web.archive.org", "20140709101500", "http://ara.reuters.com/article/x?id=1")
+    assert url == "https://web.archive.org/web/20140709101500id_/http://ara.reuters.com/article/x?id=1"
+    assert parse_capture_url(url) == ("20140709101500", "http://ara.reuters.com/article/x?id=1")
+    assert parse_capture_url("https://web.archive.org/web/2014id_/http:/norumors.net/a") == ("2014", "http://norumors.net/a")
+    assert parse_capture_url("https://norumors.net/rumors/1/") is None
+    assert to_site_url("http://www.norumors.net/rumors/1/", "https://norumors.net/") == "https://norumors.net/rumors/1/"
+    assert to_site_url("http://example.com/x", "https://norumors.net/") == "http://example.com/x"
