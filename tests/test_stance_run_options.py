@@ -1,5 +1,5 @@
 """The plain functions the stance and dataset flows call: option checks, schemes, the default
-model, decision counts. Tested without Prefect, as the flows' steps are meant to be."""
+model, the retraining rule, decision counts. Tested without Prefect, as the flows' steps are meant to be."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from tasks.annotation.gold import GoldDecision, decision_counts
 from tasks.stance.labels import FOUR_WAY, THREE_WAY, scheme_of
+from tasks.stance.retraining import check_retraining
 from tasks.stance.runs import default_model_dir, model_options
 from warehouse import Warehouse
 
@@ -42,3 +43,17 @@ def test_decision_counts_name_every_status_asked_for() -> None:
     decisions = [decision("p1", "gold"), decision("p2", "gold"), decision("p3", "discussion")]
     assert decision_counts(decisions) == {"gold": 2, "disputed": 0, "pending": 0, "discussion": 1}
     assert decision_counts(decisions, ("gold", "pending")) == {"gold": 2, "pending": 0}
+
+
+def test_retraining_is_due_from_the_threshold_on_and_the_pipeline_asks_the_same_rule(warehouse: Warehouse) -> None:
+    from flows.pipeline import training_due
+
+    warehouse.insert_rows("gold_labels", [
+        {"pair_id": f"p{i}", "label": "agree", "method": "agreed", "decided_at": datetime(2024, 1, i + 1)}
+        for i in range(3)])
+    warehouse.close()
+    assert check_retraining(warehouse.path, 3).due and not check_retraining(warehouse.path, 4).due
+    assert check_retraining(warehouse.path, 4).last_training is None  # never trained: every label counts
+    assert training_due.fn(warehouse.path, 3) == (True, 3) and training_due.fn(warehouse.path, 4) == (False, 3)
+    with pytest.raises(ValueError, match="threshold must be at least 1, not 0"):
+        check_retraining(warehouse.path, 0)
