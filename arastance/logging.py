@@ -3,7 +3,8 @@
 Three places read the project's records:
 
 - the terminal (``configure_logging``, called by the CLI): one handler, one line per record,
-  HTTP client chatter and Prefect's per-task state lines held back below WARNING;
+  HTTP client chatter, Prefect's per-task state lines and the tracebacks of failed Prefect runs
+  held back below WARNING (tracebacks: below DEBUG);
 - the Prefect run they are logged in: :class:`PrefectRunHandler` sits on the project's
   top-level loggers and forwards each record to the flow or task run of the current context,
   so the UI's run logs say what a stage decided, counted, warned about and failed on;
@@ -45,6 +46,21 @@ class KeyValueFormatter(logging.Formatter):
         if fields:
             base += " " + " ".join(f"{k}={v!r}" if isinstance(v, str) and " " in v else f"{k}={v}" for k, v in fields.items())
         return redact_secrets(base)
+
+
+class TerminalFormatter(KeyValueFormatter):
+    """The terminal's lines: a failed Prefect run's records keep their message (the exception's type
+    and text) but not its traceback below DEBUG, so that a command ends with its own clear error
+    instead of a page of Prefect internals; the Prefect UI still gets the traceback."""
+
+    def __init__(self, fmt: str, datefmt: str, *, verbose: bool) -> None:
+        super().__init__(fmt, datefmt)
+        self.verbose = verbose
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.exc_info and not self.verbose and record.name.startswith("prefect."):
+            record = logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None})
+        return super().format(record)
 
 
 #: ``extra=RUN_LOG_ONLY`` sends a record to the Prefect run's log and not to the terminal.
@@ -145,7 +161,8 @@ def configure_logging(level: str = "INFO") -> None:
     for handler in [h for h in root.handlers if isinstance(h, TerminalHandler)]:
         root.removeHandler(handler)  # configured again: the new level decides what is quiet
     handler = TerminalHandler()
-    handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
+    handler.setFormatter(TerminalFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S",
+                                           verbose=logging.getLevelName(level) == logging.DEBUG))
     handler.addFilter(_QuietLibraries(level))
     root.addHandler(handler)
     root.setLevel(level)

@@ -2,8 +2,8 @@
 
 The flow only orchestrates; each step is a function of :mod:`tasks.annotation.workflow` or
 :mod:`tasks.dataset`, and the SQL lives in :mod:`warehouse.annotation` and
-:mod:`warehouse.dataset`. Steps that write retry when another writer holds the warehouse.
-Running it twice changes nothing the second time: decisions are reproducible and splits
+:mod:`warehouse.dataset`. Steps retry while another writer holds the warehouse; any other error
+fails at once, with its own message. Running it twice changes nothing the second time: decisions are reproducible and splits
 are append-only.
 """
 
@@ -18,42 +18,43 @@ from prefect.cache_policies import NO_CACHE
 
 from arastance.config import load_settings
 from arastance.config.annotation import AnnotationSettings
+from flows.runners import warehouse_busy
+from tasks.annotation.gold import decision_counts
 from tasks.annotation.workflow import decide_gold_labels
 from tasks.dataset.assemble import FlagResult, SplitResult, assign_claim_splits, dataset_statistics, flag_unrelated_claims
 from tasks.dataset.export import ExportSummary, export_dataset
 from warehouse import open_warehouse
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def decide_gold(warehouse_path: Path, cfg: AnnotationSettings) -> dict[str, int]:
     """Store the agreed and adjudicated labels; count what is still waiting."""
     with open_warehouse(warehouse_path) as wh:
-        decisions = decide_gold_labels(wh, cfg)
-    return {status: sum(1 for d in decisions if d.status == status) for status in ("gold", "disputed", "pending")}
+        return decision_counts(decide_gold_labels(wh, cfg), ("gold", "disputed", "pending"))
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def flag_claims(warehouse_path: Path) -> FlagResult:
     """Leave out claims whose documents are all unrelated (flag, never delete)."""
     with open_warehouse(warehouse_path) as wh:
         return flag_unrelated_claims(wh)
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def split_claims(warehouse_path: Path, cfg: AnnotationSettings) -> SplitResult:
     """Give new dataset claims a split; assigned claims keep theirs."""
     with open_warehouse(warehouse_path) as wh:
         return assign_claim_splits(wh, cfg)
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def read_statistics(warehouse_path: Path) -> dict[str, list[dict[str, Any]]]:
     """The per-source, per-split and left-out tables."""
     with open_warehouse(warehouse_path) as wh:
         return dataset_statistics(wh)
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def write_export(warehouse_path: Path, out_dir: Path) -> ExportSummary:
     """AraStance JSON Lines and Parquet, one file per split."""
     with open_warehouse(warehouse_path) as wh:
@@ -88,6 +89,10 @@ def build_dataset(
         export: write the AraStance JSON Lines and Parquet files, one per split.
         export_dir: where to write them (default: <data_dir>/dataset).
         split_seed: seed of the claim-level split for new claims (existing assignments never move).
+
+    Returns the pair counts by decision, the flag and split figures, ``statistics`` (the tables
+    published as artifacts, for a caller such as ``arastance dataset build`` to print) and, with
+    ``export``, where the files went.
     """
     settings = load_settings()
     cfg = settings.annotation if split_seed is None else settings.annotation.model_copy(update={"split_seed": split_seed})
@@ -97,7 +102,8 @@ def build_dataset(
     split = split_claims(path, cfg)
     stats = read_statistics(path)
     _publish(stats, gold, flags, split)
-    result: dict[str, Any] = {**gold, "flagged": flags.flagged, "newly_split": split.assigned, "split_claims": split.total}
+    result: dict[str, Any] = {**gold, "flagged": flags.flagged, "newly_split": split.assigned, "split_claims": split.total,
+                              "statistics": stats}
     if export:
         out = Path(export_dir) if export_dir else settings.dataset_dir
         summary = write_export(path, out)

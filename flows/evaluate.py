@@ -18,19 +18,19 @@ from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
 from tasks.stance.examples import StanceExample
-from tasks.stance.labels import Scheme
+from tasks.stance.labels import Scheme, scheme_of
 from tasks.stance.metrics import plot_confusion
 from tasks.stance.model import StanceModel, load_model
 from tasks.stance.runs import (
     SplitResult,
     dataset_path,
+    default_model_dir,
     evaluate_split,
     load_examples,
     record_run,
     run_of_saved_model,
 )
-from warehouse import open_warehouse
-from warehouse.model_runs import ModelRun, latest_model_dir
+from warehouse.model_runs import ModelRun
 
 
 @task(retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE)
@@ -103,15 +103,10 @@ def evaluate_stance_model(
     """
     settings = load_settings()
     warehouse_file = Path(warehouse_path) if warehouse_path else settings.warehouse
-    if model_dir is None:
-        with open_warehouse(warehouse_file, read_only=True) as wh:
-            model_dir = latest_model_dir(wh)
-        if model_dir is None:
-            raise ValueError(f"no model has been trained on the warehouse {warehouse_file} yet; pass model_dir")
-    directory = Path(model_dir)
+    directory = Path(model_dir) if model_dir else default_model_dir(warehouse_file)
     model = load_model(directory, embedding_cache=settings.embedding_cache)
     source = dataset_path(settings, dataset, Path(path) if path else None)
-    scheme: Scheme = "3way" if model.labels == ("agree", "disagree", "other") else "4way"
+    scheme = scheme_of(model.labels)
     results = []
     for split in splits or ["dev", "test"]:
         examples = load_split_task(dataset, source, split, scheme)

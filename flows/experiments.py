@@ -14,9 +14,7 @@ from prefect.artifacts import create_image_artifact, create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
 from arastance.config import Settings, load_settings
-from arastance.logging import get_logger
 from flows.evaluate import load_split_task
-from tasks.stance.datasets import open_dataset
 from tasks.stance.experiments.cross_dataset import Corpus, cross_dataset, locate_corpora
 from tasks.stance.experiments.imbalance import STRATEGIES, check_strategies, imbalance
 from tasks.stance.experiments.results import (
@@ -26,28 +24,14 @@ from tasks.stance.experiments.results import (
     macro_f1_grid,
     matrix_table,
     per_class_grid,
-    plot_heatmap,
     result_rows,
+    write_result_files,
 )
-from tasks.stance.experiments.training import ModelFactory
-from tasks.stance.labels import Scheme
-from tasks.stance.model import StanceModel, create_model
+from tasks.stance.experiments.training import model_factory
 from tasks.stance.provenance import code_version
-from tasks.stance.runs import dataset_path
+from tasks.stance.runs import corpus_scheme, dataset_path
 from warehouse import open_warehouse
 from warehouse.experiments import store_experiment
-
-log = get_logger(__name__)
-
-def model_factory(settings: Settings, kind: str | None, **fixed: Any) -> ModelFactory:
-    """A factory of untrained models of ``kind`` (default: model.default) with ``fixed`` overrides."""
-    chosen = kind or settings.model.default
-
-    def make(scheme: Scheme, **overrides: Any) -> StanceModel:
-        return create_model(chosen, settings.model, scheme, embedding_cache=settings.embedding_cache,
-                            **{**fixed, **overrides})
-
-    return make
 
 
 @task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
@@ -62,17 +46,13 @@ def store_task(warehouse_path: Path, result: ExperimentResult) -> int:
 def publish(result: ExperimentResult, table: str, grid: Grid, axes: tuple[str, str], out_dir: Path,
             title: str) -> dict[str, Any]:
     """Write ``table.md`` and ``heatmap.png`` under ``out_dir/<experiment id>`` and publish them."""
-    directory = out_dir / result.experiment_id
-    directory.mkdir(parents=True, exist_ok=True)
-    markdown = f"# {title}\n\nExperiment `{result.experiment_id}`\n\n{table}"
-    (directory / "table.md").write_text(markdown, encoding="utf-8")
-    png = plot_heatmap(grid, directory / "heatmap.png", title, *axes)
+    files = write_result_files(result, table, grid, axes, out_dir, title)
     key = f"experiment-{result.experiment}"
-    create_markdown_artifact(markdown, key=key, description=title)
-    uri = "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode("ascii")
+    create_markdown_artifact(files.markdown, key=key, description=title)
+    uri = "data:image/png;base64," + base64.b64encode(files.heatmap.read_bytes()).decode("ascii")
     create_image_artifact(uri, key=f"{key}-heatmap", description=f"{title}: macro-F1 heat map")
-    return {"experiment_id": result.experiment_id, "table": table, "directory": str(directory),
-            "heatmap": str(png)}
+    return {"experiment_id": result.experiment_id, "table": table, "directory": str(files.directory),
+            "heatmap": str(files.heatmap)}
 
 
 def finish(result: ExperimentResult, settings: Settings, warehouse_path: str | None, out_dir: str | None, title: str,
@@ -105,7 +85,7 @@ def cross_dataset_experiment(
     settings = load_settings()
     loaded = []
     for name, source in locate_corpora(settings, corpora, paths or {}).items():
-        native = open_dataset(name, source).native_scheme
+        native = corpus_scheme(name, source)
         loaded.append(Corpus(name, native, load_split_task(name, source, "train", native),
                              load_split_task(name, source, split, native)))
     fixed = {"encoder": encoder} if encoder else {}
@@ -139,7 +119,7 @@ def imbalance_experiment(
     chosen_kind = kind or settings.model.default
     chosen = check_strategies(strategies or list(STRATEGIES), chosen_kind)
     source = dataset_path(settings, dataset, Path(path) if path else None)
-    used: Scheme = scheme or open_dataset(dataset, source).native_scheme
+    used = corpus_scheme(dataset, source, scheme)
     train = load_split_task(dataset, source, "train", used)
     evaluation = load_split_task(dataset, source, split, used)
     fixed = {"encoder": encoder} if encoder else {}

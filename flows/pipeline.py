@@ -23,8 +23,8 @@ from flows.retrieve_documents import retrieve_documents
 from flows.select_true_claims import select_true_claims
 from flows.train import train_stance_model
 from tasks.pipeline_report import StageOutcome, WarehouseTotals, measured_outcome
+from tasks.stance.retraining import check_retraining
 from warehouse import open_warehouse
-from warehouse.retraining import new_gold_labels
 
 log = get_logger(__name__)
 
@@ -43,9 +43,8 @@ class TrainingNotDue(Exception):
 @task(cache_policy=NO_CACHE)
 def training_due(warehouse_path: Path, threshold: int) -> tuple[bool, int]:
     """Whether at least ``threshold`` gold labels were decided since the last successful training."""
-    with open_warehouse(warehouse_path, read_only=True) as wh:
-        new = new_gold_labels(wh).new_labels
-    return new >= threshold, new
+    check = check_retraining(warehouse_path, threshold)
+    return check.due, check.new_labels
 
 
 def warehouse_totals(warehouse_path: Path) -> WarehouseTotals:

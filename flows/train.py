@@ -17,12 +17,11 @@ from prefect.utilities.annotations import quote
 from arastance.config import load_settings
 from arastance.logging import get_logger
 from flows.evaluate import evaluate_task, load_split_task, publish_results, record_task, summary
-from tasks.stance.datasets import DatasetError, open_dataset
+from tasks.stance.datasets import DatasetError
 from tasks.stance.examples import StanceExample
-from tasks.stance.labels import Scheme
 from tasks.stance.model import StanceModel, create_model
 from tasks.stance.model_card import write_model_card
-from tasks.stance.runs import TrainedModel, dataset_path, train_and_save
+from tasks.stance.runs import TrainedModel, corpus_scheme, dataset_path, model_options, train_and_save
 from tasks.stage_locks import locked_stage
 
 log = get_logger(__name__)
@@ -67,14 +66,9 @@ def train_stance_model(
     """
     settings = load_settings()
     source = dataset_path(settings, dataset, Path(path) if path else None)
-    chosen: Scheme = scheme or open_dataset(dataset, source).native_scheme
+    chosen = corpus_scheme(dataset, source, scheme)
     chosen_kind = kind or settings.model.default
-    cpu_only = {"variant": variant, "two_stage": two_stage}
-    if chosen_kind != "cpu" and any(v is not None for v in cpu_only.values()):
-        raise ValueError(f"variant and two_stage apply to the CPU model only, not to a {chosen_kind} model")
-    if chosen_kind != "transformer" and encoder is not None:
-        raise ValueError("encoder applies to the transformer model only")
-    overrides = {"evidence": evidence, **(cpu_only if chosen_kind == "cpu" else {"encoder": encoder})}
+    overrides = model_options(chosen_kind, variant=variant, two_stage=two_stage, evidence=evidence, encoder=encoder)
     model = create_model(chosen_kind, settings.model, chosen, embedding_cache=settings.embedding_cache, **overrides)
     train = load_split_task(dataset, source, "train", chosen)
     evaluation: dict[str, list[StanceExample]] = {}

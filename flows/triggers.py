@@ -21,8 +21,7 @@ from prefect.events import emit_event
 from arastance.base.ids import stable_id
 from arastance.config import load_settings
 from arastance.logging import get_logger
-from warehouse import open_warehouse
-from warehouse.retraining import NewGoldLabels, new_gold_labels
+from tasks.stance.retraining import check_retraining
 
 log = get_logger(__name__)
 
@@ -42,16 +41,13 @@ def signal_retraining_if_due(warehouse_path: Path, threshold: int) -> dict[str, 
     Returns the figures and whether the event was sent. Read-only on the warehouse, so it may
     run right after the task that decided the labels, in the same flow.
     """
-    if threshold < 1:
-        raise ValueError(f"threshold must be at least 1, not {threshold}")
-    with open_warehouse(warehouse_path, read_only=True) as wh:
-        counts: NewGoldLabels = new_gold_labels(wh)
-    since = counts.last_training.isoformat() if counts.last_training else None
-    result: dict[str, Any] = {"new_gold_labels": counts.new_labels, "threshold": threshold,
+    check = check_retraining(warehouse_path, threshold)
+    since = check.last_training.isoformat() if check.last_training else None
+    result: dict[str, Any] = {"new_gold_labels": check.new_labels, "threshold": threshold,
                               "last_training": since, "event": None}
-    if counts.new_labels >= threshold:
+    if check.due:
         emit_event(THRESHOLD_EVENT, resource=warehouse_resource(warehouse_path),
-                   payload={"new_gold_labels": counts.new_labels, "threshold": threshold, "last_training": since})
+                   payload={"new_gold_labels": check.new_labels, "threshold": threshold, "last_training": since})
         result["event"] = THRESHOLD_EVENT
     log.info("retraining check", extra=result)
     return result

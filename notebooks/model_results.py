@@ -31,7 +31,7 @@ from IPython.display import Image, Markdown, display
 
 from arastance.config import load_settings
 from tasks.stance.datasets import DatasetError, load_split
-from tasks.stance.labels import LABELS
+from tasks.stance.labels import LABELS, scheme_of
 from tasks.stance.metrics import evaluate, plot_confusion, results_table
 from tasks.stance.model import load_model
 from warehouse import open_published
@@ -100,7 +100,7 @@ if latest is None:
     print("no succeeded warehouse model with a saved directory yet: run `arastance demo` or `arastance train`")
 else:
     model = load_model(Path(latest["artifact_path"]), embedding_cache=settings.embedding_cache)
-    scheme = "3way" if model.labels == LABELS["3way"] else "4way"
+    scheme = scheme_of(model.labels)
     for split in ("test", "dev"):
         try:
             examples = load_split("warehouse", settings.warehouse, split, scheme)

@@ -1,14 +1,19 @@
-"""The build_dataset flow (a real Prefect run) and the annotate/dataset commands end to end."""
+"""The build_dataset flow (a real Prefect run on a real server) and the annotate/dataset commands
+end to end; ``arastance dataset build`` runs that flow, and its failure reads as one clear error."""
 
 from __future__ import annotations
 
-import asyncio
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers_annotation import add_claims
-from prefect.testing.utilities import prefect_test_harness
+from helpers_prefect import PrefectServer, api_client, prefect_server
+from prefect.client.orchestration import SyncPrefectClient
+from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, FlowFilter, FlowFilterName
+from prefect.client.schemas.objects import FlowRun
 from typer.testing import CliRunner
 
 from arastance.cli import app
@@ -19,6 +24,21 @@ from warehouse import open_warehouse
 
 runner = CliRunner()
 LABELS = ("agree", "disagree", "discuss", "unrelated", "unrelated")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrefectServer]:
+    with prefect_server(tmp_path_factory.mktemp("prefect")) as running:
+        yield running
+
+
+def _build_runs(client: SyncPrefectClient) -> list[FlowRun]:
+    return client.read_flow_runs(flow_filter=FlowFilter(name=FlowFilterName(any_=["build_dataset"])))
+
+
+def _artifacts(client: SyncPrefectClient, run: FlowRun) -> dict[str, Any]:
+    found = client.read_artifacts(artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])))
+    return {a.key: a.data for a in found}
 
 
 def _seed_pairs(n_claims: int = 8) -> dict[str, str]:
@@ -43,7 +63,7 @@ def _label_round(round_dir: Path, truth: dict[str, str], out: Path) -> list[str]
     return files
 
 
-def test_annotate_and_dataset_commands_end_to_end(tmp_path: Path) -> None:
+def test_annotate_and_dataset_commands_end_to_end(tmp_path: Path, server: PrefectServer) -> None:
     truth = _seed_pairs()
     tasks_dir, done_dir = tmp_path / "data" / "annotation", tmp_path / "labelled"
     assert "round pilot-1" in _invoke("annotate", "export", "pilot", "--size", "6")
@@ -62,8 +82,15 @@ def test_annotate_and_dataset_commands_end_to_end(tmp_path: Path) -> None:
         filled = done_dir / "pilot-1-discussion.csv"
         simulate_discussion(sheet, lambda t: truth[t.pair_id], filled)
         assert "Pilot discussion decisions" in _invoke("annotate", "discuss", str(filled))
-    build = _invoke("dataset", "build")
+    with api_client(server) as client:
+        before = {r.id for r in _build_runs(client)}
+        build = _invoke("dataset", "build")
+        [run] = [r for r in _build_runs(client) if r.id not in before]  # the command ran the flow
+        report = _artifacts(client, run)["dataset-build-report"]
     assert "1 claim(s) left out" in build and "Labels per split" in build
+    assert run.state is not None and run.state.is_completed() and run.parameters["export"] is False
+    assert "claims left out as all-unrelated: 1" in report
+    assert not (tmp_path / "data" / "dataset").exists()
     export = _invoke("dataset", "export")
     assert "Dataset exported" in export
     assert sorted(p.name for p in (tmp_path / "data" / "dataset").iterdir())[:3] == ["dev.jsonl", "dev.parquet", "manifest.json"]
@@ -84,7 +111,7 @@ def test_annotate_and_dataset_commands_end_to_end(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_build_dataset_flow_publishes_statistics_and_is_idempotent(tmp_path: Path) -> None:
+def test_build_dataset_flow_publishes_statistics_and_is_idempotent(tmp_path: Path, server: PrefectServer) -> None:
     truth = _seed_pairs()
     with open_warehouse(load_settings().warehouse) as wh:
         wh.insert_rows("annotation_rounds", [{"round": "prod-1", "round_kind": "production", "seed": 1, "annotators": "[]", "created_at": "2021-01-01"}])
@@ -93,17 +120,10 @@ def test_build_dataset_flow_publishes_statistics_and_is_idempotent(tmp_path: Pat
              "round_kind": "production", "annotated_at": "2021-01-02"}
             for p, label in truth.items() for a in ("ann-1", "ann-2")
         ])
-    with prefect_test_harness(server_startup_timeout=60):
+    with api_client(server) as client:
         first = build_dataset(export_dir=str(tmp_path / "ds"))
         second = build_dataset(export_dir=str(tmp_path / "ds2"))
-
-        async def artifacts() -> dict[str, object]:
-            from prefect.client.orchestration import get_client
-
-            async with get_client() as client:
-                return {a.key: a.data for a in await client.read_artifacts()}
-
-        published = asyncio.run(artifacts())
+        published = {a.key: a.data for a in client.read_artifacts()}
     assert (first["gold"], first["disputed"], first["flagged"]) == (24, 0, 1)
     assert first["newly_split"] == 7 and second["newly_split"] == 0 and second["split_claims"] == 7
     assert first["exported_pairs"] == 21
@@ -112,3 +132,19 @@ def test_build_dataset_flow_publishes_statistics_and_is_idempotent(tmp_path: Pat
     rows = json.loads(sources) if isinstance(sources, str) else sources
     assert rows[-1]["source"] == "total" and rows[-1]["pairs"] == 21
     assert {p.name: p.read_bytes() for p in (tmp_path / "ds").iterdir()} == {p.name: p.read_bytes() for p in (tmp_path / "ds2").iterdir()}
+
+
+def test_dataset_build_failing_in_its_flow_names_the_warehouse_without_a_traceback(
+    tmp_path: Path, server: PrefectServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = tmp_path / "not-a-warehouse.duckdb"
+    bad.write_text("not a DuckDB file", encoding="utf-8")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_PATH", str(bad))
+    with api_client(server) as client:
+        before = {r.id for r in _build_runs(client)}
+        result = runner.invoke(app, ["dataset", "build"])
+        [run] = [r for r in _build_runs(client) if r.id not in before]
+    shown = result.output + str(result.stderr)
+    assert result.exit_code == 2, shown
+    assert f"error: cannot open warehouse {bad}" in shown and "Traceback" not in shown
+    assert run.state is not None and run.state.is_failed()  # the flow ran, and failed on the warehouse

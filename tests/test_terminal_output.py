@@ -3,6 +3,7 @@ lines, no carriage returns, tables at their natural width; and the demo's closin
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import pytest
 from helpers_true_claims import FLOOD, FUEL, claim_row
 
 from arastance.cli.commands.demo import prefect_hint
+from arastance.logging import TerminalFormatter
 from arastance.config import load_settings
 from warehouse import open_warehouse
 
@@ -56,3 +58,20 @@ def test_the_demo_hint_names_the_server_it_ran_on_or_how_to_keep_the_runs(monkey
     assert "temporary Prefect server" in hint and "PREFECT_API_URL=http://127.0.0.1:4200/api make demo" in hint
     monkeypatch.setenv("PREFECT_API_URL", "http://10.0.0.7:4200/api")
     assert "http://10.0.0.7:4200/runs/flow-run/abc" in prefect_hint("abc")
+
+
+def _failed_record(name: str) -> logging.LogRecord:
+    try:
+        raise ValueError("warehouse /x/w.duckdb is broken")
+    except ValueError:
+        return logging.LogRecord(name, logging.ERROR, __file__, 1, "Encountered exception: %s", ("ValueError",),
+                                 sys.exc_info())
+
+
+def test_a_failed_prefect_run_shows_its_message_without_the_traceback_unless_debugging() -> None:
+    quiet = TerminalFormatter("%(levelname)s %(name)s: %(message)s", "%H:%M:%S", verbose=False)
+    debug = TerminalFormatter("%(levelname)s %(name)s: %(message)s", "%H:%M:%S", verbose=True)
+    record = _failed_record("prefect.flow_runs")
+    assert quiet.format(record) == "ERROR prefect.flow_runs: Encountered exception: ValueError"
+    assert "Traceback" in debug.format(record) and "is broken" in debug.format(record)
+    assert "Traceback" in quiet.format(_failed_record("tasks.retrieval"))  # the project's own: kept

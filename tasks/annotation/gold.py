@@ -27,11 +27,22 @@ from typing import Any, Literal
 @dataclass(frozen=True, slots=True)
 class GoldDecision:
     pair_id: str
-    status: Literal["gold", "disputed", "discussion", "pending"]
+    status: Status
     label: str | None
     method: Literal["agreed", "adjudicated", "single"] | None
     decided_at: datetime | None
     annotators: tuple[str, ...]
+
+
+Status = Literal["gold", "disputed", "discussion", "pending"]
+STATUSES: tuple[Status, ...] = ("gold", "disputed", "pending", "discussion")
+
+
+def decision_counts(decisions: Iterable[GoldDecision], statuses: Iterable[Status] = STATUSES) -> dict[str, int]:
+    """Pairs per decision status, every status in ``statuses`` present (zero included), so that
+    reports and run results always have the same columns."""
+    counts = Counter(d.status for d in decisions)
+    return {status: counts[status] for status in statuses}
 
 
 def decide(

@@ -24,7 +24,7 @@ from tasks.annotation.assignment import (
 )
 from tasks.annotation.csv_io import parse_csv, tasks_to_csv
 from tasks.annotation.discussion import write_discussion_sheets
-from tasks.annotation.gold import GoldDecision, decide_all
+from tasks.annotation.gold import GoldDecision, decide_all, decision_counts
 from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
 from tasks.annotation.guidelines import guidelines_markdown
 from tasks.annotation.label_studio import labeling_config, parse_export, tasks_to_json
@@ -287,7 +287,7 @@ def adjudicate(
         files = write_round_files(wh, round_name, out_dir)
         new_round = RoundExport(round_name, "adjudication", len(disputed), created, out_dir / round_name, files)
     sheets = write_discussion_sheets(wh, decisions, out_dir)
-    count = {s: sum(1 for d in decisions if d.status == s) for s in ("gold", "disputed", "pending", "discussion")}
+    count = decision_counts(decisions)
     log.info("gold labels decided", extra={**count, "adjudication_round": new_round.round if new_round else None,
                                            "discussion_sheets": [str(p) for p in sheets]})
     return AdjudicationResult(

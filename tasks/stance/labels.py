@@ -11,6 +11,11 @@ Scheme = Literal["4way", "3way"]
 LABELS: dict[str, tuple[str, ...]] = {"4way": FOUR_WAY, "3way": THREE_WAY}
 
 
+def scheme_of(labels: tuple[str, ...]) -> Scheme:
+    """The scheme a model's labels belong to: a saved model is scored in the scheme it was trained in."""
+    return "3way" if tuple(labels) == THREE_WAY else "4way"
+
+
 def to_scheme(label: str, scheme: Scheme) -> str:
     """Map a 4-way (or already 3-way) label into ``scheme``; discuss and unrelated become other."""
     label = label.strip().lower()

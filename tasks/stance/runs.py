@@ -12,7 +12,7 @@ from pathlib import Path
 
 from arastance.config import Settings
 from arastance.logging import get_logger
-from tasks.stance.datasets import DatasetError, load_split
+from tasks.stance.datasets import DatasetError, load_split, open_dataset
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
 from tasks.stance.metrics import Evaluation, evaluate
@@ -20,7 +20,7 @@ from tasks.stance.model import StanceModel, require_labels
 from tasks.stance.persistence import read_manifest
 from tasks.stance.provenance import code_version, data_fingerprint
 from warehouse import open_warehouse
-from warehouse.model_runs import ModelRun, finish_run, run_exists, start_run, store_evaluation
+from warehouse.model_runs import ModelRun, finish_run, latest_model_dir, run_exists, start_run, store_evaluation
 
 log = get_logger(__name__)
 
@@ -41,6 +41,36 @@ def dataset_path(settings: Settings, dataset: str, path: Path | None = None) -> 
     return settings.model.datasets_dir / DEFAULT_SUBDIRS[dataset]
 
 
+
+
+def corpus_scheme(dataset: str, path: Path, scheme: Scheme | None = None) -> Scheme:
+    """``scheme`` if given, else the corpus's own (a 3-way corpus has no 4-way labels to read)."""
+    return scheme or open_dataset(dataset, path).native_scheme
+
+
+def model_options(kind: str, *, variant: str | None = None, two_stage: bool | None = None,
+                  evidence: str | None = None, encoder: str | None = None) -> dict[str, object]:
+    """The overrides of a model of ``kind`` (for :func:`tasks.stance.model.create_model`).
+
+    An option of the other kind is refused rather than ignored, so that a run never records a
+    setting it did not use.
+    """
+    cpu_only = {"variant": variant, "two_stage": two_stage}
+    if kind != "cpu" and any(v is not None for v in cpu_only.values()):
+        raise ValueError(f"variant and two_stage apply to the CPU model only, not to a {kind} model")
+    if kind != "transformer" and encoder is not None:
+        raise ValueError("encoder applies to the transformer model only")
+    return {"evidence": evidence, **(cpu_only if kind == "cpu" else {"encoder": encoder})}
+
+
+def default_model_dir(warehouse_path: Path) -> Path:
+    """The newest model successfully trained on the warehouse's gold data: what a scheduled
+    evaluation re-scores on the current splits when no model is named."""
+    with open_warehouse(warehouse_path, read_only=True) as wh:
+        newest = latest_model_dir(wh)
+    if newest is None:
+        raise ValueError(f"no model has been trained on the warehouse {warehouse_path} yet; pass model_dir")
+    return Path(newest)
 
 
 def new_run_id(model: StanceModel) -> str:

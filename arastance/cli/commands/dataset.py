@@ -7,8 +7,6 @@ from pathlib import Path
 import typer
 
 from arastance.cli.common import console, fail, print_table, settings
-from tasks.annotation.workflow import decide_gold_labels
-from tasks.dataset.assemble import assign_claim_splits, dataset_statistics, flag_unrelated_claims
 from tasks.dataset.arastance_format import DatasetFileError
 from tasks.dataset.export import export_dataset
 from tasks.dataset.load_export import load_export
@@ -19,21 +17,20 @@ dataset_app = typer.Typer(help="Assemble the stance dataset and export it in the
 
 @dataset_app.command("build")
 def build() -> None:
-    """Decide gold labels, leave out all-unrelated claims, split new claims, print the tables."""
-    s = settings()
+    """Decide gold labels, leave out all-unrelated claims, split new claims, print the tables
+    (the build_dataset flow, without its export: ``dataset export`` writes the files)."""
+    s = settings()  # a bad setting fails here, before Prefect starts
+    from flows.build_dataset import build_dataset  # Prefect loads only when needed
+
     try:
-        with open_warehouse(s.warehouse) as wh:
-            decisions = decide_gold_labels(wh, s.annotation)
-            flags = flag_unrelated_claims(wh)
-            split = assign_claim_splits(wh, s.annotation)
-            stats = dataset_statistics(wh)
-    except (WarehouseError, ValueError) as exc:
+        result = build_dataset(warehouse_path=str(s.warehouse), export=False)
+    except (WarehouseError, ValueError) as exc:  # the flow re-raises its task's own exception
         fail(str(exc))
-    gold = sum(1 for d in decisions if d.status == "gold")
     console.print(
-        f"{gold} gold pair(s); {flags.flagged} claim(s) left out as all-unrelated; "
-        f"{split.assigned} claim(s) newly split, {split.total} in all"
+        f"{result['gold']} gold pair(s); {result['flagged']} claim(s) left out as all-unrelated; "
+        f"{result['newly_split']} claim(s) newly split, {result['split_claims']} in all"
     )
+    stats = result["statistics"]
     print_table(stats["sources"], title="Claims, articles and stances per source")
     print_table(stats["splits"], title="Labels per split")
     print_table(stats["left_out"], title="Claims left out (every document unrelated)")

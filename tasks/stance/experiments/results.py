@@ -122,6 +122,26 @@ def plot_heatmap(grid: Grid, path: Path, title: str, xlabel: str, ylabel: str) -
     return path
 
 
+@dataclass(frozen=True)
+class ResultFiles:
+    """What :func:`write_result_files` wrote: the experiment's directory, its Markdown and heat map."""
+
+    directory: Path
+    markdown: str
+    heatmap: Path
+
+
+def write_result_files(result: ExperimentResult, table: str, grid: Grid, axes: tuple[str, str], out_dir: Path,
+                       title: str) -> ResultFiles:
+    """``table.md`` and ``heatmap.png`` side by side under ``out_dir/<experiment id>``, so that a run's
+    figures stay together and a later run never overwrites them."""
+    directory = out_dir / result.experiment_id
+    directory.mkdir(parents=True, exist_ok=True)
+    markdown = f"# {title}\n\nExperiment `{result.experiment_id}`\n\n{table}"
+    (directory / "table.md").write_text(markdown, encoding="utf-8")
+    return ResultFiles(directory, markdown, plot_heatmap(grid, directory / "heatmap.png", title, *axes))
+
+
 def result_rows(result: ExperimentResult) -> list[dict[str, Any]]:
     """Long-form rows of the warehouse's ``experiment_results`` table."""
     rows: list[dict[str, Any]] = []

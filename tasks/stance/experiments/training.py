@@ -7,17 +7,30 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from arastance.config import Settings
 from arastance.logging import get_logger
 from tasks.stance.examples import StanceExample
 from tasks.stance.experiments.results import Cell
 from tasks.stance.labels import Scheme, to_scheme
 from tasks.stance.metrics import evaluate
-from tasks.stance.model import StanceModel, require_labels
+from tasks.stance.model import StanceModel, create_model, require_labels
 
 log = get_logger(__name__)
 
 # scheme and config overrides -> a new, untrained model (tasks.stance.model.create_model with the settings bound)
 ModelFactory = Callable[..., StanceModel]
+
+
+def model_factory(settings: Settings, kind: str | None, **fixed: Any) -> ModelFactory:
+    """A factory of untrained models of ``kind`` (default: model.default) with ``fixed`` overrides:
+    an experiment trains a fresh model per cell, each configured the same way."""
+    chosen = kind or settings.model.default
+
+    def make(scheme: Scheme, **overrides: Any) -> StanceModel:
+        return create_model(chosen, settings.model, scheme, embedding_cache=settings.embedding_cache,
+                            **{**fixed, **overrides})
+
+    return make
 
 
 def in_scheme(examples: Sequence[StanceExample], scheme: Scheme) -> list[StanceExample]:
