@@ -10,59 +10,12 @@ from typing import Any
 from warehouse.connection import Warehouse, WarehouseError
 from warehouse.sql import load_sql
 
-# The text an annotator sees for a claim: a reviewer's override wins over the rule output.
-_PAIR_TASKS = """
-SELECT p.pair_id, p.claim_id, COALESCE(o.cleaned_text, c.cleaned_text, c.title, '') AS claim,
-       c.url AS claim_url, c.source_id, p.article_id, COALESCE(a.title, '') AS article_title,
-       a.url AS article_url, COALESCE(a.text, '') AS article
-FROM claim_article_pairs p
-JOIN claims c USING (claim_id)
-JOIN articles a USING (article_id)
-LEFT JOIN claim_overrides o USING (claim_id)
-"""
 
 _ANNOTATABLE = """
 SELECT p.pair_id FROM claim_article_pairs p JOIN claims c USING (claim_id) JOIN articles a USING (article_id)
 WHERE c.status <> 'excluded'
 """
 
-_UNASSIGNED = _ANNOTATABLE + """
-  AND p.pair_id NOT IN (SELECT pair_id FROM annotation_assignments)
-  AND p.pair_id NOT IN (SELECT pair_id FROM annotations)
-"""
-
-_ROUND_TASKS = _PAIR_TASKS.replace("SELECT p.pair_id,", "SELECT s.annotator_id, p.pair_id,") + """
-JOIN annotation_assignments s USING (pair_id)
-WHERE s.round = ?
-ORDER BY s.annotator_id, p.pair_id
-"""
-
-_ANNOTATIONS = """
-SELECT a.pair_id, a.annotator_id, a.label, a.round, a.round_kind, a.annotated_at, a.source_file
-FROM annotations a
-{where}
-ORDER BY a.pair_id, a.annotator_id, a.round
-"""
-
-_PROGRESS = """
-SELECT r.round, r.round_kind, s.annotator_id, count(*) AS assigned, count(a.label) AS done
-FROM annotation_rounds r
-JOIN annotation_assignments s USING (round)
-LEFT JOIN annotations a ON a.round = s.round AND a.pair_id = s.pair_id AND a.annotator_id = s.annotator_id
-GROUP BY r.created_at, r.round, r.round_kind, s.annotator_id
-ORDER BY r.created_at, r.round, s.annotator_id
-"""
-
-# How often each annotator's pilot/production label is the pair's gold label.
-_ANNOTATOR_AGREEMENT = """
-SELECT a.annotator_id, count(*) AS labelled_gold_pairs,
-       count(*) FILTER (WHERE a.label = g.label) AS same_as_gold,
-       round(count(*) FILTER (WHERE a.label = g.label) / count(*), 4) AS share
-FROM annotations a JOIN gold_labels g USING (pair_id)
-WHERE a.round_kind <> 'adjudication'
-GROUP BY a.annotator_id
-ORDER BY a.annotator_id
-"""
 
 _GOLD_SUMMARY = """
 SELECT method, label, count(*) AS pairs FROM gold_labels GROUP BY ALL ORDER BY method, label
@@ -80,7 +33,7 @@ def annotatable_pair_ids(wh: Warehouse) -> set[str]:
 
 def unassigned_pair_ids(wh: Warehouse) -> set[str]:
     """Annotatable pairs that no round has assigned and nobody has labelled."""
-    return {r["pair_id"] for r in wh.query(_UNASSIGNED)}
+    return {r["pair_id"] for r in wh.query(load_sql("annotation_unassigned_pairs"))}
 
 
 def known_pair_ids(wh: Warehouse, pair_ids: Iterable[str]) -> set[str]:
@@ -100,7 +53,7 @@ def assignments_of(wh: Warehouse, pair_ids: Iterable[str]) -> set[tuple[str, str
 
 def pair_tasks(wh: Warehouse, pair_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     """Claim and article fields of each pair, by pair id."""
-    rows = wh.query(_PAIR_TASKS + " WHERE p.pair_id IN (SELECT unnest(?::VARCHAR[]))", [_ids(pair_ids)])
+    rows = wh.query(load_sql("annotation_pair_tasks"), [_ids(pair_ids)])
     return {r["pair_id"]: r for r in rows}
 
 
@@ -147,14 +100,12 @@ def create_round(
 
 def round_tasks(wh: Warehouse, round_name: str) -> list[dict[str, Any]]:
     """Assignments of a round with their claim and article fields, by annotator then pair."""
-    return [dict(r, round=round_name) for r in wh.query(_ROUND_TASKS, [round_name])]
+    return [dict(r, round=round_name) for r in wh.query(load_sql("annotation_round_tasks"), [round_name])]
 
 
 def stored_labels(wh: Warehouse, pair_ids: Iterable[str]) -> dict[tuple[str, str, str], dict[str, Any]]:
     """Annotations already stored for ``pair_ids``, keyed by (pair, annotator, round)."""
-    rows = wh.query(
-        _ANNOTATIONS.format(where="WHERE a.pair_id IN (SELECT unnest(?::VARCHAR[]))"), [_ids(pair_ids)]
-    )
+    rows = wh.query(load_sql("annotation_labels"), {"round": None, "pair_ids": _ids(pair_ids)})
     return {(r["pair_id"], r["annotator_id"], r["round"]): r for r in rows}
 
 
@@ -174,14 +125,12 @@ def store_annotations(wh: Warehouse, rows: Sequence[dict[str, Any]], record: dic
 
 def annotations(wh: Warehouse, round_name: str | None = None) -> list[dict[str, Any]]:
     """Stored annotations (all, or one round's), in pair, annotator, round order."""
-    if round_name is None:
-        return wh.query(_ANNOTATIONS.format(where=""))
-    return wh.query(_ANNOTATIONS.format(where="WHERE a.round = ?"), [round_name])
+    return wh.query(load_sql("annotation_labels"), {"round": round_name, "pair_ids": None})
 
 
 def progress(wh: Warehouse) -> list[dict[str, Any]]:
     """Per round and annotator: pairs assigned and pairs labelled."""
-    return wh.query(_PROGRESS)
+    return wh.query(load_sql("annotation_progress"))
 
 
 def upsert_gold_labels(wh: Warehouse, rows: Sequence[dict[str, Any]]) -> int:
@@ -192,7 +141,7 @@ def upsert_gold_labels(wh: Warehouse, rows: Sequence[dict[str, Any]]) -> int:
 
 def annotator_agreement(wh: Warehouse) -> list[dict[str, Any]]:
     """Per annotator: gold-labelled pairs they labelled and how many of their labels match gold."""
-    return wh.query(_ANNOTATOR_AGREEMENT)
+    return wh.query(load_sql("annotation_agreement_with_gold"))
 
 
 def gold_summary(wh: Warehouse) -> list[dict[str, Any]]:
@@ -200,18 +149,17 @@ def gold_summary(wh: Warehouse) -> list[dict[str, Any]]:
     return wh.query(_GOLD_SUMMARY)
 
 
+# One round's decisions, or every round's when the round is NULL.
 _DISCUSSIONS = """
 SELECT pair_id, round, label, reason, decided_by, decided_at, source_file
-FROM pilot_discussions {where}
+FROM pilot_discussions WHERE $round::VARCHAR IS NULL OR round = $round::VARCHAR
 ORDER BY round, pair_id
 """
 
 
 def pilot_discussions(wh: Warehouse, round_name: str | None = None) -> list[dict[str, Any]]:
     """Decisions taken in pilot discussions (all, or one round's), with their reasons."""
-    if round_name is None:
-        return wh.query(_DISCUSSIONS.format(where=""))
-    return wh.query(_DISCUSSIONS.format(where="WHERE round = ?"), [round_name])
+    return wh.query(_DISCUSSIONS, {"round": round_name})
 
 
 def store_pilot_discussions(wh: Warehouse, rows: Sequence[dict[str, Any]]) -> int:

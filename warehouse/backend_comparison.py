@@ -6,16 +6,11 @@ from datetime import date
 from typing import Any
 
 from warehouse.connection import Warehouse
+from warehouse.sql import load_sql
 
-_HITS = """
-SELECT h.backend, q.claim_id, list_prepend(q.kind, coalesce(q.also_kinds, [])) AS kinds,
-       h.url, h.title, h.snippet, h.published_date, h.rank
-FROM search_hits h JOIN queries q USING (query_id)
-ORDER BY h.backend, q.claim_id, h.rank
-"""
 
 _QUERIES = """
-SELECT q.claim_id, q.text, q.window_start, q.window_end, c.text AS claim_text
+SELECT q.claim_id, q.text, q.window_start, q.window_end, c.claim_text
 FROM queries q JOIN v_retrieval_claims c USING (claim_id)
 """
 
@@ -26,7 +21,7 @@ _ARTICLE_DATES = "SELECT canonical_url, published_date FROM articles WHERE publi
 
 def stored_hits(wh: Warehouse) -> list[dict[str, Any]]:
     """Every stored hit with its backend, claim and the query kinds it stands for."""
-    return wh.query(_HITS)
+    return wh.query(load_sql("backend_comparison_hits"))
 
 
 def claim_queries(wh: Warehouse) -> list[dict[str, Any]]:

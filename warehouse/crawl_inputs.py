@@ -11,21 +11,13 @@ from collections.abc import Iterator
 
 from arastance.base.staging import StoredPage
 from warehouse.connection import Warehouse
+from warehouse.sql import load_sql
 
 KNOWN_CANONICAL_URLS = """
 SELECT canonical_url FROM claims WHERE source_id = ? ORDER BY canonical_url
 """
 
-# The newest stored copy of every detail page of a source (listing pages keep no HTML, error
-# pages are not worth re-parsing).
-RAW_DETAIL_PAGES = """
-SELECT page_id, url, source_id, fetched_at, http_status, content_hash, html_zlib
-FROM raw_pages
-WHERE source_id = ? AND html_zlib IS NOT NULL AND parse_status <> 'skipped'
-  AND (http_status IS NULL OR http_status < 400)
-QUALIFY row_number() OVER (PARTITION BY url ORDER BY fetched_at DESC, page_id) = 1
-ORDER BY fetched_at, page_id
-"""
+RAW_DETAIL_PAGES = load_sql("crawl_raw_detail_pages")
 
 COUNT_RAW_DETAIL_PAGES = f"SELECT count(*) FROM ({RAW_DETAIL_PAGES})"
 

@@ -7,32 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from warehouse.connection import Warehouse
+from warehouse.sql import load_sql
 
-# Per claim with gold labels: its cluster (near-duplicates share a split) and label counts.
-# Reads the base tables, not v_gold_pairs, which already leaves flagged claims out.
-_CLAIM_PROFILES = """
-SELECT c.claim_id, COALESCE(k.cluster_id, c.claim_id) AS group_id, c.source_id, c.veracity,
-       count(*) FILTER (WHERE g.label = 'agree')     AS agree,
-       count(*) FILTER (WHERE g.label = 'disagree')  AS disagree,
-       count(*) FILTER (WHERE g.label = 'discuss')   AS discuss,
-       count(*) FILTER (WHERE g.label = 'unrelated') AS unrelated,
-       count(*)                                      AS pairs
-FROM claim_article_pairs p
-JOIN gold_labels g USING (pair_id)
-JOIN claims c USING (claim_id)
-LEFT JOIN claim_clusters k USING (claim_id)
-WHERE c.status <> 'excluded'
-GROUP BY ALL
-ORDER BY c.claim_id
-"""
-
-_DATASET_ROWS = """
-SELECT split, claim_id, source_id, veracity, claim_text AS claim, pair_id, article_id, article_url, article_title,
-       COALESCE(article_text, '') AS article, rank, label AS stance
-FROM v_dataset_pairs
-{where}
-ORDER BY split, claim_id, rank NULLS LAST, article_id
-"""
 
 _FLAGGED = """
 SELECT f.claim_id, c.source_id, c.veracity, f.pairs, f.flagged_at
@@ -43,7 +19,7 @@ ORDER BY c.source_id, f.claim_id
 
 def claim_profiles(wh: Warehouse) -> list[dict[str, Any]]:
     """Every non-excluded claim with gold labels: group, source, veracity and label counts."""
-    return wh.query(_CLAIM_PROFILES)
+    return wh.query(load_sql("dataset_claim_profiles"))
 
 
 def replace_unrelated_flags(wh: Warehouse, flags: Sequence[dict[str, Any]]) -> tuple[int, int]:
@@ -84,9 +60,7 @@ def add_splits(wh: Warehouse, assignments: dict[str, str], *, seed: int, now: da
 
 def dataset_rows(wh: Warehouse, split: str | None = None) -> list[dict[str, Any]]:
     """Gold pairs of the dataset (one split or all), in export order: split, claim, article rank."""
-    if split is None:
-        return wh.query(_DATASET_ROWS.format(where=""))
-    return wh.query(_DATASET_ROWS.format(where="WHERE split = ?"), [split])
+    return wh.query(load_sql("dataset_rows"), {"split": split})
 
 
 def load_dataset_rows(

@@ -8,34 +8,14 @@ from typing import Any
 import pyarrow as pa
 
 from warehouse.connection import Warehouse
+from warehouse.sql import load_sql
 
-# Each kept document with the date to check: the fetched article's extracted date first, else the
-# earliest date a search engine showed for that URL among the claim's hits.
-_KEPT_WITH_DATES = """
-SELECT d.claim_id, d.canonical_url, d.query_kinds, a.published_date AS article_date,
-       (SELECT min(h.published_date) FROM search_hits h JOIN queries q USING (query_id)
-        WHERE q.claim_id = d.claim_id AND h.url = d.url) AS engine_date
-FROM document_decisions d
-LEFT JOIN articles a USING (canonical_url)
-WHERE d.decision = 'kept' AND d.claim_id IN (SELECT unnest($claim_ids::VARCHAR[]))
-ORDER BY d.claim_id, d.rank
-"""
 
 _QUERY_WINDOWS = """
 SELECT claim_id, list_prepend(kind, coalesce(also_kinds, [])) AS kinds, window_start, window_end
 FROM queries WHERE claim_id IN (SELECT unnest($claim_ids::VARCHAR[]))
 """
 
-_APPLY = """
-UPDATE document_decisions AS d SET
-    date_check = c.date_check, published_date = c.published_date, date_source = c.date_source,
-    window_start = c.window_start, window_end = c.window_end,
-    decision = CASE WHEN c.date_check = 'outside' THEN 'dropped' ELSE d.decision END,
-    reason = CASE WHEN c.date_check = 'outside' THEN 'outside_date_window' ELSE d.reason END,
-    rank = CASE WHEN c.date_check = 'outside' THEN NULL ELSE d.rank END
-FROM __date_checks c
-WHERE d.claim_id = c.claim_id AND d.canonical_url = c.canonical_url
-"""
 
 _CHECK_COUNTS = """
 SELECT coalesce(date_check, 'not checked') AS date_check, decision, count(*) AS documents
@@ -46,7 +26,7 @@ GROUP BY ALL ORDER BY ALL
 
 def kept_documents_with_dates(wh: Warehouse, claim_ids: Sequence[str]) -> list[dict[str, Any]]:
     """Kept documents of the claims with their query kinds, article date and engine date."""
-    return wh.query(_KEPT_WITH_DATES, {"claim_ids": list(claim_ids)})
+    return wh.query(load_sql("date_window_kept_with_dates"), {"claim_ids": list(claim_ids)})
 
 
 def query_windows(wh: Warehouse, claim_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -65,7 +45,7 @@ def store_date_checks(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> None:
     with wh.transaction() as con:
         con.register("__date_checks", table)
         try:
-            con.execute(_APPLY)
+            con.execute(load_sql("date_window_apply_checks"))
         finally:
             con.unregister("__date_checks")
 

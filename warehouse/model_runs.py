@@ -10,13 +10,8 @@ from typing import Any
 import duckdb
 
 from warehouse.connection import Warehouse, WarehouseError
+from warehouse.sql import load_sql
 
-_GOLD_EXAMPLES = """
-SELECT pair_id, claim_id, article_id, claim_text, article_text, article_title, article_url, label
-FROM v_stance_examples
-WHERE split = ?
-ORDER BY claim_id, article_id
-"""
 
 _START_RUN = """
 INSERT INTO model_runs (run_id, model_name, model_kind, config, data_fingerprint, code_version, started_at, status)
@@ -42,13 +37,6 @@ WHERE status = 'succeeded' AND artifact_path IS NOT NULL AND json_extract_string
 ORDER BY started_at DESC LIMIT 1
 """
 
-_EVALUATIONS = """
-SELECT e.run_id, r.model_name, e.dataset, e.split, e.metric, e.label, e.value
-FROM evaluations e JOIN model_runs r USING (run_id)
-WHERE (? IS NULL OR e.run_id = ?)
-ORDER BY r.started_at, e.dataset, e.split, e.metric, e.label
-"""
-
 
 @dataclass(frozen=True)
 class ModelRun:
@@ -67,7 +55,7 @@ class ModelRun:
 def gold_examples(wh: Warehouse, split: str) -> list[dict[str, Any]]:
     """The gold-labelled pairs of one split (rows of ``v_stance_examples``)."""
     try:
-        return wh.query(_GOLD_EXAMPLES, [split])
+        return wh.query(load_sql("model_gold_examples"), [split])
     except duckdb.CatalogException as exc:
         raise WarehouseError(
             f"warehouse {wh.path} lacks the stance view (run `arastance warehouse migrate`): {exc}"
@@ -126,25 +114,9 @@ def model_runs(wh: Warehouse) -> list[dict[str, Any]]:
     return wh.query(_RUNS)
 
 
-_RESULTS = """
-SELECT r.model_name AS model, e.dataset, e.split,
-       max(e.value) FILTER (WHERE e.metric = 'f1' AND e.label = 'agree')     AS agree_f1,
-       max(e.value) FILTER (WHERE e.metric = 'f1' AND e.label = 'disagree')  AS disagree_f1,
-       max(e.value) FILTER (WHERE e.metric = 'f1' AND e.label = 'discuss')   AS discuss_f1,
-       max(e.value) FILTER (WHERE e.metric = 'f1' AND e.label = 'unrelated') AS unrelated_f1,
-       max(e.value) FILTER (WHERE e.metric = 'f1' AND e.label = 'other')     AS other_f1,
-       max(e.value) FILTER (WHERE e.metric = 'accuracy')                    AS accuracy,
-       max(e.value) FILTER (WHERE e.metric = 'macro_f1')                    AS macro_f1
-FROM evaluations e JOIN model_runs r USING (run_id)
-WHERE e.run_id = ?
-GROUP BY r.model_name, e.dataset, e.split
-ORDER BY e.dataset, CASE e.split WHEN 'train' THEN 0 WHEN 'dev' THEN 1 WHEN 'test' THEN 2 ELSE 3 END
-"""
-
-
 def run_results(wh: Warehouse, run_id: str) -> list[dict[str, Any]]:
     """One row per (dataset, split) of a run: per-class F1, accuracy and macro-F1, rounded to 3 places."""
-    rows = wh.query(_RESULTS, [run_id])
+    rows = wh.query(load_sql("model_run_results"), [run_id])
     return [{k: round(v, 3) if isinstance(v, float) else v for k, v in row.items() if v is not None} for row in rows]
 
 
@@ -155,4 +127,4 @@ def latest_model_dir(wh: Warehouse, dataset: str = "warehouse") -> str | None:
 
 def evaluations(wh: Warehouse, run_id: str | None = None) -> list[dict[str, Any]]:
     """Stored metrics, of one run or of all."""
-    return wh.query(_EVALUATIONS, [run_id, run_id])
+    return wh.query(load_sql("model_evaluations"), [run_id, run_id])

@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from warehouse.connection import Warehouse
+from warehouse.sql import load_sql
 
 #: The claims deduplication reads, as in :data:`warehouse.claims._CLUSTER_INPUT`.
 _CLUSTERED = "veracity = ? AND status <> 'excluded' AND coalesce(normalized_text, '') <> ''"
@@ -40,29 +41,9 @@ _CANDIDATE_KEYS = """
 SELECT DISTINCT x.text_key FROM near_duplicate_prefixes x JOIN __probe p USING (shingle) WHERE x.veracity = ?
 """
 
-# Every clustered claim sharing a cluster with, or the text of, the given texts; plus the new claims.
-_AFFECTED_CLAIMS = f"""
-WITH new_keys AS (
-    SELECT {_TEXT_KEY} AS text_key FROM claims WHERE claim_id IN (SELECT claim_id FROM __new)
-), touched AS (
-    SELECT claim_id FROM claims
-    WHERE {_CLUSTERED} AND ({_TEXT_KEY} IN (SELECT text_key FROM __keys) OR {_TEXT_KEY} IN (SELECT text_key FROM new_keys))
-    UNION SELECT claim_id FROM __new
-), clusters AS (
-    SELECT DISTINCT cluster_id FROM claim_clusters WHERE claim_id IN (SELECT claim_id FROM touched)
-)
-SELECT claim_id, normalized_text FROM claims
-WHERE {_CLUSTERED} AND (claim_id IN (SELECT claim_id FROM touched)
-    OR claim_id IN (SELECT claim_id FROM claim_clusters WHERE cluster_id IN (SELECT cluster_id FROM clusters)))
-ORDER BY published_date NULLS LAST, claim_id
-"""
+_AFFECTED_CLAIMS = load_sql("near_duplicates_affected_claims").format(clustered=_CLUSTERED, text_key=_TEXT_KEY)
 
-_NEW_TEXTS = f"""
-SELECT DISTINCT normalized_text, {_TEXT_KEY} AS text_key FROM claims
-WHERE {_CLUSTERED} AND claim_id IN (SELECT claim_id FROM __new)
-  AND {_TEXT_KEY} NOT IN (SELECT text_key FROM near_duplicate_prefixes WHERE veracity = ?)
-ORDER BY text_key
-"""
+_NEW_TEXTS = load_sql("near_duplicates_new_texts").format(clustered=_CLUSTERED, text_key=_TEXT_KEY)
 
 _ALL_TEXTS = f"SELECT DISTINCT normalized_text, {_TEXT_KEY} AS text_key FROM claims WHERE {_CLUSTERED} ORDER BY text_key"
 

@@ -15,17 +15,8 @@ from typing import Any
 import pyarrow as pa
 
 from warehouse.connection import Warehouse
+from warehouse.sql import load_sql
 
-_PENDING_CLAIMS = """
-SELECT c.claim_id, c.veracity, c.claim_text AS text, c.published_date, c.source_id, r.status AS retrieval_status
-FROM v_retrieval_claims c
-LEFT JOIN claim_retrieval r USING (claim_id)
-WHERE ($include_done OR r.status IS NULL OR r.status <> 'done')
-  AND ($all_claims OR c.claim_id IN (SELECT unnest($claim_ids::VARCHAR[])))
-  AND ($period_start::DATE IS NULL OR c.published_date >= $period_start::DATE)
-  AND ($period_end::DATE IS NULL OR c.published_date <= $period_end::DATE)
-ORDER BY c.published_date NULLS LAST, c.claim_id
-"""
 
 _CACHED = "SELECT cache_key, results FROM search_cache WHERE cache_key IN (SELECT unnest($keys::VARCHAR[]))"
 
@@ -42,38 +33,12 @@ _ARTICLE_STATUS = """
 SELECT canonical_url, article_id, fetch_status FROM articles WHERE canonical_url IN (SELECT unnest($urls::VARCHAR[]))
 """
 
-_KEPT_WITH_ARTICLES = """
-SELECT d.claim_id, d.canonical_url, d.rank, d.similarity, d.reason, a.article_id, a.fetch_status
-FROM document_decisions d
-JOIN articles a USING (canonical_url)
-WHERE d.decision = 'kept' AND d.claim_id IN (SELECT unnest($claim_ids::VARCHAR[]))
-ORDER BY d.claim_id, d.rank
-"""
 
 _KEPT_URLS = """
 SELECT claim_id, list(canonical_url ORDER BY rank) AS canonical_urls, list(url ORDER BY rank) AS urls
 FROM document_decisions WHERE decision = 'kept' GROUP BY claim_id
 """
 
-_FAILED_FETCHES = """
-SELECT DISTINCT d.claim_id
-FROM document_decisions d JOIN articles a ON a.canonical_url = d.canonical_url
-WHERE (d.decision = 'kept' OR d.reason = 'fetch_failed')
-  AND a.fetch_status = 'failed' AND (a.http_status IS NULL OR a.http_status >= 500)
-  AND d.claim_id IN (SELECT unnest($claim_ids::VARCHAR[]))
-  AND (SELECT count(*) FROM document_decisions k JOIN articles ka ON ka.canonical_url = k.canonical_url
-       WHERE k.claim_id = d.claim_id AND k.decision = 'kept' AND ka.fetch_status = 'ok') < $limit
-"""
-
-# A claim's ranked pool in fetch order (the search-time ranking), with what each fetch gave.
-_POOL_DOCUMENTS = """
-SELECT d.claim_id, d.canonical_url, d.url, d.domain, d.best_rank, d.query_kinds,
-       a.fetch_status, a.http_status, a.title, a.text
-FROM document_decisions d
-LEFT JOIN articles a ON a.canonical_url = d.canonical_url
-WHERE d.reason IN (SELECT unnest($reasons::VARCHAR[])) AND d.claim_id IN (SELECT unnest($claim_ids::VARCHAR[]))
-ORDER BY d.claim_id, d.similarity DESC NULLS LAST, d.best_rank, d.canonical_url
-"""
 
 _MARK_DONE = """
 UPDATE claim_retrieval SET status = 'done', pairs = $pairs, error = NULL, updated_at = $now
@@ -117,7 +82,7 @@ def pending_claims(wh: Warehouse, claim_ids: Sequence[str] | None = None, *, inc
                    period: tuple[date | None, date | None] = (None, None)) -> list[dict[str, Any]]:
     """Claims of ``v_retrieval_claims`` dated within ``period`` whose retrieval is not done (all of
     them with ``include_done``)."""
-    return wh.query(_PENDING_CLAIMS, {"include_done": include_done, "all_claims": claim_ids is None,
+    return wh.query(load_sql("retrieval_pending_claims"), {"include_done": include_done, "all_claims": claim_ids is None,
                                       "claim_ids": list(claim_ids or []), "period_start": period[0],
                                       "period_end": period[1]})
 
@@ -194,14 +159,14 @@ def kept_urls_by_claim(wh: Warehouse) -> dict[str, list[tuple[str, str]]]:
 def claims_with_failed_fetches(wh: Warehouse, claim_ids: Sequence[str], *, limit: int = 2**31 - 1) -> set[str]:
     """Claims short of ``limit`` usable documents with a candidate whose fetch failed for a passing
     reason (5xx, timeout, no answer): not done yet, so a re-run fetches it again; a 404 is final."""
-    return {r["claim_id"] for r in wh.query(_FAILED_FETCHES, {"claim_ids": list(claim_ids), "limit": limit})}
+    return {r["claim_id"] for r in wh.query(load_sql("retrieval_failed_fetches"), {"claim_ids": list(claim_ids), "limit": limit})}
 
 
 def pool_documents(wh: Warehouse, claim_ids: Sequence[str], reasons: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     """Each claim's documents whose decision reason is one of ``reasons`` (the ranked pool), in fetch
     order, with their article's fetch status, title and text when fetched."""
     out: dict[str, list[dict[str, Any]]] = {c: [] for c in claim_ids}
-    for r in wh.query(_POOL_DOCUMENTS, {"claim_ids": list(claim_ids), "reasons": list(reasons)}):
+    for r in wh.query(load_sql("retrieval_pool_documents"), {"claim_ids": list(claim_ids), "reasons": list(reasons)}):
         out[r["claim_id"]].append(r)
     return out
 
@@ -266,7 +231,7 @@ def store_articles(wh: Warehouse, pages: Sequence[Mapping[str, Any]], articles: 
 
 def kept_articles(wh: Warehouse, claim_ids: Sequence[str]) -> list[dict[str, Any]]:
     """The claims' kept documents that have an article row, with its fetch status."""
-    return wh.query(_KEPT_WITH_ARTICLES, {"claim_ids": list(claim_ids)})
+    return wh.query(load_sql("retrieval_kept_with_articles"), {"claim_ids": list(claim_ids)})
 
 
 def store_pairs(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> int:

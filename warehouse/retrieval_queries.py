@@ -8,16 +8,8 @@ from datetime import date, datetime, timezone
 from typing import Protocol
 
 from warehouse.connection import Warehouse
+from warehouse.sql import load_sql
 
-# The method's order of query kinds; reading returns a claim's queries in this order.
-_SELECT_OF_CLAIM = """
-SELECT query_id, claim_id, kind, text, window_start, window_end, analyzer, also_kinds, created_at
-FROM queries
-WHERE claim_id = $claim_id
-ORDER BY CASE kind WHEN 'claim' THEN 1 WHEN 'claim_date' THEN 2 WHEN 'entities_date' THEN 3
-                   WHEN 'vp_date' THEN 4 WHEN 'vp_entities_date' THEN 5 ELSE 6 END,
-         window_start NULLS FIRST, created_at, query_id
-"""
 _CLAIMS_WITH_QUERIES = "SELECT DISTINCT claim_id FROM queries"
 
 
@@ -86,7 +78,7 @@ def queries_of_claim(wh: Warehouse, claim_id: str) -> list[StoredQuery]:
     """Every stored query of a claim, in the method's order of kinds."""
     return [
         StoredQuery(**{**row, "also_kinds": tuple(row["also_kinds"] or ())})
-        for row in wh.query(_SELECT_OF_CLAIM, {"claim_id": claim_id})
+        for row in wh.query(load_sql("retrieval_queries_of_claim"), {"claim_id": claim_id})
     ]
 
 

@@ -14,53 +14,10 @@ from datetime import date
 from typing import Any
 
 from warehouse.connection import Warehouse
+from warehouse.sql import load_sql
 
-_CLAIM_COLUMNS = """
-    c.claim_id,
-    coalesce(o.cleaned_text, c.cleaned_text) AS text,
-    c.published_date,
-    coalesce(c.is_multimedia, FALSE) AS is_multimedia
-FROM claims c
-LEFT JOIN claim_overrides o USING (claim_id)
-"""
-
-# The period (settings ``period``): open bounds are NULL; an undated claim is outside a set one.
-_IN_PERIOD = """
-  AND ($period_start::DATE IS NULL OR c.published_date >= $period_start::DATE)
-  AND ($period_end::DATE IS NULL OR c.published_date <= $period_end::DATE)
-"""
-
-SEEDS_SQL = f"""
-SELECT {_CLAIM_COLUMNS}
-WHERE c.veracity = 'false' AND c.status = 'active' {_IN_PERIOD}
-ORDER BY c.claim_id
-"""
-
-HEADLINES_SQL = f"""
-SELECT {_CLAIM_COLUMNS}
-WHERE c.veracity = 'true' AND c.status = 'active' AND list_contains($sources, c.source_id) {_IN_PERIOD}
-ORDER BY c.claim_id
-"""
 
 Period = tuple[date | None, date | None]
-
-RUNS_SQL = """
-SELECT run_id, started_at, finished_at, seeds_used, seeds_matched, headlines_eligible,
-       selected_headlines, matches, excluded, params
-FROM selection_runs
-ORDER BY started_at DESC, run_id
-LIMIT $limit
-"""
-
-SELECTED_SQL = """
-SELECT s.claim_id, c.published_date, s.seeds, s.best_score, s.best_rank,
-       coalesce(o.cleaned_text, c.cleaned_text) AS text
-FROM v_selected_true_claims s
-JOIN claims c USING (claim_id)
-LEFT JOIN claim_overrides o USING (claim_id)
-ORDER BY s.seeds DESC, s.best_score DESC, s.claim_id
-LIMIT $limit
-"""
 
 
 @dataclass(frozen=True)
@@ -75,12 +32,14 @@ class StoredSelection:
 
 def read_seed_claims(wh: Warehouse, period: Period = (None, None)) -> list[dict[str, Any]]:
     """Active false claims dated within ``period``: ``claim_id, text, published_date, is_multimedia``."""
-    return wh.query(SEEDS_SQL, {"period_start": period[0], "period_end": period[1]})
+    return wh.query(load_sql("selection_claims"), {"veracity": "false", "sources": None,
+                                             "period_start": period[0], "period_end": period[1]})
 
 
 def read_candidate_headlines(wh: Warehouse, sources: Sequence[str], period: Period = (None, None)) -> list[dict[str, Any]]:
     """Active true claims of ``sources`` dated within ``period`` (same columns as :func:`read_seed_claims`)."""
-    return wh.query(HEADLINES_SQL, {"sources": list(sources), "period_start": period[0], "period_end": period[1]})
+    return wh.query(load_sql("selection_claims"), {"veracity": "true", "sources": list(sources),
+                                             "period_start": period[0], "period_end": period[1]})
 
 
 def store_selection(
@@ -105,10 +64,10 @@ def store_selection(
 
 def selection_runs(wh: Warehouse, limit: int = 20) -> list[dict[str, Any]]:
     """The latest selection runs with their counts, newest first."""
-    return wh.query(RUNS_SQL, {"limit": limit})
+    return wh.query(load_sql("selection_runs"), {"limit": limit})
 
 
 def selected_true_claims(wh: Warehouse, limit: int = 50) -> list[dict[str, Any]]:
     """Chosen headlines (every run together), the most often chosen first."""
-    return wh.query(SELECTED_SQL, {"limit": limit})
+    return wh.query(load_sql("selection_chosen_headlines"), {"limit": limit})
 
