@@ -7,7 +7,9 @@ own Prefect home, then compares every table both warehouses have: row counts and
 multisets (the demo writes rows in no guaranteed order), leaving out the columns that differ between
 any two runs by nature (timestamps, run ids, paths, code versions: ``RUN_SPECIFIC_COLUMNS``).
 Strings are compared after the run's data directory and the snapshot server's random loopback port
-are replaced by placeholders, since both change from run to run and say nothing about behaviour.
+are replaced by placeholders, since both change from run to run and say nothing about behaviour;
+ids hashed from such a value (a crawled page's id, from its URL) are compared through the row they
+name (``DERIVED_KEYS``).
 
 Tables or columns on one side only are reported, not failed on: a refactor may add a table.
 Exits 1 when a table both sides have differs, 0 otherwise.
@@ -57,6 +59,16 @@ RUN_SPECIFIC_COLUMNS: frozenset[str] = frozenset({
 })
 # Also left out: any column of a TIMESTAMP type whatever its name (a time of writing, never content).
 RUN_SPECIFIC_TYPES = ("TIMESTAMP", "TIMESTAMP WITH TIME ZONE", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS")
+
+# Ids hashed from a run-specific value, compared through what they stand for instead: a crawled page's
+# id is stable_id(url, content_hash), and its URL holds the snapshot server's random port, so two runs
+# of the same code give every crawled page another id. Each such column (wherever it appears: the page
+# itself, the claims and articles that point to it) is replaced by the normalised natural key of the
+# row it names; an id that names no row is kept as it is.
+# column -> (the table it is the key of, that table's natural-key columns)
+DERIVED_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "page_id": ("raw_pages", ("url", "content_hash")),
+}
 
 DATA_DIR_PLACEHOLDER = "<DATA_DIR>"
 LOOPBACK = re.compile(r"(127\.0\.0\.1|localhost):\d+")  # the snapshot server listens on a random port
@@ -135,14 +147,30 @@ def _ignored(name: str, data_type: str) -> bool:
     return name in RUN_SPECIFIC_COLUMNS or data_type.upper() in RUN_SPECIFIC_TYPES
 
 
+Translations = dict[str, dict[Any, Any]]  # column -> {id: the natural key it stands for}
+
+
+def _translations(con: duckdb.DuckDBPyConnection, schema: str, data_dirs: Sequence[str]) -> Translations:
+    """For each of ``DERIVED_KEYS`` whose table this side has: every id, with its row's natural key."""
+    found: Translations = {}
+    tables = set(_tables(con, schema))
+    for column, (table, natural) in DERIVED_KEYS.items():
+        if table in tables and {column, *natural} <= set(_columns(con, schema, table)):
+            select = ", ".join(f'"{c}"' for c in (column, *natural))
+            rows = con.execute(f'SELECT {select} FROM "{schema}".main."{table}"').fetchall()
+            found[column] = {row[0]: ("key", *(normalise(v, data_dirs) for v in row[1:])) for row in rows}
+    return found
+
+
 def _rows(con: duckdb.DuckDBPyConnection, schema: str, table: str, columns: Sequence[str],
-          data_dirs: Sequence[str]) -> Counter[tuple[Any, ...]]:
+          data_dirs: Sequence[str], translations: Translations) -> Counter[tuple[Any, ...]]:
     if not columns:  # nothing left to compare but the count
         (n,) = con.execute(f'SELECT count(*) FROM "{schema}".main."{table}"').fetchone()
         return Counter({(): n})
     select = ", ".join(f'"{c}"' for c in columns)
     rows = con.execute(f'SELECT {select} FROM "{schema}".main."{table}"').fetchall()
-    return Counter(tuple(normalise(v, data_dirs) for v in row) for row in rows)
+    maps = [translations.get(c, {}) for c in columns]
+    return Counter(tuple(normalise(m.get(v, v), data_dirs) for m, v in zip(maps, row)) for row in rows)
 
 
 def _example(columns: Sequence[str], before: Counter[tuple[Any, ...]], after: Counter[tuple[Any, ...]]) -> str:
@@ -168,14 +196,16 @@ def _short(value: Any, width: int = 160) -> str:
 
 
 def compare_table(con: duckdb.DuckDBPyConnection, table: str, before: str = "before", after: str = "after",
-                  data_dirs: Sequence[str] = ()) -> TableComparison:
-    """Compare ``table`` of the catalogs ``before`` and ``after`` attached to ``con``."""
+                  data_dirs: Sequence[str] = (), translations: tuple[Translations, Translations] = ({}, {}),
+                  ) -> TableComparison:
+    """Compare ``table`` of the catalogs ``before`` and ``after`` attached to ``con``; ``translations``:
+    each side's derived ids with what they stand for (see ``DERIVED_KEYS``)."""
     cols_before, cols_after = _columns(con, before, table), _columns(con, after, table)
     common = [c for c in cols_before if c in cols_after]
     ignored = tuple(c for c in common if _ignored(c, cols_before[c]) or _ignored(c, cols_after[c]))
     compared = tuple(c for c in common if c not in ignored)
-    rows_before = _rows(con, before, table, compared, data_dirs)
-    rows_after = _rows(con, after, table, compared, data_dirs)
+    rows_before = _rows(con, before, table, compared, data_dirs, translations[0])
+    rows_after = _rows(con, after, table, compared, data_dirs, translations[1])
     return TableComparison(
         table=table,
         rows_before=sum(rows_before.values()),
@@ -222,8 +252,9 @@ def compare_warehouses(before: Path, after: Path, data_dirs: Sequence[str] = ())
     with attached(before, after) as (con, b, a):
         tables_before, tables_after = _tables(con, b), _tables(con, a)
         common = [t for t in tables_before if t in tables_after]
+        translations = (_translations(con, b, data_dirs), _translations(con, a, data_dirs))
         return Comparison(
-            tables=[compare_table(con, t, b, a, data_dirs) for t in common],
+            tables=[compare_table(con, t, b, a, data_dirs, translations) for t in common],
             only_before=[t for t in tables_before if t not in tables_after],
             only_after=[t for t in tables_after if t not in tables_before],
         )
@@ -247,6 +278,8 @@ def report(comparison: Comparison) -> str:
         lines.append(f"tables only after (not compared): {', '.join(comparison.only_after)}")
     ignored = sorted({c for t in comparison.tables for c in t.ignored_columns})
     lines.append(f"run-specific columns left out: {', '.join(ignored) or 'none'}")
+    lines.append("ids compared through the row they name: " + ", ".join(
+        f"{column} as {table}({', '.join(natural)})" for column, (table, natural) in DERIVED_KEYS.items()))
     differing = [t.table for t in comparison.tables if not t.identical]
     lines.append(f"RESULT: {len(comparison.tables) - len(differing)}/{len(comparison.tables)} common tables "
                  f"identical" + (f"; differ: {', '.join(differing)}" if differing else ""))

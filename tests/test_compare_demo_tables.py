@@ -122,3 +122,30 @@ def test_parquet_exports_compare_like_the_files(write: Writer, tmp_path: Path) -
     assert [t.table for t in result.tables] == ["claims"]
     assert result.tables[0].example == "claim_id='c2': cleaned_text: 'ب' -> 'ج'"
     assert set(result.tables[0].ignored_columns) == {"run_id", "first_seen"}
+
+
+PAGES = [
+    "CREATE TABLE raw_pages (page_id VARCHAR, url VARCHAR, content_hash VARCHAR)",
+    "CREATE TABLE claims (claim_id VARCHAR, page_id VARCHAR)",
+]
+
+
+def _pages(port: int, page_of_c1: str = "1") -> list[str]:
+    """Pages whose ids hash the URL, port included (as the crawler's do), and a claim on one of them."""
+    return [
+        f"INSERT INTO raw_pages VALUES ('p{port}-1', 'http://127.0.0.1:{port}/a/1', 'h1'), "
+        f"('p{port}-2', 'http://127.0.0.1:{port}/a/2', 'h2')",
+        f"INSERT INTO claims VALUES ('c1', 'p{port}-{page_of_c1}')",
+    ]
+
+
+def test_page_ids_are_compared_through_the_page_they_name(write: Writer) -> None:
+    before = write("before", PAGES + _pages(8001))
+    same = write("same", PAGES + _pages(9002))
+    assert compare_warehouses(before, same).identical  # another port, so other ids: the same pages
+    moved = write("moved", PAGES + _pages(9002, page_of_c1="2"))
+    result = compare_warehouses(before, moved)
+    assert [t.table for t in result.tables if not t.identical] == ["claims"]
+    (claims,) = [t for t in result.tables if t.table == "claims"]
+    assert claims.example == ("claim_id='c1': page_id: ('key', 'http://127.0.0.1:PORT/a/1', 'h1') -> "
+                              "('key', 'http://127.0.0.1:PORT/a/2', 'h2')")
