@@ -170,7 +170,7 @@ def _rows(con: duckdb.DuckDBPyConnection, schema: str, table: str, columns: Sequ
     select = ", ".join(f'"{c}"' for c in columns)
     rows = con.execute(f'SELECT {select} FROM "{schema}".main."{table}"').fetchall()
     maps = [translations.get(c, {}) for c in columns]
-    return Counter(tuple(normalise(m.get(v, v), data_dirs) for m, v in zip(maps, row)) for row in rows)
+    return Counter(tuple(normalise(m.get(v, v) if m else v, data_dirs) for m, v in zip(maps, row)) for row in rows)
 
 
 def _example(columns: Sequence[str], before: Counter[tuple[Any, ...]], after: Counter[tuple[Any, ...]]) -> str:
@@ -366,17 +366,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="claims that get documents, the same on both sides (0: all; slow)")
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                         help="an environment variable for both demos, e.g. ARASTANCE_MODEL__CPU_VARIANT=tfidf_sim")
-    parser.add_argument("--keep", type=Path, help="keep the data directories and logs here")
+    parser.add_argument("--keep", type=Path, help="keep the data directories, logs and Parquet exports here")
+    parser.add_argument("--compare-kept", type=Path, metavar="DIR",
+                        help="run no demo: compare again what an earlier run left in its --keep directory")
     args = parser.parse_args(argv)
+    if args.compare_kept:
+        kept = args.compare_kept.resolve()
+        comparison = compare_warehouses(kept / "before-parquet", kept / "after-parquet",
+                                        [str(kept / "before-data"), str(kept / "after-data")])
+        print(report(comparison))
+        return 0 if comparison.identical else 1
     repo = Path(git(Path.cwd(), "rev-parse", "--show-toplevel"))
     before = args.before or git(repo, "merge-base", "HEAD", REFACTOR_BASE)
     extra_env = parse_env(args.env)
     with tempfile.TemporaryDirectory(prefix="compare-demo-") as tmp:
-        scratch = args.keep or Path(tmp)
+        scratch = (args.keep or Path(tmp)).resolve()
         scratch.mkdir(parents=True, exist_ok=True)
         exports, data_dirs = {}, []
         for side, rev, python in (("before", before, args.before_python), ("after", args.after, args.after_python)):
             data_dir = scratch / f"{side}-data"
+            if data_dir.exists():
+                raise SystemExit(f"{data_dir} exists: the demo must start from a fresh data directory (--keep an empty one)")
             with checkout(repo, rev, scratch) as tree:
                 label = rev or "working tree"
                 print(f"{side}: {label} ({git(tree, 'rev-parse', '--short', 'HEAD')}) with {python}", flush=True)

@@ -20,7 +20,7 @@ Writer = Callable[[str, list[str]], Path]
 
 CLAIMS = [
     "CREATE TABLE claims (claim_id VARCHAR, url VARCHAR, cleaned_text VARCHAR, run_id VARCHAR, "
-    "first_seen TIMESTAMP, published_date DATE)",
+    "first_seen TIMESTAMP, published_date DATE, kinds VARCHAR[])",
 ]
 
 
@@ -28,9 +28,9 @@ def _rows(run: str, text_of_c2: str = "ب", port: int = 8001, data_dir: str = "/
     """Two claims as one run writes them: its run id, its clock, its server's port and data directory."""
     return [
         f"INSERT INTO claims VALUES ('c1', 'http://127.0.0.1:{port}/araanews/1', 'أ', '{run}', "
-        f"now(), DATE '2016-03-01')",
+        f"now(), DATE '2016-03-01', ['claim', 'dated'])",
         f"INSERT INTO claims VALUES ('c2', 'file://{data_dir}/pages/2', '{text_of_c2}', '{run}', "
-        f"now() - INTERVAL 1 DAY, DATE '2017-05-02')",
+        f"now() - INTERVAL 1 DAY, DATE '2017-05-02', [])",
     ]
 
 
@@ -55,7 +55,7 @@ def test_two_runs_of_the_same_code_are_identical(write: Writer) -> None:
     assert (claims.rows_before, claims.rows_after) == (2, 2)
     # run ids and timestamps are left out; a DATE is content and compared
     assert set(claims.ignored_columns) == {"run_id", "first_seen"}
-    assert claims.compared_columns == ("claim_id", "url", "cleaned_text", "published_date")
+    assert claims.compared_columns == ("claim_id", "url", "cleaned_text", "published_date", "kinds")
     assert "RESULT: 1/1 common tables identical" in report(result)
 
 
@@ -90,7 +90,7 @@ def test_tables_and_columns_on_one_side_are_reported_not_failed(write: Writer) -
     before = write("before", CLAIMS + _rows("run-a") + ["CREATE TABLE legacy (x INTEGER)"])
     after = write("after", [
         "CREATE TABLE claims (claim_id VARCHAR, url VARCHAR, cleaned_text VARCHAR, run_id VARCHAR, "
-        "first_seen TIMESTAMP, published_date DATE, note VARCHAR)",
+        "first_seen TIMESTAMP, published_date DATE, kinds VARCHAR[], note VARCHAR)",
         "CREATE TABLE staging_runs (run_id VARCHAR)",
     ])
     with duckdb.connect(str(after)) as con:  # the same rows, with the new column filled
