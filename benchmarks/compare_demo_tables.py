@@ -386,7 +386,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for side, rev, python in (("before", before, args.before_python), ("after", args.after, args.after_python)):
             data_dir = scratch / f"{side}-data"
             if data_dir.exists():
-                raise SystemExit(f"{data_dir} exists: the demo must start from a fresh data directory (--keep an empty one)")
+                raise SystemExit(f"{data_dir} exists: the demo must start from a fresh data directory "
+                                 "(give --keep an empty folder)")
             with checkout(repo, rev, scratch) as tree:
                 label = rev or "working tree"
                 print(f"{side}: {label} ({git(tree, 'rev-parse', '--short', 'HEAD')}) with {python}", flush=True)
