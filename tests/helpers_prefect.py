@@ -48,7 +48,8 @@ class PrefectServer:
         return done
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a process group started with ``start_new_session``: SIGTERM, then SIGKILL after 20 s."""
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
@@ -92,7 +93,7 @@ def prefect_server(home: Path, extra_env: dict[str, str] | None = None, timeout:
             time.sleep(0.5)
         yield PrefectServer(api_url=api_url, env=env)
     finally:
-        _stop(proc)
+        stop_process(proc)
         log.close()
 
 
@@ -108,7 +109,7 @@ def prefect_worker(server: PrefectServer, pool: str, cwd: Path) -> Iterator[subp
     try:
         yield proc
     finally:
-        _stop(proc)
+        stop_process(proc)
         log.close()
 
 
