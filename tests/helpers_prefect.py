@@ -146,7 +146,7 @@ def describe_runs(client: SyncPrefectClient) -> str:
                      f"created_by={r.created_by.type if r.created_by else None}" for r in client.read_flow_runs())
 
 
-def settle_runs(client: SyncPrefectClient, timeout: float = 60) -> None:
+def settle_runs(client: SyncPrefectClient, timeout: float = 180) -> None:
     """Cancel every unfinished flow run and wait until all are final, so no run outlives the test.
 
     Worker-started runs live in process groups of their own: stopping the worker alone would
