@@ -4,8 +4,9 @@ The flow only orchestrates. Spiders run as child processes (:mod:`tasks.crawl_ru
 reactor cannot restart inside one process) and may run side by side; loading into the
 warehouse (:func:`tasks.claim_load.load.load_crawl_run`) happens one run at a time, the warehouse
 having a single writer. A crawl task that fails is retried once, and the retry resumes the
-interrupted crawl from its Scrapy JOBDIR. With ``offline`` the flow serves the built snapshots
-(and the web archive emulator) on 127.0.0.1 and crawls them instead of the real sites.
+interrupted crawl from its Scrapy JOBDIR. The sites' addresses come from the settings: the demo,
+``arastance crawl --offline`` and the tests crawl the offline snapshots by running this flow
+inside ``snapshots.offline.offline_world()``; the flow itself knows nothing of them.
 
 ``mode`` (default ``crawl.mode``) chooses where pages come from: ``live`` sites, the web
 ``archive`` (captures in ``crawl.archive_from``..``crawl.archive_to``), or ``both``: a live pass,
@@ -16,7 +17,6 @@ reason, and the flow run ends Failed naming it.
 
 from __future__ import annotations
 
-from contextlib import ExitStack
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
@@ -107,7 +107,6 @@ def _crawl_pass(sites: list[str], mode: str, settings: Settings, path: Path, inc
 def crawl_sources(
     sites: list[str] | None = None,
     incremental: bool | None = None,
-    offline: bool = False,
     warehouse_path: str | None = None,
     mode: Literal["live", "archive", "both"] | None = None,
     archive_from: date | None = None,
@@ -121,8 +120,6 @@ def crawl_sources(
         incremental: fetch only posts whose canonical URL is not yet in the warehouse, and stop
             paginating at the first listing page with nothing new (default: the
             crawl.incremental setting).
-        offline: crawl the local snapshot server (and its archive emulator) instead of the real
-            sites (demo, tests).
         warehouse_path: the DuckDB warehouse; default: the configured one.
         mode: live, archive or both (default: the crawl.mode setting).
         archive_from: first capture day of an archive crawl (default: crawl.archive_from).
@@ -147,14 +144,9 @@ def crawl_sources(
         for site_mode in crawl_modes(site, mode):
             passes[site_mode].append(site)
     rows: list[dict[str, Any]] = []
-    with ExitStack() as stack:
-        if offline:
-            from snapshots.server import offline_settings, serve_snapshots
-
-            settings = offline_settings(settings, stack.enter_context(serve_snapshots()))
-        for pass_mode in ("live", "archive"):  # live first: the archive pass skips what it stored
-            if passes[pass_mode]:
-                rows += _crawl_pass(passes[pass_mode], pass_mode, settings, path, incremental)
+    for pass_mode in ("live", "archive"):  # live first: the archive pass skips what it stored
+        if passes[pass_mode]:
+            rows += _crawl_pass(passes[pass_mode], pass_mode, settings, path, incremental)
     create_table_artifact(rows, key="crawl-sources", description="per-site crawl and load figures")
     failed = [f"{r['site']} ({r['mode']}): {r['status'].removeprefix('failed: ')}" for r in rows if r["status"] != "ok"]
     if failed:

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from arastance.cli import app
 from arastance.config import load_settings
 from helpers_spiders import world
+from snapshots.offline import offline_world
 from warehouse import open_warehouse
 
 runner = CliRunner()
@@ -34,8 +35,10 @@ def test_the_flow_crawls_offline_loads_and_a_rerun_on_another_port_fetches_nothi
     with prefect_test_harness(server_startup_timeout=60):
         # Each call serves the snapshots on a new free port: claims are keyed by the real site's
         # canonical URL, so the second crawl still knows every post.
-        [first] = crawl_sources(sites=["norumors"], offline=True)
-        [second] = crawl_sources(sites=["norumors"], offline=True)
+        with offline_world():
+            [first] = crawl_sources(sites=["norumors"])
+        with offline_world():
+            [second] = crawl_sources(sites=["norumors"])
         artifacts = asyncio.run(_artifact_rows("crawl-sources"))
     assert first["status"] == "ok" and first["claims_parsed"] == len(posts)
     assert first["new_claims"] > 0 and first["errors"] == 3
