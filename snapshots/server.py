@@ -3,7 +3,8 @@
 It serves a directory built by :mod:`snapshots.build` the way a web server serves a static
 site (``index.html`` for directories, 404 for what is not there, a redirect to add the slash)
 and plays the faults of the build's ``faults.json``: a path that always answers 500, one that
-fails ``times`` times and then recovers, one that answers slowly. Every request is logged in
+fails ``times`` times and then recovers, one that answers slowly. A WordPress REST collection
+is paged as WordPress pages it (:mod:`snapshots.wp_rest_emulator`). Every request is logged in
 :attr:`SnapshotServer.requests` so that tests can check what a crawler asked for.
 """
 
@@ -24,6 +25,7 @@ from urllib.parse import unquote, urlsplit
 from arastance.logging import get_logger
 from snapshots.paths import query_file_key
 from snapshots.archive_emulator import INDEX_FILE, PREFIX as ARCHIVE_PREFIX, WaybackEmulator
+from snapshots.wp_rest_emulator import COLLECTION_FILE, answer_collection
 
 log = get_logger(__name__)
 
@@ -46,6 +48,8 @@ class RequestRecord:
     path: str
     status: int
     user_agent: str | None
+    #: The raw query string (``per_page=20&page=2``), empty when there is none.
+    query: str = ""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -73,7 +77,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if send_body:
             self.wfile.write(body)
-        self.server.owner.record(RequestRecord(self.command, self._path(), status, self.headers.get("User-Agent")))
+        self.server.owner.record(RequestRecord(self.command, self._path(), status, self.headers.get("User-Agent"),
+                                               urlsplit(self.path).query))
 
     def _path(self) -> str:
         return unquote(urlsplit(self.path).path)
@@ -96,7 +101,13 @@ class _Handler(BaseHTTPRequestHandler):
             status = int(fault["status"])  # type: ignore[arg-type]
             self._send(status, ERROR_HTML, content_type="text/html; charset=utf-8", send_body=send_body)
             return
-        target = owner.resolve(path, urlsplit(self.path).query)
+        collection = owner.rest_collection(path)
+        if collection is not None:
+            answer = answer_collection(json.loads(collection.read_text(encoding="utf-8")), query)
+            self._send(answer.status, answer.body, content_type=answer.content_type, send_body=send_body,
+                       headers=answer.headers)
+            return
+        target = owner.resolve(path, query)
         if target is None:
             self._send(HTTPStatus.NOT_FOUND, NOT_FOUND_HTML, content_type="text/html; charset=utf-8", send_body=send_body)
             return
@@ -194,6 +205,11 @@ class SnapshotServer:
                 return {k: v for k, v in fault.items() if k not in ("status", "times")}
             self._failures[path] = seen + 1
         return fault
+
+    def rest_collection(self, path: str) -> Path | None:
+        """The WordPress REST collection file behind ``path``, if it names one (never outside the root)."""
+        target = (self.root / path.lstrip("/") / COLLECTION_FILE).resolve()
+        return target if self.root in target.parents and target.is_file() else None
 
     def resolve(self, path: str, query: str = "") -> Path | None:
         """The file (or directory) for a URL path, never outside the root.

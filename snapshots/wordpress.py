@@ -4,7 +4,8 @@ Plausible for the WordPress fact-checkers (real-sites.md: "WordPress usually exp
 /wp-json/wp/v2/posts, /wp-sitemap.xml or a sitemap plugin, and /feed/"), so the snapshot
 serves them where the site's configuration says to look: Dabegad all three (WordPress 5.5+
 core sitemaps), Araanews only the feed, so that its crawl falls back from a missing sitemap
-through the feed to the listing pages. Addresses in these documents are the real site's, as
+through the feed to the listing pages. The REST API pages its answer
+(:mod:`snapshots.wp_rest_emulator`), so the whole collection is written once. Addresses in these documents are the real site's, as
 on a saved copy; the spider maps them onto the address it crawls.
 """
 
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from snapshots.fact_check_sites import CANONICAL_BASE, SITE_NAMES, write_page
 from snapshots.world.model import FactCheckPost
+from snapshots.wp_rest_emulator import COLLECTION_FILE
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 FEED_SIZE = 10
@@ -64,6 +66,5 @@ def render_wordpress_endpoints(site: str, posts: Sequence[FactCheckPost], out_di
     if "wp_rest" in endpoints:
         body = [{"id": n, "date": f"{(p.published or date(2016, 6, 1)).isoformat()}T09:00:00", "link": _url(site, p.path),
                  "title": {"rendered": p.title}, "type": "post", "status": "publish"} for n, p in enumerate(posts, 1)]
-        written.append(write_page(out_dir, "/wp-json/wp/v2/posts?per_page=100&page=1",
-                                  json.dumps(body, ensure_ascii=False)))
+        written.append(write_page(out_dir, f"/wp-json/wp/v2/posts/{COLLECTION_FILE}", json.dumps(body, ensure_ascii=False)))
     return [str(p) for p in written]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from parsel import Selector
 from scrapy.utils.sitemap import Sitemap
@@ -67,3 +68,20 @@ def parse_wp_rest(body: bytes) -> list[str]:
     if not isinstance(data, list):
         raise DiscoveryError("WordPress REST answer is not a list of posts")
     return [str(post["link"]) for post in data if isinstance(post, dict) and post.get("link")]
+
+
+def wp_rest_page_url(url: str, page: int, per_page: int | None = None) -> str:
+    """``url`` asking for REST page ``page`` (and ``per_page`` posts a page, when given).
+
+    The parameters are set by name, keeping the others: replacing the text ``page=N`` would also
+    rewrite ``per_page=N`` when the two numbers are equal.
+    """
+    parts = urlsplit(url)
+    params = dict(parse_qsl(parts.query, keep_blank_values=True))
+    params.pop("page", None)
+    if per_page is not None:
+        params.pop("per_page", None)
+        params["per_page"] = str(per_page)
+    params["page"] = str(page)
+    return urlunsplit(parts._replace(query=urlencode(params)))
+

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
-import os
 import subprocess
 import time
 import urllib.parse
@@ -17,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from helpers_prefect import free_port
+from helpers_prefect import free_port, stop_process
 from websockets.sync.client import connect
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -90,11 +88,5 @@ def headless_chromium(profile: Path) -> Iterator[Browser]:
                 time.sleep(0.3)
         yield Browser(port)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        stop_process(proc)
         log.close()

@@ -48,7 +48,8 @@ class PrefectServer:
         return done
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a process group started with ``start_new_session``: SIGTERM, then SIGKILL after 20 s."""
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
@@ -92,7 +93,7 @@ def prefect_server(home: Path, extra_env: dict[str, str] | None = None, timeout:
             time.sleep(0.5)
         yield PrefectServer(api_url=api_url, env=env)
     finally:
-        _stop(proc)
+        stop_process(proc)
         log.close()
 
 
@@ -108,7 +109,7 @@ def prefect_worker(server: PrefectServer, pool: str, cwd: Path) -> Iterator[subp
     try:
         yield proc
     finally:
-        _stop(proc)
+        stop_process(proc)
         log.close()
 
 
@@ -145,7 +146,7 @@ def describe_runs(client: SyncPrefectClient) -> str:
                      f"created_by={r.created_by.type if r.created_by else None}" for r in client.read_flow_runs())
 
 
-def settle_runs(client: SyncPrefectClient, timeout: float = 60) -> None:
+def settle_runs(client: SyncPrefectClient, timeout: float = 180) -> None:
     """Cancel every unfinished flow run and wait until all are final, so no run outlives the test.
 
     Worker-started runs live in process groups of their own: stopping the worker alone would

@@ -66,7 +66,7 @@ def test_an_incremental_archive_crawl_skips_known_pages_and_a_resumed_one_keeps_
 
 
 def test_crawl_archive_loads_the_same_claims_as_live_and_a_rerun_adds_nothing(tmp_path: Path) -> None:
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_test_harness(server_startup_timeout=180):
         live = runner.invoke(app, ["crawl", "--offline", "--site", "norumors"],
                              env={"ARASTANCE_DATA_DIR": str(tmp_path / "live")})
         assert live.exit_code == 0, live.output

@@ -32,7 +32,7 @@ def test_the_flow_crawls_offline_loads_and_a_rerun_on_another_port_fetches_nothi
     from flows.crawl_sources import crawl_sources
 
     posts = world().posts_of("norumors")
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_test_harness(server_startup_timeout=180):
         # Each call serves the snapshots on a new free port: claims are keyed by the real site's
         # canonical URL, so the second crawl still knows every post.
         with offline_world():

@@ -49,7 +49,7 @@ CORPUS = [
 
 @pytest.fixture(scope="module", autouse=True)
 def prefect_api() -> Iterator[None]:
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_test_harness(server_startup_timeout=180):
         yield
 
 

@@ -13,7 +13,7 @@ import pytest
 from helpers_spiders import canonical_post_url, claims_of, crawl, start_server, world
 from snapshots.fact_check_sites import newest_first
 from snapshots.server import SnapshotServer
-from spiders.discovery import DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest
+from spiders.discovery import DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest, wp_rest_page_url
 from spiders.site_config import SiteConfigError, parse_site_config
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
@@ -49,12 +49,29 @@ def test_the_wordpress_rest_api_gives_each_posts_link() -> None:
             parse_wp_rest(bad)
 
 
+#: The smallest site file, without a ``[discovery]`` table.
+SITE = {"site": {"source_id": "x", "name": "X", "country": "", "veracity": "false", "canonical_base": "https://x/",
+                 "start_paths": [""]}, "listing": {"detail_links": "a", "next_page": "a"},
+        "detail": {"title": "h1", "claim": "p", "body": "p"}}
+
+
 def test_a_discovery_order_naming_an_unknown_method_is_refused() -> None:
-    data = {"site": {"source_id": "x", "name": "X", "country": "", "veracity": "false", "canonical_base": "https://x/",
-                     "start_paths": [""]}, "listing": {"detail_links": "a", "next_page": "a"},
-            "detail": {"title": "h1", "claim": "p", "body": "p"}, "discovery": {"order": ["sitemap", "telepathy"]}}
+    data = {**SITE, "discovery": {"order": ["sitemap", "telepathy"]}}
     with pytest.raises(SiteConfigError, match=r"x.toml: discovery.order .*telepathy"):
         parse_site_config(data, "x.toml")
+
+
+def test_the_rest_page_size_is_read_from_the_site_file_and_checked() -> None:
+    assert parse_site_config(SITE, "x.toml").wp_rest_per_page == 100, "the largest page WordPress allows"
+    assert parse_site_config({**SITE, "discovery": {"wp_rest_per_page": 20}}, "x.toml").wp_rest_per_page == 20
+    for bad in (0, 101, "many", True, 2.5):
+        with pytest.raises(SiteConfigError, match=r"x.toml: discovery.wp_rest_per_page must be .* 1 to 100"):
+            parse_site_config({**SITE, "discovery": {"wp_rest_per_page": bad}}, "x.toml")
+
+
+def test_the_next_rest_page_is_set_by_name_keeping_other_parameters() -> None:
+    assert wp_rest_page_url("https://a.com/wp-json/wp/v2/posts", 1, 100) == "https://a.com/wp-json/wp/v2/posts?per_page=100&page=1"
+    assert wp_rest_page_url("https://a.com/p?categories=5&per_page=3&page=3", 4) == "https://a.com/p?categories=5&per_page=3&page=4"
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +92,23 @@ def test_each_complete_method_finds_every_post_without_the_listing(method: str, 
     first = method.split(",")[0]
     assert stats[f"arastance/discovery/{first}"] == len(posts)
     assert "arastance/listing_pages" not in stats, "a complete method ends discovery"
+
+
+@pytest.mark.slow
+def test_the_rest_api_is_read_page_by_page_up_to_its_last_page(server: SnapshotServer, tmp_path: Path) -> None:
+    """With 20 posts a page the REST API needs several pages: each is asked for once, in order, and
+    the crawl stops at ``X-WP-TotalPages`` (a page past it would be WordPress' HTTP 400)."""
+    posts = world().posts_of("dabegad")
+    pages = -(-len(posts) // 20)
+    assert pages >= 3, "the snapshot must hold enough posts to need several REST pages"
+    seen = len(server.requests)
+    result = crawl("dabegad", tmp_path / "data", server, spider_args={"discovery": "wp_rest", "wp_rest_per_page": "20"})
+    assert sorted(c["url"] for c in claims_of(result)) == sorted(canonical_post_url(p) for p in posts)
+    rest = [r for r in server.requests[seen:] if r.path.endswith("/wp-json/wp/v2/posts")]
+    assert [(r.query, r.status) for r in rest] == [(f"per_page=20&page={n}", 200) for n in range(1, pages + 1)]
+    stats = result.summary["stats"]
+    assert stats["arastance/discovery/wp_rest"] == len(posts) and result.summary["errors"] == 0
+    assert "arastance/listing_pages" not in stats
 
 
 @pytest.mark.slow

@@ -57,7 +57,7 @@ FAST_CRAWL = {"ARASTANCE_CRAWL__DOWNLOAD_DELAY_S": "0", "ARASTANCE_CRAWL__AUTOTH
 
 @pytest.fixture(scope="module", autouse=True)
 def prefect_api() -> Iterator[None]:
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_test_harness(server_startup_timeout=180):
         yield
 
 

@@ -69,7 +69,7 @@ def test_the_check_sites_flow_publishes_the_table_and_fails_naming_the_site(monk
             return [a.data for a in found]
 
     try:
-        with prefect_test_harness(server_startup_timeout=60):
+        with prefect_test_harness(server_startup_timeout=180):
             [ok] = check_sites(sites=["norumors"], sample=3)
             with pytest.raises(RuntimeError, match="misbar: "):
                 check_sites(sites=["norumors", "misbar"], sample=3)

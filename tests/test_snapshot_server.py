@@ -73,6 +73,30 @@ def test_missing_pages_are_404_and_directories_get_their_slash(server: SnapshotS
     assert status == 200 and "<article" in body and "div class=\"entry\"" in body
 
 
+def test_the_wordpress_rest_api_pages_its_posts_as_wordpress_does(server: SnapshotServer) -> None:
+    """``per_page``/``page`` slice the newest-first posts; the totals come as X-WP-* headers; a
+    page past the last and a bad ``per_page`` are HTTP 400 with WordPress' error codes."""
+    posts = world().posts_of("dabegad")
+    rest = server.site_url("dabegad") + "wp-json/wp/v2/posts"
+    links: list[str] = []
+    for page, size in ((1, 20), (2, 20), (3, len(posts) - 40)):
+        with urllib.request.urlopen(f"{rest}?per_page=20&page={page}", timeout=5) as resp:
+            assert resp.headers["X-WP-Total"] == str(len(posts)) and resp.headers["X-WP-TotalPages"] == "3"
+            assert resp.headers["Content-Type"].startswith("application/json")
+            body = json.loads(resp.read())
+        assert len(body) == size
+        links += [post["link"] for post in body]
+    assert len(set(links)) == len(posts), "the pages cover every post once"
+    with urllib.request.urlopen(rest, timeout=5) as resp:  # WordPress' default: 10 a page
+        assert len(json.loads(resp.read())) == 10 and resp.headers["X-WP-TotalPages"] == str(-(-len(posts) // 10))
+    status, body = fetch(f"{rest}?per_page=20&page=4")
+    assert status == 400 and json.loads(body)["code"] == "rest_post_invalid_page_number"
+    for bad in ("per_page=0", "per_page=101", "per_page=x", "page=0"):
+        status, body = fetch(f"{rest}?{bad}")
+        assert status == 400 and json.loads(body)["code"] == "rest_invalid_param", bad
+    assert fetch(server.site_url("araanews") + "wp-json/wp/v2/posts?page=1")[0] == 404, "no REST API there"
+
+
 def test_faults_fail_always_once_or_slowly(server: SnapshotServer) -> None:
     site = "norumors"
     assert fetch(server.site_url(site) + EXTRA_PATHS["server_error"].lstrip("/"))[0] == 500

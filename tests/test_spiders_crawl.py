@@ -198,11 +198,13 @@ def test_a_page_slower_than_the_timeout_is_recorded_and_the_crawl_goes_on(tmp_pa
 
 def test_a_crawl_stopped_half_way_resumes_where_it_stopped(tmp_path: Path) -> None:
     slow = start_server()
-    slow.latency_s = 0.3  # a slow site: 250 pages cannot be fetched within the time limit
+    # A slow site: 250 pages (26 listing pages one after another) cannot be fetched within the
+    # time limit, which still leaves a loaded machine time to start Scrapy and fetch some.
+    slow.latency_s = 1.0
     try:
         settings = crawl_settings(tmp_path / "data", slow)
         with pytest.raises(CrawlError, match="resumes it"):
-            run_spider("reuters", settings, timeout_s=8)
+            run_spider("reuters", settings, timeout_s=20)
         [run_dir] = (tmp_path / "data" / "staging" / "crawl").iterdir()
         first_session = len(read_jsonl(run_dir / "claims.jsonl"))
         assert not (run_dir / "run.json").exists(), "an interrupted run is not offered to the loader"

@@ -21,12 +21,6 @@ WAREHOUSE = ROOT / "warehouse"
 SQL_DIR = WAREHOUSE / "sql"
 MAX_LINES = 3
 STATEMENT_START = ("SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "CREATE")
-#: Modules still allowed to hold long SQL strings.
-PENDING = {
-    # warehouse/claims.py: pending. Another engineer's merge touches the claim load's SQL now;
-    # its statements move to .sql files once that merge has landed.
-    "warehouse/claims.py",
-}
 
 
 def _literal_text(node: ast.AST) -> str | None:
@@ -74,16 +68,9 @@ def _rel(path: Path) -> str:
 @pytest.mark.parametrize("module", _modules(), ids=_rel)
 def test_no_long_sql_string_in_warehouse_modules(module: Path) -> None:
     found = long_sql_literals(module.read_text(encoding="utf-8"))
-    if _rel(module) in PENDING:
-        pytest.skip(f"{_rel(module)} is pending: {len(found)} long SQL strings left")
     assert not found, (f"{_rel(module)} holds SQL strings of more than {MAX_LINES} lines at "
                        f"{', '.join(f'line {line} ({n} lines)' for line, n in found)}: "
                        "move each into warehouse/sql/<name>.sql and read it with load_sql")
-
-
-def test_pending_modules_exist() -> None:
-    """An allow-list entry for a module that is gone would hide nothing: remove it then."""
-    assert all((ROOT / p).is_file() for p in PENDING)
 
 
 @pytest.mark.parametrize("source, expected", [

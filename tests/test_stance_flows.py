@@ -30,7 +30,7 @@ def _khouja_corpus(root: Path) -> Path:
 @pytest.mark.slow
 def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -> None:
     corpus = _khouja_corpus(tmp_path / "ans")
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_test_harness(server_startup_timeout=180):
         trained = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--variant", "tfidf_sim"])
         assert trained.exit_code == 0, trained.output
         assert "khouja/dev" in trained.output

@@ -25,7 +25,7 @@ def test_select_true_claims_command_runs_the_flow_and_rerun_adds_nothing() -> No
             claim_row("r1", "true", f"{FLOOD} صباحا", date(2016, 4, 1)),
             claim_row("r2", "true", FUEL, date(2016, 4, 1)),
         ])
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_test_harness(server_startup_timeout=180):
         first = runner.invoke(app, ["select-true-claims", "--window-months", "2"])
         assert first.exit_code == 0, first.output
         assert "seed:no_date" in first.output

@@ -17,6 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from warehouse.connection import Warehouse, WarehouseError
+from warehouse.sql import load_sql
 
 #: Columns of ``claims`` that follow the latest fetch.
 CLAIM_CONTENT_COLUMNS = (
@@ -71,14 +72,6 @@ UPDATE claims SET first_seen = b.first_seen, run_id = b.run_id
 FROM __claims b WHERE claims.claim_id = b.claim_id AND b.first_seen < claims.first_seen
 """
 
-_INSERT_NEW_PAGES = """
-INSERT OR IGNORE INTO raw_pages (page_id, url, source_id, run_id, fetched_at, http_status, content_hash, html_zlib,
-                                 parse_status, parse_error, original_url, captured_at)
-SELECT page_id, url, source_id, run_id, fetched_at, http_status, content_hash, html_zlib, parse_status, parse_error,
-       original_url, captured_at
-FROM __pages WHERE page_id NOT IN (SELECT page_id FROM raw_pages)
-"""
-
 _NEW_PAGE_IDS = "SELECT DISTINCT page_id FROM __pages WHERE page_id NOT IN (SELECT page_id FROM raw_pages)"
 
 _OVERRIDES_FOR = (
@@ -91,30 +84,6 @@ _CLUSTER_INPUT_CHANGES = """
 SELECT b.claim_id, b.veracity, c.claim_id IS NULL AS is_new FROM __claims b LEFT JOIN claims c USING (claim_id)
 WHERE c.claim_id IS NULL OR c.normalized_text IS DISTINCT FROM b.normalized_text
    OR c.status IS DISTINCT FROM b.status OR c.published_date IS DISTINCT FROM b.published_date
-"""
-
-_CLUSTER_INPUT = """
-SELECT claim_id, normalized_text
-FROM claims
-WHERE veracity = ? AND status <> 'excluded' AND coalesce(normalized_text, '') <> ''
-ORDER BY published_date NULLS LAST, claim_id
-"""
-
-_DELETE_STALE_CLUSTERS = """
-DELETE FROM claim_clusters
-WHERE claim_id IN (SELECT claim_id FROM claims WHERE veracity = ?)
-  AND NOT EXISTS (
-    SELECT 1 FROM __clusters n
-    WHERE n.claim_id = claim_clusters.claim_id AND n.cluster_id = claim_clusters.cluster_id
-      AND n.similarity = claim_clusters.similarity AND n.method = claim_clusters.method)
-"""
-
-_REVIEW_QUEUE = """
-SELECT claim_id, source_id, status_reason AS reason, raw_text, cleaned_text, url, published_date
-FROM v_claim_review_queue
-WHERE (? IS NULL OR source_id = ?)
-ORDER BY first_seen, claim_id
-LIMIT ?
 """
 
 _CLAIM_FOR_OVERRIDE = "SELECT claim_id, status, status_reason FROM claims WHERE claim_id = ?"
@@ -164,7 +133,7 @@ def insert_raw_pages(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> list[s
     with wh.registered(__pages=batch):
         try:
             new = [r[0] for r in wh.con.execute(_NEW_PAGE_IDS).fetchall()]
-            wh.con.execute(_INSERT_NEW_PAGES)
+            wh.con.execute(load_sql("claims_insert_new_pages"))
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot write {batch.num_rows} row(s) to 'raw_pages': {exc}") from exc
     return new
@@ -248,7 +217,7 @@ def cluster_input(wh: Warehouse, veracity: str) -> tuple[list[str], list[str]]:
     The earliest published claim (then the smallest id) represents its cluster, whatever the
     order in which runs were loaded.
     """
-    rows = wh.con.execute(_CLUSTER_INPUT, [veracity]).fetchall()
+    rows = wh.con.execute(load_sql("claims_cluster_input"), [veracity]).fetchall()
     return [r[0] for r in rows], [r[1] for r in rows]
 
 
@@ -260,7 +229,7 @@ def replace_clusters(wh: Warehouse, veracity: str, rows: Sequence[Mapping[str, A
     )
     wh.con.register("__clusters", batch)
     try:
-        wh.con.execute(_DELETE_STALE_CLUSTERS, [veracity])
+        wh.con.execute(load_sql("claims_delete_stale_clusters"), [veracity])
     finally:
         wh.con.unregister("__clusters")
     return wh.insert_rows("claim_clusters", list(rows), on_conflict="ignore")
@@ -268,7 +237,7 @@ def replace_clusters(wh: Warehouse, veracity: str, rows: Sequence[Mapping[str, A
 
 def review_queue(wh: Warehouse, *, source_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
     """Claims waiting for a reviewer, oldest first."""
-    return wh.query(_REVIEW_QUEUE, [source_id, source_id, limit])
+    return wh.query(load_sql("claims_review_queue"), [source_id, source_id, limit])
 
 
 def set_override(

@@ -30,6 +30,8 @@ CONFIG_PACKAGE = "arastance.base.site_configs"
 
 #: Discovery methods a site may list in ``[discovery] order`` (implemented by :mod:`spiders.discovery`).
 METHODS = ("sitemap", "feed", "wp_rest", "listing")
+#: The largest ``per_page`` the WordPress REST API accepts.
+WP_REST_MAX_PER_PAGE = 100
 
 
 class SiteConfigError(ValueError):
@@ -94,6 +96,9 @@ class SiteConfig:
     sitemaps: tuple[str, ...] = ("sitemap.xml",)
     feeds: tuple[str, ...] = ("feed/",)
     wp_rest: str = "wp-json/wp/v2/posts"
+    #: Posts asked for per REST page (``per_page``): WordPress allows 1 to 100, and the largest
+    #: page needs the fewest requests.
+    wp_rest_per_page: int = WP_REST_MAX_PER_PAGE
     #: A detail page of the site, relative to its base URL, that ``scrapy check`` parses
     #: (``[contracts] detail``; a page of the offline snapshots).
     contract_detail_path: str = ""
@@ -134,7 +139,17 @@ def _discovery(table: dict, source: str) -> dict[str, Any]:
             out[key] = _strings(table[key], f"{source}: discovery.{key}")
     if "wp_rest" in table:
         out["wp_rest"] = str(table["wp_rest"])
+    if "wp_rest_per_page" in table:
+        out["wp_rest_per_page"] = parse_wp_rest_per_page(table["wp_rest_per_page"], f"{source}: discovery.wp_rest_per_page")
     return out
+
+
+def parse_wp_rest_per_page(value: object, where: str) -> int:
+    """``value`` as a REST page size; WordPress answers 400 to one outside 1..100, so it is refused here."""
+    text = str(value).strip()
+    if isinstance(value, bool) or not text.isdigit() or not 1 <= int(text) <= WP_REST_MAX_PER_PAGE:
+        raise SiteConfigError(f"{where} must be a whole number from 1 to {WP_REST_MAX_PER_PAGE}, got {value!r}")
+    return int(text)
 
 
 def parse_site_config(data: dict, source: str) -> SiteConfig:

@@ -40,11 +40,11 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
 from arastance.base.captures import capture_time, capture_url, parse_capture_url, to_site_url
-from arastance.base.sites import SiteConfig, load_site_config
+from arastance.base.sites import SiteConfig, load_site_config, parse_wp_rest_per_page
 from arastance.base.staging import PageItem, new_run_id
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.logging import get_logger
-from spiders.discovery import METHODS, DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest
+from spiders.discovery import METHODS, DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest, wp_rest_page_url
 from spiders.extraction import extract_detail, extract_listing, parse_failure
 from spiders.items import claim_item, page_fetched, page_item
 from spiders.site_urls import SiteUrls
@@ -102,7 +102,8 @@ def read_captures(path: str | Path) -> list[dict[str, str]]:
 
 class SiteSpider(scrapy.Spider):
     """Crawls one configured site. Arguments: ``run_id``, ``known_urls``, ``incremental``, ``base_url``,
-    and for archive mode ``mode=archive``, ``captures`` and ``archive_url``."""
+    ``discovery`` (a comma-separated order) and ``wp_rest_per_page`` (both override the site file), and for
+    archive mode ``mode=archive``, ``captures`` and ``archive_url``."""
 
     def __init__(
         self,
@@ -114,6 +115,7 @@ class SiteSpider(scrapy.Spider):
         captures: str | None = None,
         archive_url: str | None = None,
         discovery: str | None = None,
+        wp_rest_per_page: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -135,6 +137,8 @@ class SiteSpider(scrapy.Spider):
         if unknown or not order:
             raise ValueError(f"spider argument discovery must name some of {', '.join(METHODS)}, got {discovery!r}")
         self.discovery_order = order
+        self.wp_rest_per_page = (self.config.wp_rest_per_page if wp_rest_per_page is None
+                                 else parse_wp_rest_per_page(wp_rest_per_page, "spider argument wp_rest_per_page"))
         self.urls: SiteUrls
 
     @classmethod
@@ -186,7 +190,7 @@ class SiteSpider(scrapy.Spider):
         url = self.urls.absolute(paths[candidate])
         callback = {"sitemap": self.parse_sitemap, "feed": self.parse_feed, "wp_rest": self.parse_wp_rest}[method]
         if method == "wp_rest":
-            url += ("&" if "?" in url else "?") + "per_page=100&page=1"
+            url = wp_rest_page_url(url, 1, self.wp_rest_per_page)
         yield scrapy.Request(url, callback=callback, errback=self.on_discovery_error, meta=meta,
                              priority=LISTING_PRIORITY)
 
@@ -258,8 +262,7 @@ class SiteSpider(scrapy.Spider):
         yield from self._posts("wp_rest", urls)
         total = int(response.headers.get("X-WP-TotalPages", b"0") or 0)
         if urls and page < total:
-            nxt = response.url.replace(f"page={page}", f"page={page + 1}")
-            yield scrapy.Request(nxt, callback=self.parse_wp_rest, errback=self.on_error,
+            yield scrapy.Request(wp_rest_page_url(response.url, page + 1), callback=self.parse_wp_rest, errback=self.on_error,
                                  meta={**response.meta, "rest_page": page + 1}, priority=LISTING_PRIORITY)
 
     def _page(self, response: Response, status: str, error: str | None = None, keep: bool = True) -> PageItem:
