@@ -190,6 +190,18 @@ class SiteServer(_LoopbackServer):
         self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/"
 
 
+# Four archived stories (two Arabic news items, an old Arabic item, an English copy) for the
+# historical-index tests: WARC records and stored captures.
+DAM = ["نفت الحكومة الإثيوبية الأنباء عن انهيار سد النهضة بعد الأمطار الغزيرة التي شهدتها المنطقة هذا الأسبوع.",
+       "وأكدت وزارة المياه أن السد سليم وأن أعمال البناء تسير وفق الخطة الموضوعة منذ البداية دون أي تأخير."]
+FLU = ["نفت وزارة الصحة المصرية ما تردد عن إغلاق المدارس بسبب انتشار الإنفلونزا في القاهرة والجيزة.",
+       "وقال المتحدث باسم الوزارة إن الدراسة مستمرة بشكل طبيعي وإن الحالات المسجلة محدودة للغاية ولا تدعو للقلق."]
+OLD = ["أعلنت البلدية افتتاح حديقة عامة جديدة في وسط المدينة بحضور عدد كبير من السكان والمسؤولين المحليين.",
+       "وتضم الحديقة ملاعب للأطفال ومسارات للمشي وأشجارا نادرة جلبت من مناطق مختلفة من البلاد والخارج."]
+EN = ["The Ethiopian government denied reports that the dam collapsed after heavy rains in the region this week.",
+      "The water ministry said the dam is intact and construction is proceeding according to the plan."]
+
+
 def article_page(title: str, paragraphs: list[str], published: str = "2016-05-03") -> str:
     """A news page with navigation, a share bar and a footer around the story."""
     body = "".join(f"<p>{p}</p>" for p in paragraphs)

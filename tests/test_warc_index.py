@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from helpers_search import SiteServer, article_page, write_warc
+from helpers_search import DAM, EN, FLU, OLD, SiteServer, article_page, write_warc
 from typer.testing import CliRunner
 
 from arastance.cli import app
@@ -18,14 +18,6 @@ from tasks.search.local import LocalIndex
 from tasks.search.warc import WarcError, WarcFilter, WarcStats, original_url, read_warc, warc_corpus
 
 runner = CliRunner()
-DAM = ["نفت الحكومة الإثيوبية الأنباء عن انهيار سد النهضة بعد الأمطار الغزيرة التي شهدتها المنطقة هذا الأسبوع.",
-       "وأكدت وزارة المياه أن السد سليم وأن أعمال البناء تسير وفق الخطة الموضوعة منذ البداية دون أي تأخير."]
-FLU = ["نفت وزارة الصحة المصرية ما تردد عن إغلاق المدارس بسبب انتشار الإنفلونزا في القاهرة والجيزة.",
-       "وقال المتحدث باسم الوزارة إن الدراسة مستمرة بشكل طبيعي وإن الحالات المسجلة محدودة للغاية ولا تدعو للقلق."]
-OLD = ["أعلنت البلدية افتتاح حديقة عامة جديدة في وسط المدينة بحضور عدد كبير من السكان والمسؤولين المحليين.",
-       "وتضم الحديقة ملاعب للأطفال ومسارات للمشي وأشجارا نادرة جلبت من مناطق مختلفة من البلاد والخارج."]
-EN = ["The Ethiopian government denied reports that the dam collapsed after heavy rains in the region this week.",
-      "The water ministry said the dam is intact and construction is proceeding according to the plan."]
 
 
 def _html(title: str, paragraphs: list[str], day: str | None) -> bytes:

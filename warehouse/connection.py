@@ -142,6 +142,23 @@ class Warehouse:
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row)) for row in cur.fetchall()]
 
+    def iter_rows(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None,
+                  batch_size: int = 200) -> Iterator[dict[str, Any]]:
+        """A statement's rows as dictionaries, fetched in batches: for results too large to hold
+        (stored page bodies). Its own cursor, so that the connection stays usable meanwhile."""
+        cur = self.con.cursor()
+        try:
+            if params is None:
+                cur.execute(sql)
+            else:
+                cur.execute(sql, params)
+            names = [d[0] for d in cur.description]
+            while batch := cur.fetchmany(batch_size):
+                for row in batch:
+                    yield dict(zip(names, row))
+        finally:
+            cur.close()
+
     def scalar(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None) -> Any:
         rows = (self.con.execute(sql, params) if params is not None else self.con.execute(sql)).fetchall()
         return rows[0][0] if rows else None

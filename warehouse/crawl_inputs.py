@@ -33,12 +33,5 @@ def count_detail_pages(wh: Warehouse, source_id: str) -> int:
 
 def iter_detail_pages(wh: Warehouse, source_id: str, batch_size: int = 200) -> Iterator[StoredPage]:
     """The newest raw copy of each detail page of ``source_id``, fetched in batches."""
-    cur = wh.con.cursor()
-    try:
-        cur.execute(RAW_DETAIL_PAGES, [source_id])
-        names = [d[0] for d in cur.description]
-        while batch := cur.fetchmany(batch_size):
-            for row in batch:
-                yield StoredPage(**dict(zip(names, row)))
-    finally:
-        cur.close()
+    for row in wh.iter_rows(RAW_DETAIL_PAGES, [source_id], batch_size):
+        yield StoredPage(**row)

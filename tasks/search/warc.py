@@ -239,13 +239,33 @@ def text_fingerprint(text: str) -> str:
     return hashlib.sha1(normalize(text).encode("utf-8")).hexdigest()
 
 
-def warc_corpus(sources: Iterable[str], flt: WarcFilter, *, extract: Extractor, workers: int = 1,
-                stats: WarcStats | None = None, show_progress: bool = False) -> Iterator[CorpusRecord]:
-    """Deduplicated corpus records of all sources: the first capture of a URL or a text wins."""
-    sources = list(sources)
-    stats = stats if stats is not None else WarcStats()
+def dedup_records(records: Iterable[CorpusRecord], stats: WarcStats) -> Iterator[CorpusRecord]:
+    """The records whose canonical URL and normalised text were not seen before (the first wins).
+
+    Shared by every archive input (WARC files, stored captures), so that an article captured in
+    both is indexed once.
+    """
     seen_urls: set[str] = set()
     seen_texts: set[str] = set()
+    for rec in records:
+        canonical = canonicalize_url(rec.url)  # checked valid by page_record
+        if canonical in seen_urls:
+            stats.counts["duplicate_url"] += 1
+            continue
+        fingerprint = text_fingerprint(rec.text)
+        if fingerprint in seen_texts:
+            stats.counts["duplicate_text"] += 1
+            continue
+        seen_urls.add(canonical)
+        seen_texts.add(fingerprint)
+        stats.counts["kept"] += 1
+        yield rec
+
+
+def warc_pages(sources: Iterable[str], flt: WarcFilter, *, extract: Extractor, workers: int = 1,
+               stats: WarcStats, show_progress: bool = False) -> Iterator[CorpusRecord]:
+    """The records of all sources that pass the filter, file by file (not deduplicated)."""
+    sources = list(sources)
     jobs = [(s, flt, extract) for s in sources]
     if workers > 1 and len(sources) > 1:
         pool = ProcessPoolExecutor(max_workers=min(workers, len(sources)))
@@ -256,20 +276,16 @@ def warc_corpus(sources: Iterable[str], flt: WarcFilter, *, extract: Extractor, 
         for source, records, file_stats in track(results, "reading WARC files", total=len(jobs), unit="files",
                                                  enabled=show_progress):
             stats.add(file_stats)
-            for rec in records:
-                canonical = canonicalize_url(rec.url)  # checked valid by page_record
-                if canonical in seen_urls:
-                    stats.counts["duplicate_url"] += 1
-                    continue
-                fingerprint = text_fingerprint(rec.text)
-                if fingerprint in seen_texts:
-                    stats.counts["duplicate_text"] += 1
-                    continue
-                seen_urls.add(canonical)
-                seen_texts.add(fingerprint)
-                stats.counts["kept"] += 1
-                yield rec
+            yield from records
             log.info("WARC read", extra={"source": source, "articles": len(records)})
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+def warc_corpus(sources: Iterable[str], flt: WarcFilter, *, extract: Extractor, workers: int = 1,
+                stats: WarcStats | None = None, show_progress: bool = False) -> Iterator[CorpusRecord]:
+    """Deduplicated corpus records of all sources: the first capture of a URL or a text wins."""
+    stats = stats if stats is not None else WarcStats()
+    return dedup_records(warc_pages(sources, flt, extract=extract, workers=workers, stats=stats,
+                                    show_progress=show_progress), stats)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable
+from contextlib import ExitStack
 from datetime import date
 from pathlib import Path
 from typing import Optional, get_args
@@ -147,42 +149,65 @@ def build_index(
     corpus: Optional[Path] = typer.Option(None, help="JSON Lines corpus (url,title,text,published_date,domain) [search.corpus_path]"),
     world: bool = typer.Option(False, "--world", help="index the demo world's news articles instead of a file"),
     warc: Optional[list[str]] = typer.Option(None, "--warc", help="WARC file or http(s) URL (repeatable), e.g. CC-NEWS"),
-    date_from: Optional[str] = typer.Option(None, "--from", help="with --warc: earliest publication date YYYY-MM-DD"),
-    date_to: Optional[str] = typer.Option(None, "--to", help="with --warc: latest publication date YYYY-MM-DD"),
-    lang: str = typer.Option("ar", "--lang", help="with --warc: language of the pages kept"),
-    keep_undated: bool = typer.Option(False, "--keep-undated", help="with --warc: keep pages without a publication date"),
+    captures: bool = typer.Option(False, "--captures", help="index the web-archive captures stored in the warehouse "
+                                  "(crawl archive mode, archived articles); combines with --warc"),
+    date_from: Optional[str] = typer.Option(None, "--from", help="with --warc/--captures: earliest publication date "
+                                            "YYYY-MM-DD"),
+    date_to: Optional[str] = typer.Option(None, "--to", help="with --warc/--captures: latest publication date "
+                                          "YYYY-MM-DD"),
+    lang: str = typer.Option("ar", "--lang", help="with --warc/--captures: language of the pages kept"),
+    keep_undated: bool = typer.Option(False, "--keep-undated", help="with --warc/--captures: keep pages without a "
+                                      "publication date"),
     workers: int = typer.Option(2, min=1, help="with --warc: processes extracting WARC files in parallel"),
 ) -> None:
     """Build the local BM25 index under search.index_dir (default <data_dir>/search_index)."""
-    from tasks.search.local import CorpusError, LocalIndex, read_corpus, records_from_dicts
-    from spiders.article_extraction import extract_article
-    from tasks.search.warc import WarcError, WarcFilter, WarcStats, warc_corpus
+    from itertools import chain
 
+    from spiders.article_extraction import extract_article
+    from tasks.search.archive_captures import capture_pages
+    from tasks.search.local import CorpusError, CorpusRecord, LocalIndex, read_corpus, records_from_dicts
+    from tasks.search.warc import WarcError, WarcFilter, WarcStats, dedup_records, warc_pages
+    from warehouse.archive_captures import count_archive_captures, iter_archive_captures
+
+    if captures and (corpus is not None or world):
+        fail("--captures cannot be combined with --corpus or --world (those are built corpora, not archived pages); "
+             "it combines with --warc")
     s = settings()
     path = corpus or s.search.corpus_path
     stats = WarcStats()
     try:
-        if warc:
-            flt = WarcFilter(_day(date_from, "--from"), _day(date_to, "--to"), lang,
-                             min_arabic_ratio=s.search.min_arabic_ratio, min_text_chars=s.search.min_text_chars,
-                             keep_undated=keep_undated)
-            records = warc_corpus(warc, flt, extract=extract_article, workers=workers, stats=stats, show_progress=True)
-        elif world:
-            from snapshots.world import build_world
+        with ExitStack() as stack:
+            records: Iterable[CorpusRecord]
+            if warc or captures:
+                flt = WarcFilter(_day(date_from, "--from"), _day(date_to, "--to"), lang,
+                                 min_arabic_ratio=s.search.min_arabic_ratio, min_text_chars=s.search.min_text_chars,
+                                 keep_undated=keep_undated)
+                pages: list[Iterable[CorpusRecord]] = []
+                if warc:
+                    pages.append(warc_pages(warc, flt, extract=extract_article, workers=workers, stats=stats,
+                                            show_progress=True))
+                if captures:
+                    wh = stack.enter_context(open_published(s.warehouse))  # read while the index is built
+                    pages.append(capture_pages(iter_archive_captures(wh), flt, extract=extract_article, stats=stats,
+                                               total=count_archive_captures(wh), show_progress=True))
+                records = dedup_records(chain.from_iterable(pages), stats)  # one article in both inputs: once
+            elif world:
+                from snapshots.world import build_world
 
-            records = records_from_dicts(build_world().corpus_records())
-        elif path is None:
-            fail("no corpus: give --warc, --corpus, set search.corpus_path (ARASTANCE_SEARCH__CORPUS_PATH) or use --world")
-        elif not path.is_file():
-            fail(f"corpus file {path} does not exist")
-        else:
-            records = read_corpus(path)
-        started = time.monotonic()
-        index = LocalIndex.build(records, s.search_index_dir, show_progress=True)
-    except (CorpusError, WarcError) as exc:
+                records = records_from_dicts(build_world().corpus_records())
+            elif path is None:
+                fail("no corpus: give --warc, --captures, --corpus, set search.corpus_path "
+                     "(ARASTANCE_SEARCH__CORPUS_PATH) or use --world")
+            elif not path.is_file():
+                fail(f"corpus file {path} does not exist")
+            else:
+                records = read_corpus(path)
+            started = time.monotonic()
+            index = LocalIndex.build(records, s.search_index_dir, show_progress=True)
+    except (CorpusError, WarcError, WarehouseError) as exc:
         fail(str(exc))
-    if warc:
-        print_table(stats.as_rows(), title="WARC records by outcome")
+    if warc or captures:
+        print_table(stats.as_rows(), title="WARC records by outcome" if not captures else "Archived pages by outcome")
     console.print(f"indexed {len(index)} document(s) in {time.monotonic() - started:.1f}s into {s.search_index_dir}")
 
 
