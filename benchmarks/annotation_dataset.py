@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arastance.base.ids import stable_id  # noqa: E402
 from arastance.config.annotation import AnnotationSettings  # noqa: E402
-from tasks.annotation.demo import run_demo_campaign  # noqa: E402
+from snapshots.demo.campaign import run_demo_campaign  # noqa: E402
 from tasks.dataset.assemble import assign_claim_splits, flag_unrelated_claims  # noqa: E402
 from tasks.dataset.export import export_dataset  # noqa: E402
 from warehouse import open_warehouse  # noqa: E402

@@ -74,6 +74,7 @@ def crawl_once(data_dir: Path, reader_mode: str | None) -> tuple[float, dict | N
     os.environ["ARASTANCE_DATA_DIR"] = str(data_dir)
     from arastance.config import load_settings
     from flows.crawl_sources import crawl_sources
+    from snapshots.offline import offline_world
     from warehouse import open_warehouse
 
     primary = load_settings().warehouse
@@ -89,7 +90,8 @@ def crawl_once(data_dir: Path, reader_mode: str | None) -> tuple[float, dict | N
             time.sleep(0.05)
     started = time.perf_counter()
     try:
-        rows = crawl_sources(offline=True)
+        with offline_world():
+            rows = crawl_sources()
     finally:
         elapsed = time.perf_counter() - started
         stop.touch()

@@ -1,22 +1,26 @@
 """Prefect flow ``crawl_sources``: crawl each site in its own process, load each staging run.
 
-The flow only orchestrates. Spiders run as child processes (:mod:`tasks.crawl_runner`; Twisted's
+The flow only orchestrates. Each site (and mode) is a ``crawl_site`` flow run of its own, named
+``crawl-<site>-<mode>``, that crawls and loads that site, so the Prefect UI shows each site's
+state. Spiders run as child processes (:mod:`tasks.crawl_runner`; Twisted's
 reactor cannot restart inside one process) and may run side by side; loading into the
 warehouse (:func:`tasks.claim_load.load.load_crawl_run`) happens one run at a time, the warehouse
 having a single writer. A crawl task that fails is retried once, and the retry resumes the
-interrupted crawl from its Scrapy JOBDIR. With ``offline`` the flow serves the built snapshots
-(and the web archive emulator) on 127.0.0.1 and crawls them instead of the real sites.
+interrupted crawl from its Scrapy JOBDIR. The sites' addresses come from the settings: the demo,
+``arastance crawl --offline`` and the tests crawl the offline snapshots by running this flow
+inside ``snapshots.offline.offline_world()``; the flow itself knows nothing of them.
 
 ``mode`` (default ``crawl.mode``) chooses where pages come from: ``live`` sites, the web
 ``archive`` (captures in ``crawl.archive_from``..``crawl.archive_to``), or ``both``: a live pass,
 then an archive pass that skips what the live pass stored. A site whose run parses no claim
-(and skips none as already known), or whose every page failed, is reported failed with the
-reason, and the flow run ends Failed naming it.
+(and skips none as already known), or whose every page failed, ends its ``crawl_site`` run
+Failed with the reason; the other sites are still crawled and loaded, and then the
+``crawl_sources`` run ends Failed naming the failed sites.
 """
 
 from __future__ import annotations
 
-from contextlib import ExitStack
+import threading
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
@@ -79,35 +83,81 @@ def summary_row(result: CrawlResult, loaded: LoadReport, mode: str = "live") -> 
     }
 
 
-def _crawl_pass(sites: list[str], mode: str, settings: Settings, path: Path, incremental: bool) -> list[dict[str, Any]]:
-    """Crawl ``sites`` side by side in ``mode``, then load each run in turn."""
-    rows: list[dict[str, Any]] = []
-    futures = {}
-    for site in sites:
-        known = stored_claim_urls(path, site) if incremental else []
-        futures[site] = crawl_site.submit(site, settings, known, incremental, mode)
-    for site, future in futures.items():
+class SiteRunFailed(RuntimeError):
+    """A site's ``crawl_site`` run failed; carries its summary row, so the parent's result and
+    artifact still list the site (the run's state message is the reason)."""
+
+    def __init__(self, reason: str, row: dict[str, Any]) -> None:
+        super().__init__(reason, row)
+        self.row = row
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def _failed_row(site: str, mode: str, reason: str) -> dict[str, Any]:
+    """The summary row of a site whose crawl or load raised before a summary existed."""
+    return {"site": site, "mode": mode, "status": f"failed: {reason.splitlines()[0]}"}
+
+
+# The warehouse has a single writer: the sites' runs crawl side by side but open it one at a time.
+_WAREHOUSE_TURN = threading.Lock()
+
+
+@flow(name="crawl_site", flow_run_name="crawl-{site}-{mode}", validate_parameters=False)
+def crawl_one_site(site: str, mode: str, settings: Settings, warehouse_path: Path, incremental: bool) -> dict[str, Any]:
+    """Crawl and load one site in one mode, as a flow run of its own so that the Prefect UI shows
+    each site's state: Failed, with the reason as its message, when the crawl or the load
+    raised, or when the run found nothing usable (:func:`tasks.crawl_runner.run_verdict`).
+
+    Returns the site's summary row; a failure raises :class:`SiteRunFailed` carrying it.
+    """
+    with _WAREHOUSE_TURN:
+        known = stored_claim_urls(warehouse_path, site) if incremental else []
+    try:
+        result = crawl_site(site, settings, known, incremental, mode)
+    except CrawlError as exc:
+        log.error("crawl failed", extra={"site": site, "mode": mode, "error": str(exc)[:500]})
+        row = _failed_row(site, mode, str(exc))
+    else:
         try:
-            result = future.result()
-        except CrawlError as exc:
-            log.error("crawl failed", extra={"site": site, "mode": mode, "error": str(exc)[:500]})
-            rows.append({"site": site, "mode": mode, "status": f"failed: {str(exc).splitlines()[0]}"})
-            continue
-        try:
-            loaded = load_staging_run(path, result.run_dir, settings)
+            with _WAREHOUSE_TURN:
+                loaded = load_staging_run(warehouse_path, result.run_dir, settings)
         except StagingError as exc:  # this run stays on disk for `arastance claims load`
             log.error("load failed", extra={"site": site, "run_dir": str(result.run_dir), "error": str(exc)[:500]})
-            rows.append({"site": site, "mode": mode, "status": f"failed: load {str(exc).splitlines()[0]}"})
-            continue
-        rows.append(summary_row(result, loaded, mode))
-    return rows
+            row = _failed_row(site, mode, f"load {str(exc)}")
+        else:
+            row = summary_row(result, loaded, mode)
+    if row["status"] != "ok":
+        raise SiteRunFailed(f"{site} ({mode}): {row['status'].removeprefix('failed: ')}", row)
+    return row
+
+
+@task(cache_policy=NO_CACHE, task_run_name="site-{site}-{mode}")
+def site_run(site: str, mode: str, settings: Settings, warehouse_path: Path, incremental: bool) -> dict[str, Any]:
+    """Run ``crawl_site`` for one site and hand back its row whatever its state: a task, so that
+    the sites' runs go side by side on the flow's task runner (Prefect runs a subflow called
+    directly to its end before the next one starts)."""
+    state = crawl_one_site(site, mode, settings, warehouse_path, incremental, return_state=True)
+    if state.is_completed():
+        return state.result()
+    error = state.result(raise_on_failure=False)
+    if isinstance(error, SiteRunFailed):
+        return error.row
+    return _failed_row(site, mode, state.message or f"crawl_site run ended {state.name}")
+
+
+def _crawl_pass(sites: list[str], mode: str, settings: Settings, path: Path, incremental: bool) -> list[dict[str, Any]]:
+    """Crawl and load ``sites`` in ``mode``, one ``crawl_site`` run each, side by side; one
+    site's failure leaves the others to finish."""
+    futures = [site_run.submit(site, mode, settings, path, incremental) for site in sites]
+    return [future.result() for future in futures]
 
 
 @flow(name="crawl_sources", validate_parameters=True)
 def crawl_sources(
     sites: list[str] | None = None,
     incremental: bool | None = None,
-    offline: bool = False,
     warehouse_path: str | None = None,
     mode: Literal["live", "archive", "both"] | None = None,
     archive_from: date | None = None,
@@ -121,8 +171,6 @@ def crawl_sources(
         incremental: fetch only posts whose canonical URL is not yet in the warehouse, and stop
             paginating at the first listing page with nothing new (default: the
             crawl.incremental setting).
-        offline: crawl the local snapshot server (and its archive emulator) instead of the real
-            sites (demo, tests).
         warehouse_path: the DuckDB warehouse; default: the configured one.
         mode: live, archive or both (default: the crawl.mode setting).
         archive_from: first capture day of an archive crawl (default: crawl.archive_from).
@@ -147,14 +195,9 @@ def crawl_sources(
         for site_mode in crawl_modes(site, mode):
             passes[site_mode].append(site)
     rows: list[dict[str, Any]] = []
-    with ExitStack() as stack:
-        if offline:
-            from snapshots.server import offline_settings, serve_snapshots
-
-            settings = offline_settings(settings, stack.enter_context(serve_snapshots()))
-        for pass_mode in ("live", "archive"):  # live first: the archive pass skips what it stored
-            if passes[pass_mode]:
-                rows += _crawl_pass(passes[pass_mode], pass_mode, settings, path, incremental)
+    for pass_mode in ("live", "archive"):  # live first: the archive pass skips what it stored
+        if passes[pass_mode]:
+            rows += _crawl_pass(passes[pass_mode], pass_mode, settings, path, incremental)
     create_table_artifact(rows, key="crawl-sources", description="per-site crawl and load figures")
     failed = [f"{r['site']} ({r['mode']}): {r['status'].removeprefix('failed: ')}" for r in rows if r["status"] != "ok"]
     if failed:

@@ -63,9 +63,9 @@ def _train(path: Path, when: str) -> dict[str, Any]:
 
 
 def _stage_runners(path: Path, sites: list[str] | None, incremental: bool | None, retrieve_limit: int | None,
-                   offline: bool, train: str) -> dict[str, Callable[[], Any]]:
+                   train: str) -> dict[str, Callable[[], Any]]:
     return {
-        "crawl": lambda: crawl_sources(sites=sites, incremental=incremental, offline=offline),
+        "crawl": lambda: crawl_sources(sites=sites, incremental=incremental),
         "select": lambda: select_true_claims(),
         "retrieve": lambda: retrieve_documents(limit=retrieve_limit),  # on orchestration.task_runner
         "dataset": lambda: build_dataset(),
@@ -79,7 +79,6 @@ def arastance_pipeline(
     sites: list[str] | None = None,
     incremental: bool | None = None,
     retrieve_limit: int | None = None,
-    offline: bool = False,
     train: Literal["auto", "always", "never"] = "auto",
 ) -> list[dict[str, Any]]:
     """Run the pipeline's stages in order and publish what each one did.
@@ -90,13 +89,12 @@ def arastance_pipeline(
         sites: sites to crawl (default: araanews, dabegad, norumors and reuters).
         incremental: fetch only posts not yet in the warehouse (default: the crawl.incremental setting).
         retrieve_limit: at most this many claims get documents in this run (default: all pending).
-        offline: crawl the local snapshot server instead of the real sites.
         train: ``auto`` retrains (and evaluates) when the new gold labels since the last
             training reach ``model.retrain_after_new_labels``; ``always``; or ``never``.
     """
     chosen = [s for s in ALL_STAGES if s in (stages or ALL_STAGES) and not (s == "train" and train == "never")]
     path = load_settings().warehouse
-    runners = _stage_runners(path, sites, incremental, retrieve_limit, offline, train)
+    runners = _stage_runners(path, sites, incremental, retrieve_limit, train)
     outcomes: list[StageOutcome] = []
     failed = False
     for stage in chosen:

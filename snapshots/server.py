@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from arastance.logging import get_logger
@@ -274,15 +273,3 @@ def serve_snapshots(root: Path | None = None, *, port: int = 0, slow_delay_s: fl
     with SnapshotServer(root, port=port, slow_delay_s=slow_delay_s) as server:
         yield server
 
-
-def offline_settings(settings: Any, server: SnapshotServer) -> Any:
-    """``settings`` pointed at ``server``: its sites, its web archive, no politeness delays."""
-    from arastance.config.crawl import LOOPBACK_CRAWL
-
-    local = {**settings.sites.model_dump(), **{site: server.site_url(site) for site in server.sites()}}
-    crawl = {**settings.crawl.model_dump(), **LOOPBACK_CRAWL, "archive_url": server.archive_url,
-             "archive_availability_url": server.availability_url}
-    return settings.model_copy(update={
-        "sites": type(settings.sites).model_validate(local),
-        "crawl": type(settings.crawl).model_validate(crawl),
-    })

@@ -62,9 +62,9 @@ def _counts(path: Path) -> dict[str, int]:
 
 def run_demo(root: Path) -> DemoRun:
     """Run ``arastance_demo`` on a reduced scale in ``root``, then the collection stages again."""
-    from flows.demo import arastance_demo
+    from snapshots.demo.flow import arastance_demo
     from flows.pipeline import arastance_pipeline
-    from tasks.demo import offline_world
+    from snapshots.offline import offline_world
 
     data_dir = root / "data"
     started = time.monotonic()

@@ -11,11 +11,11 @@ import pytest
 from helpers_annotation import add_claims, ls_annotation, ls_task, write_json
 
 from arastance.config import load_settings
+from snapshots.demo.annotators import simulate_export, simulated_label
+from snapshots.demo.campaign import run_demo_campaign
 from tasks.annotation.assignment import adjudication_assignment, pilot_assignment, production_assignment
-from tasks.annotation.demo import run_demo_campaign
 from tasks.annotation.gold import decide
 from tasks.annotation.records import AnnotationTask
-from tasks.annotation.simulate import simulate_export, simulated_label
 from tasks.annotation.workflow import NoPairsLeftError, adjudicate, export_round, import_annotations, round_reports
 from warehouse import Warehouse
 from warehouse import annotation as store
@@ -183,7 +183,7 @@ def test_demo_campaign_runs_pilot_production_and_adjudication(warehouse: Warehou
 def test_world_truth_reads_the_snapshot_worlds_stances() -> None:
     from snapshots.world import build_world
 
-    from tasks.annotation.demo import world_truth
+    from snapshots.demo.campaign import world_truth
 
     world = build_world()
     truth = world_truth(world)

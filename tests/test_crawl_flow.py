@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from prefect.testing.utilities import prefect_test_harness
@@ -11,7 +14,9 @@ from typer.testing import CliRunner
 
 from arastance.cli import app
 from arastance.config import load_settings
+from helpers_prefect import free_port
 from helpers_spiders import world
+from snapshots.offline import offline_world
 from warehouse import open_warehouse
 
 runner = CliRunner()
@@ -34,8 +39,10 @@ def test_the_flow_crawls_offline_loads_and_a_rerun_on_another_port_fetches_nothi
     with prefect_test_harness(server_startup_timeout=180):
         # Each call serves the snapshots on a new free port: claims are keyed by the real site's
         # canonical URL, so the second crawl still knows every post.
-        [first] = crawl_sources(sites=["norumors"], offline=True)
-        [second] = crawl_sources(sites=["norumors"], offline=True)
+        with offline_world():
+            [first] = crawl_sources(sites=["norumors"])
+        with offline_world():
+            [second] = crawl_sources(sites=["norumors"])
         artifacts = asyncio.run(_artifact_rows("crawl-sources"))
     assert first["status"] == "ok" and first["claims_parsed"] == len(posts)
     assert first["new_claims"] > 0 and first["errors"] == 3
@@ -60,6 +67,33 @@ def test_the_flow_crawls_offline_loads_and_a_rerun_on_another_port_fetches_nothi
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
         assert wh.scalar("SELECT count(*) FROM claims WHERE source_id = 'norumors'") == stored
         assert wh.scalar("SELECT count(*) FROM crawl_runs WHERE source_id = 'norumors'") == 3
+
+
+@pytest.mark.slow
+def test_each_site_is_a_flow_run_of_its_own_and_a_dead_site_fails_alone() -> None:
+    from prefect import get_client
+
+    from flows.crawl_sources import crawl_sources
+
+    dead = f"http://127.0.0.1:{free_port()}/"  # nothing listens there: every fetch is refused
+    with prefect_test_harness(server_startup_timeout=180):
+        with offline_world(), mock.patch.dict(os.environ, {"ARASTANCE_SITES__REUTERS": dead}):
+            parent = crawl_sources(sites=["norumors", "reuters"], return_state=True)
+        with get_client(sync_client=True) as client:
+            runs = {r.name: r for r in client.read_flow_runs()}
+        [artifact] = asyncio.run(_artifact_rows("crawl-sources"))
+    assert parent.is_failed()
+    assert "reuters (live): " in parent.message and "norumors" not in parent.message
+    good, bad = runs["crawl-norumors-live"], runs["crawl-reuters-live"]
+    assert good.state.is_completed() and good.parent_task_run_id is not None
+    assert bad.state.is_failed() and bad.parent_task_run_id is not None
+    assert "reuters (live): " in bad.state.message
+    assert "no claims found" in bad.state.message or "only fetch errors" in bad.state.message
+    statuses = {r["site"]: r["status"] for r in json.loads(artifact)}  # both sites stay in the table
+    assert statuses["norumors"] == "ok" and statuses["reuters"].startswith("failed: ")
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.scalar("SELECT count(*) FROM claims WHERE source_id = 'norumors'") > 0
+        assert wh.scalar("SELECT count(*) FROM claims WHERE source_id = 'reuters'") == 0
 
 
 def test_snapshots_build_writes_the_offline_web(tmp_path: Path) -> None:

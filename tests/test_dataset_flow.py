@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from arastance.cli import app
 from arastance.config import load_settings
 from flows.build_dataset import build_dataset
-from tasks.annotation.simulate import simulate_discussion, simulate_export
+from snapshots.demo.annotators import simulate_discussion, simulate_export
 from warehouse import open_warehouse
 
 runner = CliRunner()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -14,7 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from helpers_prefect import free_port
+from helpers_prefect import free_port, stop_process
 
 REPO = Path(__file__).resolve().parents[1]
 TOKEN = "arastance-test"
@@ -56,9 +55,4 @@ def test_jupyterlab_serves_the_notebooks_with_the_project_kernel(tmp_path: Path)
         kernel = _get(f"{base}/kernels", method="POST", body=json.dumps({"name": "arastance"}).encode())
         assert kernel["name"] == "arastance"
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_process(proc)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 import urllib.error
 import urllib.request
@@ -13,8 +14,12 @@ from urllib.parse import quote
 import pytest
 
 from helpers_spiders import snapshot_root, start_server, world
+
+from arastance.base.sites import load_site_config, site_base_url
+from arastance.config import load_settings
 from snapshots.build import EXTRA_PATHS, FAULTS_FILE
 from snapshots.fact_check_sites import newest_first
+from snapshots.offline import offline_world
 from snapshots.server import SnapshotServer, serve_snapshots
 
 
@@ -115,6 +120,22 @@ def test_serve_snapshots_builds_the_default_root_once(tmp_path: Path) -> None:
     with serve_snapshots() as srv:
         assert fetch(srv.site_url("reuters") + "news/archive/topNews/")[0] == 200
     assert (root / "robots.txt").stat().st_mtime_ns == stamp, "a complete build is reused, not rebuilt"
+
+
+def test_offline_world_points_the_settings_at_its_server_and_restores_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ARASTANCE_SEARCH__BACKEND", "brave")  # set before: restored, not removed
+    monkeypatch.delenv("ARASTANCE_SITES__NORUMORS", raising=False)
+    with offline_world() as srv:
+        s = load_settings()
+        assert site_base_url(s.sites, "norumors") == srv.site_url("norumors")
+        assert str(s.crawl.archive_url) == srv.archive_url and s.crawl.download_delay_s == 0.0
+        assert s.search.backend == "local" and str(s.search.mirror_base) == srv.base_url
+        assert fetch(srv.site_url("norumors"))[0] == 200
+    assert os.environ["ARASTANCE_SEARCH__BACKEND"] == "brave"
+    assert "ARASTANCE_SITES__NORUMORS" not in os.environ
+    assert site_base_url(load_settings().sites, "norumors") == load_site_config("norumors").canonical_base
 
 
 def test_a_missing_snapshot_directory_is_a_clear_error(tmp_path: Path) -> None:

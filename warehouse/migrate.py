@@ -79,12 +79,11 @@ def apply_migrations(wh: Warehouse, up_to: int | None = None) -> list[int]:
                 "INSERT INTO schema_version VALUES (?, ?, ?, ?)",
                 [mig.version, mig.name, mig.checksum, datetime.now(timezone.utc).replace(tzinfo=None)],
             )
+        # Each migration goes straight into the database file, not only the write-ahead log:
+        # DuckDB 1.5 cannot replay an ALTER TABLE of a table whose columns have function defaults
+        # (now()) from the WAL (an internal error), so a process killed before its next
+        # checkpoint would leave a warehouse that no longer opens.
+        wh.con.execute("CHECKPOINT")
         log.info("applied migration", extra={"version": mig.version, "migration": mig.name, "warehouse": str(wh.path)})
         done.append(mig.version)
-    if done and not wh.read_only:
-        # Schema changes go straight into the database file, not only the write-ahead log:
-        # DuckDB 1.5 cannot replay some DDL from the WAL (ALTER TABLE ... ADD COLUMN ... DEFAULT
-        # fails with an internal error), so a process killed before its next checkpoint would
-        # leave a warehouse that no longer opens.
-        wh.con.execute("CHECKPOINT")
     return done

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, NoReturn
 
 import typer
@@ -35,6 +36,16 @@ def settings() -> Settings:
         fail(str(exc))
     configure_logging(s.log_level)
     return s
+
+
+def offline_world_if(offline: bool) -> AbstractContextManager[object]:
+    """``--offline``: the block runs against the offline snapshots (:func:`snapshots.offline.offline_world`),
+    the one override the demo and the tests use too; otherwise it runs against the configured sites."""
+    if not offline:
+        return nullcontext()
+    from snapshots.offline import offline_world  # the world is imported only when asked for
+
+    return offline_world()
 
 
 def print_table(rows: Sequence[dict[str, Any]], title: str | None = None, columns: Sequence[str] | None = None) -> None:

@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from arastance.base.sites import available_sites, enabled_sites, site_base_url
-from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.common import console, fail, offline_world_if, print_table, settings
 
 snapshots_app = typer.Typer(help="Build and serve the offline snapshots of the crawled sites.", no_args_is_help=True)
 
@@ -55,8 +55,9 @@ def crawl(
 
     mode = "archive" if archive else "both" if both else None
     try:
-        rows = crawl_sources(sites=chosen, incremental=False if full else None, offline=offline, mode=mode,
-                             archive_from=start, archive_to=end)
+        with offline_world_if(offline):
+            rows = crawl_sources(sites=chosen, incremental=False if full else None, mode=mode,
+                                 archive_from=start, archive_to=end)
     except RuntimeError as exc:
         fail(str(exc), code=1)
     print_table(rows, title="Crawl", columns=["site", "mode", "status", "pages", "claims_parsed", "new_claims",

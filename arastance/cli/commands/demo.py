@@ -45,7 +45,7 @@ def demo(
     os.environ["ARASTANCE_DATA_DIR"] = str(demo_dir)
     os.environ["ARASTANCE_WAREHOUSE_PATH"] = str(demo_dir / "warehouse.duckdb")
     s = settings()
-    from flows.demo import arastance_demo
+    from snapshots.demo.flow import arastance_demo
 
     console.print("[bold]AraStance demo: crawl, select, retrieve, annotate (simulated), build, train[/]")
     state = arastance_demo(retrieve_limit=retrieve_limit or None, return_state=True)

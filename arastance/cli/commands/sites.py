@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from contextlib import ExitStack
-
 import typer
 
-from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.common import console, fail, offline_world_if, print_table, settings
 
 sites_app = typer.Typer(help="The registered sites and their health.", no_args_is_help=True)
 
@@ -36,19 +34,15 @@ def sites_check(
     Exits 1 when a gated field (title, claim, date, and the site's required ones) is below
     --min-coverage, or nothing could be parsed.
     """
-    s = settings()
+    settings()  # a bad setting stops here, before anything is fetched
     from arastance.base.sites import available_sites
 
     if site not in available_sites():
         fail(f"unknown site {site!r}; registered: {', '.join(available_sites())}")
     from tasks.site_check import check_site
 
-    with ExitStack() as stack:
-        if offline:
-            from snapshots.server import offline_settings, serve_snapshots
-
-            s = offline_settings(s, stack.enter_context(serve_snapshots()))
-        result = check_site(site, s, archive=archive, sample=sample, threshold=min_coverage)
+    with offline_world_if(offline):
+        result = check_site(site, settings(), archive=archive, sample=sample, threshold=min_coverage)
     print_table(result.rows(), title=f"{site} ({result.mode}): {result.claims} claim(s) from {result.pages} page(s), "
                                      f"{result.errors} failed")
     if not result.ok:

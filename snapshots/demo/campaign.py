@@ -1,7 +1,7 @@
 """The demo's annotation campaign: pilot, production and adjudication rounds by simulated annotators.
 
 Files go through the same export and import path as real annotators' files; only the labelling
-itself is simulated (:mod:`tasks.annotation.simulate`).
+itself is simulated (:mod:`snapshots.demo.annotators`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Protocol
 
 from arastance.config.annotation import AnnotationSettings
+from snapshots.demo.annotators import TruthFn, simulate_discussion, simulate_export
 from tasks.annotation.agreement import RoundAgreement
 from tasks.annotation.records import AnnotationTask
 from tasks.annotation.discussion import import_discussion
-from tasks.annotation.simulate import TruthFn, simulate_discussion, simulate_export
 from tasks.annotation.workflow import (
     NoPairsLeftError,
     RoundExport,

@@ -2,6 +2,10 @@
 
 Production runs ``arastance_pipeline`` on a schedule and people annotate between runs; the demo
 does both in one go so that every stage has real work.
+
+The flow lives in the demo layer, not in ``flows/``: it wires the invented world into the
+production flows, and ``flows/`` holds only what production schedules. No deployment in
+``prefect.yaml`` runs it (``arastance demo`` calls it in process), so no entry point needs it there.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from prefect.cache_policies import NO_CACHE
 
 from arastance.config import load_settings
 from flows.pipeline import arastance_pipeline
-from tasks.demo import build_world_index, offline_world, simulate_annotation
+from snapshots.demo.stages import build_world_index, simulate_annotation
+from snapshots.offline import offline_world
 
 
 @task(cache_policy=NO_CACHE)
