@@ -10,9 +10,12 @@ import atexit
 import json
 import shutil
 import tempfile
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from arastance.config import Settings, load_settings
 from snapshots.build import build_snapshots
@@ -36,6 +39,10 @@ FAST_CRAWL: dict[str, Any] = {
 SLOW_DELAY_S = 0.3
 
 
+#: The sites of the snapshot world (the paper's four; the config-only sites have no pages).
+SITES = ("araanews", "dabegad", "norumors", "reuters")
+
+
 @cache
 def world() -> World:
     return build_world()
@@ -52,6 +59,14 @@ def snapshot_root() -> Path:
 
 def start_server(slow_delay_s: float = SLOW_DELAY_S) -> SnapshotServer:
     return SnapshotServer(snapshot_root(), slow_delay_s=slow_delay_s).start()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[SnapshotServer]:
+    """The snapshot world on 127.0.0.1, one server for a test module (import it to use it)."""
+    srv = start_server()
+    yield srv
+    srv.stop()
 
 
 def crawl_settings(data_dir: Path, server: SnapshotServer, **crawl: Any) -> Settings:

@@ -5,12 +5,11 @@ over real HTTP against the snapshot's WordPress endpoints."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from helpers_spiders import canonical_post_url, claims_of, crawl, start_server, world
+from helpers_spiders import canonical_post_url, claims_of, crawl, server, world  # noqa: F401 - server: a fixture
 from snapshots.fact_check_sites import newest_first
 from snapshots.server import SnapshotServer
 from spiders.discovery import DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest, wp_rest_page_url
@@ -72,13 +71,6 @@ def test_the_rest_page_size_is_read_from_the_site_file_and_checked() -> None:
 def test_the_next_rest_page_is_set_by_name_keeping_other_parameters() -> None:
     assert wp_rest_page_url("https://a.com/wp-json/wp/v2/posts", 1, 100) == "https://a.com/wp-json/wp/v2/posts?per_page=100&page=1"
     assert wp_rest_page_url("https://a.com/p?categories=5&per_page=3&page=3", 4) == "https://a.com/p?categories=5&per_page=3&page=4"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[SnapshotServer]:
-    srv = start_server()
-    yield srv
-    srv.stop()
 
 
 @pytest.mark.slow

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -22,7 +21,9 @@ from helpers_spiders import (
     crawl_settings,
     pages_of,
     post_by_url,
+    SITES,
     read_jsonl,
+    server,  # noqa: F401 - a fixture
     start_server,
     world,
 )
@@ -33,15 +34,7 @@ from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
 from arastance.base.urls import canonicalize_url
 from arastance.base.ids import content_hash
 
-SITES = ("araanews", "dabegad", "norumors", "reuters")
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[SnapshotServer]:
-    srv = start_server()
-    yield srv
-    srv.stop()
 
 
 @pytest.fixture(scope="module")

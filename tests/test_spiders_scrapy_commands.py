@@ -8,24 +8,15 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from helpers_spiders import read_jsonl, start_server, world
+from helpers_spiders import SITES, read_jsonl, server, world  # noqa: F401 - server: a fixture
 from snapshots.server import SnapshotServer
 
 REPO = Path(__file__).resolve().parents[1]
-SITES = ("araanews", "dabegad", "norumors", "reuters")
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[SnapshotServer]:
-    srv = start_server()
-    yield srv
-    srv.stop()
 
 
 def scrapy(server: SnapshotServer, data_dir: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
