@@ -19,7 +19,7 @@ def migrate() -> None:
     """Apply pending schema migrations (idempotent; never drops data)."""
     s = settings()
     try:
-        with Warehouse(s.warehouse) as wh:
+        with open_warehouse(s.warehouse, migrate=False) as wh:
             done = apply_migrations(wh)
             version = max(applied_versions(wh), default=0)
             report = check_schema(wh)
@@ -35,7 +35,7 @@ def check() -> None:
     """Verify the schema against the migrations and name every missing table, view or column."""
     s = settings()
     try:
-        with Warehouse(s.warehouse, read_only=True) as wh:
+        with open_warehouse(s.warehouse, read_only=True) as wh:
             report = check_schema(wh)
     except WarehouseError as exc:
         fail(str(exc))
