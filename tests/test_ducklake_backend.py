@@ -23,8 +23,9 @@ import pytest
 from helpers_crawl_load import StagedPost, write_run
 from helpers_postgres import PostgresServer, postgres_bin_dir, start_postgres
 
+from arastance.config import SettingsError, load_settings
 from tasks.claim_load.load import load_crawl_run
-from warehouse import Warehouse, WarehouseError, open_published, open_warehouse
+from warehouse import Warehouse, WarehouseBusyError, WarehouseError, open_published, open_warehouse
 from warehouse.migrate import apply_migrations, available_migrations
 from warehouse.schema_check import check_schema
 
@@ -56,6 +57,31 @@ def lake_env(postgres: PostgresServer, tmp_path: Path, monkeypatch: pytest.Monke
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return env
+
+
+@pytest.mark.parametrize(("env", "named"), [
+    ({"ARASTANCE_WAREHOUSE_BACKEND": "lake"}, "warehouse_backend (ARASTANCE_WAREHOUSE_BACKEND): Input should be 'duckdb' or 'ducklake'"),
+    ({"ARASTANCE_WAREHOUSE_BACKEND": "ducklake", "ARASTANCE_WAREHOUSE_DATA_PATH": "/srv/lake"},
+     "warehouse_catalog_url (ARASTANCE_WAREHOUSE_CATALOG_URL): Value error, required when warehouse_backend is ducklake"),
+    ({"ARASTANCE_WAREHOUSE_BACKEND": "ducklake", "ARASTANCE_WAREHOUSE_CATALOG_URL": "sqlite:catalog.db",
+      "ARASTANCE_WAREHOUSE_DATA_PATH": "/srv/lake"}, "warehouse_catalog_url (ARASTANCE_WAREHOUSE_CATALOG_URL): Value error, must start with 'postgres:'"),
+    ({"ARASTANCE_WAREHOUSE_BACKEND": "ducklake", "ARASTANCE_WAREHOUSE_CATALOG_URL": "postgres:dbname=a"},
+     "warehouse_data_path (ARASTANCE_WAREHOUSE_DATA_PATH): Value error, required when warehouse_backend is ducklake"),
+    ({"ARASTANCE_WAREHOUSE_WRITE_WAIT_S": "0"}, "warehouse_write_wait_s (ARASTANCE_WAREHOUSE_WRITE_WAIT_S)"),
+])
+def test_bad_backend_settings_fail_naming_the_setting(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], named: str) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError, match="invalid setting " + named.replace("(", r"\(").replace(")", r"\)")):
+        load_settings()
+
+
+def test_the_catalog_url_is_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "ducklake")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", "postgres:dbname=a password=s3cret-pw")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", "/srv/lake")
+    settings = load_settings()
+    assert "s3cret-pw" not in repr(settings) and settings.warehouse_data_path == "/srv/lake"
 
 
 def _posts(numbers: range) -> list[StagedPost]:
@@ -113,6 +139,18 @@ def test_load_then_reload_and_overlapping_run_add_each_claim_once(lake_env: dict
         assert wh.scalar("SELECT count(*) FROM near_duplicate_index_state") == 1
 
 
+def test_a_writer_waits_for_another_and_then_names_it(lake_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_WRITE_WAIT_S", "1")
+    with open_warehouse() as first, open_warehouse() as second:  # two connections, two PostgreSQL sessions
+        with first.transaction():
+            started = time.monotonic()
+            with pytest.raises(WarehouseBusyError, match="PostgreSQL backend \\d+"), second.transaction():
+                pass
+            assert time.monotonic() - started >= 1
+        with second.transaction():  # the first's commit released it
+            assert second.scalar("SELECT count(*) FROM crawl_runs") == 0
+
+
 _LOADER = """
 import json, sys, time
 from pathlib import Path
@@ -122,7 +160,7 @@ runs, go, out = [Path(p) for p in sys.argv[1].split(",")], Path(sys.argv[2]), Pa
 while not go.exists():
     time.sleep(0.01)
 started = time.time()
-with open_warehouse(wait_s=300) as wh:
+with open_warehouse() as wh:
     new = [load_crawl_run(wh, run).new_claims for run in runs]
 out.write_text(json.dumps({"new_claims": new, "started": started, "finished": time.time()}))
 """

@@ -260,7 +260,8 @@ def open_warehouse(
 
     A writer publishes the readers' copy when it closes, unless ``publish`` is false. With
     ``warehouse_backend = "ducklake"`` this is the shared DuckLake instead; ``path`` then only
-    places this host's stage locks, and nothing is published (readers attach the catalog).
+    places this host's stage locks, nothing is published (readers attach the catalog), and a
+    writer waits ``warehouse_write_wait_s`` rather than ``wait_s`` for the others.
     """
     from arastance.config import load_settings
 
@@ -270,7 +271,7 @@ def open_warehouse(
     if settings.warehouse_backend == "ducklake":
         from warehouse.ducklake import DuckLakeWarehouse
 
-        wh = DuckLakeWarehouse.from_settings(settings, path, read_only=read_only, wait_s=wait_s)
+        wh = DuckLakeWarehouse.from_settings(settings, path, read_only=read_only)
     else:
         wh = Warehouse(path, read_only=read_only, wait_s=wait_s, publish=publish)
     if migrate and not read_only:

@@ -93,13 +93,12 @@ class DuckLakeWarehouse(Warehouse):
             ) from exc
 
     @classmethod
-    def from_settings(
-        cls, settings: Settings, path: str | Path, *, read_only: bool = False, wait_s: float = 30.0
-    ) -> DuckLakeWarehouse:
-        """The DuckLake that ``warehouse_catalog_url`` and ``warehouse_data_path`` name."""
+    def from_settings(cls, settings: Settings, path: str | Path, *, read_only: bool = False) -> DuckLakeWarehouse:
+        """The DuckLake that ``warehouse_catalog_url`` and ``warehouse_data_path`` name; a writer waits
+        ``warehouse_write_wait_s`` for the others (writers queue here, where a DuckDB file refuses them)."""
         assert settings.warehouse_catalog_url is not None and settings.warehouse_data_path is not None  # validated
         return cls(settings.warehouse_catalog_url.get_secret_value(), settings.warehouse_data_path,
-                   path=path, read_only=read_only, wait_s=wait_s)
+                   path=path, read_only=read_only, wait_s=settings.warehouse_write_wait_s)
 
     def close(self) -> None:
         """Close the connection; every commit is in the catalog already, so nothing is published."""

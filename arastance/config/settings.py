@@ -64,6 +64,10 @@ class Settings(BaseSettings):
         default=None,
         description="where the DuckLake's Parquet files live, shared by every host (a directory or an object store URL)",
     )
+    warehouse_write_wait_s: float = Field(
+        default=600.0, gt=0,
+        description="how long a DuckLake writer waits for another process's write transaction before failing",
+    )
     log_level: str = "INFO"
     sites: SitesSettings = SitesSettings()
     crawl: CrawlSettings = CrawlSettings()
