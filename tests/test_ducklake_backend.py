@@ -139,6 +139,33 @@ def test_load_then_reload_and_overlapping_run_add_each_claim_once(lake_env: dict
         assert wh.scalar("SELECT count(*) FROM near_duplicate_index_state") == 1
 
 
+def test_upserts_beyond_the_loader_work_on_the_lake(lake_env: dict[str, str], tmp_path: Path) -> None:
+    # Review overrides, article re-fetches and the search budget's counter: upserts that the DuckDB
+    # file does with ON CONFLICT.
+    from datetime import date, datetime
+
+    from tasks.claim_load.overrides import set_claim_override
+    from warehouse.retrieval import add_queries_used, queries_used, store_articles
+
+    article = {"article_id": "a1", "url": "https://youm7.com/s/1", "canonical_url": "https://youm7.com/s/1",
+               "domain": "youm7.com", "fetch_status": "failed", "fetch_error": "http_503", "http_status": 503,
+               "fetched_at": datetime(2024, 1, 1)}
+    with open_warehouse() as wh:
+        load_crawl_run(wh, write_run(tmp_path / "staging" / "run-1", "araanews", _posts(range(3))))
+        claim_id = wh.scalar("SELECT min(claim_id) FROM claims")
+        for text in ("نص المراجع الأول", "نص المراجع الثاني"):
+            set_claim_override(wh, claim_id, text, reviewer="amal")
+        assert wh.query("SELECT cleaned_text FROM claim_overrides") == [{"cleaned_text": "نص المراجع الثاني"}]
+        assert store_articles(wh, [], [article]) == 1
+        assert store_articles(wh, [], [{**article, "fetch_status": "ok", "fetch_error": None, "http_status": 200}]) == 0
+        assert wh.query("SELECT fetch_status, http_status FROM articles") == [{"fetch_status": "ok", "http_status": 200}]
+        assert wh.scalar("SELECT count(*) FROM sources WHERE source_id = 'youm7.com'") == 1
+        for n in (3, 4):
+            add_queries_used(wh, "brave", date(2024, 1, 1), n)
+        assert queries_used(wh, "brave", date(2024, 1, 1)) == 7
+        assert wh.scalar("SELECT count(*) FROM search_usage") == 1
+
+
 def test_a_writer_waits_for_another_and_then_names_it(lake_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARASTANCE_WAREHOUSE_WRITE_WAIT_S", "1")
     with open_warehouse() as first, open_warehouse() as second:  # two connections, two PostgreSQL sessions

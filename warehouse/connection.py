@@ -245,7 +245,11 @@ class Warehouse:
         if on_conflict == "ignore":
             return [f'INSERT OR IGNORE INTO "{table}" ({cols}) {select}']
         sets = ", ".join(f'"{c}" = excluded."{c}"' for c in targets)
-        return [f'INSERT INTO "{table}" ({cols}) {select} ON CONFLICT DO UPDATE SET {sets}']
+        key = self.con.execute(  # the target DuckDB needs when the table has UNIQUE constraints besides it
+            "SELECT constraint_column_names FROM duckdb_constraints() WHERE database_name = current_database() "
+            "AND schema_name = 'main' AND table_name = ? AND constraint_type = 'PRIMARY KEY'", [table]).fetchall()
+        target = f" ({', '.join(key[0][0])})" if key else ""
+        return [f'INSERT INTO "{table}" ({cols}) {select} ON CONFLICT{target} DO UPDATE SET {sets}']
 
 
 def open_warehouse(
