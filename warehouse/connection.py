@@ -79,6 +79,11 @@ class Warehouse:
         self._in_transaction = False
         self._closed = False
 
+    @property
+    def location(self) -> str:
+        """Where the data is, for messages: the file here, the data path of a DuckLake."""
+        return str(self.path)
+
     # -- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:
         """Close the connection; a writer first publishes its read-only copy for the readers."""

@@ -100,6 +100,10 @@ class DuckLakeWarehouse(Warehouse):
         return cls(settings.warehouse_catalog_url.get_secret_value(), settings.warehouse_data_path,
                    path=path, read_only=read_only, wait_s=settings.warehouse_write_wait_s)
 
+    @property
+    def location(self) -> str:
+        return f"DuckLake (data {self.data_path})"
+
     def close(self) -> None:
         """Close the connection; every commit is in the catalog already, so nothing is published."""
         if not self._closed:

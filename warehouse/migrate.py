@@ -92,7 +92,7 @@ def _apply(wh: Warehouse, up_to: int | None) -> list[int]:
             if applied[mig.version] != mig.checksum:
                 raise WarehouseError(
                     f"migration {mig.version:03d}_{mig.name}.sql changed after it was applied to "
-                    f"{wh.path}; put schema changes in a new numbered migration"
+                    f"{wh.location}; put schema changes in a new numbered migration"
                 )
             continue
         with wh.transaction() as con:
@@ -109,6 +109,6 @@ def _apply(wh: Warehouse, up_to: int | None) -> list[int]:
         # its CHECKPOINT is maintenance that rewrites files: seconds for nothing here.)
         if wh.backend == "duckdb":
             wh.con.execute("CHECKPOINT")
-        log.info("applied migration", extra={"version": mig.version, "migration": mig.name, "warehouse": str(wh.path)})
+        log.info("applied migration", extra={"version": mig.version, "migration": mig.name, "warehouse": wh.location})
         done.append(mig.version)
     return done

@@ -25,9 +25,9 @@ def migrate() -> None:
             report = check_schema(wh)
     except WarehouseError as exc:
         fail(str(exc))
-    print(f"warehouse {s.warehouse}: applied {len(done)} migration(s) {done}; schema version {version}")
+    print(f"warehouse {wh.location}: applied {len(done)} migration(s) {done}; schema version {version}")
     if not report.ok:  # applied migrations never run again, so what was dropped by hand stays missing
-        fail(f"warehouse {s.warehouse} lacks part of its schema:\n  " + "\n  ".join(report.lines()))
+        fail(f"warehouse {wh.location} lacks part of its schema:\n  " + "\n  ".join(report.lines()))
 
 
 @warehouse_app.command("check")
@@ -40,8 +40,8 @@ def check() -> None:
     except WarehouseError as exc:
         fail(str(exc))
     if not report.ok:
-        fail(f"warehouse {s.warehouse} does not match its migrations:\n  " + "\n  ".join(report.lines()))
-    print(f"warehouse {s.warehouse}: schema matches its migrations")
+        fail(f"warehouse {wh.location} does not match its migrations:\n  " + "\n  ".join(report.lines()))
+    print(f"warehouse {wh.location}: schema matches its migrations")
 
 
 @warehouse_app.command("status")
@@ -54,7 +54,7 @@ def status() -> None:
             counts = wh.table_counts()
     except WarehouseError as exc:
         fail(str(exc))
-    print(f"warehouse {s.warehouse}, schema version {version}")
+    print(f"warehouse {wh.location}, schema version {version}")
     print_table([{"table": t, "rows": n} for t, n in counts.items()])
 
 
