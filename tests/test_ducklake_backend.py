@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,7 @@ from helpers_postgres import PostgresServer, postgres_bin_dir, start_postgres
 from arastance.config import SettingsError, load_settings
 from tasks.claim_load.load import load_crawl_run
 from warehouse import Warehouse, WarehouseBusyError, WarehouseError, open_published, open_warehouse
+from warehouse.lake_schema import lake_schema
 from warehouse.migrate import apply_migrations, available_migrations
 from warehouse.schema_check import check_schema
 
@@ -82,6 +85,32 @@ def test_the_catalog_url_is_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", "/srv/lake")
     settings = load_settings()
     assert "s3cret-pw" not in repr(settings) and settings.warehouse_data_path == "/srv/lake"
+
+
+def test_the_lake_schema_restates_every_migration_without_constraints() -> None:
+    schema = lake_schema()
+    assert sorted(schema.migrations) == [m.version for m in available_migrations()]
+    statements = [st for sts in schema.migrations.values() for st in sts] + schema.version_table
+    constraint = re.compile(r"\bPRIMARY KEY\b|\bUNIQUE\b|\bCHECK\s*\(|\bCREATE INDEX\b", re.IGNORECASE)
+    assert not [st for st in statements if constraint.search(st)]
+    created = {st.split('"')[1] for st in statements if st.startswith("CREATE TABLE")}
+    assert {"claims", "raw_pages", "crawl_runs", "schema_version", "near_duplicate_index_state"} <= created
+    assert any(st.startswith('ALTER TABLE "raw_pages" ADD COLUMN "original_url"') for st in schema.migrations[63])
+    assert any(st.startswith("CREATE OR REPLACE VIEW v_source_stats") for st in schema.migrations[66])
+    assert schema.keys["claims"] == [["claim_id"], ["source_id", "canonical_url"]]
+    assert schema.keys["articles"] == [["article_id"], ["canonical_url"]]
+
+
+def test_an_unreachable_catalog_is_named_without_its_password(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "ducklake")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", f"postgres:dbname=a host=127.0.0.1 port={port} password=s3cret-pw")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", str(tmp_path / "lake"))
+    with pytest.raises(WarehouseError, match="cannot attach the DuckLake warehouse .catalog warehouse_catalog_url") as err:
+        open_warehouse()
+    assert "s3cret-pw" not in str(err.value) and "Connection refused" in str(err.value)
 
 
 def _posts(numbers: range) -> list[StagedPost]:

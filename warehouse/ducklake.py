@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from arastance.base.secrets import redact_secrets
+from arastance.base.secrets import REDACTED, redact_secrets
 from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError
 from warehouse.extensions import load_extension
 
@@ -87,9 +87,11 @@ class DuckLakeWarehouse(Warehouse):
         except duckdb.Error as exc:
             self.con.close()
             hint = "; a reader needs a catalog that `arastance warehouse migrate` created" if read_only else ""
+            # The extensions quote the connection string, password included, in their errors.
+            message = str(exc).replace(catalog_url, REDACTED).replace(catalog_url[len("postgres:"):], REDACTED)
             raise WarehouseError(
                 f"cannot attach the DuckLake warehouse (catalog warehouse_catalog_url, data {data_path}): "
-                f"{redact_secrets(str(exc))}{hint}"
+                f"{redact_secrets(message)}{hint}"
             ) from exc
 
     @classmethod
