@@ -75,7 +75,12 @@ class Warehouse:
                         f"time; waited {wait_s:.0f}s): {exc}"
                     ) from exc
                 time.sleep(0.2)
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        """The per-connection state a freshly opened warehouse starts with."""
         self._columns: dict[str, list[str]] = {}
+        self._primary_keys: dict[str, str] = {}
         self._in_transaction = False
         self._closed = False
 
@@ -250,11 +255,12 @@ class Warehouse:
         if on_conflict == "ignore":
             return [f'INSERT OR IGNORE INTO "{table}" ({cols}) {select}']
         sets = ", ".join(f'"{c}" = excluded."{c}"' for c in targets)
-        key = self.con.execute(  # the target DuckDB needs when the table has UNIQUE constraints besides it
-            "SELECT constraint_column_names FROM duckdb_constraints() WHERE database_name = current_database() "
-            "AND schema_name = 'main' AND table_name = ? AND constraint_type = 'PRIMARY KEY'", [table]).fetchall()
-        target = f" ({', '.join(key[0][0])})" if key else ""
-        return [f'INSERT INTO "{table}" ({cols}) {select} ON CONFLICT{target} DO UPDATE SET {sets}']
+        if table not in self._primary_keys:  # the target DuckDB needs when the table also has UNIQUE constraints
+            found = self.con.execute(
+                "SELECT constraint_column_names FROM duckdb_constraints() WHERE database_name = current_database() "
+                "AND schema_name = 'main' AND table_name = ? AND constraint_type = 'PRIMARY KEY'", [table]).fetchall()
+            self._primary_keys[table] = f" ({', '.join(found[0][0])})" if found else ""
+        return [f'INSERT INTO "{table}" ({cols}) {select} ON CONFLICT{self._primary_keys[table]} DO UPDATE SET {sets}']
 
 
 def open_warehouse(

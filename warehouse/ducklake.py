@@ -65,9 +65,7 @@ class DuckLakeWarehouse(Warehouse):
         self.publish = False
         self.data_path = data_path
         self.wait_s = wait_s
-        self._columns: dict[str, list[str]] = {}
-        self._in_transaction = False
-        self._closed = False
+        self._reset_state()
         self._lock_depth = 0
         self.con = duckdb.connect()  # in memory: the lake is attached, its data lives elsewhere
         try:
