@@ -263,6 +263,14 @@ class Warehouse:
         return [f'INSERT INTO "{table}" ({cols}) {select} ON CONFLICT{self._primary_keys[table]} DO UPDATE SET {sets}']
 
 
+def warehouse_exists(path: str | Path) -> bool:
+    """Whether there is a warehouse to read: the file at ``path``, or on a DuckLake always (the
+    catalog is on another machine; attaching it says whether it was created)."""
+    from arastance.config import load_settings
+
+    return load_settings().warehouse_backend == "ducklake" or Path(path).is_file()
+
+
 def open_warehouse(
     path: str | Path | None = None,
     *,
