@@ -88,12 +88,6 @@ WHERE c.claim_id IS NULL OR c.normalized_text IS DISTINCT FROM b.normalized_text
 
 _CLAIM_FOR_OVERRIDE = "SELECT claim_id, status, status_reason FROM claims WHERE claim_id = ?"
 
-_UPSERT_OVERRIDE = """
-INSERT INTO claim_overrides (claim_id, cleaned_text, reviewer, reviewed_at, note) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (claim_id) DO UPDATE SET cleaned_text = excluded.cleaned_text, reviewer = excluded.reviewer,
-    reviewed_at = excluded.reviewed_at, note = excluded.note
-"""
-
 _APPLY_OVERRIDE = """
 UPDATE claims SET status = 'active', status_reason = 'override', normalized_text = ?, content_hash = ?
 WHERE claim_id = ?
@@ -255,7 +249,8 @@ def set_override(
     if not wh.query(_CLAIM_FOR_OVERRIDE, [claim_id]):
         raise WarehouseError(f"no claim with claim_id {claim_id!r}")
     with wh.transaction() as con:
-        con.execute(_UPSERT_OVERRIDE, [claim_id, text, reviewer, reviewed_at, note])
+        wh.insert_rows("claim_overrides", [{"claim_id": claim_id, "cleaned_text": text, "reviewer": reviewer,
+                                            "reviewed_at": reviewed_at, "note": note}], on_conflict="update")
         con.execute(_APPLY_OVERRIDE, [normalized_text, content_hash, claim_id])
 
 

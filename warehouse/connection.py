@@ -46,7 +46,11 @@ class Warehouse:
     first, then fails with :class:`WarehouseBusyError`; DuckDB's own file lock guarantees the
     file is never written by two processes at once. Closing a writing connection publishes the
     read-only copy that readers open (:mod:`warehouse.publish`), unless ``publish`` is false.
+    :class:`warehouse.ducklake.DuckLakeWarehouse` is the same interface over a shared DuckLake.
     """
+
+    #: Which storage this is (the ``warehouse_backend`` setting): SQL that differs asks.
+    backend: Literal["duckdb", "ducklake"] = "duckdb"
 
     def __init__(
         self, path: str | Path, *, read_only: bool = False, wait_s: float = 30.0, publish: bool = True
@@ -71,9 +75,19 @@ class Warehouse:
                         f"time; waited {wait_s:.0f}s): {exc}"
                     ) from exc
                 time.sleep(0.2)
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        """The per-connection state a freshly opened warehouse starts with."""
         self._columns: dict[str, list[str]] = {}
+        self._primary_keys: dict[str, str] = {}
         self._in_transaction = False
         self._closed = False
+
+    @property
+    def location(self) -> str:
+        """Where the data is, for messages: the file here, the data path of a DuckLake."""
+        return str(self.path)
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:
@@ -94,6 +108,12 @@ class Warehouse:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Be the only writer for the block. A DuckDB file has one writing process anyway (its
+        file lock); a DuckLake, written from several hosts, takes its catalog's write lock."""
+        yield
 
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -165,7 +185,8 @@ class Warehouse:
 
     def tables(self) -> list[str]:
         return [r[0] for r in self.con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name"
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' "
+            "ORDER BY table_name"
         ).fetchall()]
 
     def table_counts(self) -> dict[str, int]:
@@ -177,8 +198,8 @@ class Warehouse:
             if not _IDENT.match(table):
                 raise WarehouseError(f"invalid table name {table!r}")
             cols = [r[0] for r in self.con.execute(
-                "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ? "
-                "ORDER BY column_index", [table]
+                "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
+                "AND schema_name = 'main' AND table_name = ? ORDER BY column_index", [table]
             ).fetchall()]
             if not cols:
                 raise WarehouseError(f"no table {table!r} in warehouse {self.path}")
@@ -212,26 +233,42 @@ class Warehouse:
             if list(row.keys()) != given:
                 raise WarehouseError(f"row {i} for table {table!r} has columns {list(row.keys())}, expected {given}")
         batch = pa.Table.from_pylist([dict(r) for r in rows])
+        batch = batch.append_column("__row", pa.array(range(len(rows)), pa.int64()))  # the batch order
         before = int(self.scalar(f'SELECT count(*) FROM "{table}"'))
-        cols = ", ".join(f'"{c}"' for c in given)
-        select = f"SELECT {cols} FROM __batch"
-        if on_conflict == "error":
-            sql = f'INSERT INTO "{table}" ({cols}) {select}'
-        elif on_conflict == "ignore":
-            sql = f'INSERT OR IGNORE INTO "{table}" ({cols}) {select}'
-        else:
-            targets = list(update_columns or given)
-            sets = ", ".join(f'"{c}" = excluded."{c}"' for c in targets)
-            sql = f'INSERT INTO "{table}" ({cols}) {select} ON CONFLICT DO UPDATE SET {sets}'
         self.con.register("__batch", batch)
         try:
-            self.con.execute(sql)
+            for sql in self._insert_sql(table, given, on_conflict, list(update_columns or given)):
+                self.con.execute(sql)
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot write {len(rows)} row(s) to {table!r}: {exc}") from exc
         finally:
             with suppress(duckdb.TransactionException):  # an aborted transaction drops it anyway
                 self.con.unregister("__batch")
         return int(self.scalar(f'SELECT count(*) FROM "{table}"')) - before
+
+    def _insert_sql(self, table: str, given: list[str], on_conflict: str, targets: list[str]) -> list[str]:
+        """The statements that insert the registered ``__batch`` (columns ``given``) into ``table``."""
+        cols = ", ".join(f'"{c}"' for c in given)
+        select = f"SELECT {cols} FROM __batch"
+        if on_conflict == "error":
+            return [f'INSERT INTO "{table}" ({cols}) {select}']
+        if on_conflict == "ignore":
+            return [f'INSERT OR IGNORE INTO "{table}" ({cols}) {select}']
+        sets = ", ".join(f'"{c}" = excluded."{c}"' for c in targets)
+        if table not in self._primary_keys:  # the target DuckDB needs when the table also has UNIQUE constraints
+            found = self.con.execute(
+                "SELECT constraint_column_names FROM duckdb_constraints() WHERE database_name = current_database() "
+                "AND schema_name = 'main' AND table_name = ? AND constraint_type = 'PRIMARY KEY'", [table]).fetchall()
+            self._primary_keys[table] = f" ({', '.join(found[0][0])})" if found else ""
+        return [f'INSERT INTO "{table}" ({cols}) {select} ON CONFLICT{self._primary_keys[table]} DO UPDATE SET {sets}']
+
+
+def warehouse_exists(path: str | Path) -> bool:
+    """Whether there is a warehouse to read: the file at ``path``, or on a DuckLake always (the
+    catalog is on another machine; attaching it says whether it was created)."""
+    from arastance.config import load_settings
+
+    return load_settings().warehouse_backend == "ducklake" or Path(path).is_file()
 
 
 def open_warehouse(
@@ -244,13 +281,22 @@ def open_warehouse(
 ) -> Warehouse:
     """Open the warehouse (the configured one by default) and bring its schema up to date.
 
-    A writer publishes the readers' copy when it closes, unless ``publish`` is false.
+    A writer publishes the readers' copy when it closes, unless ``publish`` is false. With
+    ``warehouse_backend = "ducklake"`` this is the shared DuckLake instead; ``path`` then only
+    places this host's stage locks, nothing is published (readers attach the catalog), and a
+    writer waits ``warehouse_write_wait_s`` rather than ``wait_s`` for the others.
     """
-    if path is None:
-        from arastance.config import load_settings
+    from arastance.config import load_settings
 
-        path = load_settings().warehouse
-    wh = Warehouse(path, read_only=read_only, wait_s=wait_s, publish=publish)
+    settings = load_settings()
+    path = settings.warehouse if path is None else path
+    wh: Warehouse
+    if settings.warehouse_backend == "ducklake":
+        from warehouse.ducklake import DuckLakeWarehouse
+
+        wh = DuckLakeWarehouse.from_settings(settings, path, read_only=read_only)
+    else:
+        wh = Warehouse(path, read_only=read_only, wait_s=wait_s, publish=publish)
     if migrate and not read_only:
         from warehouse.migrate import apply_migrations
 

@@ -23,12 +23,6 @@ FROM claims WHERE {_CLUSTERED}
 
 _STATE = "SELECT threshold, shingle_size, fingerprint FROM near_duplicate_index_state WHERE veracity = ?"
 
-_UPSERT_STATE = """
-INSERT INTO near_duplicate_index_state VALUES (?, ?, ?, ?, ?, ?)
-ON CONFLICT (veracity) DO UPDATE SET threshold = excluded.threshold, shingle_size = excluded.shingle_size,
-    fingerprint = excluded.fingerprint, built_at = excluded.built_at, updated_at = excluded.updated_at
-"""
-
 _TOUCH_STATE = "UPDATE near_duplicate_index_state SET fingerprint = ?, updated_at = ? WHERE veracity = ?"
 
 _DF_OF = """
@@ -84,7 +78,9 @@ def rebuild(wh: Warehouse, veracity: str, df: pa.Table, prefixes: pa.Table, *, t
     with wh.registered(__df=df, __prefixes=prefixes):
         wh.con.execute("INSERT INTO near_duplicate_shingle_df SELECT ?, shingle, df FROM __df", [veracity])
         wh.con.execute("INSERT INTO near_duplicate_prefixes SELECT ?, shingle, text_key FROM __prefixes", [veracity])
-    wh.con.execute(_UPSERT_STATE, [veracity, threshold, shingle_size, fingerprint(wh, veracity), now, now])
+    wh.con.execute("DELETE FROM near_duplicate_index_state WHERE veracity = ?", [veracity])  # no upsert: DuckLake has no keys
+    wh.con.execute("INSERT INTO near_duplicate_index_state VALUES (?, ?, ?, ?, ?, ?)",
+                   [veracity, threshold, shingle_size, fingerprint(wh, veracity), now, now])
 
 
 def frozen_df(wh: Warehouse, veracity: str, shingles: np.ndarray) -> np.ndarray:

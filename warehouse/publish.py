@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from arastance.logging import get_logger
-from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError
+from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, open_warehouse
 
 log = get_logger(__name__)
 
@@ -91,6 +91,10 @@ def open_published(primary: str | Path) -> Warehouse:
     A warehouse written before copies were published gets its first copy now, when no writer
     holds the file; while one does, its copy appears when it finishes.
     """
+    from arastance.config import load_settings
+
+    if load_settings().warehouse_backend == "ducklake":  # readers attach the shared catalog itself
+        return open_warehouse(primary, read_only=True)
     primary = Path(primary)
     target = published_path(primary)
     if not target.is_file():

@@ -12,8 +12,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime, timezone
 from typing import Any
 
-import pyarrow as pa
-
 from warehouse.connection import Warehouse
 from warehouse.sql import load_sql
 
@@ -22,10 +20,13 @@ _CACHED = "SELECT cache_key, results FROM search_cache WHERE cache_key IN (SELEC
 
 _USAGE = "SELECT coalesce(sum(queries), 0) FROM search_usage WHERE day = $day AND backend = $backend"
 
-_ADD_USAGE = """
-INSERT INTO search_usage (day, backend, queries) VALUES ($day, $backend, $n)
-ON CONFLICT (day, backend) DO UPDATE SET queries = search_usage.queries + excluded.queries
-"""
+# An increment, so not an insert_rows upsert; in two statements rather than ON CONFLICT, which a
+# DuckLake warehouse (no keys) cannot run. Inside a transaction, so writers do not interleave.
+_ADD_USAGE = (
+    "UPDATE search_usage SET queries = queries + $n WHERE day = $day AND backend = $backend",
+    "INSERT INTO search_usage (day, backend, queries) SELECT $day, $backend, $n "
+    "WHERE NOT EXISTS (SELECT 1 FROM search_usage WHERE day = $day AND backend = $backend)",
+)
 
 _DELETE_DECISIONS = "DELETE FROM document_decisions WHERE claim_id = $claim_id"
 
@@ -44,13 +45,6 @@ _MARK_DONE = """
 UPDATE claim_retrieval SET status = 'done', pairs = $pairs, error = NULL, updated_at = $now
 WHERE claim_id = $claim_id
 """
-
-_UPSERT_ARTICLES = """
-INSERT INTO articles ({cols}) SELECT {cols} FROM __articles
-ON CONFLICT (article_id) DO UPDATE SET {sets}
-"""
-
-_COUNT_ARTICLES = "SELECT count(*) FROM articles"
 
 _CLAIM_URLS = "SELECT claim_id, source_id, url, veracity FROM claims"
 
@@ -123,7 +117,9 @@ def queries_used(wh: Warehouse, backend: str, day: date) -> int:
 
 def add_queries_used(wh: Warehouse, backend: str, day: date, n: int) -> None:
     if n > 0:
-        wh.con.execute(_ADD_USAGE, {"day": day, "backend": backend, "n": n})
+        with wh.transaction() as con:
+            for sql in _ADD_USAGE:
+                con.execute(sql, {"day": day, "backend": backend, "n": n})
 
 
 def release_queries_used(wh: Warehouse, backend: str, day: date, n: int) -> None:
@@ -217,16 +213,10 @@ def store_articles(wh: Warehouse, pages: Sequence[Mapping[str, Any]], articles: 
     with wh.transaction():
         wh.insert_rows("sources", sources, on_conflict="ignore")  # each news site, once
         wh.insert_rows("raw_pages", pages, on_conflict="ignore")
-        before = int(wh.scalar(_COUNT_ARTICLES))
-        if articles:
-            cols = list(articles[0])
-            wh.con.register("__articles", pa.Table.from_pylist([dict(a) for a in articles]))
-            try:
-                wh.con.execute(_UPSERT_ARTICLES.format(
-                    cols=", ".join(cols), sets=", ".join(f"{c} = excluded.{c}" for c in cols if c != "article_id")))
-            finally:
-                wh.con.unregister("__articles")
-        return int(wh.scalar(_COUNT_ARTICLES)) - before
+        if not articles:
+            return 0
+        updated = [c for c in articles[0] if c != "article_id"]
+        return wh.insert_rows("articles", articles, on_conflict="update", update_columns=updated)
 
 
 def kept_articles(wh: Warehouse, claim_ids: Sequence[str]) -> list[dict[str, Any]]:

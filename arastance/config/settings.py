@@ -6,9 +6,9 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, get_args, get_origin
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -51,6 +51,23 @@ class Settings(BaseSettings):
     warehouse_path: Path | None = Field(
         default=None, description="DuckDB file; defaults to <data_dir>/warehouse.duckdb"
     )
+    warehouse_backend: Literal["duckdb", "ducklake"] = Field(
+        default="duckdb",
+        description="duckdb: one DuckDB file on this machine; ducklake: a DuckLake with a PostgreSQL catalog "
+        "and Parquet data on shared storage, for writers on several hosts",
+    )
+    warehouse_catalog_url: SecretStr | None = Field(
+        default=None,
+        description="the DuckLake catalog, 'postgres:dbname=... host=... user=... [password=...]' (ducklake only)",
+    )
+    warehouse_data_path: str | None = Field(
+        default=None,
+        description="where the DuckLake's Parquet files live, shared by every host (a directory or an object store URL)",
+    )
+    warehouse_write_wait_s: float = Field(
+        default=600.0, gt=0,
+        description="how long a DuckLake writer waits for another process's write transaction before failing",
+    )
     log_level: str = "INFO"
     sites: SitesSettings = SitesSettings()
     crawl: CrawlSettings = CrawlSettings()
@@ -68,6 +85,27 @@ class Settings(BaseSettings):
         if value.upper() not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
             raise ValueError(f"log_level must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {value!r}")
         return value.upper()
+
+    @field_validator("warehouse_catalog_url")
+    @classmethod
+    def _postgres_catalog(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        if info.data.get("warehouse_backend") != "ducklake":
+            return value
+        if value is None or not value.get_secret_value().strip():
+            raise ValueError("required when warehouse_backend is ducklake: the PostgreSQL catalog, "
+                             "e.g. 'postgres:dbname=arastance host=db.example user=arastance'")
+        if not value.get_secret_value().startswith("postgres:"):
+            raise ValueError("must start with 'postgres:' (the catalog is a PostgreSQL database, which serialises "
+                             "the writers of every host), e.g. 'postgres:dbname=arastance host=db.example'")
+        return value
+
+    @field_validator("warehouse_data_path")
+    @classmethod
+    def _shared_data_path(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if info.data.get("warehouse_backend") == "ducklake" and not (value or "").strip():
+            raise ValueError("required when warehouse_backend is ducklake: the shared directory (or object store "
+                             "URL) every host reads and writes the Parquet files in")
+        return value
 
     @model_validator(mode="after")
     def _derive_paths(self) -> "Settings":

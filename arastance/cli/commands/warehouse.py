@@ -19,15 +19,15 @@ def migrate() -> None:
     """Apply pending schema migrations (idempotent; never drops data)."""
     s = settings()
     try:
-        with Warehouse(s.warehouse) as wh:
+        with open_warehouse(s.warehouse, migrate=False) as wh:
             done = apply_migrations(wh)
             version = max(applied_versions(wh), default=0)
             report = check_schema(wh)
     except WarehouseError as exc:
         fail(str(exc))
-    print(f"warehouse {s.warehouse}: applied {len(done)} migration(s) {done}; schema version {version}")
+    print(f"warehouse {wh.location}: applied {len(done)} migration(s) {done}; schema version {version}")
     if not report.ok:  # applied migrations never run again, so what was dropped by hand stays missing
-        fail(f"warehouse {s.warehouse} lacks part of its schema:\n  " + "\n  ".join(report.lines()))
+        fail(f"warehouse {wh.location} lacks part of its schema:\n  " + "\n  ".join(report.lines()))
 
 
 @warehouse_app.command("check")
@@ -35,13 +35,13 @@ def check() -> None:
     """Verify the schema against the migrations and name every missing table, view or column."""
     s = settings()
     try:
-        with Warehouse(s.warehouse, read_only=True) as wh:
+        with open_warehouse(s.warehouse, read_only=True) as wh:
             report = check_schema(wh)
     except WarehouseError as exc:
         fail(str(exc))
     if not report.ok:
-        fail(f"warehouse {s.warehouse} does not match its migrations:\n  " + "\n  ".join(report.lines()))
-    print(f"warehouse {s.warehouse}: schema matches its migrations")
+        fail(f"warehouse {wh.location} does not match its migrations:\n  " + "\n  ".join(report.lines()))
+    print(f"warehouse {wh.location}: schema matches its migrations")
 
 
 @warehouse_app.command("status")
@@ -54,7 +54,7 @@ def status() -> None:
             counts = wh.table_counts()
     except WarehouseError as exc:
         fail(str(exc))
-    print(f"warehouse {s.warehouse}, schema version {version}")
+    print(f"warehouse {wh.location}, schema version {version}")
     print_table([{"table": t, "rows": n} for t, n in counts.items()])
 
 

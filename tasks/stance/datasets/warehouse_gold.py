@@ -8,7 +8,7 @@ from pathlib import Path
 from tasks.stance.datasets.common import DatasetError, check_scheme, check_split, parse_label, require_text
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
-from warehouse import WarehouseError, open_warehouse
+from warehouse.connection import WarehouseError, open_warehouse, warehouse_exists
 from warehouse.model_runs import gold_examples
 
 
@@ -24,7 +24,7 @@ class WarehouseGold:
     def examples(self, split: str, scheme: Scheme = "4way") -> Iterator[StanceExample]:
         check_split(split, str(self.path))
         check_scheme(self.native_scheme, scheme, str(self.path))
-        if not self.path.is_file():
+        if not warehouse_exists(self.path):
             raise DatasetError(f"{self.path}: warehouse not found")
         try:
             with open_warehouse(self.path, read_only=True) as wh:

@@ -1,0 +1,281 @@
+"""The DuckLake warehouse on a real PostgreSQL catalog: schema, loads, concurrent writers and readers.
+
+Each test gets its own catalog database and data path on one PostgreSQL server started for the
+module. The concurrent tests run loads in separate processes, each with its own data directory
+(its own staging runs and stage locks), as Prefect workers on different hosts would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from helpers_crawl_load import StagedPost, write_run
+from helpers_postgres import PostgresServer, postgres_bin_dir, start_postgres
+
+from arastance.config import SettingsError, load_settings
+from tasks.claim_load.load import load_crawl_run
+from warehouse import Warehouse, WarehouseBusyError, WarehouseError, open_published, open_warehouse
+from warehouse.lake_schema import lake_schema
+from warehouse.migrate import apply_migrations, available_migrations
+from warehouse.schema_check import check_schema
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[PostgresServer]:
+    bin_dir = postgres_bin_dir()
+    if bin_dir is None:
+        pytest.skip("no PostgreSQL server binaries (initdb): install the Debian package postgresql (.ci/run does)")
+    root = Path(tempfile.mkdtemp(prefix="arastance-pg-"))  # not under pytest's root-only tmp: the server runs as postgres
+    server = start_postgres(bin_dir, root)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def lake_env(postgres: PostgresServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Settings (as environment variables) of a fresh DuckLake: a new catalog database, a new data path."""
+    env = {
+        "ARASTANCE_WAREHOUSE_BACKEND": "ducklake",
+        "ARASTANCE_WAREHOUSE_CATALOG_URL": postgres.create_database(f"lake_{uuid.uuid4().hex[:12]}"),
+        "ARASTANCE_WAREHOUSE_DATA_PATH": str(tmp_path / "shared" / "lake"),
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return env
+
+
+@pytest.mark.parametrize(("env", "named"), [
+    ({"ARASTANCE_WAREHOUSE_BACKEND": "lake"}, "warehouse_backend (ARASTANCE_WAREHOUSE_BACKEND): Input should be 'duckdb' or 'ducklake'"),
+    ({"ARASTANCE_WAREHOUSE_BACKEND": "ducklake", "ARASTANCE_WAREHOUSE_DATA_PATH": "/srv/lake"},
+     "warehouse_catalog_url (ARASTANCE_WAREHOUSE_CATALOG_URL): Value error, required when warehouse_backend is ducklake"),
+    ({"ARASTANCE_WAREHOUSE_BACKEND": "ducklake", "ARASTANCE_WAREHOUSE_CATALOG_URL": "sqlite:catalog.db",
+      "ARASTANCE_WAREHOUSE_DATA_PATH": "/srv/lake"}, "warehouse_catalog_url (ARASTANCE_WAREHOUSE_CATALOG_URL): Value error, must start with 'postgres:'"),
+    ({"ARASTANCE_WAREHOUSE_BACKEND": "ducklake", "ARASTANCE_WAREHOUSE_CATALOG_URL": "postgres:dbname=a"},
+     "warehouse_data_path (ARASTANCE_WAREHOUSE_DATA_PATH): Value error, required when warehouse_backend is ducklake"),
+    ({"ARASTANCE_WAREHOUSE_WRITE_WAIT_S": "0"}, "warehouse_write_wait_s (ARASTANCE_WAREHOUSE_WRITE_WAIT_S)"),
+])
+def test_bad_backend_settings_fail_naming_the_setting(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], named: str) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError, match="invalid setting " + named.replace("(", r"\(").replace(")", r"\)")):
+        load_settings()
+
+
+def test_the_catalog_url_is_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "ducklake")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", "postgres:dbname=a password=s3cret-pw")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", "/srv/lake")
+    settings = load_settings()
+    assert "s3cret-pw" not in repr(settings) and settings.warehouse_data_path == "/srv/lake"
+
+
+def test_the_lake_schema_restates_every_migration_without_constraints() -> None:
+    schema = lake_schema()
+    assert sorted(schema.migrations) == [m.version for m in available_migrations()]
+    statements = [st for sts in schema.migrations.values() for st in sts] + schema.version_table
+    constraint = re.compile(r"\bPRIMARY KEY\b|\bUNIQUE\b|\bCHECK\s*\(|\bCREATE INDEX\b", re.IGNORECASE)
+    assert not [st for st in statements if constraint.search(st)]
+    created = {st.split('"')[1] for st in statements if st.startswith("CREATE TABLE")}
+    assert {"claims", "raw_pages", "crawl_runs", "schema_version", "near_duplicate_index_state"} <= created
+    assert any(st.startswith('ALTER TABLE "raw_pages" ADD COLUMN "original_url"') for st in schema.migrations[63])
+    assert any(st.startswith("CREATE OR REPLACE VIEW v_source_stats") for st in schema.migrations[66])
+    assert schema.keys["claims"] == [["claim_id"], ["source_id", "canonical_url"]]
+    assert schema.keys["articles"] == [["article_id"], ["canonical_url"]]
+
+
+def test_an_unreachable_catalog_is_named_without_its_password(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "ducklake")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", f"postgres:dbname=a host=127.0.0.1 port={port} password=s3cret-pw")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", str(tmp_path / "lake"))
+    with pytest.raises(WarehouseError, match="cannot attach the DuckLake warehouse .catalog warehouse_catalog_url") as err:
+        open_warehouse()
+    assert "s3cret-pw" not in str(err.value) and "Connection refused" in str(err.value)
+
+
+def _posts(numbers: range) -> list[StagedPost]:
+    return [StagedPost(f"/fact/{n}/", f"ادعاء رقم {n} عن واقعة لم تحدث في المدينة {n * 37}", title=f"حقيقة {n}")
+            for n in numbers]
+
+
+def _claim_counts(wh: Warehouse) -> tuple[int, int]:
+    row = wh.query("SELECT count(*) AS n, count(DISTINCT claim_id) AS distinct_ids FROM claims")[0]
+    return int(row["n"]), int(row["distinct_ids"])
+
+
+def test_migrations_build_the_schema_without_constraints(lake_env: dict[str, str], tmp_path: Path) -> None:
+    with open_warehouse() as wh:
+        assert wh.backend == "ducklake"
+        versions = [r["version"] for r in wh.query("SELECT version FROM schema_version ORDER BY version")]
+        assert versions == [m.version for m in available_migrations()]
+        assert check_schema(wh).ok, check_schema(wh).lines()
+        assert apply_migrations(wh) == []  # a second upgrade finds nothing to do
+        comment = wh.scalar("SELECT comment FROM duckdb_views() WHERE database_name = 'lake' AND view_name = 'v_source_stats'")
+        assert comment and "dataset table" in comment
+        assert wh.query("SELECT * FROM v_source_stats") == []
+    assert not (tmp_path / "data" / "published").exists()  # nothing is published: readers attach the catalog
+    assert list((tmp_path / "shared" / "lake").parent.iterdir())  # the data path was created
+
+
+def test_idempotent_inserts_follow_the_migrations_keys(lake_env: dict[str, str]) -> None:
+    source = {"source_id": "example", "name": "Example", "base_url": "https://example.ae", "country": "UAE",
+              "kind": "fact_check", "default_veracity": "false"}
+    with open_warehouse() as wh:
+        with wh.transaction():
+            assert wh.insert_rows("sources", [source, {**source, "name": "repeated in the batch"}]) == 1
+            assert wh.insert_rows("sources", [{**source, "name": "ignored"}], on_conflict="ignore") == 0
+        assert wh.scalar("SELECT name FROM sources WHERE source_id = 'example'") == "Example"
+        with wh.transaction():
+            assert wh.insert_rows("sources", [{**source, "name": "Araa News"}], on_conflict="update", update_columns=["name"]) == 0
+        assert wh.query("SELECT name FROM sources WHERE source_id = 'example'") == [{"name": "Araa News"}]
+        with pytest.raises(WarehouseError, match="duplicate key"), wh.transaction():
+            wh.insert_rows("sources", [source], on_conflict="error")
+        assert wh.scalar("SELECT count(*) FROM sources WHERE source_id = 'example'") == 1
+
+
+def test_load_then_reload_and_overlapping_run_add_each_claim_once(lake_env: dict[str, str], tmp_path: Path) -> None:
+    first = write_run(tmp_path / "staging" / "run-1", "araanews", _posts(range(0, 40)))
+    overlapping = write_run(tmp_path / "staging" / "run-2", "araanews", _posts(range(20, 60)))
+    with open_warehouse() as wh:
+        assert load_crawl_run(wh, first).new_claims == 40
+        again = load_crawl_run(wh, first)
+        assert again.already_loaded and again.new_claims == 0
+        report = load_crawl_run(wh, overlapping)
+        assert (report.new_claims, report.new_pages) == (20, 20)
+        assert _claim_counts(wh) == (60, 60)
+        assert wh.scalar("SELECT count(*) - count(DISTINCT page_id) FROM raw_pages") == 0
+        assert wh.scalar("SELECT count(*) FROM crawl_runs") == 2
+        assert wh.scalar("SELECT count(*) FROM near_duplicate_index_state") == 1
+
+
+def test_upserts_beyond_the_loader_work_on_the_lake(lake_env: dict[str, str], tmp_path: Path) -> None:
+    # Review overrides, article re-fetches and the search budget's counter: upserts that the DuckDB
+    # file does with ON CONFLICT.
+    from datetime import date, datetime
+
+    from tasks.claim_load.overrides import set_claim_override
+    from warehouse.retrieval import add_queries_used, queries_used, store_articles
+
+    article = {"article_id": "a1", "url": "https://youm7.com/s/1", "canonical_url": "https://youm7.com/s/1",
+               "domain": "youm7.com", "fetch_status": "failed", "fetch_error": "http_503", "http_status": 503,
+               "fetched_at": datetime(2024, 1, 1)}
+    with open_warehouse() as wh:
+        load_crawl_run(wh, write_run(tmp_path / "staging" / "run-1", "araanews", _posts(range(3))))
+        claim_id = wh.scalar("SELECT min(claim_id) FROM claims")
+        for text in ("نص المراجع الأول", "نص المراجع الثاني"):
+            set_claim_override(wh, claim_id, text, reviewer="amal")
+        assert wh.query("SELECT cleaned_text FROM claim_overrides") == [{"cleaned_text": "نص المراجع الثاني"}]
+        assert store_articles(wh, [], [article]) == 1
+        assert store_articles(wh, [], [{**article, "fetch_status": "ok", "fetch_error": None, "http_status": 200}]) == 0
+        assert wh.query("SELECT fetch_status, http_status FROM articles") == [{"fetch_status": "ok", "http_status": 200}]
+        assert wh.scalar("SELECT count(*) FROM sources WHERE source_id = 'youm7.com'") == 1
+        for n in (3, 4):
+            add_queries_used(wh, "brave", date(2024, 1, 1), n)
+        assert queries_used(wh, "brave", date(2024, 1, 1)) == 7
+        assert wh.scalar("SELECT count(*) FROM search_usage") == 1
+
+
+def test_a_writer_waits_for_another_and_then_names_it(lake_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_WRITE_WAIT_S", "1")
+    with open_warehouse() as first, open_warehouse() as second:  # two connections, two PostgreSQL sessions
+        with first.transaction():
+            started = time.monotonic()
+            with pytest.raises(WarehouseBusyError, match="PostgreSQL backend \\d+"), second.transaction():
+                pass
+            assert time.monotonic() - started >= 1
+        with second.transaction():  # the first's commit released it
+            assert second.scalar("SELECT count(*) FROM crawl_runs") == 0
+
+
+_LOADER = """
+import json, sys, time
+from pathlib import Path
+from tasks.claim_load.load import load_crawl_run
+from warehouse import open_warehouse
+runs, go, out = [Path(p) for p in sys.argv[1].split(",")], Path(sys.argv[2]), Path(sys.argv[3])
+while not go.exists():
+    time.sleep(0.01)
+started = time.time()
+with open_warehouse() as wh:
+    new = [load_crawl_run(wh, run).new_claims for run in runs]
+out.write_text(json.dumps({"new_claims": new, "started": started, "finished": time.time()}))
+"""
+
+
+def _loader(env: dict[str, str], data_dir: Path, runs: list[Path], go: Path, out: Path) -> subprocess.Popen[bytes]:
+    """A load in a process of its own, with its own data directory; it starts when ``go`` appears."""
+    child_env = {**os.environ, **env, "ARASTANCE_DATA_DIR": str(data_dir), "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests'}"}
+    return subprocess.Popen([sys.executable, "-c", _LOADER, ",".join(map(str, runs)), str(go), str(out)],
+                            env=child_env, cwd=data_dir.parent, stderr=subprocess.PIPE)
+
+
+def test_two_concurrent_loads_from_two_processes_store_every_claim_once(lake_env: dict[str, str], tmp_path: Path) -> None:
+    # Two workers, each with its own staging directory; their runs overlap in claims (and pages),
+    # and both start on a catalog no one has migrated yet.
+    worker_a, worker_b = tmp_path / "host-a" / "data", tmp_path / "host-b" / "data"
+    runs_a = [write_run(worker_a / "staging" / f"a-{i}", "araanews", _posts(range(i * 25, i * 25 + 50))) for i in range(3)]
+    runs_b = [write_run(worker_b / "staging" / f"b-{i}", "araanews", _posts(range(i * 25 + 10, i * 25 + 60))) for i in range(3)]
+    go = tmp_path / "go"
+    procs = [_loader(lake_env, worker_a, runs_a, go, tmp_path / "a.json"),
+             _loader(lake_env, worker_b, runs_b, go, tmp_path / "b.json")]
+    go.touch()
+    for proc in procs:
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err.decode()
+    a, b = (json.loads((tmp_path / f"{w}.json").read_text()) for w in "ab")
+    assert a["started"] < b["finished"] and b["started"] < a["finished"]  # the two loads overlapped in time
+    expected = set(range(0, 110))  # a: 0..99, b: 10..109
+    with open_warehouse(read_only=True) as wh:
+        assert _claim_counts(wh) == (len(expected), len(expected))
+        assert wh.scalar("SELECT count(*) - count(DISTINCT page_id) FROM raw_pages") == 0
+        assert wh.scalar("SELECT count(*) FROM raw_pages") == len(expected)
+        assert wh.scalar("SELECT count(*) FROM crawl_runs") == 6
+        assert wh.scalar("SELECT count(*) FROM schema_version") == len(available_migrations())
+        assert wh.scalar("SELECT count(*) - count(DISTINCT source_id) FROM sources") == 0
+    assert sum(a["new_claims"]) + sum(b["new_claims"]) == len(expected)  # each claim was new to exactly one load
+
+
+def test_a_reader_queries_while_a_load_runs(lake_env: dict[str, str], tmp_path: Path) -> None:
+    with open_warehouse():
+        pass  # migrated before the load, so the reader has a catalog to attach
+    worker = tmp_path / "worker" / "data"
+    run = write_run(worker / "staging" / "big", "araanews", _posts(range(400)))
+    go = tmp_path / "go"
+    proc = _loader(lake_env, worker, [run], go, tmp_path / "load.json")
+    go.touch()
+    seen: list[tuple[float, int]] = []  # (when, claims counted)
+    with open_published(tmp_path / "data" / "warehouse.duckdb") as reader:  # the readers' entry point
+        assert reader.read_only and reader.backend == "ducklake"
+        while proc.poll() is None:
+            seen.append((time.time(), int(reader.scalar("SELECT count(*) FROM claims"))))
+            time.sleep(0.02)
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err.decode()
+        seen.append((time.time(), int(reader.scalar("SELECT count(*) FROM claims"))))
+        with pytest.raises(WarehouseError, match="read-only"), reader.transaction():
+            pass
+    load = json.loads((tmp_path / "load.json").read_text())
+    during = [n for when, n in seen if load["started"] < when < load["finished"]]
+    assert len(during) >= 3  # the reader kept querying while the writer loaded
+    assert {n for _, n in seen} <= {0, 400}  # the claims commit at once: a reader never sees half a load
+    assert seen[-1][1] == 400

@@ -1,0 +1,186 @@
+"""The warehouse on DuckLake: a PostgreSQL catalog and Parquet files on shared storage.
+
+For writers on several hosts (Prefect workers), where one DuckDB file cannot serve: every
+process attaches the same catalog and data path. DuckLake itself only refuses *conflicting*
+commits (two deletes from one data file, a create of a taken name); two transactions that each
+insert the rows their anti-join found missing both commit, and a key would be stored twice.
+So every write transaction here first takes one PostgreSQL advisory lock of the catalog
+database, held on a connection of its own until the DuckLake commit has finished: writers of
+every host run one after the other, and each one's reads see all that the previous wrote.
+Readers take no lock: they read the snapshot that was current when their query began, while
+writers go on.
+
+DuckLake has no PRIMARY KEY or UNIQUE constraints, so the idempotent inserts the loaders rely
+on (``INSERT OR IGNORE``, ``ON CONFLICT DO UPDATE``) are restated as anti-joins and updates on
+the keys the migrations declare (:mod:`warehouse.lake_schema`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import duckdb
+
+from arastance.base.secrets import REDACTED, redact_secrets
+from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError
+from warehouse.extensions import load_extension
+
+if TYPE_CHECKING:
+    from arastance.config import Settings
+
+#: The advisory lock every writer of the catalog's database takes ("AraS" in ASCII).
+WRITE_LOCK_KEY = 0x41726153
+_TRY_LOCK = f"SELECT * FROM postgres_query('lake_lock', 'SELECT pg_try_advisory_xact_lock({WRITE_LOCK_KEY})')"
+_LOCK_HOLDER = (
+    "SELECT * FROM postgres_query('lake_lock', 'SELECT a.pid, coalesce(a.client_addr::text, ''local'') AS addr, "
+    "a.xact_start::text AS since FROM pg_locks l JOIN pg_stat_activity a USING (pid) "
+    f"WHERE l.locktype = ''advisory'' AND l.objid = {WRITE_LOCK_KEY} AND l.granted')"
+)
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+class DuckLakeWarehouse(Warehouse):
+    """The :class:`Warehouse` interface over a DuckLake shared by the processes of several hosts.
+
+    ``path`` is a place on this host only (its stage locks, as for a DuckDB file). Nothing is
+    published on close: readers attach the catalog read-only and never wait for a writer.
+    """
+
+    backend = "ducklake"
+
+    def __init__(
+        self, catalog_url: str, data_path: str, *, path: str | Path, read_only: bool = False, wait_s: float = 30.0
+    ) -> None:
+        if not catalog_url.startswith("postgres:"):
+            raise WarehouseError("warehouse_catalog_url must start with 'postgres:' (a PostgreSQL catalog)")
+        self.path = Path(path)
+        self.read_only = read_only
+        self.publish = False
+        self.data_path = data_path
+        self.wait_s = wait_s
+        self._reset_state()
+        self._lock_depth = 0
+        self.con = duckdb.connect()  # in memory: the lake is attached, its data lives elsewhere
+        try:
+            for name in ("ducklake", "postgres_scanner"):
+                load_extension(self.con, name)
+            options = f"DATA_PATH {_literal(data_path)}" + (", READ_ONLY" if read_only else "")
+            attach = f"ATTACH {_literal('ducklake:' + catalog_url)} AS lake ({options})"
+            if read_only:
+                self.con.execute(attach)
+            else:
+                if "://" not in data_path:
+                    Path(data_path).mkdir(parents=True, exist_ok=True)
+                self.con.execute(f"ATTACH {_literal(catalog_url[len('postgres:'):])} AS lake_lock (TYPE postgres)")
+                with self.exclusive():  # the first writer creates the catalog's tables, once
+                    self.con.execute(attach)
+            self.con.execute("USE lake")
+        except duckdb.Error as exc:
+            self.con.close()
+            hint = "; a reader needs a catalog that `arastance warehouse migrate` created" if read_only else ""
+            # The extensions quote the connection string, password included, in their errors.
+            message = str(exc).replace(catalog_url, REDACTED).replace(catalog_url[len("postgres:"):], REDACTED)
+            raise WarehouseError(
+                f"cannot attach the DuckLake warehouse (catalog warehouse_catalog_url, data {data_path}): "
+                f"{redact_secrets(message)}{hint}"
+            ) from exc
+
+    @classmethod
+    def from_settings(cls, settings: Settings, path: str | Path, *, read_only: bool = False) -> DuckLakeWarehouse:
+        """The DuckLake that ``warehouse_catalog_url`` and ``warehouse_data_path`` name; a writer waits
+        ``warehouse_write_wait_s`` for the others (writers queue here, where a DuckDB file refuses them)."""
+        assert settings.warehouse_catalog_url is not None and settings.warehouse_data_path is not None  # validated
+        return cls(settings.warehouse_catalog_url.get_secret_value(), settings.warehouse_data_path,
+                   path=path, read_only=read_only, wait_s=settings.warehouse_write_wait_s)
+
+    @property
+    def location(self) -> str:
+        return f"DuckLake (data {self.data_path})"
+
+    def close(self) -> None:
+        """Close the connection; every commit is in the catalog already, so nothing is published."""
+        if not self._closed:
+            self._closed = True
+            self.con.close()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the catalog's write lock (waiting up to ``wait_s`` for another writer); re-entrant.
+
+        The lock is a transaction-scoped advisory lock on a connection of its own, released by
+        ending that transaction after the block: after the block's DuckLake commit, never before.
+        """
+        if self.read_only:
+            raise WarehouseError(f"the DuckLake warehouse (data {self.data_path}) was opened read-only")
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
+        lock = self.con.cursor()
+        lock.execute("BEGIN TRANSACTION")
+        try:
+            deadline = time.monotonic() + self.wait_s
+            while not lock.execute(_TRY_LOCK).fetchone()[0]:
+                if time.monotonic() >= deadline:
+                    holder = lock.execute(_LOCK_HOLDER).fetchall()
+                    who = (f"PostgreSQL backend {holder[0][0]} from {holder[0][1]} since {holder[0][2]}"
+                           if holder else "a writer that has just finished")
+                    raise WarehouseBusyError(
+                        f"the DuckLake warehouse (data {self.data_path}) is being written by another process "
+                        f"({who}); waited {self.wait_s:.0f}s for its write lock"
+                    )
+                time.sleep(0.05)
+            self._lock_depth = 1
+            try:
+                yield
+            finally:
+                self._lock_depth = 0
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+
+    @contextmanager
+    def _outermost(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        # The lock is taken before BEGIN, so the transaction's snapshot holds every earlier commit.
+        with self.exclusive(), super()._outermost() as con:
+            yield con
+
+    def _insert_sql(self, table: str, given: list[str], on_conflict: str, targets: list[str]) -> list[str]:
+        """``INSERT OR IGNORE`` / ``ON CONFLICT`` restated on the table's declared keys.
+
+        Rows repeating a key inside the batch keep their first occurrence; ``error`` fails on a
+        key that is stored already or repeated, as the constraint would.
+        """
+        from warehouse.lake_schema import lake_schema
+
+        keys = [k for k in lake_schema().keys.get(table, []) if set(k) <= set(given)]
+        cols = ", ".join(f'"{c}"' for c in given)
+        if not keys:
+            return [f'INSERT INTO "{table}" ({cols}) SELECT {cols} FROM __batch ORDER BY __row']
+        first = ", ".join(f'"{c}"' for c in keys[0])
+        stored = " OR ".join(
+            "EXISTS (SELECT 1 FROM \"{t}\" s WHERE {m})".format(t=table, m=" AND ".join(f's."{c}" = b."{c}"' for c in key))
+            for key in keys
+        )
+        batch = f"(SELECT * FROM __batch QUALIFY row_number() OVER (PARTITION BY {first} ORDER BY __row) = 1) b"
+        insert = f'INSERT INTO "{table}" ({cols}) SELECT {cols} FROM {batch} WHERE NOT ({stored}) ORDER BY __row'
+        if on_conflict == "error":
+            message = _literal(f"duplicate key in table {table!r}: a row with the same {keys[0]} exists")
+            repeated = " AND ".join(f'd."{c}" = b."{c}"' for c in keys[0])
+            check = f"SELECT error({message}) FROM __batch b WHERE {stored} OR (SELECT count(*) FROM __batch d WHERE {repeated}) > 1"
+            return [check, insert]
+        if on_conflict == "ignore":
+            return [insert]
+        sets = ", ".join(f'"{c}" = b."{c}"' for c in targets)
+        match = " AND ".join(f'"{table}"."{c}" = b."{c}"' for c in keys[0])
+        return [f'UPDATE "{table}" SET {sets} FROM {batch} WHERE {match}', insert]
