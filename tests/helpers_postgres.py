@@ -9,10 +9,11 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from helpers_ports import free_port
 
 
 def postgres_bin_dir() -> Path | None:
@@ -22,12 +23,6 @@ def postgres_bin_dir() -> Path | None:
         return Path(found[-1]).parent
     on_path = shutil.which("initdb")
     return Path(on_path).parent if on_path else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -60,6 +55,6 @@ class PostgresServer:
 
 def start_postgres(bin_dir: Path, root: Path) -> PostgresServer:
     """Initialise and start a server under ``root`` (which must be empty)."""
-    server = PostgresServer(bin_dir, root, _free_port())
+    server = PostgresServer(bin_dir, root, free_port())
     server.start()
     return server
