@@ -365,9 +365,10 @@ class E5Features(BaseEstimator, TransformerMixin):
             lexicon: E5Lexicon = self.lexicon_
             return (lexicon.embed([v.claim_tokens for v in X]),
                     lexicon.embed([s for v in X for s in self._sentence_tokens(v)]))
-        embedder = self.embedder or E5Embedder()
-        return (embedder.embed([v.claim for v in X]),
-                embedder.embed([" ".join(s.split()[: self.max_words]) for v in X for s in v.top[: self.top_k]]))
+        # one call for claims and sentences: each distinct text reaches e5 once, in full batches
+        sentences = [" ".join(s.split()[: self.max_words]) for v in X for s in v.top[: self.top_k]]
+        vectors = (self.embedder or E5Embedder()).embed([v.claim for v in X] + sentences)
+        return vectors[: len(X)], vectors[len(X) :]
 
     def transform(self, X: Sequence[PairView]) -> np.ndarray:
         claims, sentences = self._vectors(X)
