@@ -335,7 +335,7 @@ class E5Features(BaseEstimator, TransformerMixin):
     ``mode='contextual'`` (the default) embeds each claim and sentence with e5 (cached by text);
     ``'static'`` reads vectors from an :class:`E5Lexicon` built at ``fit`` over the training
     claims and sentences, so that prediction on new text never runs e5 (the contextual model's
-    cost on unseen pairs is the e5 pass: 8-40 pairs/s on two shared cores), at a cost in quality
+    cost on unseen pairs is the e5 pass: ~8 new pairs per CPU-second), at a cost in quality
     where word order matters (Khouja dev macro-F1 .70 instead of .80).
     """
 
