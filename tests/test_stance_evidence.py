@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tasks.stance.evidence import bm25_scores, select_evidence, split_sentences
+from tasks.stance.evidence import bm25_scores, match_tokens_many, select_evidence, split_sentences
 
 CLAIM = "وزارة الصحة تعلن توزيع لقاح جديد مجانا في المدارس"
 ARTICLE = (
@@ -63,3 +63,15 @@ def test_custom_token_counter_for_a_transformer_tokenizer() -> None:
     assert len(ev.text.split()) == 5
     selected = select_evidence(CLAIM, ARTICLE, budget=40, count_tokens=pieces)
     assert selected.text == "من جهة أخرى نفت وزارة الصحة ما تم تداوله عن توزيع لقاح جديد مجانا في المدارس."
+
+
+def test_sentences_end_at_line_breaks_and_marks_followed_by_space_only() -> None:
+    text = "الأول. الثاني؟\r\n  الثالث\u00a0!  الرابع 3.5 مليون\n\n\tالخامس."
+    assert split_sentences(text) == ["الأول.", "الثاني؟", "الثالث !", "الرابع 3.5 مليون", "الخامس."]
+    assert split_sentences("") == [] and split_sentences("\n \n") == []
+
+
+def test_match_tokens_strip_proclitics_per_text_and_feed_bm25() -> None:
+    assert match_tokens_many(["والحكومة واللقاح للطلاب", "", "الوزارة"]) == [["حكومه", "لقاح", "طلاب"], [], ["وزاره"]]
+    ev = select_evidence("الحكومة تعلن", "أعلنت الحكومة الخطة. والحكومة قالت. لا شيء هنا.")
+    assert ev.scores[-1] == 0.0 and ev.ranked[-1] == "لا شيء هنا."

@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 _DIACRITICS = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]")
 _TATWEEL = "\u0640"
-_TRANSLATE = str.maketrans(
-    {
-        "أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا",
-        "ى": "ي", "ة": "ه", "ؤ": "و", "ئ": "ي",
-        "،": ",", "؛": ";", "؟": "?", "٪": "%",
-        **{chr(0x0660 + i): str(i) for i in range(10)},
-        **{chr(0x06F0 + i): str(i) for i in range(10)},
-    }
+_FOLDS: tuple[tuple[str, str], ...] = (
+    ("أ", "ا"), ("إ", "ا"), ("آ", "ا"), ("ٱ", "ا"),
+    ("ى", "ي"), ("ة", "ه"), ("ؤ", "و"), ("ئ", "ي"),
+    ("،", ","), ("؛", ";"), ("؟", "?"), ("٪", "%"),
+    *((chr(0x0660 + i), str(i)) for i in range(10)),
+    *((chr(0x06F0 + i), str(i)) for i in range(10)),
 )
-_SPACES = re.compile(r"\s+")
 # A token is a run of letters/digits (Arabic or Latin); punctuation separates tokens.
 _TOKEN = re.compile(r"[0-9A-Za-z\u0621-\u064a\u066e-\u06d3\u06fa-\u06ff]+")
 
@@ -42,14 +40,32 @@ def normalize(text: str | None) -> str:
     """The matching form of ``text``: folded letters, western digits, one space between words."""
     if not text:
         return ""
-    text = unicodedata.normalize("NFKC", text)
-    text = strip_diacritics(text).translate(_TRANSLATE).lower()
-    return _SPACES.sub(" ", text).strip()
+    text = strip_diacritics(unicodedata.normalize("NFKC", text))
+    # One str.replace per fold that occurs: each is a C scan (~5 ns/char), where str.translate
+    # with a dict looks every character up (~130 ns/char); normalize runs over whole articles.
+    for old, new in _FOLDS:
+        if old in text:
+            text = text.replace(old, new)
+    return " ".join(text.lower().split())
 
 
 def tokenize(text: str | None) -> list[str]:
     """Normalised word tokens; punctuation (Arabic or Latin) and symbols are dropped."""
     return _TOKEN.findall(normalize(text))
+
+
+# Joins texts for tokenize_many: not white space, so normalize keeps it; not a token character.
+_TEXT_BREAK = "\x00"
+
+
+def tokenize_many(texts: Sequence[str]) -> list[list[str]]:
+    """:func:`tokenize` of each text, normalised in one call: on an article's many short
+    sentences the per-call cost of normalising dominates. Same tokens as one call per text."""
+    if not texts:
+        return []
+    if any(_TEXT_BREAK in t for t in texts):
+        return [tokenize(t) for t in texts]
+    return [_TOKEN.findall(part) for part in normalize(f" {_TEXT_BREAK} ".join(texts)).split(_TEXT_BREAK)]
 
 
 def arabic_ratio(text: str | None) -> float:

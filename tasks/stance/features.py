@@ -19,11 +19,12 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
-from arastance.base.arabic import normalize, tokenize
+from arastance.base.arabic import normalize, tokenize, tokenize_many
 from arastance.progress import track
 from tasks.stance.cues import NEGATION, REFUTATION, count_cues
 from tasks.stance.embeddings import DIM, E5Embedder
 from tasks.stance.evidence import EvidenceMode, select_evidence
+from tasks.stance.vectorizers import ReusingTfidfVectorizer
 
 
 E5Mode = Literal["static", "contextual"]
@@ -67,10 +68,11 @@ class EvidenceStep(BaseEstimator, TransformerMixin):
                 top, top_scores = ev.sentences[: self.top_k], ev.sentence_scores[: self.top_k]
             else:
                 top, top_scores = ev.ranked[: self.top_k], ev.scores[: self.top_k]
+            claim_tokens, evidence_tokens, *top_tokens = tokenize_many([ex.claim, ev.text, *top])
             views.append(PairView(
                 claim=ex.claim, evidence=ev.text, top=top, top_scores=top_scores,
-                n_sentences=len(ev.ranked), claim_tokens=tuple(tokenize(ex.claim)),
-                evidence_tokens=tuple(tokenize(ev.text)), top_tokens=tuple(tuple(tokenize(s)) for s in top),
+                n_sentences=len(ev.ranked), claim_tokens=tuple(claim_tokens),
+                evidence_tokens=tuple(evidence_tokens), top_tokens=tuple(tuple(t) for t in top_tokens),
             ))
         return views
 
@@ -97,8 +99,8 @@ def word_tfidf(field: str) -> Pipeline:
     """Word uni- and bigrams of one field, Arabic-normalised."""
     return Pipeline([
         ("text", FieldText(field)),
-        ("tfidf", TfidfVectorizer(tokenizer=tokenize, lowercase=False, token_pattern=None, ngram_range=(1, 2),
-                                  min_df=2, max_features=60000, sublinear_tf=True, dtype=np.float32)),
+        ("tfidf", ReusingTfidfVectorizer(tokenizer=tokenize, lowercase=False, token_pattern=None, ngram_range=(1, 2),
+                                         min_df=2, max_features=60000, sublinear_tf=True, dtype=np.float32)),
     ])
 
 
@@ -106,8 +108,8 @@ def char_tfidf(field: str) -> Pipeline:
     """Character 2-5-grams within words of one field, Arabic-normalised (robust to clitics)."""
     return Pipeline([
         ("text", FieldText(field)),
-        ("tfidf", TfidfVectorizer(analyzer="char_wb", preprocessor=normalize, ngram_range=(2, 5), min_df=2,
-                                  max_features=100000, sublinear_tf=True, dtype=np.float32)),
+        ("tfidf", ReusingTfidfVectorizer(analyzer="char_wb", preprocessor=normalize, ngram_range=(2, 5), min_df=2,
+                                         max_features=100000, sublinear_tf=True, dtype=np.float32)),
     ])
 
 
@@ -123,10 +125,10 @@ class SimilarityFeatures(BaseEstimator, TransformerMixin):
 
     def fit(self, X: Sequence[PairView], y: Any = None) -> "SimilarityFeatures":
         texts = [v.claim for v in X] + [v.evidence for v in X]
-        self.words_ = TfidfVectorizer(tokenizer=tokenize, lowercase=False, token_pattern=None,
-                                      sublinear_tf=True, dtype=np.float32).fit(texts)
-        self.chars_ = TfidfVectorizer(analyzer="char_wb", preprocessor=normalize, ngram_range=(3, 4),
-                                      sublinear_tf=True, max_features=100000, dtype=np.float32).fit(texts)
+        self.words_ = ReusingTfidfVectorizer(tokenizer=tokenize, lowercase=False, token_pattern=None,
+                                             sublinear_tf=True, dtype=np.float32).fit(texts)
+        self.chars_ = ReusingTfidfVectorizer(analyzer="char_wb", preprocessor=normalize, ngram_range=(3, 4),
+                                             sublinear_tf=True, max_features=100000, dtype=np.float32).fit(texts)
         self.scaler_ = StandardScaler().fit(self._raw(X))
         return self
 
@@ -333,7 +335,7 @@ class E5Features(BaseEstimator, TransformerMixin):
     ``mode='contextual'`` (the default) embeds each claim and sentence with e5 (cached by text);
     ``'static'`` reads vectors from an :class:`E5Lexicon` built at ``fit`` over the training
     claims and sentences, so that prediction on new text never runs e5 (the contextual model's
-    cost on unseen pairs is the e5 pass: 8-40 pairs/s on two shared cores), at a cost in quality
+    cost on unseen pairs is the e5 pass: ~8 new pairs per CPU-second), at a cost in quality
     where word order matters (Khouja dev macro-F1 .70 instead of .80).
     """
 
@@ -363,9 +365,10 @@ class E5Features(BaseEstimator, TransformerMixin):
             lexicon: E5Lexicon = self.lexicon_
             return (lexicon.embed([v.claim_tokens for v in X]),
                     lexicon.embed([s for v in X for s in self._sentence_tokens(v)]))
-        embedder = self.embedder or E5Embedder()
-        return (embedder.embed([v.claim for v in X]),
-                embedder.embed([" ".join(s.split()[: self.max_words]) for v in X for s in v.top[: self.top_k]]))
+        # one call for claims and sentences: each distinct text reaches e5 once, in full batches
+        sentences = [" ".join(s.split()[: self.max_words]) for v in X for s in v.top[: self.top_k]]
+        vectors = (self.embedder or E5Embedder()).embed([v.claim for v in X] + sentences)
+        return vectors[: len(X)], vectors[len(X) :]
 
     def transform(self, X: Sequence[PairView]) -> np.ndarray:
         claims, sentences = self._vectors(X)

@@ -1,0 +1,24 @@
+"""Arabic matching form: every fold, digits, diacritics and white space, as ``normalize`` promises."""
+
+from __future__ import annotations
+
+from arastance.base.arabic import normalize, tokenize, tokenize_many
+
+
+def test_every_fold_digit_and_punctuation_mark_is_mapped() -> None:
+    assert normalize("أإآٱ ىةؤئ") == "اااا يهوي"
+    assert normalize("٠١٢٣٤٥٦٧٨٩ ۰۱۲۳۴۵۶۷۸۹") == "0123456789 0123456789"
+    assert normalize("نعم، لا؛ لماذا؟ ٥٠٪") == "نعم, لا; لماذا? 50%"
+
+
+def test_diacritics_tatweel_case_and_white_space() -> None:
+    assert normalize("  مُحَمَّـــد\u00a0\tقالَ\n\nHELLO  ") == "محمد قال hello"
+    assert normalize("") == "" and normalize(None) == ""
+    assert tokenize("قالت الوزارةُ: «لا صحة للخبر»!") == ["قالت", "الوزاره", "لا", "صحه", "للخبر"]
+
+
+def test_tokenize_many_gives_each_text_its_own_tokens() -> None:
+    texts = ["قالَ الوزيرُ: لا صحة.", "", "  ", "Σ ΣΑΣ ١٢ أمس", "وزارة الصحة"]
+    assert tokenize_many(texts) == [tokenize(t) for t in texts]
+    assert tokenize_many([]) == []
+    assert tokenize_many(["a\x00b", "c"]) == [["a", "b"], ["c"]]  # the joining mark inside a text
