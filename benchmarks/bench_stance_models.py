@@ -24,6 +24,23 @@ Dev macro-F1 measured 2026-11-30 (2 shared cores; * = C / e5 weight chosen on tr
 
 Inference with cached e5: 155-170 pairs/s on Baly (long articles), 1,500-1,800 on Khouja;
 uncached e5: ~8 pairs/s on Baly.
+
+Re-measured 2026-12-01 on the default's feature blocks (Baly C 0.3 / e5 weight 1, Khouja 1 / 6,
+as auto-tuning chooses): full_diff .506 (Baly) and .804 (Khouja), as above. Heads and features tried
+on those blocks, none adopted (dev macro-F1, Baly / Khouja):
+
+    class_weight=None instead of balanced                     -    / .783
+    per-class log-probability offsets maximising macro-F1
+      on 5-fold claim-grouped out-of-fold predictions       .497 / .802
+    stacking: HistGradientBoosting on out-of-fold LR
+      probabilities + similarity, cues, diff, e5 cosines      -    / .791
+    + e5 vectors of the words only one side has (difference
+      and product of their mean vectors, best-match cosines;
+      block weight 1 / 3 / 6)                                 -    / .785 / .739 / .708
+
+Building the e5 cache from empty (train + dev claims and best sentences) cost 318 s CPU / 523 s wall
+on Khouja (load average 5-7) and 486 s CPU / 1,806 s wall on Baly (load average 12-17); one logistic
+regression fit of the default takes 90-240 s wall at load average 10-17.
 """
 
 from __future__ import annotations
