@@ -47,7 +47,7 @@ def store_claims(wh, statements: list[str], start: int) -> None:
                 "raw_text": text, "cleaned_text": text, "normalized_text": text, "body_text": None, "veracity": "false",
                 "published_date": date(2012, 1, 1) + timedelta(days=i % 2500), "published_raw": None, "category": None,
                 "is_multimedia": False, "claim_review": None, "content_hash": content_hash(text), "status": "active",
-                "status_reason": None, "page_id": None, "first_seen": seen, "last_seen": seen, "run_id": "bench",
+                "status_reason": None, "page_id": None, "field_layers": None, "first_seen": seen, "last_seen": seen, "run_id": "bench",
             })
         claims_db.upsert_claims(wh, claims_db.claims_table(rows))
 
