@@ -107,7 +107,8 @@ def add_claims(wh: Warehouse, veracity: str, new_claim_ids: list[str], *, thresh
     index_db.add_prefixes(wh, veracity, prefixes, new_claim_ids)
     log.info("near-duplicates matched incrementally", extra={
         "veracity": veracity, "new_claims": len(new_claim_ids), "new_texts": len(texts),
-        "candidate_pairs": int(new_keys.size), "matched_texts": int(matches.size), "reclustered_claims": len(ids), "changed_rows": changed,
+        "candidate_pairs": int(new_keys.size), "matched_texts": int(matches.size), "reclustered_claims": len(ids),
+        "changed_rows": changed,
     })
     return index_db.clustered_claims(wh, veracity), changed
 

@@ -50,7 +50,8 @@ ORDER BY p.i
 _CANDIDATE_PAIRS = load_sql("near_duplicates_candidate_pairs")
 
 _TEXTS_OF_KEYS = f"""
-SELECT DISTINCT text_key, normalized_text FROM (SELECT {_TEXT_KEY} AS text_key, normalized_text FROM claims WHERE {_CLUSTERED})
+SELECT DISTINCT text_key, normalized_text
+FROM (SELECT {_TEXT_KEY} AS text_key, normalized_text FROM claims WHERE {_CLUSTERED})
 WHERE text_key IN (SELECT text_key FROM __keys) ORDER BY text_key
 """
 
@@ -113,7 +114,8 @@ def candidate_pairs(wh: Warehouse, veracity: str, probe: pa.Table, threshold: fl
     ``probe``: the new texts' prefix shingles (shingle, text_key, position, text_size).
     """
     with wh.registered(__probe=probe):
-        table = wh.con.execute(_CANDIDATE_PAIRS, [veracity, threshold, threshold, threshold / (1 + threshold)]).fetch_arrow_table()
+        params = [veracity, threshold, threshold, threshold / (1 + threshold)]
+        table = wh.con.execute(_CANDIDATE_PAIRS, params).fetch_arrow_table()
     return table.column("new_key").to_numpy(), table.column("text_key").to_numpy()
 
 
