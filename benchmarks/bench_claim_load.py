@@ -32,9 +32,10 @@ unchanged site 27.7 s / 27.6 s CPU, 553 MiB. Before this work (idle machine): 18
 INSERT OR IGNORE took 1.2-1.4 s per 1,000 pages once 100k were stored, a plain insert ~0.2 s);
 page batches let DuckDB's write-ahead log grow to 256 MB before a checkpoint (at the default
 16 MiB every batch or two checkpointed, 4-6 s each at 100k); the next batch's bodies are read
-while the current one is written. The < 60 s goal is still missed (72 s): what is left is
-~50 s of per-claim Python (cleaning, URL canonicalisation, validation) and body inflation, the
-full re-cluster of the first load (~18 s) and the remaining checkpoints.
+while the current one is written. The < 60 s goal is still missed (72 s). Under cProfile (which
+inflates Python time) the rest was the per-claim Python (cleaning, URL canonicalisation,
+validation: 62 s profiled), the first load's full re-cluster and index build (18 s profiled),
+body inflation and the remaining checkpoints.
 
     .venv/bin/python benchmarks/bench_claim_load.py [--claims 100000 25000] [--body-kib 30] [--seed 13]
 """

@@ -145,11 +145,11 @@ def checkpoints_every(wh: Warehouse, wal_size: str) -> Iterator[None]:
     """Let the write-ahead log grow to ``wal_size`` before DuckDB checkpoints it (default: 16 MiB).
 
     Page batches commit one by one and each carries ~15 MB of bodies, so at the default every
-    commit checkpointed, and every checkpoint rewrote the pages' key indexes whole: 40k pages
-    took 81 s (18 s CPU) and a file twice their size; with a 256 MB log, 36 s (8 s CPU). Rows not
-    yet checkpointed stay in memory, which bounds how large ``wal_size`` may be. The previous
-    setting (as DuckDB reports it, to 0.1 MiB) comes back on the way out, failed or not; after a
-    write that succeeded, one checkpoint follows.
+    commit or two checkpointed, and a checkpoint costs more the larger the table (4-6 s at 100k
+    pages): 40k pages took 81 s (18 s CPU) and a file twice their size; with a 256 MB log, 36 s
+    (8 s CPU). Rows not yet checkpointed stay in memory, which bounds how large ``wal_size`` may
+    be. The previous setting (as DuckDB reports it, to 0.1 MiB) comes back on the way out, failed
+    or not; after a write that succeeded, one checkpoint follows.
     """
     before = wh.scalar("SELECT current_setting('checkpoint_threshold')")
     wh.con.execute(f"SET checkpoint_threshold = '{wal_size}'")
