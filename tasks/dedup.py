@@ -120,7 +120,7 @@ def _required_overlap(size_i: np.ndarray, size_j: np.ndarray, threshold: float) 
     return np.ceil(threshold / (1 + threshold) * (size_i + size_j) - 1e-9)
 
 
-def _jaccard(x: sp.csr_matrix, sizes: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def pair_jaccard(x: sp.csr_matrix, sizes: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Exact Jaccard similarity of row pairs, computed in bounded-memory chunks."""
     out = np.empty(left.size, dtype=np.float64)
     for start in range(0, left.size, _PAIR_CHUNK):
@@ -169,7 +169,7 @@ def near_duplicate_pairs(x: sp.csr_matrix, threshold: float) -> tuple[np.ndarray
     sizes = ranked.sizes.astype(np.float64)
     lefts, rights, sims = [], [], []
     for i, j in _candidates(ranked, threshold):
-        sim = _jaccard(x, sizes, i, j)
+        sim = pair_jaccard(x, sizes, i, j)
         hit = sim >= threshold - 1e-9
         lefts.append(i[hit])
         rights.append(j[hit])
@@ -241,7 +241,7 @@ def cluster_claims(
     sizes = np.diff(x.indptr).astype(np.float64)
     similarity = np.where(same_text, 1.0, 0.0)
     differ = ~same_text
-    similarity[differ] = _jaccard(x, sizes, text_node[clustered][differ], text_node[reps][differ])
+    similarity[differ] = pair_jaccard(x, sizes, text_node[clustered][differ], text_node[reps][differ])
     near_components = set(row_component[clustered][differ].tolist())
     result = []
     for row, rep, sim, exact in zip(clustered.tolist(), reps.tolist(), similarity.tolist(), same_text.tolist()):

@@ -31,6 +31,21 @@ def test_a_broken_line_after_the_pages_takes_the_pages_back(tmp_path: Path) -> N
         assert wh.scalar("SELECT count(*) FROM raw_pages") == 0  # committed in batches, then taken back
 
 
+def test_a_load_gives_back_the_checkpoint_setting_it_raised_for_its_pages(tmp_path: Path) -> None:
+    good = write_run(tmp_path / "araanews-1", "araanews", POSTS)
+    broken = write_run(tmp_path / "araanews-2", "araanews", POSTS[:3])
+    (broken / "claims.jsonl").write_text("{not json\n", encoding="utf-8")
+    with open_warehouse(tmp_path / "w.duckdb") as wh:
+        wh.con.execute("SET checkpoint_threshold = '3MiB'")
+        setting = wh.scalar("SELECT current_setting('checkpoint_threshold')")
+        assert load_crawl_run(wh, good).new_pages == len(POSTS)
+        assert wh.scalar("SELECT current_setting('checkpoint_threshold')") == setting
+        with pytest.raises(StagingError):
+            load_crawl_run(wh, broken)
+        assert wh.scalar("SELECT current_setting('checkpoint_threshold')") == setting
+        assert wh.scalar("SELECT count(*) FROM raw_pages") == len(POSTS)
+
+
 def test_bodies_are_rewrapped_not_recompressed() -> None:
     body = ("<html><body>" + "نص المقال " * 3000 + "</body></html>").encode("utf-8")
     packed = gzip.compress(body, compresslevel=9)

@@ -21,9 +21,19 @@ SELECT coalesce(bit_xor(hash(claim_id, normalized_text, published_date)), 0)::UB
 FROM claims WHERE {_CLUSTERED}
 """
 
+#: The new claims' share of the fingerprint (bit_xor is its own inverse: adding them is one XOR).
+_NEW_FINGERPRINT = _FINGERPRINT + "AND claim_id IN (SELECT claim_id FROM __new)"
+
 _STATE = "SELECT threshold, shingle_size, fingerprint FROM near_duplicate_index_state WHERE veracity = ?"
 
-_TOUCH_STATE = "UPDATE near_duplicate_index_state SET fingerprint = ?, updated_at = ? WHERE veracity = ?"
+_TOUCH_STATE = """
+UPDATE near_duplicate_index_state SET fingerprint = xor(fingerprint, ?::UBIGINT), updated_at = ? WHERE veracity = ?
+"""
+
+_INSERT_PREFIXES = """
+INSERT INTO near_duplicate_prefixes (veracity, shingle, text_key, position, text_size)
+SELECT ?, shingle, text_key, position, text_size FROM __prefixes
+"""
 
 _DF_OF = """
 SELECT coalesce(d.df, 0) AS df FROM __probe p
@@ -31,8 +41,12 @@ LEFT JOIN near_duplicate_shingle_df d ON d.veracity = ? AND d.shingle = p.shingl
 ORDER BY p.i
 """
 
-_CANDIDATE_KEYS = """
-SELECT DISTINCT x.text_key FROM near_duplicate_prefixes x JOIN __probe p USING (shingle) WHERE x.veracity = ?
+_CANDIDATE_PAIRS = load_sql("near_duplicates_candidate_pairs")
+
+_TEXTS_OF_KEYS = f"""
+SELECT DISTINCT text_key, normalized_text
+FROM (SELECT {_TEXT_KEY} AS text_key, normalized_text FROM claims WHERE {_CLUSTERED})
+WHERE text_key IN (SELECT text_key FROM __keys) ORDER BY text_key
 """
 
 _AFFECTED_CLAIMS = load_sql("near_duplicates_affected_claims").format(clustered=_CLUSTERED, text_key=_TEXT_KEY)
@@ -71,13 +85,13 @@ def new_texts(wh: Warehouse, veracity: str, new_claim_ids: Sequence[str]) -> tup
 
 
 def rebuild(wh: Warehouse, veracity: str, df: pa.Table, prefixes: pa.Table, *, threshold: float, shingle_size: int) -> None:
-    """Replace the veracity's index (``df``: shingle, df; ``prefixes``: shingle, text_key)."""
+    """Replace the veracity's index (``df``: shingle, df; ``prefixes``: shingle, text_key, position, text_size)."""
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     wh.con.execute("DELETE FROM near_duplicate_shingle_df WHERE veracity = ?", [veracity])
     wh.con.execute("DELETE FROM near_duplicate_prefixes WHERE veracity = ?", [veracity])
     with wh.registered(__df=df, __prefixes=prefixes):
         wh.con.execute("INSERT INTO near_duplicate_shingle_df SELECT ?, shingle, df FROM __df", [veracity])
-        wh.con.execute("INSERT INTO near_duplicate_prefixes SELECT ?, shingle, text_key FROM __prefixes", [veracity])
+        wh.con.execute(_INSERT_PREFIXES, [veracity])
     wh.con.execute("DELETE FROM near_duplicate_index_state WHERE veracity = ?", [veracity])  # no upsert: DuckLake has no keys
     wh.con.execute("INSERT INTO near_duplicate_index_state VALUES (?, ?, ?, ?, ?, ?)",
                    [veracity, threshold, shingle_size, fingerprint(wh, veracity), now, now])
@@ -90,19 +104,37 @@ def frozen_df(wh: Warehouse, veracity: str, shingles: np.ndarray) -> np.ndarray:
         return wh.con.execute(_DF_OF, [veracity]).fetch_arrow_table().column("df").to_numpy()
 
 
-def candidate_keys(wh: Warehouse, veracity: str, prefix_shingles: np.ndarray) -> np.ndarray:
-    """Keys of the stored texts whose prefix shares a shingle with ``prefix_shingles``."""
-    probe = pa.table({"shingle": pa.array(np.unique(prefix_shingles), pa.uint64())})
+def candidate_pairs(wh: Warehouse, veracity: str, probe: pa.Table, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(new text's key, stored text's key)`` of the pairs that pass the size and positional bounds.
+
+    ``probe``: the new texts' prefix shingles (shingle, text_key, position, text_size).
+    """
     with wh.registered(__probe=probe):
-        return wh.con.execute(_CANDIDATE_KEYS, [veracity]).fetch_arrow_table().column("text_key").to_numpy()
+        params = [veracity, threshold, threshold, threshold / (1 + threshold)]
+        table = wh.con.execute(_CANDIDATE_PAIRS, params).fetch_arrow_table()
+    return table.column("new_key").to_numpy(), table.column("text_key").to_numpy()
 
 
-def add_prefixes(wh: Warehouse, veracity: str, prefixes: pa.Table) -> None:
-    """Add new texts' prefixes and record that the index now matches the stored claims."""
-    with wh.registered(__prefixes=prefixes):
-        wh.con.execute("INSERT INTO near_duplicate_prefixes SELECT ?, shingle, text_key FROM __prefixes", [veracity])
+def texts_of(wh: Warehouse, veracity: str, text_keys: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """``(text_key, normalized_text)`` of the stored texts with these keys, in key order."""
+    keys = pa.table({"text_key": pa.array(np.unique(text_keys), pa.uint64())})
+    with wh.registered(__keys=keys):
+        table = wh.con.execute(_TEXTS_OF_KEYS, [veracity]).fetch_arrow_table()
+    return table.column("text_key").to_numpy(), table.column("normalized_text").to_pylist()
+
+
+def add_prefixes(wh: Warehouse, veracity: str, prefixes: pa.Table, new_claim_ids: Sequence[str]) -> None:
+    """Add new texts' prefixes and record that the index now matches the stored claims.
+
+    The claims stored before did not change (the caller's precondition), so the stored
+    fingerprint takes the new claims' share instead of hashing every claim again.
+    """
+    new = pa.table({"claim_id": pa.array(list(new_claim_ids), pa.string())})
+    with wh.registered(__prefixes=prefixes, __new=new):
+        wh.con.execute(_INSERT_PREFIXES, [veracity])
+        added = int(wh.scalar(_NEW_FINGERPRINT, [veracity]))
     now = datetime.now(timezone.utc).replace(tzinfo=None)
-    wh.con.execute(_TOUCH_STATE, [fingerprint(wh, veracity), now, veracity])
+    wh.con.execute(_TOUCH_STATE, [added, now, veracity])
 
 
 def affected_claims(wh: Warehouse, veracity: str, text_keys: np.ndarray, new_claim_ids: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -37,6 +37,10 @@ from warehouse import near_duplicates
 
 log = get_logger(__name__)
 
+#: How much page data the write-ahead log takes before a checkpoint (see
+#: :func:`warehouse.claims.checkpoints_every`): fewer checkpoints, and bounded memory.
+PAGES_WAL_SIZE = "256MB"
+
 
 @dataclass
 class LoadReport:
@@ -107,10 +111,11 @@ def _load(wh: Warehouse, run_dir: Path, s: Settings) -> LoadReport:
         # Page bodies are most of a run's bytes, and DuckDB keeps a transaction's rows in memory
         # until it commits: each batch of pages commits on its own, and a load that fails takes
         # back the pages it added. Pages are keyed by URL and content, so nothing else changes.
-        for read, pages in page_row_batches(staged, page_ids, lambda ids: claims_db.known_page_ids(wh, ids)):
-            with wh.transaction():
-                added_pages += claims_db.insert_raw_pages(wh, pages)
-            report.pages += read
+        with claims_db.checkpoints_every(wh, PAGES_WAL_SIZE):
+            for read, pages in page_row_batches(staged, page_ids, lambda ids: claims_db.known_page_ids(wh, ids)):
+                with wh.transaction():
+                    added_pages += claims_db.insert_raw_pages(wh, pages)
+                report.pages += read
         report.new_pages = len(added_pages)
         with wh.transaction():
             index_current = near_duplicates.is_current(wh, veracity, **dedup)

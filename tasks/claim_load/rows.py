@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -65,26 +65,37 @@ def page_row_batches(
     Adds every page id to ``page_ids``. ``known`` says which ids are stored already: a page id
     is a hash of the URL and the body, so a stored page's body is not read again (a re-crawl of
     unchanged sites reads no body). The others are read, checked and re-wrapped by a thread
-    pool, a batch at a time, so memory holds one batch of bodies whatever the run's size.
+    pool, one batch ahead: the next batch's bodies are read while the caller writes this one
+    (zlib, hashlib and DuckDB release the GIL), so memory holds two batches of bodies whatever
+    the run's size. A page repeated in the next batch may be read twice; it is stored once.
     """
     with ThreadPoolExecutor(max_workers=BODY_THREADS) as pool:
+        ahead: tuple[int, list[tuple[int, StagedPage]], list[Future[bytes | None]]] | None = None
         for chunk in chunks(staged.pages(), batch_size):
             page_ids.update(page.page_id for _, page in chunk)
             stored = known([page.page_id for _, page in chunk])
             fresh = [(lineno, page) for lineno, page in chunk if page.page_id not in stored]
-            bodies = pool.map(lambda item: _stored_body(staged.run_dir, *item), fresh)
-            rows = [
-                {
-                    "page_id": page.page_id, "url": page.url, "source_id": page.source_id, "run_id": page.run_id,
-                    "fetched_at": utc_naive(page.fetched_at), "http_status": page.http_status,
-                    "content_hash": page.content_hash, "html_zlib": body,
-                    "parse_status": page.parse_status, "parse_error": page.parse_error,
-                    "original_url": page.original_url,
-                    "captured_at": None if page.captured_at is None else utc_naive(page.captured_at),
-                }
-                for (_, page), body in zip(fresh, bodies)
-            ]
-            yield len(chunk), rows
+            reading = (len(chunk), fresh, [pool.submit(_stored_body, staged.run_dir, *item) for item in fresh])
+            if ahead is not None:
+                yield ahead[0], _page_rows(ahead[1], ahead[2])
+            ahead = reading
+        if ahead is not None:
+            yield ahead[0], _page_rows(ahead[1], ahead[2])
+
+
+def _page_rows(fresh: list[tuple[int, StagedPage]], bodies: list[Future[bytes | None]]) -> list[dict[str, Any]]:
+    """``raw_pages`` rows of ``fresh`` pages once their bodies are read (a bad body raises here)."""
+    return [
+        {
+            "page_id": page.page_id, "url": page.url, "source_id": page.source_id, "run_id": page.run_id,
+            "fetched_at": utc_naive(page.fetched_at), "http_status": page.http_status,
+            "content_hash": page.content_hash, "html_zlib": body.result(),
+            "parse_status": page.parse_status, "parse_error": page.parse_error,
+            "original_url": page.original_url,
+            "captured_at": None if page.captured_at is None else utc_naive(page.captured_at),
+        }
+        for (_, page), body in zip(fresh, bodies)
+    ]
 
 
 _T = TypeVar("_T")
