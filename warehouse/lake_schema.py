@@ -3,8 +3,11 @@
 DuckLake tables have no PRIMARY KEY, UNIQUE or CHECK constraints, no indexes and no default
 values of list type. Rather than keep a second, hand-written schema, each migration is applied to
 an in-memory DuckDB database (the "shadow", which has every constraint) and the catalog change it
-made there is restated without them: new tables and columns (types, NOT NULL, defaults), views
-and comments. The keys the shadow enforces are kept too: the DuckLake writer uses them for its
+made there is restated without them: new tables and columns (types, NOT NULL, defaults), views,
+comments, and the drops of tables and views (a table made anew is dropped and created). Data
+statements of a migration (backfills, clearing derived rows) are not restated: a lake is created
+empty at the newest schema, so they have nothing to change there; a lake that already holds rows
+and meets a migration that rewrites them must be reloaded (README, "Past one machine"). The keys the shadow enforces are kept too: the DuckLake writer uses them for its
 idempotent inserts (:mod:`warehouse.ducklake`).
 """
 
@@ -18,7 +21,7 @@ import duckdb
 from warehouse.connection import WarehouseError
 
 _TABLES = """
-SELECT t.table_name, t.comment FROM duckdb_tables() t
+SELECT t.table_name, t.comment, t.table_oid FROM duckdb_tables() t
 WHERE t.database_name = current_database() AND t.schema_name = 'main' ORDER BY t.table_oid
 """
 _COLUMNS = """
@@ -39,16 +42,19 @@ ORDER BY table_name, constraint_type <> 'PRIMARY KEY', constraint_index
 @dataclass(frozen=True)
 class _Catalog:
     tables: dict[str, str | None]  # name -> comment, in creation order
+    oids: dict[str, int]  # name -> table oid (a new one when a migration makes the table anew)
     columns: dict[str, list[tuple[str, str, bool, str | None]]]  # table -> (name, type, nullable, default)
     views: dict[str, tuple[str, str | None]]  # name -> (CREATE VIEW statement, comment), in creation order
 
 
 def _catalog(con: duckdb.DuckDBPyConnection) -> _Catalog:
+    tables = con.execute(_TABLES).fetchall()
     columns: dict[str, list[tuple[str, str, bool, str | None]]] = {}
     for table, name, dtype, nullable, default in con.execute(_COLUMNS).fetchall():
         columns.setdefault(table, []).append((name, dtype, bool(nullable), default))
     return _Catalog(
-        tables=dict(con.execute(_TABLES).fetchall()),
+        tables={name: comment for name, comment, _ in tables},
+        oids={name: oid for name, _, oid in tables},
         columns=columns,
         views={name: (sql, comment) for name, sql, comment in con.execute(_VIEWS).fetchall()},
     )
@@ -66,13 +72,13 @@ def _column(name: str, dtype: str, nullable: bool, default: str | None) -> str:
 
 def _restated(label: str, before: _Catalog, after: _Catalog) -> list[str]:
     """Constraint-free statements that take a DuckLake from ``before`` to ``after``."""
-    statements: list[str] = []
-    dropped = [t for t in before.tables if t not in after.tables] + [v for v in before.views if v not in after.views]
-    if dropped:
-        raise WarehouseError(f"{label} drops {dropped}; the DuckLake schema only adds tables, columns and views")
+    # A table made anew (dropped and created again, new oid) is restated as a drop and a create.
+    remade = {t for t in after.tables if t in before.tables and before.oids[t] != after.oids[t]}
+    statements = [f'DROP VIEW "{v}"' for v in before.views if v not in after.views]
+    statements += [f'DROP TABLE "{t}"' for t in before.tables if t not in after.tables or t in remade]
     for table, comment in after.tables.items():
         cols = after.columns[table]
-        if table not in before.tables:
+        if table not in before.tables or table in remade:
             statements.append(f'CREATE TABLE IF NOT EXISTS "{table}" ({", ".join(_column(*c) for c in cols)})')
         else:
             old = {c[0]: c for c in before.columns[table]}
