@@ -21,21 +21,18 @@ preprocessing workers, reported apart; CPU time is the loading process's, worker
 time and the peak RSS of each load (CPU time tells a busy machine from slow code) and the row
 counts.
 
-Measured 2026-12-01, 100k claims (1,384 MiB of staged gzip bodies) on the shared 2-core machine.
-Final code, this script at load average 1.7-2.5: first load 72.3 s wall / 84.4 s CPU, peak RSS
-1,716 MiB; same run again 0.5 s; re-crawl of the unchanged site 19.3 s / 19.6 s CPU, 553 MiB;
-deduplication alone 3.0 s; warehouse file 2,336 MiB (another first load of the same run:
-77.9 s / 106.1 s CPU / 1,700 MiB at load ~2-3). Along the way, at load average 8-13: 321.1 s /
-174.8 s CPU / 1,683 MiB before the page INSERT change; same run again 0.5 s; re-crawl of the
-unchanged site 27.7 s / 27.6 s CPU, 553 MiB. Before this work (idle machine): 181.5 s wall /
-204.4 s CPU, 2,123 MiB. What changed: pages go in by a plain INSERT behind anti-joins (DuckDB's
-INSERT OR IGNORE took 1.2-1.4 s per 1,000 pages once 100k were stored, a plain insert ~0.2 s);
-page batches let DuckDB's write-ahead log grow to 256 MB before a checkpoint (at the default
-16 MiB every batch or two checkpointed, 4-6 s each at 100k); the next batch's bodies are read
-while the current one is written. The < 60 s goal is still missed (72 s). Under cProfile (which
-inflates Python time) the rest was the per-claim Python (cleaning, URL canonicalisation,
-validation: 62 s profiled), the first load's full re-cluster and index build (18 s profiled),
-body inflation and the remaining checkpoints.
+Measured 2026-12-01, 100k claims (1,384 MiB of staged gzip bodies) on the 2-core machine at load
+average ~1: first load 54.9 s wall / 73.0 s CPU, peak RSS 1,720 MiB (+ 178 MiB for the worker that
+prepares the claims); same run again 0.4 s; re-crawl of the unchanged site 17.6 s / 5.5 s CPU
+(its claims are prepared by the worker), 559 MiB; deduplication alone 3.0 s; warehouse file
+2,336 MiB. Before this work (idle machine): 181.5 s wall / 204.4 s CPU, 2,123 MiB. What changed:
+pages go in by a plain INSERT behind anti-joins (DuckDB's INSERT OR IGNORE took 1.2-1.4 s per
+1,000 pages once 100k were stored, a plain insert ~0.2 s); page batches let DuckDB's write-ahead
+log grow to 256 MB before a checkpoint (at the default 16 MiB every batch or two checkpointed,
+4-6 s each at 100k); the next batch's bodies are read while the current one is written (72.3 s /
+84.4 s CPU / 1,716 MiB at this point); and runs of 20k claims or more prepare their claims
+(cleaning, URL canonicalisation, validation: pure Python, ~25 s at 100k) in a worker process
+during the page phase, on the second core (`tasks/claim_load/ahead.py`).
 
     .venv/bin/python benchmarks/bench_claim_load.py [--claims 100000 25000] [--body-kib 30] [--seed 13]
 """

@@ -11,6 +11,7 @@ import pytest
 from helpers_crawl_load import StagedPost, read_jsonl, write_jsonl, write_run
 
 from arastance.base.staging import StagingError
+import tasks.claim_load.load as load_module
 from tasks.claim_load.load import load_crawl_run
 from tasks.page_bodies import BodyError, gzip_to_zlib
 from warehouse import open_warehouse
@@ -29,6 +30,35 @@ def test_a_broken_line_after_the_pages_takes_the_pages_back(tmp_path: Path) -> N
             load_crawl_run(wh, broken)
         assert wh.scalar("SELECT count(*) FROM claims") == 0
         assert wh.scalar("SELECT count(*) FROM raw_pages") == 0  # committed in batches, then taken back
+
+
+_CLAIM_COLUMNS = "claim_id, canonical_url, cleaned_text, normalized_text, status, status_reason, published_date, content_hash"
+
+
+def test_claims_prepared_ahead_by_a_worker_are_the_claims_prepared_in_process(tmp_path: Path, monkeypatch) -> None:
+    run = write_run(tmp_path / "araanews-1", "araanews", POSTS)
+    with open_warehouse(tmp_path / "in-process.duckdb") as wh:
+        report = load_crawl_run(wh, run)
+        expected = wh.query(f"SELECT {_CLAIM_COLUMNS} FROM claims ORDER BY claim_id")
+    monkeypatch.setattr(load_module, "AHEAD_FROM", 0)  # every run prepares its claims in a worker
+    with open_warehouse(tmp_path / "ahead.duckdb") as wh:
+        ahead = load_crawl_run(wh, run)
+        assert wh.query(f"SELECT {_CLAIM_COLUMNS} FROM claims ORDER BY claim_id") == expected
+    assert (ahead.new_claims, ahead.statuses, ahead.dropped) == (report.new_claims, report.statuses, report.dropped)
+    assert len(expected) == len(POSTS) and report.statuses["excluded"] == 1
+
+
+def test_a_broken_claim_found_by_the_worker_fails_the_load_and_takes_the_pages_back(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(load_module, "AHEAD_FROM", 0)
+    broken = write_run(tmp_path / "araanews-2", "araanews", POSTS)
+    claims = read_jsonl(broken / "claims.jsonl")
+    claims[7]["veracity"] = "true"
+    write_jsonl(broken / "claims.jsonl", claims)
+    with open_warehouse(tmp_path / "w.duckdb") as wh:
+        with pytest.raises(StagingError, match=r"claims\.jsonl, line 8: field 'veracity' is 'true'"):
+            load_crawl_run(wh, broken)
+        assert wh.scalar("SELECT count(*) FROM claims") == 0
+        assert wh.scalar("SELECT count(*) FROM raw_pages") == 0
 
 
 def test_a_load_gives_back_the_checkpoint_setting_it_raised_for_its_pages(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
 from arastance.base.staging import CLAIMS_FILE, PAGES_FILE, SITES
 from arastance.progress import Progress
+from tasks.claim_load.ahead import AHEAD_FROM, claims_prepared_ahead
 from tasks.claim_load.clusters import refresh_clusters
 from tasks.claim_load.rows import page_row_batches, patterns_from, prepared_claims, source_rows, utc_naive, with_override
 from tasks.claim_load.staged import StagedRunStream, count_lines, open_staging_run
@@ -111,47 +113,52 @@ def _load(wh: Warehouse, run_dir: Path, s: Settings) -> LoadReport:
         # Page bodies are most of a run's bytes, and DuckDB keeps a transaction's rows in memory
         # until it commits: each batch of pages commits on its own, and a load that fails takes
         # back the pages it added. Pages are keyed by URL and content, so nothing else changes.
-        with claims_db.checkpoints_every(wh, PAGES_WAL_SIZE):
-            for read, pages in page_row_batches(staged, page_ids, lambda ids: claims_db.known_page_ids(wh, ids)):
-                with wh.transaction():
-                    added_pages += claims_db.insert_raw_pages(wh, pages)
-                report.pages += read
-        report.new_pages = len(added_pages)
-        with wh.transaction():
-            index_current = near_duplicates.is_current(wh, veracity, **dedup)
-            claims_db.ensure_sources(wh, source_rows(s))
-            progress = Progress(f"load {staged.run.run_id}", staged.run.items, "claims", min_total=500)
-            for prepared in prepared_claims(staged, page_ids, patterns, s.crawl.noun_phrase_claims):
-                progress.update(len(prepared))
-                overrides = claims_db.overrides_for(wh, [row["claim_id"] for row in prepared])
-                rows: list[dict[str, Any]] = []
-                for row in prepared:
-                    if row["claim_id"] in seen:  # the same page reached under two spellings of its URL
-                        dropped["duplicate_url"] += 1
-                        continue
-                    seen.add(row["claim_id"])
-                    if row["claim_id"] in overrides:
-                        row = with_override(row, overrides[row["claim_id"]])
-                    if row["status"] == "excluded":
-                        dropped[f"excluded:{row['status_reason']}"] += 1
-                    statuses[row["status"]] += 1
-                    rows.append(row)
-                batch = claims_db.claims_table(rows)
-                for claim_id, _, is_new in claims_db.cluster_input_changes(wh, batch):
-                    if is_new:
-                        new_ids.append(claim_id)
-                    else:
-                        changed_claims += 1
-                report.new_claims += claims_db.upsert_claims(wh, batch)
-                report.claims += len(rows)
-            progress.close()
-            report.statuses, report.dropped = dict(sorted(statuses.items())), dict(sorted(dropped.items()))
-            if new_ids or changed_claims:  # a re-crawl of unchanged sites skips deduplication
-                report.clustered_claims, report.new_cluster_rows = refresh_clusters(
-                    wh, veracity, new_claim_ids=new_ids, changed_claims=changed_claims, index_current=index_current,
-                    **dedup,
-                )
-            claims_db.insert_crawl_run(wh, _crawl_run_row(staged, report))
+        ahead = (claims_prepared_ahead(staged.run_dir, patterns, s.crawl.noun_phrase_claims)
+                 if staged.run.items >= AHEAD_FROM else nullcontext(None))
+        with ahead as prepared_ahead:
+            with claims_db.checkpoints_every(wh, PAGES_WAL_SIZE):
+                for read, pages in page_row_batches(staged, page_ids, lambda ids: claims_db.known_page_ids(wh, ids)):
+                    with wh.transaction():
+                        added_pages += claims_db.insert_raw_pages(wh, pages)
+                    report.pages += read
+            report.new_pages = len(added_pages)
+            with wh.transaction():
+                index_current = near_duplicates.is_current(wh, veracity, **dedup)
+                claims_db.ensure_sources(wh, source_rows(s))
+                progress = Progress(f"load {staged.run.run_id}", staged.run.items, "claims", min_total=500)
+                batches = (prepared_ahead() if prepared_ahead is not None
+                           else prepared_claims(staged, page_ids, patterns, s.crawl.noun_phrase_claims))
+                for prepared in batches:
+                    progress.update(len(prepared))
+                    overrides = claims_db.overrides_for(wh, [row["claim_id"] for row in prepared])
+                    rows: list[dict[str, Any]] = []
+                    for row in prepared:
+                        if row["claim_id"] in seen:  # the same page reached under two spellings of its URL
+                            dropped["duplicate_url"] += 1
+                            continue
+                        seen.add(row["claim_id"])
+                        if row["claim_id"] in overrides:
+                            row = with_override(row, overrides[row["claim_id"]])
+                        if row["status"] == "excluded":
+                            dropped[f"excluded:{row['status_reason']}"] += 1
+                        statuses[row["status"]] += 1
+                        rows.append(row)
+                    batch = claims_db.claims_table(rows)
+                    for claim_id, _, is_new in claims_db.cluster_input_changes(wh, batch):
+                        if is_new:
+                            new_ids.append(claim_id)
+                        else:
+                            changed_claims += 1
+                    report.new_claims += claims_db.upsert_claims(wh, batch)
+                    report.claims += len(rows)
+                progress.close()
+                report.statuses, report.dropped = dict(sorted(statuses.items())), dict(sorted(dropped.items()))
+                if new_ids or changed_claims:  # a re-crawl of unchanged sites skips deduplication
+                    report.clustered_claims, report.new_cluster_rows = refresh_clusters(
+                        wh, veracity, new_claim_ids=new_ids, changed_claims=changed_claims, index_current=index_current,
+                        **dedup,
+                    )
+                claims_db.insert_crawl_run(wh, _crawl_run_row(staged, report))
     except BaseException:
         if added_pages:
             with wh.transaction():
