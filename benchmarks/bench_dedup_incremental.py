@@ -13,7 +13,8 @@ Measured 2026-12-01 on the shared 2-core machine (load average 8-13, so wall tim
 inflated; CPU is the steadier figure): 100k claims, 500 new in 2.17 s wall / 0.54 s CPU,
 equal to the full re-cluster (full build 36.4 s / 10.4 s CPU, peak RSS 876 MiB); 1M claims,
 500 new in 9.71 s wall / 3.67 s CPU (5.47 s / 3.63 s in a second run), 54 cluster rows
-changed, peak RSS 943 MiB. Before the index kept positions and sizes and verified its
+changed, peak RSS 943 MiB; again after the merge, at load average ~0.5 with a fresh 1M build
+(361.6 s / 362.4 s CPU, peak RSS 5,305 MiB): 500 new in 2.49 s wall / 3.70 s CPU. Before the index kept positions and sizes and verified its
 candidates: 25.3 s / 2.09 s CPU at 100k and 62.5 s / 57.0 s CPU at 1M (a third of the stored
 texts were candidates, and all of them were re-clustered).
 
