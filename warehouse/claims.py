@@ -9,8 +9,7 @@ tables and new rows are found by anti-joins, which keeps 100k-row re-crawls to s
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -132,30 +131,6 @@ def insert_raw_pages(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> list[s
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot write {batch.num_rows} row(s) to 'raw_pages': {exc}") from exc
     return new
-
-
-@contextmanager
-def checkpoints_every(wh: Warehouse, wal_size: str) -> Iterator[None]:
-    """Let the write-ahead log grow to ``wal_size`` before DuckDB checkpoints it (default: 16 MiB).
-
-    Page batches commit one by one and each carries ~15 MB of bodies, so at the default every
-    commit or two checkpointed, and a checkpoint costs more the larger the table (4-6 s at 100k
-    pages): 40k pages took 81 s (18 s CPU) and a file twice their size; with a 256 MB log, 36 s
-    (8 s CPU). Rows not yet checkpointed stay in memory, which bounds how large ``wal_size`` may
-    be. The previous setting (as DuckDB reports it, to 0.1 MiB) comes back on the way out, failed
-    or not; after a write that succeeded, one checkpoint follows. A DuckLake warehouse has no local
-    log (its commits go to the catalog and Parquet files), so there nothing changes.
-    """
-    if wh.backend == "ducklake":
-        yield
-        return
-    before = wh.scalar("SELECT current_setting('checkpoint_threshold')")
-    wh.con.execute(f"SET checkpoint_threshold = '{wal_size}'")
-    try:
-        yield
-    finally:
-        wh.con.execute(f"SET checkpoint_threshold = '{before}'")
-    wh.con.execute("CHECKPOINT")
 
 
 def known_page_ids(wh: Warehouse, page_ids: Sequence[str]) -> set[str]:

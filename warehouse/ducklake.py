@@ -150,6 +150,12 @@ class DuckLakeWarehouse(Warehouse):
             lock.close()
 
     @contextmanager
+    def checkpoints_every(self, wal_size: str) -> Iterator[None]:
+        """Nothing to size: a DuckLake keeps no local write-ahead log (commits go to the catalog and
+        Parquet files), and its CHECKPOINT is lake maintenance, not a log flush."""
+        yield
+
+    @contextmanager
     def _outermost(self) -> Iterator[duckdb.DuckDBPyConnection]:
         # The lock is taken before BEGIN, so the transaction's snapshot holds every earlier commit.
         with self.exclusive(), super()._outermost() as con:

@@ -5,7 +5,9 @@ threads that release the GIL, DuckDB inserts) and preparing claims (cleaning, no
 canonicalisation, validation: pure Python on one core). One after the other they took 72 s for
 100k claims with 30 KiB bodies. Here a worker process prepares the claims during the page phase,
 on the other core, with the same functions as the in-process path, and hands them over as one
-file per batch, so the parent still holds one batch of claims at a time.
+file per batch, so the parent still holds one batch of claims at a time. The worker reads the
+run's page ids itself (one pass over pages.jsonl, on its own core) rather than wait for the
+parent's page phase to collect them.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ from warehouse import near_duplicates
 log = get_logger(__name__)
 
 #: How much page data the write-ahead log takes before a checkpoint (see
-#: :func:`warehouse.claims.checkpoints_every`): fewer checkpoints, and bounded memory.
+#: :meth:`warehouse.Warehouse.checkpoints_every`): fewer checkpoints, and bounded memory.
 PAGES_WAL_SIZE = "256MB"
 
 
@@ -116,7 +116,7 @@ def _load(wh: Warehouse, run_dir: Path, s: Settings) -> LoadReport:
         ahead = (claims_prepared_ahead(staged.run_dir, patterns, s.crawl.noun_phrase_claims)
                  if staged.run.items >= AHEAD_FROM else nullcontext(None))
         with ahead as prepared_ahead:
-            with claims_db.checkpoints_every(wh, PAGES_WAL_SIZE):
+            with wh.checkpoints_every(PAGES_WAL_SIZE):
                 for read, pages in page_row_batches(staged, page_ids, lambda ids: claims_db.known_page_ids(wh, ids)):
                     with wh.transaction():
                         added_pages += claims_db.insert_raw_pages(wh, pages)
