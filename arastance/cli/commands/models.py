@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import get_args
 
 import typer
 
 from arastance.cli.common import console, fail, print_table, settings
+from arastance.config.model import ModelSettings
 
 datasets_app = typer.Typer(help="Public stance datasets.", no_args_is_help=True)
 
@@ -24,6 +26,8 @@ def train(
     kind: str | None = typer.Option(None, help="cpu or transformer; default: setting model.default"),
     variant: str | None = typer.Option(None, help="CPU feature set: tfidf, tfidf_sim, full, full_diff, sim_e5, e5_only; default: model.cpu_variant"),
     two_stage: bool | None = typer.Option(None, "--two-stage/--one-stage", help="related/unrelated first; default: model.two_stage"),
+    e5_mode: str | None = typer.Option(None, help="CPU model: contextual, static (fast on new text) or cascade; "
+                                       "default: model.e5_mode"),
     evidence: str | None = typer.Option(None, help="select (best sentences) or truncate; default: model.evidence"),
     scheme: str | None = typer.Option(None, help="4way or 3way; default: the corpus's own"),
     encoder: str | None = typer.Option(None, help="transformer only: hub id or local directory; default: model.transformer"),
@@ -32,6 +36,9 @@ def train(
 ) -> None:
     """Train a stance model on a corpus's train split, evaluate it, and record the run (a Prefect flow)."""
     s = settings()
+    modes = get_args(ModelSettings.model_fields["e5_mode"].annotation)
+    if e5_mode is not None and e5_mode not in modes:
+        fail(f"--e5-mode {e5_mode!r} is not one of {', '.join(modes)}")
     from flows.train import train_stance_model  # Prefect loads only when needed
     from tasks.stance.datasets import DatasetError
     from tasks.stance.persistence import ModelFormatError
@@ -40,6 +47,7 @@ def train(
     try:
         summary = train_stance_model(
             dataset=dataset, path=str(path) if path else None, kind=kind, variant=variant, two_stage=two_stage,
+            e5_mode=e5_mode,
             evidence=evidence, scheme=scheme, encoder=encoder, eval_splits=split or None,
             out_dir=str(out) if out else None, warehouse_path=str(s.warehouse),
         )
