@@ -71,6 +71,10 @@ Re-measured 2026-12-01 on a quiet machine (load average 1.4-1.8), e5 sentences c
 Static e5 on Baly with 10 words per sentence: .517; with three sentences of 16 words: .515.
 Contextual e5 on Baly with 10 words: .514. Khouja cascade by share cap (dev share routed):
 0.1 .721 (8 %), 0.2 .739 (15 %), 0.3 .764 (25 %), 0.4 .783 (33 %), 0.6 .783 (53 %), 0.8 .799 (74 %).
+Static e5 on Baly around the auto-tuned (C 0.3, e5 weight 1; .547), fixed on dev: (0.1, 0.5) .502,
+(0.1, 2) .506, (0.3, 0.5) .521, (0.3, 2) .511, (1, 0.5) .496, (1, 2) .479, so .547 is a narrow peak and
+Baly's .55 goal is not met. Both e5 blocks at once (contextual, plus static at weight 1): Baly .526
+(C 0.3 / w 1), Khouja .788 (1 / 6).
 """
 
 from __future__ import annotations
