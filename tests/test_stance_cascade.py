@@ -153,3 +153,13 @@ def test_the_model_card_says_how_the_cascade_routes(cascade) -> None:
     assert f"at least {model.cascade['route_below']:.3f}; the contextual-e5 model the rest" in card
     assert "For the cascade's static-e5 model: C = " in card
     assert card.count("- routing the least sure ") == len(model.cascade["candidates"]) == 11
+
+
+def test_with_one_training_claim_the_threshold_comes_from_the_training_pairs(tmp_path: Path) -> None:
+    train = [e for e in tiny_examples() if e.claim_id == "c1"]
+    model = CpuStanceModel(CpuModelConfig(variant="full", e5_mode="cascade", cascade_share=0.5),
+                           embedding_cache=tmp_path / "e5.sqlite").fit(train)
+    confidence = model._proba(model.fast_pipeline, train).max(axis=1)
+    assert model.cascade == {"route_below": pytest.approx(float(np.quantile(confidence, 0.5))),
+                             "share": pytest.approx(float(np.mean(confidence < np.quantile(confidence, 0.5)))),
+                             "from": "training pairs"}
