@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import joblib
 import numpy as np
@@ -109,8 +109,8 @@ class CpuModelConfig:
             raise ValueError(f"unknown CPU model variant {self.variant!r}; expected one of {sorted(VARIANTS)}")
         if self.scheme not in LABELS:
             raise ValueError(f"unknown label scheme {self.scheme!r}; expected one of {sorted(LABELS)}")
-        if self.e5_mode not in ("static", "contextual", "cascade"):
-            raise ValueError(f"unknown e5 mode {self.e5_mode!r}; expected 'static', 'contextual' or 'cascade'")
+        if self.e5_mode not in get_args(ModelE5Mode):
+            raise ValueError(f"unknown e5 mode {self.e5_mode!r}; expected one of {', '.join(get_args(ModelE5Mode))}")
         if not 0.0 < self.cascade_share <= 1.0:
             raise ValueError(f"cascade_share must be in (0, 1], got {self.cascade_share}")
         if self.e5_words < 1:
@@ -352,7 +352,7 @@ class CpuStanceModel:
                                                                examples, y, held_out=True)
         if fast_tuned:
             self.tuned = {**self.tuned, "fast": fast_tuned}
-        if fast is not None and fast.held_out is not None and full is not None and full.held_out is not None:
+        if fast.held_out is not None and full.held_out is not None:
             self.cascade = choose_route(fast.held_out, full.held_out, y, self.config.cascade_share)
         else:  # too few claims to hold any out: route the configured share of the training pairs
             log.warning("too few claims for held-out confidences; the cascade threshold comes from training pairs")
@@ -379,8 +379,9 @@ class CpuStanceModel:
             raise RuntimeError(f"model {self.name} is not trained; call fit() or load() first")
         return self.pipeline
 
-    def _proba(self, pipeline: Pipeline, examples: Sequence[StanceExample]) -> np.ndarray:
-        """``pipeline``'s probabilities with one column per label of the scheme (0 for labels never trained on)."""
+    def _proba(self, pipeline: Pipeline, examples: Sequence[Any]) -> np.ndarray:
+        """``pipeline``'s probabilities with one column per label of the scheme (0 for labels never trained on);
+        ``examples`` are whatever its first step reads (pairs, or evidence views for a pipeline's tail)."""
         proba = pipeline.predict_proba(list(examples))
         out = np.zeros((len(examples), len(self.labels)))
         for j, label in enumerate(pipeline.classes_):
@@ -396,10 +397,12 @@ class CpuStanceModel:
         pipeline = self._fitted()
         if self.fast_pipeline is None or not len(examples):
             return self._proba(pipeline, examples)
-        proba = self._proba(self.fast_pipeline, examples)
+        # both pipelines select evidence with the same settings: select it once, then run their tails
+        views = pipeline.named_steps["evidence"].transform(list(examples))
+        proba = self._proba(self.fast_pipeline[1:], views)
         routed = np.flatnonzero(proba.max(axis=1) < self.cascade["route_below"])
         if routed.size:
-            proba[routed] = self._proba(pipeline, [examples[i] for i in routed])
+            proba[routed] = self._proba(pipeline[1:], [views[i] for i in routed])
         log.info("cascade routed pairs to contextual e5", extra={"pairs": len(examples), "routed": int(routed.size)})
         return proba
 
