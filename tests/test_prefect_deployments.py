@@ -28,7 +28,7 @@ from helpers_prefect import (
 from helpers_true_claims import FLOOD, FUEL, claim_row
 from prefect.client.orchestration import SyncPrefectClient
 from prefect.client.schemas.actions import WorkPoolCreate
-from prefect.client.schemas.objects import FlowRun
+from prefect.client.schemas.objects import FlowRun, State
 from prefect.deployments import run_deployment
 from prefect.events.schemas.automations import Automation
 from prefect.workers.process import ProcessWorker
@@ -81,6 +81,12 @@ def _started_by_automation(client: SyncPrefectClient, deployment_id: UUID) -> li
     """Runs of the deployment that a trigger created (its schedule creates others)."""
     return [r for r in client.read_flow_runs()
             if r.deployment_id == deployment_id and r.created_by is not None and r.created_by.type == "AUTOMATION"]
+
+
+def _final_state(client: SyncPrefectClient, run_id: UUID) -> State | None:
+    """The run's state once it is final, else None."""
+    state = client.read_flow_run(run_id).state
+    return state if state is not None and state.is_final() else None
 
 
 def _trigger_summary(automation: Automation) -> dict[str, Any]:
@@ -156,6 +162,13 @@ def test_a_worker_runs_the_selection_on_the_prepared_warehouse_and_its_completio
                                  60, "the retrieval run started by the selection's completion",
                                  lambda: f"{describe_runs(client)}\n{deployed.worker_log()}")
             assert len(retrieval) == 1
+            # The worker really ran it: it ends on its own, failing for want of a search index (this
+            # world has none), and the message says how to get one. Waiting for that end also keeps
+            # the clean-up below from cancelling a run that is finishing, which could leave it
+            # "Cancelling" for good.
+            ended = wait_for(lambda: _final_state(client, retrieval[0].id), 180, "the retrieval run to end",
+                             lambda: f"{describe_runs(client)}\n{deployed.worker_log()}")
+            assert ended.is_failed() and "no local search index" in (ended.message or ""), ended
         finally:
             settle_runs(client)
     with open_warehouse(deployed.warehouse, read_only=True) as wh:
