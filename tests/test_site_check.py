@@ -70,11 +70,13 @@ def test_the_check_sites_flow_publishes_the_table_and_fails_naming_the_site(monk
 
     try:
         with prefect_test_harness(server_startup_timeout=180):
-            [ok] = check_sites(sites=["norumors"], sample=3)
+            # 10, not fewer: the snapshot has pages without a claim (2 in 40), and which pages come first
+            # depends on the crawl's timing; 2 in 10 still meets the 0.8 threshold
+            [ok] = check_sites(sites=["norumors"], sample=10)
             with pytest.raises(RuntimeError, match="misbar: "):
                 check_sites(sites=["norumors", "misbar"], sample=3)
             tables = asyncio.run(artifacts())
     finally:
         server.stop()
-    assert ok["status"] == "ok" and ok["claims"] == 3 and ok["title"] == 1.0
+    assert ok["status"] == "ok" and ok["claims"] == 10 and ok["title"] == 1.0
     assert len(tables) == 2 and "misbar" in str(tables)
