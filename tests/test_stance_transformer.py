@@ -106,7 +106,7 @@ def test_a_fixed_seed_gives_identical_results_and_another_seed_does_not(tiny_con
 
 
 def test_early_stopping_halts_after_patience_epochs_without_dev_gain(
-    tiny_config: TransformerConfig, caplog: pytest.LogCaptureFixture
+    tiny_config: TransformerConfig, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A learning rate this small cannot move the predictions, so dev macro-F1 never improves.
     config = replace(tiny_config, learning_rate=1e-12, epochs=10, patience=2)
@@ -118,6 +118,10 @@ def test_early_stopping_halts_after_patience_epochs_without_dev_gain(
     assert len(set(model.outcome.dev_macro_f1)) == 1
     epochs = [r.epoch for r in caplog.records if r.getMessage() == "dev evaluation"]
     assert epochs == [1, 2, 3]
+    # The Trainer's loss records reach the log, one per epoch, and never stdout (the CLI's tables).
+    losses = [r for r in caplog.records if r.getMessage() == "training progress" and hasattr(r, "loss")]
+    assert [round(r.epoch) for r in losses] == [1, 2, 3]
+    assert "loss" not in capsys.readouterr().out
 
 
 def test_without_a_dev_split_whole_claims_are_held_out(tiny_config: TransformerConfig) -> None:

@@ -23,6 +23,8 @@ from transformers import (
     EvalPrediction,
     PreTrainedModel,
     PreTrainedTokenizerBase,
+    PrinterCallback,
+    ProgressCallback,
     Trainer,
     TrainerCallback,
     TrainingArguments,
@@ -138,6 +140,21 @@ class EpochLog(TrainerCallback):
                                           "dev_accuracy": metrics.get("eval_accuracy")})
 
 
+class LoggedProgress(ProgressCallback):
+    """The Trainer's progress bars (stderr), with its loss records sent to the log instead of stdout.
+
+    The stock callbacks print each record (``{'loss': ...}``) to stdout, which belongs to the CLI's
+    tables and JSON; a piped ``arastance train`` would otherwise mix the two. Dev evaluations are
+    logged by :class:`EpochLog`, so only the training records are logged here.
+    """
+
+    def on_log(self, args: TrainingArguments, state: Any, control: Any, logs: dict[str, Any] | None = None,
+               **kwargs: Any) -> None:
+        record = {key: value for key, value in (logs or {}).items() if key != "total_flos"}
+        if state.is_world_process_zero and record and not any(key.startswith("eval_") for key in record):
+            log.info("training progress", extra=record)
+
+
 @dataclass(frozen=True)
 class FineTuneArguments:
     """The knobs of one fine-tuning run; :meth:`training_arguments` maps them onto the Trainer's."""
@@ -240,6 +257,9 @@ def fine_tune(
         compute_metrics=DevMetrics(labels),
         callbacks=[EarlyStoppingCallback(early_stopping_patience=arguments.patience), EpochLog()] if with_dev else None,
     )
+    trainer.remove_callback(PrinterCallback)
+    trainer.remove_callback(ProgressCallback)
+    trainer.add_callback(LoggedProgress())
     started = time.monotonic()
     trainer.train()
     history = tuple(float(entry[f"eval_{METRIC}"]) for entry in trainer.state.log_history if f"eval_{METRIC}" in entry)
