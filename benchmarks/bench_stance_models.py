@@ -86,6 +86,8 @@ e5 engines, 2026-12-01, quiet machine (load average 1.4-1.9), same settings:
 
 With onnx activations quantised per batch of 32 (a text's vector then depends on its neighbours;
 not adopted): Khouja .806 at 82 cold p/s, cascade .761 at 178; Baly .502 at 51, cascade .502 at 59.
+full_diff_onnx with e5_words 10 instead of 16: Khouja .777 at 78 cold p/s (its headlines are short
+already), Baly .512 at 64; not adopted (Khouja loses more than the noise and gains no speed).
 """
 
 from __future__ import annotations
