@@ -32,7 +32,7 @@ def _statements() -> list[str]:
 def test_readme_sql_runs_with_the_command_python_and_the_cli(isolated_settings: Path) -> None:
     open_warehouse(isolated_settings / "data" / "warehouse.duckdb").close()  # migrated, published
     statements = _statements()
-    assert len(statements) == 5
+    assert len(statements) == 6
     runner = CliRunner()
     for statement in statements:
         result = runner.invoke(app, ["sql", "--format", "csv", statement])

@@ -118,3 +118,21 @@ def test_model_runs_and_evaluations_in_the_warehouse(warehouse) -> None:
         store_evaluation(warehouse, "r2", "khouja", "dev", ev.as_metrics())
     with pytest.raises(WarehouseError, match="no model run 'r2' to finish"):
         finish_run(warehouse, "r2", succeeded=True)
+
+
+def test_a_recorded_run_holds_what_training_chose_queryable_in_sql(warehouse, tmp_path: Path) -> None:
+    from tasks.stance.runs import record_run, train_and_save
+
+    path = warehouse.path
+    warehouse.close()
+    model = CpuStanceModel(CpuModelConfig(variant="tfidf_sim", e5_mode="static"))  # auto-tuned C
+    trained = train_and_save(model, tiny_examples(), tmp_path / "models", "warehouse")
+    assert model.tuned  # the tiny corpus has enough claims to cross-validate
+    record_run(path, trained.run, [], artifact_path=trained.directory)
+    with open_warehouse(path, read_only=True) as wh:
+        [row] = wh.query("SELECT config->>'$.tuned.C' AS c, config->>'$.e5_mode' AS mode, "
+                         "json_array_length(config->'$.tuned.candidates') AS tried, "
+                         "CAST(config->>'$.train_seconds' AS DOUBLE) AS seconds FROM model_runs")
+    assert float(row["c"]) == model.tuned["C"] and row["mode"] == "static"
+    assert row["tried"] == len(model.tuned["candidates"]) >= 2
+    assert row["seconds"] == pytest.approx(trained.train_seconds, abs=0.1)

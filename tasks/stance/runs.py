@@ -103,15 +103,17 @@ def train_and_save(model: StanceModel, train: Sequence[StanceExample], out_dir: 
     """Fit ``model`` on ``train`` (``dev`` for early stopping where the model does it) and save it
     under ``out_dir/<run id>`` with its provenance."""
     require_labels(train, model.labels)
-    run = ModelRun(
-        run_id=new_run_id(model), model_name=model.name, model_kind=model.kind,
-        config={**model.describe(), "dataset": dataset, "train_pairs": len(train)},
-        data_fingerprint=data_fingerprint(train), code_version=code_version(),
-        started_at=datetime.now(timezone.utc).replace(tzinfo=None),
-    )
+    run_id, started_at = new_run_id(model), datetime.now(timezone.utc).replace(tzinfo=None)
     started = time.perf_counter()
     model.fit(train, dev)
     seconds = time.perf_counter() - started
+    # described once fitted, so that the warehouse row holds what training chose (the CPU model's tuned
+    # C, e5 weight and cascade threshold; a transformer's epochs), not only what was asked for
+    run = ModelRun(
+        run_id=run_id, model_name=model.name, model_kind=model.kind,
+        config={**model.describe(), "dataset": dataset, "train_pairs": len(train), "train_seconds": round(seconds, 1)},
+        data_fingerprint=data_fingerprint(train), code_version=code_version(), started_at=started_at,
+    )
     directory = model.save(Path(out_dir) / run.run_id, run_id=run.run_id, dataset=dataset,
                            data_fingerprint=run.data_fingerprint, code_version=run.code_version,
                            train_seconds=round(seconds, 1))
