@@ -12,10 +12,11 @@ no single setting is good on both, while the cross-validated choice is, and it u
 
 ``e5_mode='cascade'`` trains two pipelines: one with static e5 word vectors (no e5 pass on new
 text, 1,000+ pairs/s) answers every pair it is sure of, and the contextual one (one e5 pass per new
-text, 22-41 new pairs/s on 2 cores) answers the rest. "Sure" is a probability threshold fixed at training
-(so a pair's answer does not depend on its batch): a quantile of the static model's confidence on
-held-out training folds, the share of pairs below it chosen by those folds' macro-F1 and capped at
-``cascade_share`` (the speed budget: about that share of new pairs at most reaches e5).
+text, 53-76 new pairs/s on 2 cores with the onnx engine) answers the rest. "Sure" is a probability
+threshold fixed at training (so a pair's answer does not depend on its batch): a quantile of the
+static model's confidence on held-out training folds, the share of pairs below it chosen by those
+folds' macro-F1 and capped at ``cascade_share`` (the speed budget: about that share of new pairs at
+most reaches e5).
 """
 
 from __future__ import annotations
