@@ -17,6 +17,9 @@ from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
+from arastance.logging import get_logger
+from flows.runners import warehouse_busy
+from tasks.stance.datasets import DatasetError
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme, scheme_of
 from tasks.stance.metrics import plot_confusion
@@ -32,11 +35,26 @@ from tasks.stance.runs import (
 )
 from warehouse.model_runs import ModelRun
 
+log = get_logger(__name__)
 
-@task(retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE)
+
+@task(retries=2, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def load_split_task(dataset: str, path: Path, split: str, scheme: Scheme | None) -> list[StanceExample]:
-    """One split of a corpus (retried: the warehouse may be busy with another writer)."""
+    """One split of a corpus (retried while another writer holds the warehouse; a missing or malformed
+    file fails at once, naming itself)."""
     return load_examples(dataset, path, split, scheme)
+
+
+@task(retries=2, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
+def load_optional_split_task(dataset: str, path: Path, split: str, scheme: Scheme | None) -> list[StanceExample] | None:
+    """One split that may be absent (a corpus whose test split is withheld): None, with a warning,
+    when it cannot be read, so that the Prefect UI shows no failed task for an expected absence."""
+    try:
+        return load_examples(dataset, path, split, scheme)
+    except DatasetError as exc:
+        log.warning("split not evaluated: it cannot be read", extra={"dataset": dataset, "split": split,
+                                                                     "reason": str(exc)})
+        return None
 
 
 @task(cache_policy=NO_CACHE)
@@ -44,7 +62,7 @@ def evaluate_task(model: StanceModel, examples: list[StanceExample], dataset: st
     return evaluate_split(model, examples, dataset, split)
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def record_task(warehouse_path: Path, run: ModelRun, results: list[SplitResult], artifact_path: Path | None) -> None:
     """Store the run and its metrics (retried while another writer holds the warehouse)."""
     record_run(warehouse_path, run, results, artifact_path=artifact_path)

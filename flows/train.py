@@ -15,16 +15,12 @@ from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
-from arastance.logging import get_logger
-from flows.evaluate import evaluate_task, load_split_task, publish_results, record_task, summary
-from tasks.stance.datasets import DatasetError
+from flows.evaluate import evaluate_task, load_optional_split_task, load_split_task, publish_results, record_task, summary
 from tasks.stance.examples import StanceExample
 from tasks.stance.model import StanceModel, create_model
 from tasks.stance.model_card import write_model_card
 from tasks.stance.runs import TrainedModel, corpus_scheme, dataset_path, model_options, train_and_save
 from tasks.stage_locks import locked_stage
-
-log = get_logger(__name__)
 
 
 @task(cache_policy=NO_CACHE)
@@ -82,14 +78,12 @@ def train_stance_model(
                               e5_mode=e5_mode, e5_engine=e5_engine, frozen_layers=frozen_layers)
     model = create_model(chosen_kind, settings.model, chosen, embedding_cache=settings.embedding_cache, **overrides)
     train = load_split_task(dataset, source, "train", chosen)
-    evaluation: dict[str, list[StanceExample]] = {}
-    for split in eval_splits or ["dev", "test"]:
-        try:
-            evaluation[split] = load_split_task(dataset, source, split, chosen)
-        except DatasetError as exc:
-            if eval_splits or split != "test":  # only an unrequested test split may be absent
-                raise
-            log.warning("no test split to evaluate on", extra={"dataset": dataset, "reason": str(exc)})
+    evaluation: dict[str, list[StanceExample]] = {split: load_split_task(dataset, source, split, chosen)
+                                                  for split in eval_splits or ["dev"]}
+    if not eval_splits:  # only an unrequested test split may be absent (the public corpora withhold theirs)
+        test = load_optional_split_task(dataset, source, "test", chosen)
+        if test is not None:
+            evaluation["test"] = test
     trained = train_task(quote(model), quote(train), Path(out_dir) if out_dir else settings.models_dir, dataset,
                          quote(evaluation.get("dev")))
     results = [evaluate_task(quote(model), quote(examples), dataset, split) for split, examples in evaluation.items()]

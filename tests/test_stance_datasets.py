@@ -218,6 +218,37 @@ def test_warehouse_gold_pairs_by_split_with_claim_override(warehouse, tmp_path: 
         load_split("warehouse", path, "test")
 
 
+def test_a_warehouse_held_by_a_writer_stays_a_busy_error_which_the_flows_retry(warehouse) -> None:
+    """Every other warehouse failure becomes a DatasetError naming the file; a busy one must keep its
+    type, since the flows' retry condition (``warehouse_busy``) retries that alone."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(f"""
+        import functools
+        import tasks.stance.datasets.warehouse_gold as gold
+        from tasks.stance.datasets import load_split
+        gold.open_warehouse = functools.partial(gold.open_warehouse, wait_s=0.5)  # not the 30 s default
+        try:
+            load_split("warehouse", {str(warehouse.path)!r}, "train")
+        except Exception as exc:
+            print(type(exc).__name__, exc)
+    """)
+    # this test's process holds the write connection: the loader's process finds the file locked
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.stdout.startswith("WarehouseBusyError"), done.stdout + done.stderr
+    assert "locked by another process" in done.stdout
+
+    from flows.runners import warehouse_busy
+    from prefect.states import Failed
+    from warehouse import WarehouseBusyError
+
+    assert warehouse_busy(None, None, Failed(data=WarehouseBusyError("busy")))
+    assert not warehouse_busy(None, None, Failed(data=DatasetError("dev.csv, line 2: unknown stance label")))
+
+
 def test_warehouse_claims_left_out_of_the_dataset_never_reach_the_models(warehouse, tmp_path: Path) -> None:
     now = datetime(2024, 1, 1)
     warehouse.insert_rows("claims", [{"claim_id": cid, "source_id": "dabegad", "url": f"https://d/{cid}",

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from helpers_stance import khouja_rows, tiny_examples, write_khouja
+from prefect.client.schemas.objects import StateType
 from prefect.testing.utilities import prefect_test_harness
 from typer.testing import CliRunner
 
@@ -60,6 +61,15 @@ def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -
         bad = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--variant", "tfidf"])
         assert bad.exit_code == 2
         assert "dev.csv, line 2: unknown stance label 'maybe'" in bad.output
+
+        with get_client(sync_client=True) as client:
+            task_runs = client.read_task_runs()
+        # what an operator sees: the withheld test split is no failed task, and the malformed dev
+        # file failed once, not retried (only a busy warehouse is)
+        failed = [t for t in task_runs if t.state_type == StateType.FAILED]
+        assert [(t.name.split("-")[0], t.run_count) for t in failed] == [("load_split_task", 1)]
+        optional = [t for t in task_runs if t.name.startswith("load_optional_split_task")]
+        assert optional and all(t.state_type == StateType.COMPLETED for t in optional)
 
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
         runs = model_runs(wh)  # the failed training stored nothing

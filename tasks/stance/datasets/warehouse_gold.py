@@ -8,7 +8,7 @@ from pathlib import Path
 from tasks.stance.datasets.common import DatasetError, check_scheme, check_split, parse_label, require_text
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
-from warehouse.connection import WarehouseError, open_warehouse, warehouse_exists
+from warehouse.connection import WarehouseBusyError, WarehouseError, open_warehouse, warehouse_exists
 from warehouse.model_runs import gold_examples
 
 
@@ -29,6 +29,8 @@ class WarehouseGold:
         try:
             with open_warehouse(self.path, read_only=True) as wh:
                 rows = gold_examples(wh, split)
+        except WarehouseBusyError:
+            raise  # passing: the flows retry it, and only it
         except WarehouseError as exc:
             raise DatasetError(f"{self.path}: {exc}") from None
         for row in rows:
