@@ -38,14 +38,16 @@ from warehouse.model_runs import ModelRun
 log = get_logger(__name__)
 
 
-@task(retries=2, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
+@task(retries=2, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE,
+      task_run_name="load-{dataset}-{split}")
 def load_split_task(dataset: str, path: Path, split: str, scheme: Scheme | None) -> list[StanceExample]:
     """One split of a corpus (retried while another writer holds the warehouse; a missing or malformed
     file fails at once, naming itself)."""
     return load_examples(dataset, path, split, scheme)
 
 
-@task(retries=2, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
+@task(retries=2, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE,
+      task_run_name="load-{dataset}-{split}-if-present")
 def load_optional_split_task(dataset: str, path: Path, split: str, scheme: Scheme | None) -> list[StanceExample] | None:
     """One split that may be absent (a corpus whose test split is withheld): None, with a warning,
     when it cannot be read, so that the Prefect UI shows no failed task for an expected absence."""
@@ -57,12 +59,13 @@ def load_optional_split_task(dataset: str, path: Path, split: str, scheme: Schem
         return None
 
 
-@task(cache_policy=NO_CACHE)
+@task(cache_policy=NO_CACHE, task_run_name="evaluate-{dataset}-{split}")
 def evaluate_task(model: StanceModel, examples: list[StanceExample], dataset: str, split: str) -> SplitResult:
     return evaluate_split(model, examples, dataset, split)
 
 
-@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE,
+      task_run_name="record-{run.run_id}")
 def record_task(warehouse_path: Path, run: ModelRun, results: list[SplitResult], artifact_path: Path | None) -> None:
     """Store the run and its metrics (retried while another writer holds the warehouse)."""
     record_run(warehouse_path, run, results, artifact_path=artifact_path)

@@ -23,7 +23,7 @@ from tasks.stance.runs import TrainedModel, corpus_scheme, dataset_path, model_o
 from tasks.stage_locks import locked_stage
 
 
-@task(cache_policy=NO_CACHE)
+@task(cache_policy=NO_CACHE, task_run_name="train-on-{dataset}")
 def train_task(model: StanceModel, train: list[StanceExample], out_dir: Path, dataset: str,
                dev: list[StanceExample] | None) -> TrainedModel:
     return train_and_save(model, train, out_dir, dataset, dev)

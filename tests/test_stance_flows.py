@@ -67,9 +67,13 @@ def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -
         # what an operator sees: the withheld test split is no failed task, and the malformed dev
         # file failed once, not retried (only a busy warehouse is)
         failed = [t for t in task_runs if t.state_type == StateType.FAILED]
-        assert [(t.name.split("-")[0], t.run_count) for t in failed] == [("load_split_task", 1)]
-        optional = [t for t in task_runs if t.name.startswith("load_optional_split_task")]
+        assert [(t.name, t.run_count) for t in failed] == [("load-khouja-dev", 1)]
+        optional = [t for t in task_runs if t.name == "load-khouja-test-if-present"]
         assert optional and all(t.state_type == StateType.COMPLETED for t in optional)
+        # task runs are named for what they work on
+        names = {t.name for t in task_runs}
+        assert {"load-khouja-train", "train-on-khouja", "evaluate-khouja-dev"} <= names
+        assert any(name.startswith("record-") and "tfidf_sim" in name for name in names)
 
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
         runs = model_runs(wh)  # the failed training stored nothing
