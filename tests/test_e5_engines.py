@@ -169,3 +169,26 @@ def test_onnx_is_the_default_engine_of_the_settings_the_model_and_the_embedder()
     assert ModelSettings().e5_engine == e5_engines.DEFAULT_ENGINE == "onnx"
     assert CpuModelConfig().e5_engine == CpuModelConfig.from_settings(ModelSettings()).e5_engine == "onnx"
     assert E5Embedder().engine == "onnx"
+
+
+def test_an_export_cache_that_cannot_be_written_is_a_clear_error_in_predict(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+
+    examples = tiny_examples()
+    directory = CpuStanceModel(CpuModelConfig(variant="sim_e5", auto_tune=False)).fit(examples).save(tmp_path / "m")
+    not_a_directory = tmp_path / "cache-file"
+    not_a_directory.write_text("", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(not_a_directory))  # a new machine whose cache path is a file
+    e5_engines._exported_engine.cache_clear()  # the engine loaded above would hide the export
+    try:
+        result = CliRunner().invoke(app, ["predict", "--model", str(directory), "--claim", "خبر لم يره النموذج",
+                                          "--article", "نص جديد لم يره النموذج من قبل"])
+    finally:
+        e5_engines._exported_engine.cache_clear()
+    assert result.exit_code == 2, result.output
+    message = " ".join(result.output.split())
+    assert f"cannot write the e5 export {not_a_directory}/arastance/" in message
+    assert "Not a directory" in message and "XDG_CACHE_HOME" in message

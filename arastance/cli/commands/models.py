@@ -96,7 +96,6 @@ def predict(
     s = settings()
     from tasks.stance.examples import StanceExample
     from tasks.stance.model import load_model
-    from tasks.stance.persistence import ModelFormatError
 
     texts = list(article)
     if articles_file is not None:
@@ -106,13 +105,13 @@ def predict(
         fail("--claim is empty")
     if not texts:
         fail("give at least one non-empty --article or an --articles-file")
-    try:
-        loaded = load_model(model, embedding_cache=s.embedding_cache)
-    except ModelFormatError as exc:
-        fail(str(exc))
     examples = [StanceExample(claim=claim, article=t, label=None, claim_id="cli", article_id=str(i))
                 for i, t in enumerate(texts)]
-    proba = loaded.predict_proba(examples)
+    try:
+        loaded = load_model(model, embedding_cache=s.embedding_cache)
+        proba = loaded.predict_proba(examples)
+    except ValueError as exc:  # a ModelFormatError, or an e5 export that cannot be written, each naming its file
+        fail(str(exc))
     out = [{"article": i, "label": loaded.labels[int(row.argmax())],
             "probabilities": {lab: round(float(p), 4) for lab, p in zip(loaded.labels, row)}}
            for i, row in enumerate(proba)]
