@@ -95,6 +95,17 @@ With onnx activations quantised per batch of 32 (a text's vector then depends on
 not adopted): Khouja .806 at 82 cold p/s, cascade .761 at 178; Baly .502 at 51, cascade .502 at 59.
 full_diff (onnx) with e5_words 10 instead of 16: Khouja .777 at 78 cold p/s (its headlines are short
 already), Baly .512 at 64; not adopted (Khouja loses more than the noise and gains no speed).
+
+2026-12-02, load average 1.4-1.7, after the cascade stopped recomputing the non-e5 feature blocks of the
+pairs it passes on (same dev macro-F1; cold speed varies about 1.3x between runs, see the README's A/B):
+
+    variant                  Baly F1  cold / warm p/s  train s   Khouja F1  cold / warm p/s  train s
+    full_diff_cascade (onnx) .502      71 / 161        329       .778       173 /   920      133
+    full_diff_static         .543     114 / 149        147       .690       697 /   998       58
+
+Hedging and reported-speech cues (قال، بحسب، مصادر ...) and confirmation cues (أكد، رسميا ...) as two
+more cue sets, for Baly's weak discuss class: static (C 0.3, e5 weight 1) .543 -> .502 (hedging) and
+.512 (both); contextual .502 -> .475 (both). Not adopted.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import pytest
 from helpers_stance import record_e5_inputs, tiny_examples
 
 from tasks.stance.cpu_model import FAST_MODEL_FILE, CpuModelConfig, CpuStanceModel, choose_route, tune
+from tasks.stance.features import E5Features, EvidenceStep, SimilarityFeatures
 from tasks.stance.persistence import ModelFormatError
 
 
@@ -111,6 +112,24 @@ def test_a_cold_predict_runs_e5_only_on_the_routed_pairs(cascade, monkeypatch: p
     cascade_texts = embedded(lambda m: m.predict(pairs))
     assert cascade_texts == embedded(lambda m: m._proba(m.pipeline, routed))  # the routed pairs' texts, no more
     assert cascade_texts < embedded(lambda m: m._proba(m.pipeline, pairs))  # contextual alone embeds more
+
+
+def test_a_routed_pair_reuses_every_block_but_e5_from_the_static_pass(cascade, monkeypatch: pytest.MonkeyPatch) -> None:
+    model, _, _ = cascade
+    pairs = _unseen(tiny_examples())
+    rows: dict[str, int] = {"evidence": 0, "similarity": 0, "e5": 0}
+    for name, cls in (("evidence", EvidenceStep), ("similarity", SimilarityFeatures), ("e5", E5Features)):
+        def counting(self, X, _transform=cls.transform, _name=name):
+            rows[_name] += len(X)
+            return _transform(self, X)
+        monkeypatch.setattr(cls, "transform", counting)
+    proba = model.predict_proba(pairs)
+    monkeypatch.undo()
+    routed = int((model._proba(model.fast_pipeline, pairs).max(axis=1) < model.cascade["route_below"]).sum())
+    assert 0 < routed < len(pairs)
+    # evidence and the similarity block once per pair; e5 once per pair (static) and again per routed pair
+    assert rows == {"evidence": len(pairs), "similarity": len(pairs), "e5": len(pairs) + routed}
+    np.testing.assert_allclose(proba, model.predict_proba(pairs))
 
 
 def test_the_saved_cascade_keeps_both_pipelines_and_its_threshold(cascade) -> None:

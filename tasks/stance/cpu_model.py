@@ -11,12 +11,13 @@ articles want a weak e5 block and strong regularisation, Khouja's headline pairs
 no single setting is good on both, while the cross-validated choice is, and it uses no dev data.
 
 ``e5_mode='cascade'`` trains two pipelines: one with static e5 word vectors (no e5 pass on new
-text, 1,000+ pairs/s) answers every pair it is sure of, and the contextual one (one e5 pass per new
-text, 53-76 new pairs/s on 2 cores with the onnx engine) answers the rest. "Sure" is a probability
+text: 114-697 new pairs/s on 2 cores) answers every pair it is sure of, and the contextual one
+(one e5 pass per new text, 53-76 new pairs/s with the onnx engine) answers the rest. "Sure" is a probability
 threshold fixed at training (so a pair's answer does not depend on its batch): a quantile of the
 static model's confidence on held-out training folds, the share of pairs below it chosen by those
 folds' macro-F1 and capped at ``cascade_share`` (the speed budget: about that share of new pairs at
-most reaches e5).
+most reaches e5). The two pipelines differ only in their e5 block and classifier, so a pair's
+evidence and other feature blocks are computed once, by the static pass, and reused for it if routed.
 """
 
 from __future__ import annotations
@@ -392,10 +393,12 @@ class CpuStanceModel:
     def _proba(self, pipeline: Pipeline, examples: Sequence[Any]) -> np.ndarray:
         """``pipeline``'s probabilities with one column per label of the scheme (0 for labels never trained on);
         ``examples`` are whatever its first step reads (pairs, or evidence views for a pipeline's tail)."""
-        proba = pipeline.predict_proba(list(examples))
-        out = np.zeros((len(examples), len(self.labels)))
-        for j, label in enumerate(pipeline.classes_):
-            out[:, self.labels.index(str(label))] = proba[:, j]
+        return self._by_label(pipeline.classes_, pipeline.predict_proba(list(examples)))
+
+    def _by_label(self, classes: Sequence[Any], proba: np.ndarray) -> np.ndarray:
+        """``proba`` (columns: a classifier's ``classes``) with one column per label of the scheme."""
+        out = np.zeros((len(proba), len(self.labels)))
+        out[:, [self.labels.index(str(label)) for label in classes]] = proba
         return out
 
     def predict_proba(self, examples: Sequence[StanceExample]) -> np.ndarray:
@@ -407,14 +410,27 @@ class CpuStanceModel:
         pipeline = self._fitted()
         if self.fast_pipeline is None or not len(examples):
             return self._proba(pipeline, examples)
-        # both pipelines select evidence with the same settings: select it once, then run their tails
+        # Both pipelines select evidence with the same settings and fit every block but e5 on the same
+        # views (unsupervised, deterministic: vocabularies, idf, scalers), so evidence and those blocks are
+        # computed once; a routed pair costs only its contextual e5 block and the second classifier.
         views = pipeline.named_steps["evidence"].transform(list(examples))
-        proba = self._proba(self.fast_pipeline[1:], views)
+        blocks = {name: step.transform(views) for name, step in self.fast_pipeline.named_steps["features"].transformer_list}
+        proba = self._classifier_proba(self.fast_pipeline, blocks)
         routed = np.flatnonzero(proba.max(axis=1) < self.cascade["route_below"])
         if routed.size:
-            proba[routed] = self._proba(pipeline[1:], [views[i] for i in routed])
+            e5 = dict(pipeline.named_steps["features"].transformer_list)["e5"].transform([views[i] for i in routed])
+            proba[routed] = self._classifier_proba(
+                pipeline, {name: e5 if name == "e5" else block[routed] for name, block in blocks.items()})
         log.info("cascade routed pairs to contextual e5", extra={"pairs": len(examples), "routed": int(routed.size)})
         return proba
+
+    def _classifier_proba(self, pipeline: Pipeline, blocks: dict[str, Any]) -> np.ndarray:
+        """``pipeline``'s probabilities (columns as :meth:`_proba`) on feature ``blocks`` computed outside it,
+        joined in the order of its feature union, as the union itself joins them."""
+        parts = [blocks[name] for name, _ in pipeline.named_steps["features"].transformer_list]
+        matrix = sparse.hstack(parts).tocsr() if any(sparse.issparse(p) for p in parts) else np.hstack(parts)
+        classifier = pipeline.named_steps["classifier"]
+        return self._by_label(classifier.classes_, classifier.predict_proba(matrix))
 
     def predict(self, examples: Sequence[StanceExample]) -> list[str]:
         proba = self.predict_proba(examples)
