@@ -9,6 +9,7 @@ import pytest
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from arastance.base.arabic import normalize, tokenize
+from tasks.stance import vectorizers
 from tasks.stance.vectorizers import ReusingTfidfVectorizer, char_wb_ngrams
 
 TRAIN = [
@@ -50,3 +51,31 @@ def test_word_memory_follows_a_refit_and_is_not_pickled() -> None:
     expected = TfidfVectorizer(analyzer="char_wb", preprocessor=normalize, ngram_range=(2, 3)).fit(
         ["كلمة أخرى تماما"]).transform(NEW)
     assert (refit.transform(NEW) != expected).nnz == 0
+
+
+@pytest.mark.parametrize("fit", ["fit", "fit_transform"])
+def test_a_loaded_vectorizer_knows_its_training_words_and_cuts_n_grams_only_for_new_ones(
+        fit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = SETTINGS[0]
+    vectorizer = ReusingTfidfVectorizer(dtype=np.float32, **settings)
+    getattr(vectorizer, fit)(iter(TRAIN))  # any iterable, as scikit-learn's
+    loaded = pickle.loads(pickle.dumps(vectorizer))
+    assert "_word_ids" not in loaded.__dict__
+    training_words = {w for doc in TRAIN for w in normalize(doc).split()}
+    assert set(loaded.word_table_.words) == training_words
+    cut: list[str] = []
+    real = vectorizers.char_wb_ngrams
+    monkeypatch.setattr(vectorizers, "char_wb_ngrams", lambda word, ngram_range: cut.append(word) or real(word, ngram_range))
+    got = loaded.transform(NEW)
+    new_words = {w for doc in NEW for w in normalize(doc).split()} - training_words
+    assert set(cut) == new_words == {"vaccine", "الجديد", "و"}
+    expected = TfidfVectorizer(dtype=np.float32, **settings).fit(TRAIN).transform(NEW)
+    assert (got != expected).nnz == 0
+    # a model pickled before the table existed still transforms the same, cutting every word
+    old = pickle.loads(pickle.dumps(vectorizer))
+    del old.word_table_
+    assert (old.transform(NEW) != expected).nnz == 0 and "لقاح" in cut
+
+
+def test_only_character_vectorizers_keep_a_word_table() -> None:
+    assert not hasattr(ReusingTfidfVectorizer(dtype=np.float32, **SETTINGS[2]).fit(TRAIN), "word_table_")
