@@ -1,5 +1,8 @@
 """The command line: stage commands listed, SQL read-only by default, config errors named."""
 
+import sys
+
+import pytest
 from typer.testing import CliRunner
 
 from arastance.cli import app
@@ -40,3 +43,20 @@ def test_config_show_masks_secrets(monkeypatch) -> None:
     result = runner.invoke(app, ["config", "show"])
     assert result.exit_code == 0
     assert "brv-secret-123" not in result.output and "****" in result.output
+
+
+def test_the_entry_point_gives_prefect_time_to_start_its_first_server_and_keeps_an_operators_values(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from prefect.settings import Settings
+
+    from arastance.cli import main
+
+    monkeypatch.delenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", raising=False)
+    monkeypatch.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "true")
+    monkeypatch.setattr(sys, "argv", ["arastance", "--help"])
+    with pytest.raises(SystemExit) as stop:
+        main()
+    assert stop.value.code == 0
+    settings = Settings()  # what a flow command's temporary server will read
+    assert settings.server.ephemeral.startup_timeout_seconds == 180  # Prefect's own default is 20
+    assert settings.server.analytics_enabled is True

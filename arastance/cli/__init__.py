@@ -7,6 +7,7 @@ Each stage adds its commands in its own module of :mod:`arastance.cli.commands`,
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -34,11 +35,21 @@ def _register_commands() -> None:
 _register_commands()
 
 
+# Prefect settings for the temporary server that a flow command starts when no PREFECT_API_URL is set.
+# Its first start on a machine creates and migrates its database: about 50 s on 2 cores, past
+# Prefect's 20 s, after which `arastance train` failed with a traceback. Offline, telemetry only
+# logs errors. An operator's own values win.
+PREFECT_DEFAULTS = {"PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180",
+                    "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+
+
 def main() -> None:
     """Console-script entry point: configuration errors and a stage already running end the run
     with their message (not a traceback)."""
     from tasks.stage_locks import StageBusyError
 
+    for name, value in PREFECT_DEFAULTS.items():
+        os.environ.setdefault(name, value)
     try:
         app()
     except (SettingsError, StageBusyError) as exc:  # raised outside a command's own handling

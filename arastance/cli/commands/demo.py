@@ -38,9 +38,6 @@ def demo(
                                             "invented claims never mix with real ones)"),
 ) -> None:
     """Run every stage on the offline demo world, then print the dataset and model tables."""
-    # A loaded 2-core machine can take longer than Prefect's default to start its temporary server.
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")  # offline: no telemetry errors
     demo_dir = data_dir or settings().data_dir / "demo"
     os.environ["ARASTANCE_DATA_DIR"] = str(demo_dir)
     os.environ["ARASTANCE_WAREHOUSE_PATH"] = str(demo_dir / "warehouse.duckdb")
