@@ -65,7 +65,8 @@ def test_a_loaded_vectorizer_knows_its_training_words_and_cuts_n_grams_only_for_
     assert set(loaded.word_table_.words) == training_words
     cut: list[str] = []
     real = vectorizers.char_wb_ngrams
-    monkeypatch.setattr(vectorizers, "char_wb_ngrams", lambda word, ngram_range: cut.append(word) or real(word, ngram_range))
+    monkeypatch.setattr(vectorizers, "char_wb_ngrams",
+                        lambda word, ngram_range: cut.append(word) or real(word, ngram_range))
     got = loaded.transform(NEW)
     new_words = {w for doc in NEW for w in normalize(doc).split()} - training_words
     assert set(cut) == new_words == {"vaccine", "الجديد", "و"}

@@ -414,7 +414,8 @@ class CpuStanceModel:
         # views (unsupervised, deterministic: vocabularies, idf, scalers), so evidence and those blocks are
         # computed once; a routed pair costs only its contextual e5 block and the second classifier.
         views = pipeline.named_steps["evidence"].transform(list(examples))
-        blocks = {name: step.transform(views) for name, step in self.fast_pipeline.named_steps["features"].transformer_list}
+        fast_features = self.fast_pipeline.named_steps["features"]
+        blocks = {name: step.transform(views) for name, step in fast_features.transformer_list}
         proba = self._classifier_proba(self.fast_pipeline, blocks)
         routed = np.flatnonzero(proba.max(axis=1) < self.cascade["route_below"])
         if routed.size:
