@@ -103,6 +103,13 @@ pairs it passes on (same dev macro-F1; cold speed varies about 1.3x between runs
     full_diff_cascade (onnx) .502      71 / 161        329       .778       173 /   920      133
     full_diff_static         .543     114 / 149        147       .690       697 /   998       58
 
+Then with the saved models carrying their training words' character n-gram ids (2026-12-02, load 1.4-1.7):
+
+    variant                  Baly F1  cold / warm p/s  train s   Khouja F1  cold / warm p/s  train s
+    full_diff (dflt, onnx)   .502      52 / 184        191       .792        81 /   959       56
+    full_diff_static         .543     146 / 146        153       .690     1,067 / 1,156       50
+    full_diff_cascade (onnx) .502      73 / 149        341       .778       194 /   920      107
+
 Hedging and reported-speech cues (قال، بحسب، مصادر ...) and confirmation cues (أكد، رسميا ...) as two
 more cue sets, for Baly's weak discuss class: static (C 0.3, e5 weight 1) .543 -> .502 (hedging) and
 .512 (both); contextual .502 -> .475 (both). Not adopted.
