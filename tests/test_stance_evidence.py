@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from arastance.base.arabic import tokenize
 from tasks.stance.evidence import bm25_scores, match_tokens_many, select_evidence, split_sentences
 
 CLAIM = "وزارة الصحة تعلن توزيع لقاح جديد مجانا في المدارس"
@@ -69,6 +70,22 @@ def test_sentences_end_at_line_breaks_and_marks_followed_by_space_only() -> None
     text = "الأول. الثاني؟\r\n  الثالث\u00a0!  الرابع 3.5 مليون\n\n\tالخامس."
     assert split_sentences(text) == ["الأول.", "الثاني؟", "الثالث !", "الرابع 3.5 مليون", "الخامس."]
     assert split_sentences("") == [] and split_sentences("\n \n") == []
+
+
+def _strip_one_proclitic(word: str) -> str:
+    """The rule, word by word: the first prefix, in this order, that leaves at least two letters."""
+    for prefix in ("وال", "بال", "فال", "كال", "لل", "ال", "و"):
+        if word.startswith(prefix) and len(word) - len(prefix) >= 2:
+            return word[len(prefix):]
+    return word
+
+
+def test_match_tokens_follow_the_prefix_rule_word_by_word_across_text_boundaries() -> None:
+    texts = ["", "و ول وال والي والد بالبيت ككل لل للي الى", "", "فالأمر كالعادة 12 وو", "والحكومة", ""]
+    expected = [[_strip_one_proclitic(w) for w in tokenize(t)] for t in texts]
+    assert match_tokens_many(texts) == expected
+    assert expected[1][:5] == ["و", "ول", "ال", "الي", "الد"]  # the rule itself, checked by hand
+    assert match_tokens_many([]) == []
 
 
 def test_match_tokens_strip_proclitics_per_text_and_feed_bm25() -> None:

@@ -27,8 +27,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?؟۔])\s+")
 MAX_SENTENCE_WORDS = 60
 _K1, _B = 1.2, 0.75
 # Proclitics stripped for matching only, so that اللقاح matches لقاح and والحكومة matches الحكومة.
-# The first one that leaves at least two letters is removed, tried in this order.
-_PROCLITIC = re.compile(r"(?<!\S)(?:وال|بال|فال|كال|لل|ال|و)(?=\S\S)")
+# The first one that leaves at least two letters is removed, tried in this order. The pattern
+# starts with the space before a word (tokens are joined with spaces): the regular-expression
+# engine jumps from space to space, where a look-behind was tried at every character (2x slower).
+_PROCLITIC = re.compile(r" (?:وال|بال|فال|كال|لل|ال|و)(?=\S\S)")
 
 
 def whitespace_tokens(text: str) -> int:
@@ -60,9 +62,10 @@ def match_tokens_many(texts: Sequence[str]) -> list[list[str]]:
     stay >= 2 letters), in one normalisation pass and one regular-expression pass over all of them.
 
     This runs on every sentence of every article at inference: one call per article instead of
-    one per sentence.
+    one per sentence. Texts are joined by line breaks, which no token contains.
     """
-    return [_PROCLITIC.sub("", " ".join(tokens)).split() for tokens in tokenize_many(texts)]
+    joined = " " + " \n ".join(" ".join(tokens) for tokens in tokenize_many(texts))
+    return [part.split() for part in _PROCLITIC.sub(" ", joined).split("\n")] if texts else []
 
 
 def bm25_scores(query_tokens: Sequence[str], documents: Sequence[Sequence[str]]) -> list[float]:
