@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 from helpers_stance import record_e5_inputs, tiny_examples
 
-from tasks.stance.cpu_model import FAST_MODEL_FILE, CpuModelConfig, CpuStanceModel, choose_route, tune
+from tasks.stance.cpu_model import (
+    FAST_MODEL_FILE,
+    CpuModelConfig,
+    CpuStanceModel,
+    choose_route,
+    tune,
+    tuning_folds,
+)
 from tasks.stance.features import E5Features, EvidenceStep, SimilarityFeatures
 from tasks.stance.persistence import ModelFormatError
 
@@ -48,7 +55,8 @@ def test_the_route_is_chosen_on_held_out_folds_up_to_the_share(cascade) -> None:
         held_out[mode] = tune(config, train, y, model.embedder, grid=((config.C, config.e5_weight),)).held_out
         assert held_out[mode].shape == (len(train), 4)
         np.testing.assert_allclose(held_out[mode].sum(axis=1), 1.0)
-    assert chosen == choose_route(held_out["static"], held_out["contextual"], y, 0.5)
+    folds = [test for _, test in tuning_folds(np.asarray([e.claim_id for e in train]), 3, model.config.seed)]
+    assert chosen == choose_route(held_out["static"], held_out["contextual"], y, 0.5, folds)
     assert [c["share"] for c in chosen["candidates"]] == [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4,
                                                                   0.45, 0.5]
     assert chosen["from"] == "held-out folds" and 0.0 <= chosen["share"] <= 0.5
@@ -68,18 +76,41 @@ def _probabilities(predicted: list[int], confidence: list[float]) -> np.ndarray:
 def test_choose_route_passes_on_the_pairs_the_contextual_model_gets_right_and_only_those() -> None:
     y = np.array(["a"] * 10 + ["b"] * 10)
     truth = [0] * 10 + [1] * 10
+    folds = [np.arange(0, 20, 2), np.arange(1, 20, 2)]  # each fold holds both labels and two unsure pairs
     # the static model is right where sure (0.9) and wrong on its four least sure pairs (0.55)
     unsure = {0, 1, 10, 11}
     fast = _probabilities([1 - t if i in unsure else t for i, t in enumerate(truth)],
                           [0.55 if i in unsure else 0.9 for i in range(20)])
     right = _probabilities(truth, [0.8] * 20)
-    route = choose_route(fast, right, y, max_share=0.5)
+    route = choose_route(fast, right, y, 0.5, folds)
     assert route["share"] == 0.2 and 0.55 < route["route_below"] <= 0.9
     assert max(c["cv_macro_f1"] for c in route["candidates"]) == 1.0
+    assert route["rule"] == "smallest share within one standard error of the best"
     wrong = _probabilities([1 - t for t in truth], [0.8] * 20)
-    assert choose_route(fast, wrong, y, max_share=0.5)["share"] == 0.0  # the contextual model only hurts
-    capped = choose_route(fast, right, y, max_share=0.1)
+    assert choose_route(fast, wrong, y, 0.5, folds)["share"] == 0.0  # the contextual model only hurts
+    capped = choose_route(fast, right, y, 0.1, folds)
     assert capped["share"] <= 0.1 and capped["candidates"][-1]["share"] == 0.1
+
+
+def test_choose_route_does_not_pay_for_a_gain_within_the_spread_of_the_folds() -> None:
+    """Fold B is easy, fold A hard (six sure mistakes): the contextual model fixes A's one unsure pair.
+    That gain (.05) is far below the folds' spread, so no pair is routed; a pooled or mean score alone
+    would route it. Once A's other mistakes are gone the folds agree and the same gain is taken."""
+    y = np.array((["a"] * 10 + ["b"] * 10) * 2)
+    truth = ([0] * 10 + [1] * 10) * 2
+    folds = [np.arange(20), np.arange(20, 40)]
+    right = _probabilities(truth, [0.8] * 40)
+
+    def static(sure_mistakes: set[int]) -> np.ndarray:
+        wrong = sure_mistakes | {0}
+        return _probabilities([1 - t if i in wrong else t for i, t in enumerate(truth)],
+                              [0.55 if i == 0 else 0.9 for i in range(40)])
+
+    noisy = choose_route(static({1, 2, 3, 11, 12, 13}), right, y, 0.5, folds)
+    by_share = {c["share"]: c for c in noisy["candidates"]}
+    gain = by_share[0.05]["cv_macro_f1"] - by_share[0.0]["cv_macro_f1"]
+    assert 0 < gain < by_share[0.05]["cv_se"] and noisy["share"] == 0.0
+    assert choose_route(static(set()), right, y, 0.5, folds)["share"] == pytest.approx(1 / 40)
 
 
 def test_confident_pairs_keep_the_static_answer_and_the_rest_get_the_contextual_one(cascade) -> None:
@@ -172,6 +203,9 @@ def test_the_model_card_says_how_the_cascade_routes(cascade) -> None:
     assert f"at least {model.cascade['route_below']:.3f}; the contextual-e5 model the rest" in card
     assert "For the cascade's static-e5 model: C = " in card
     assert card.count("- routing the least sure ") == len(model.cascade["candidates"]) == 11
+    first = model.cascade["candidates"][0]
+    assert f"- routing the least sure 0%: macro-F1 {first['cv_macro_f1']:.4f} ± {first['cv_se']:.4f}" in card
+    assert "; the smallest share within one standard error of the best)." in card
 
 
 def test_with_one_training_claim_the_threshold_comes_from_the_training_pairs(tmp_path: Path) -> None:

@@ -78,8 +78,10 @@ def render_model_card(manifest: dict[str, Any], train: Sequence[StanceExample],
         cascade = manifest["cascade"]
         lines += ["", f"Cascade: the static-e5 model answers the pairs it gives a probability of at least "
                   f"{cascade['route_below']:.3f}; the contextual-e5 model the rest ({cascade['share']:.0%} of the "
-                  f"training pairs, measured on {cascade['from']})."]
+                  f"training pairs, measured on {cascade['from']}"
+                  + (f"; the {cascade['rule']})." if cascade.get("rule") else ").")]
         lines += [f"- routing the least sure {c['share']:.0%}: macro-F1 {c['cv_macro_f1']:.4f}"
+                  + (f" ± {c['cv_se']:.4f}" if "cv_se" in c else "")  # models saved before 2026-12-02 lack it
                   for c in cascade.get("candidates", [])]
     lines += ["", "## Evaluation", ""]
     if not results:
