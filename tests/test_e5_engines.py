@@ -178,7 +178,8 @@ def test_an_export_cache_that_cannot_be_written_is_a_clear_error_in_predict(tmp_
     from arastance.cli import app
 
     examples = tiny_examples()
-    directory = CpuStanceModel(CpuModelConfig(variant="sim_e5", auto_tune=False)).fit(examples).save(tmp_path / "m")
+    config = CpuModelConfig(variant="sim_e5", auto_tune=False, e5_mode="contextual")  # every new text reaches e5
+    directory = CpuStanceModel(config).fit(examples).save(tmp_path / "m")
     not_a_directory = tmp_path / "cache-file"
     not_a_directory.write_text("", encoding="utf-8")
     monkeypatch.setenv("XDG_CACHE_HOME", str(not_a_directory))  # a new machine whose cache path is a file

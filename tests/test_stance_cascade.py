@@ -216,3 +216,13 @@ def test_with_one_training_claim_the_threshold_comes_from_the_training_pairs(tmp
     assert model.cascade == {"route_below": pytest.approx(float(np.quantile(confidence, 0.5))),
                              "share": pytest.approx(float(np.mean(confidence < np.quantile(confidence, 0.5)))),
                              "from": "training pairs"}
+
+
+def test_a_variant_without_e5_trains_one_pipeline_whatever_the_e5_mode(tmp_path: Path) -> None:
+    train, test = _split(tiny_examples())
+    config = CpuModelConfig(variant="tfidf_sim", e5_mode="cascade")
+    model = CpuStanceModel(config, embedding_cache=tmp_path / "e5.sqlite").fit(train)
+    assert not config.uses_e5 and not config.cascades and CpuModelConfig(variant="full").cascades
+    assert model.fast_pipeline is None and model.cascade == {} and model.name == "cpu-tfidf_sim-select"
+    plain = CpuStanceModel(replace(config, e5_mode="contextual"), embedding_cache=tmp_path / "e5.sqlite").fit(train)
+    np.testing.assert_allclose(model.predict_proba(test), plain.predict_proba(test))

