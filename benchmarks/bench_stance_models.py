@@ -124,6 +124,14 @@ macro-F1, dev share routed, cold p/s on 300 dev pairs in two or three runs): 0.3
 214-255; 0.5 -> 0.45, .777, 37 %; 0.6 -> 0.6, .787, 53 %; 0.75 -> 0.65, .787, 57 %, 126-134;
 0.8 -> 0.7, .788, 63 %, 101-110 (at 0.8); 1 -> 0.8, .802, 74 %. Baly keeps 0 under every cap.
 
+Tried the same day, not adopted: static e5 on Baly (what the cascade answers there) with an evidence
+budget of 100 tokens .518 or 400 tokens .496 (200: .543), with 1 best sentence for the cue and one-side
+features .530 or 5 sentences .506 (3: .543); Khouja's evidence is one sentence, so neither touches it.
+For Khouja's agree class (a paraphrase that changes a word's form, ارتفاع / ارتفعت, reads as an edit):
+replaced-word pairs whose character-trigram Dice (proclitics stripped) is at least 0.5 or 0.6 counted
+as word-form variants instead of swaps, contextual e5: .787 and .773 (agree F1 .733 / .724; .792 and
+.73 without).
+
 Hedging and reported-speech cues (قال، بحسب، مصادر ...) and confirmation cues (أكد، رسميا ...) as two
 more cue sets, for Baly's weak discuss class: static (C 0.3, e5 weight 1) .543 -> .502 (hedging) and
 .512 (both); contextual .502 -> .475 (both). Not adopted.
