@@ -120,9 +120,10 @@ full_diff_contextual the former default):
     full_diff_static         .543     119 / 140        167       .690       652 /   928       58
 
 Khouja by the cap, from one cascade trained with cascade_share 1 (share kept by the rule, dev
-macro-F1, dev share routed, cold p/s on 300 dev pairs in two or three runs): 0.3 -> 0.25, .761, 21 %,
-214-255; 0.5 -> 0.45, .777, 37 %; 0.6 -> 0.6, .787, 53 %; 0.75 -> 0.65, .787, 57 %, 126-134;
-0.8 -> 0.7, .788, 63 %, 101-110 (at 0.8); 1 -> 0.8, .802, 74 %. Baly keeps 0 under every cap.
+macro-F1, dev share routed): 0.3 -> 0.25, .761, 21 %; 0.5 -> 0.45, .777, 37 %; 0.6 -> 0.6, .787, 53 %;
+0.75 -> 0.65, .787, 57 %; 0.8 -> 0.7, .788, 63 %; 1 -> 0.8, .802, 74 %. Baly keeps 0 under every cap.
+Cold p/s on 300 Khouja dev pairs (two or three runs) by the share of training pairs routed: 0.3
+214-255, 0.55 141-153, 0.65 126-134, 0.8 101-110, all 76-84.
 
 Tried the same day, not adopted: static e5 on Baly (what the cascade answers there) with an evidence
 budget of 100 tokens .518 or 400 tokens .496 (200: .543), with 1 best sentence for the cue and one-side
