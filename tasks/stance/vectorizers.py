@@ -77,13 +77,19 @@ class ReusingTfidfVectorizer(TfidfVectorizer):
         """Set ``word_table_``: the feature ids of every distinct word of the training ``documents``."""
         if self.analyzer != "char_wb":
             return
-        preprocess, decode, vocabulary = self.build_preprocessor(), self.decode, self.vocabulary_
+        preprocess, decode = self.build_preprocessor(), self.decode
         words = tuple(dict.fromkeys(w for doc in documents for w in preprocess(decode(doc)).split()))
-        ids = [[vocabulary[g] for g in char_wb_ngrams(w, self.ngram_range) if g in vocabulary] for w in words]
+        ids = [self._feature_ids(w) for w in words]
         offsets = np.zeros(len(words) + 1, dtype=np.int64)
         np.cumsum([len(i) for i in ids], out=offsets[1:])
-        flat = np.fromiter((i for word_ids in ids for i in word_ids), dtype=np.int32, count=int(offsets[-1]))
+        flat = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int32)
         self.word_table_ = WordTable(words, offsets, flat)
+
+    def _feature_ids(self, word: str) -> np.ndarray:
+        """The vocabulary ids of ``word``'s character n-grams (those outside the vocabulary dropped)."""
+        vocabulary = self.vocabulary_
+        return np.fromiter((vocabulary[g] for g in char_wb_ngrams(word, self.ngram_range) if g in vocabulary),
+                           dtype=np.int32)
 
     def transform(self, raw_documents: Iterable[str]) -> Any:
         check_is_fitted(self, msg="The TF-IDF vectorizer is not fitted")
@@ -116,9 +122,7 @@ class ReusingTfidfVectorizer(TfidfVectorizer):
             for word in preprocess(decode(doc)).split():
                 found = word_ids.get(word)
                 if found is None:
-                    grams = char_wb_ngrams(word, self.ngram_range)
-                    found = word_ids[word] = np.fromiter(
-                        (vocabulary[g] for g in grams if g in vocabulary), dtype=np.int32)
+                    found = word_ids[word] = self._feature_ids(word)
                 ids.append(found)
             rows.append(np.concatenate(ids) if ids else np.zeros(0, dtype=np.int32))
         indptr = np.zeros(len(rows) + 1, dtype=np.int64)
