@@ -50,7 +50,7 @@ def publish(result: ExperimentResult, table: str, grid: Grid, axes: tuple[str, s
     key = f"experiment-{result.experiment}"
     create_markdown_artifact(files.markdown, key=key, description=title)
     uri = "data:image/png;base64," + base64.b64encode(files.heatmap.read_bytes()).decode("ascii")
-    create_image_artifact(uri, key=f"{key}-heatmap", description=f"{title}: macro-F1 heat map")
+    create_image_artifact(uri, key=f"{key}-heatmap", description=f"{title}: heat map")
     return {"experiment_id": result.experiment_id, "table": table, "directory": str(files.directory),
             "heatmap": str(files.heatmap)}
 
@@ -91,7 +91,7 @@ def cross_dataset_experiment(
     fixed = {"encoder": encoder} if encoder else {}
     result = cross_dataset(loaded, model_factory(settings, kind, **fixed),
                            config={"kind": kind or settings.model.default, "split": split, **fixed})
-    return finish(result, settings, warehouse_path, out_dir, f"Cross-dataset transfer ({split} splits)",
+    return finish(result, settings, warehouse_path, out_dir, f"Cross-dataset transfer: macro-F1 on {split} splits",
                   matrix_table(result), macro_f1_grid(result), ("evaluated on", "trained on"))
 
 
