@@ -136,6 +136,23 @@ as word-form variants instead of swaps, contextual e5: .787 and .773 (agree F1 .
 Hedging and reported-speech cues (قال، بحسب، مصادر ...) and confirmation cues (أكد، رسميا ...) as two
 more cue sets, for Baly's weak discuss class: static (C 0.3, e5 weight 1) .543 -> .502 (hedging) and
 .512 (both); contextual .502 -> .475 (both). Not adopted.
+
+Tried 2026-12-02 (later the same day), not adopted (dev macro-F1 unless said otherwise):
+- Khouja, pairs implied within a claim (two second texts of one claim: agree + agree -> agree,
+  agree + disagree -> disagree): only 6 new pairs, because the corpus already pairs a claim's
+  contradiction with both the claim and its paraphrase; contextual .803 against .792 (noise).
+- Khouja, a small alignment network on frozen contextual e5 token vectors (each text's tokens
+  soft-aligned to the other's, compared, pooled; ESIM-like): at most .545 on claims held out of
+  train in 30 epochs, where the CPU model cross-validates at .71. 2,652 pairs are too few to learn
+  the alignment from scratch.
+- Baly, gradient boosting (HistGradientBoosting, balanced) on the logistic regression's 5-fold
+  out-of-fold probabilities, alone or with the similarity, cue and diff blocks: .38-.43 (.543).
+- Baly plus 300 of Khouja's disagree pairs (Baly's train has 37): .528, disagree F1 .36 (.41).
+- Baly's rationale lines (the corpus marks the lines that carry an agree or disagree stance):
+  BM25 evidence selection already ranks one first for 87 % of agree and 52 % of disagree pairs,
+  in its top 3 for 96 % / 81 %, and the evidence holds one for 90 % / 85 %. Evidence selection
+  is not what holds Baly back: the discuss / unrelated boundary is (static e5 on dev: 43 discuss
+  pairs read as unrelated and 38 unrelated as discuss, of 587 pairs).
 """
 
 from __future__ import annotations
