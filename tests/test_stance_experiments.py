@@ -75,8 +75,9 @@ def test_cross_dataset_matrix_is_stored_plotted_and_published(tmp_path: Path, fa
         from prefect import get_client
 
         with get_client(sync_client=True) as client:
-            keys = {a.key for a in client.read_artifacts()}
-    assert {"experiment-cross-dataset", "experiment-cross-dataset-heatmap"} <= keys
+            described = {a.key: a.description for a in client.read_artifacts()}
+    assert described["experiment-cross-dataset"] == "Cross-dataset transfer: macro-F1 on dev splits"
+    assert described["experiment-cross-dataset-heatmap"] == "Cross-dataset transfer: macro-F1 on dev splits: heat map"
     assert "| trained on \\ evaluated on | arastance | baly | khouja |" in done.output
 
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
@@ -93,6 +94,7 @@ def test_cross_dataset_matrix_is_stored_plotted_and_published(tmp_path: Path, fa
     assert all(0.0 <= c["macro_f1"] <= 1.0 and 0.0 <= c["accuracy"] <= 1.0 for c in cells.values())
     out = load_settings().data_dir / "experiments" / run["experiment_id"]
     assert (out / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "table.md").read_text(encoding="utf-8").startswith("# Cross-dataset transfer: macro-F1 on dev splits")
     assert "trained on" in (out / "table.md").read_text(encoding="utf-8")
 
 
