@@ -143,8 +143,8 @@ Tried 2026-12-02 (later the same day), not adopted (dev macro-F1 unless said oth
   contradiction with both the claim and its paraphrase; contextual .803 against .792 (noise).
 - Khouja, a small alignment network on frozen contextual e5 token vectors (each text's tokens
   soft-aligned to the other's, compared, pooled; ESIM-like): at most .545 on claims held out of
-  train in 30 epochs, where the CPU model cross-validates at .71. 2,652 pairs are too few to learn
-  the alignment from scratch.
+  train in 30 epochs, where the contextual CPU model cross-validates at .71. 2,652 pairs are too
+  few to learn the alignment from scratch.
 - Baly, gradient boosting (HistGradientBoosting, balanced) on the logistic regression's 5-fold
   out-of-fold probabilities, alone or with the similarity, cue and diff blocks: .38-.43 (.543).
 - Baly plus 300 of Khouja's disagree pairs (Baly's train has 37): .528, disagree F1 .36 (.41).
