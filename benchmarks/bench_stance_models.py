@@ -153,6 +153,14 @@ Tried 2026-12-02 (later the same day), not adopted (dev macro-F1 unless said oth
   in its top 3 for 96 % / 81 %, and the evidence holds one for 90 % / 85 %. Evidence selection
   is not what holds Baly back: the discuss / unrelated boundary is (static e5 on dev: 43 discuss
   pairs read as unrelated and 38 unrelated as discuss, of 587 pairs).
+
+The one combination that came near Khouja's .85 (2026-12-02, quiet machine, a script outside the
+product): the default CPU model (.787, trained in 74 s) and e5-small fine-tuned with every layer
+(embeddings frozen, 3 epochs on all of train, learning rate 5e-5, class-weighted, 64 tokens; .788,
+414 s), their probabilities averaged with weight w on the CPU model: w 0.7 .800, 0.5 .819, 0.3 .837
+(agree .72, disagree .86, other .93). Training takes 488 s in all, within the 10-minute budget; w was
+read off dev. Prediction is bounded by the fine-tuned encoder (about 47 pairs/s), so it could be a
+selectable kind, not the default (cold >= 100 pairs/s). Not built yet.
 """
 
 from __future__ import annotations
