@@ -14,6 +14,7 @@ from prefect.artifacts import create_image_artifact, create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
 from arastance.config import Settings, load_settings
+from arastance.config.model import ModelKind
 from flows.evaluate import load_split_task
 from tasks.stance.experiments.cross_dataset import Corpus, cross_dataset, locate_corpora
 from tasks.stance.experiments.imbalance import STRATEGIES, check_strategies, imbalance
@@ -67,7 +68,7 @@ def cross_dataset_experiment(
     corpora: list[str] | None = None,
     paths: dict[str, str] | None = None,
     split: str = "dev",
-    kind: Literal["cpu", "transformer"] | None = None,
+    kind: ModelKind | None = None,
     encoder: str | None = None,
     out_dir: str | None = None,
     warehouse_path: str | None = None,
@@ -78,7 +79,8 @@ def cross_dataset_experiment(
         corpora: names among warehouse, arastance, baly, khouja (default: those whose data is present).
         paths: corpus name -> directory (warehouse file), overriding the configured locations.
         split: the evaluation split of every corpus (dev: the public test splits are withheld).
-        kind: cpu or transformer (default: model.default); encoder: the transformer's hub id or directory.
+        kind: cpu, transformer or ensemble (default: model.default); encoder: the transformer's (or the
+            ensemble's encoder's) hub id or directory.
         out_dir: where the table and heat map go (default <data_dir>/experiments).
         warehouse_path: the DuckDB warehouse that records the run; default: the configured one.
     """
@@ -102,7 +104,7 @@ def imbalance_experiment(
     scheme: Literal["4way", "3way"] | None = None,
     strategies: list[str] | None = None,
     split: str = "dev",
-    kind: Literal["cpu", "transformer"] | None = None,
+    kind: ModelKind | None = None,
     encoder: str | None = None,
     out_dir: str | None = None,
     warehouse_path: str | None = None,

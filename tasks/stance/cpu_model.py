@@ -349,6 +349,10 @@ class CpuStanceModel:
         # what auto_tune chose: {"C", "e5_weight", "candidates": [{"C", "e5_weight", "cv_macro_f1"}, ...]}
         # (cascade: the contextual pipeline's, with the static one's under "fast")
         self.tuned: dict[str, Any] = {}
+        # after fit: each training pair's probabilities (columns: ``labels``) from the cross-validation
+        # fold that held its claim out, what a model that never saw the claim answers; None when there
+        # were too few claims to cross-validate, or nothing asked for it. Not saved with the model.
+        self.out_of_fold: np.ndarray | None = None
 
     @property
     def name(self) -> str:
@@ -391,6 +395,8 @@ class CpuStanceModel:
         if fast.held_out is not None and full.held_out is not None:
             # both tunings split the same claims with the same seed, so their folds are the same
             self.cascade = choose_route(fast.held_out, full.held_out, y, self.config.cascade_share, fast.folds)
+            routed = fast.held_out.max(axis=1) < self.cascade["route_below"]  # as predict_proba routes
+            self.out_of_fold = self._by_label(np.unique(y), np.where(routed[:, None], full.held_out, fast.held_out))
         else:  # too few claims to hold any out: route the configured share of the training pairs
             log.warning("too few claims for held-out confidences; the cascade threshold comes from training pairs")
             confidence = self._proba(self.fast_pipeline, examples).max(axis=1)
@@ -399,16 +405,21 @@ class CpuStanceModel:
                             "from": "training pairs"}
         log.info("cascade threshold", extra={k: v for k, v in self.cascade.items() if k != "candidates"})
 
-    def fit(self, examples: Sequence[StanceExample], dev: Sequence[StanceExample] | None = None) -> "CpuStanceModel":
+    def fit(self, examples: Sequence[StanceExample], dev: Sequence[StanceExample] | None = None, *,
+            out_of_fold: bool = False) -> "CpuStanceModel":
         """Fit the whole pipeline on ``examples`` (after choosing C and the e5 weight on them when
         ``auto_tune``); ``dev`` is accepted for the common interface but unused, so that dev
-        figures stay honest."""
+        figures stay honest. ``out_of_fold`` makes sure :attr:`out_of_fold` is filled (the cascade
+        and auto-tuning fill it anyway; otherwise it costs a cross-validation at the configured C)."""
         y = np.asarray(require_labels(examples, self.labels))
         log.info("training CPU stance model", extra={"model": self.name, "pairs": len(examples)})
+        self.out_of_fold = None
         if self.config.cascades:
             self._fit_cascade(examples, y)
         else:
-            self.pipeline, self.tuned, _ = self._tuned_pipeline(self.config, examples, y)
+            self.pipeline, self.tuned, tuning = self._tuned_pipeline(self.config, examples, y, held_out=out_of_fold)
+            if tuning is not None and tuning.held_out is not None:
+                self.out_of_fold = self._by_label(np.unique(y), tuning.held_out)
         return self
 
     def _fitted(self) -> Pipeline:

@@ -1,5 +1,5 @@
-"""The interface every stance model implements, so the CPU default and a fine-tuned transformer
-are trained, evaluated, saved and served by the same flows and commands."""
+"""The interface every stance model implements, so the CPU default, a fine-tuned transformer and
+their ensemble are trained, evaluated, saved and served by the same flows and commands."""
 
 from __future__ import annotations
 
@@ -19,7 +19,10 @@ from tasks.stance.persistence import ModelFormatError, read_manifest
 MODEL_KINDS: dict[str, str] = {
     "cpu": "tasks.stance.cpu_model:CpuStanceModel",
     "transformer": "tasks.stance.transformer:TransformerStanceModel",
+    "ensemble": "tasks.stance.ensemble:EnsembleStanceModel",
 }
+# kinds whose CPU model embeds text with e5, and so loads with the embedding cache
+CACHED_KINDS: frozenset[str] = frozenset({"cpu", "ensemble"})
 
 
 @runtime_checkable
@@ -60,6 +63,11 @@ def create_model(kind: str, settings: ModelSettings, scheme: Scheme, *, embeddin
         from tasks.stance.transformer import TransformerConfig, TransformerStanceModel
 
         return TransformerStanceModel(TransformerConfig.from_settings(settings, scheme, **given))
+    if kind == "ensemble":
+        from tasks.stance.ensemble import EnsembleConfig, EnsembleStanceModel
+
+        return EnsembleStanceModel(EnsembleConfig.from_settings(settings, scheme, **given),
+                                   embedding_cache=embedding_cache)
     raise ValueError(f"unknown model kind {kind!r}; known: {sorted(MODEL_KINDS)}")
 
 
@@ -70,7 +78,7 @@ def load_model(directory: Path, *, embedding_cache: Path | None = None) -> Stanc
         raise ModelFormatError(f"{directory}: unknown model kind {kind!r}; known: {sorted(MODEL_KINDS)}")
     module_name, class_name = MODEL_KINDS[kind].split(":")
     model_class = getattr(importlib.import_module(module_name), class_name)
-    if kind == "cpu":
+    if kind in CACHED_KINDS:
         return model_class.load(Path(directory), embedding_cache=embedding_cache)
     return model_class.load(Path(directory))
 

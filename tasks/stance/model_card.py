@@ -83,6 +83,8 @@ def render_model_card(manifest: dict[str, Any], train: Sequence[StanceExample],
         lines += [f"- routing the least sure {c['share']:.0%}: macro-F1 {c['cv_macro_f1']:.4f}"
                   + (f" ± {c['cv_se']:.4f}" if "cv_se" in c else "")  # models saved before 2026-12-02 lack it
                   for c in cascade.get("candidates", [])]
+    if manifest.get("weighting"):
+        lines += _weighting_lines(manifest["weighting"], manifest.get("members", {}))
     lines += ["", "## Evaluation", ""]
     if not results:
         lines.append("Not evaluated yet.")
@@ -105,6 +107,20 @@ def _tuning_lines(title: str, tuned: dict[str, Any]) -> list[str]:
                                           if k not in ("candidates", "fast")) + "."]
     return lines + [f"- candidate {', '.join(f'{k} = {v:.4g}' for k, v in c.items())}"
                     for c in tuned.get("candidates", [])]
+
+
+def _weighting_lines(weighting: dict[str, Any], members: dict[str, str]) -> list[str]:
+    """An ensemble's weight, where it came from, and the held-out score of every weight tried."""
+    lines = ["", f"Ensemble: probabilities averaged with weight {weighting['weight']:.2f} on the CPU model and "
+             f"{1 - weighting['weight']:.2f} on the fine-tuned encoder, from the {weighting['from']}"
+             + (f" ({weighting['held_out_pairs']} pairs; the weight {weighting['rule']}, which scored "
+                f"{weighting['best']['macro_f1']:.4f} at {weighting['best']['weight']:.2f}, standard error "
+                f"{weighting['standard_error']:.4f})." if "rule" in weighting else ".")]
+    lines += [f"- weight {c['weight']:.2f}: held-out macro-F1 {c['macro_f1']:.4f}" for c in weighting.get("candidates", [])]
+    if members:
+        lines += ["", "Each member is saved with its own manifest (what it tuned, its libraries) in "
+                  + ", ".join(f"`{sub}/` ({name})" for name, sub in members.items()) + "."]
+    return lines
 
 
 def write_model_card(directory: Path, train: Sequence[StanceExample], results: Sequence[SplitResult]) -> Path:

@@ -54,16 +54,19 @@ def model_options(kind: str, *, variant: str | None = None, two_stage: bool | No
                   frozen_layers: int | None = None) -> dict[str, object]:
     """The overrides of a model of ``kind`` (for :func:`tasks.stance.model.create_model`).
 
-    An option of the other kind is refused rather than ignored, so that a run never records a
-    setting it did not use.
+    An option of another kind is refused rather than ignored, so that a run never records a
+    setting it did not use. The ensemble takes both kinds' options (each goes to its member).
     """
-    cpu_only = {"variant": variant, "two_stage": two_stage, "e5_mode": e5_mode, "e5_engine": e5_engine}
-    if kind != "cpu" and any(v is not None for v in cpu_only.values()):
-        raise ValueError(f"variant, two_stage, e5_mode and e5_engine apply to the CPU model only, not to a {kind} model")
-    transformer_only = {"encoder": encoder, "frozen_layers": frozen_layers}
-    if kind != "transformer" and any(v is not None for v in transformer_only.values()):
-        raise ValueError("encoder and frozen_layers apply to the transformer model only")
-    return {"evidence": evidence, **(cpu_only if kind == "cpu" else transformer_only)}
+    cpu_options = {"variant": variant, "two_stage": two_stage, "e5_mode": e5_mode, "e5_engine": e5_engine}
+    if kind not in ("cpu", "ensemble") and any(v is not None for v in cpu_options.values()):
+        raise ValueError(f"variant, two_stage, e5_mode and e5_engine apply to the CPU model (and the ensemble's), "
+                         f"not to a {kind} model")
+    transformer_options = {"encoder": encoder, "frozen_layers": frozen_layers}
+    if kind not in ("transformer", "ensemble") and any(v is not None for v in transformer_options.values()):
+        raise ValueError(f"encoder and frozen_layers apply to the transformer model (and the ensemble's), "
+                         f"not to a {kind} model")
+    used = {"cpu": cpu_options, "transformer": transformer_options}.get(kind, {**cpu_options, **transformer_options})
+    return {"evidence": evidence, **used}
 
 
 def default_model_dir(warehouse_path: Path) -> Path:

