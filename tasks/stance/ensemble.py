@@ -163,9 +163,9 @@ class EnsembleStanceModel:
     def fit(self, examples: Sequence[StanceExample], dev: Sequence[StanceExample] | None = None) -> "EnsembleStanceModel":
         """Train both members and set the weight.
 
-        ``dev`` is accepted for the common interface but unused (as by the CPU model): the weight and
-        the encoder's epoch come from claims held out of ``examples`` (see the module's docstring), so
-        that dev figures stay honest.
+        ``dev`` is accepted for the common interface but unused (as by the CPU model): the weight comes
+        from claims held out of ``examples`` (see the module's docstring), so that dev figures stay
+        honest.
         """
         require_labels(examples, self.labels)  # before any split, so that errors index the caller's list
         if self.config.weight is not None:
