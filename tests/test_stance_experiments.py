@@ -135,3 +135,6 @@ def test_cross_dataset_refuses_unknown_or_missing_corpora(tmp_path: Path) -> Non
     assert missing.exit_code == 2 and "nowhere not found" in missing.output
     malformed = runner.invoke(app, ["experiment", "cross-dataset", "--path", "baly"])
     assert malformed.exit_code == 2 and "expected NAME=PATH" in malformed.output
+    for command in ("cross-dataset", "imbalance"):
+        kind = runner.invoke(app, ["experiment", command, "--kind", "forest"])
+        assert kind.exit_code == 2 and "--kind 'forest' is not one of cpu, transformer, ensemble" in kind.output

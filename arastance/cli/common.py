@@ -28,6 +28,13 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def require_choice(option: str, value: str | None, allowed: Sequence[str]) -> None:
+    """Stop with a message naming ``--option`` when ``value`` is given and not one of ``allowed``
+    (before any flow starts, which would otherwise fail with a validation traceback)."""
+    if value is not None and value not in allowed:
+        fail(f"--{option.replace('_', '-')} {value!r} is not one of {', '.join(allowed)}")
+
+
 def settings() -> Settings:
     """Load and validate the settings, or stop with a message naming each bad setting."""
     try:

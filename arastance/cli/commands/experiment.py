@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import typer
 
-from arastance.cli.common import console, fail, settings
+from arastance.cli.common import console, fail, require_choice, settings
+from arastance.config.model import ModelKind
 
 experiment_app = typer.Typer(help="The paper's open questions as experiments (tables in the warehouse).",
                              no_args_is_help=True)
@@ -52,6 +54,7 @@ def cross_dataset(
     """Train on each corpus, evaluate on each (4-way mapped to 3-way where needed): one matrix of
     macro-F1 / accuracy, stored in the warehouse, as a Prefect artifact and as a PNG heat map."""
     s = settings()
+    require_choice("kind", kind, get_args(ModelKind))
     from flows.experiments import cross_dataset_experiment
     from tasks.stance.experiments.cross_dataset import locate_corpora
 
@@ -79,6 +82,7 @@ def imbalance(
     """Compare class-imbalance strategies on one corpus: one table with per-class F1, accuracy and
     macro-F1 per strategy, stored in the warehouse, as a Prefect artifact and as a PNG heat map."""
     s = settings()
+    require_choice("kind", kind, get_args(ModelKind))
     from flows.experiments import imbalance_experiment
     from tasks.stance.experiments.imbalance import STRATEGIES, check_strategies
 

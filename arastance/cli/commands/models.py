@@ -8,7 +8,7 @@ from typing import get_args
 
 import typer
 
-from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.common import console, fail, print_table, require_choice, settings
 from arastance.config.model import ModelSettings
 
 datasets_app = typer.Typer(help="Public stance datasets.", no_args_is_help=True)
@@ -43,10 +43,9 @@ def train(
 ) -> None:
     """Train a stance model on a corpus's train split, evaluate it, and record the run (a Prefect flow)."""
     s = settings()
-    for option, value in (("e5_mode", e5_mode), ("e5_engine", e5_engine)):
-        allowed = get_args(ModelSettings.model_fields[option].annotation)
-        if value is not None and value not in allowed:
-            fail(f"--{option.replace('_', '-')} {value!r} is not one of {', '.join(allowed)}")
+    for option, value, field in (("kind", kind, "default"), ("e5_mode", e5_mode, "e5_mode"),
+                                 ("e5_engine", e5_engine, "e5_engine")):
+        require_choice(option, value, get_args(ModelSettings.model_fields[field].annotation))
     from flows.train import train_stance_model  # Prefect loads only when needed
     from tasks.stance.datasets import DatasetError
     from tasks.stance.persistence import ModelFormatError
