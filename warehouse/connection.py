@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -290,6 +291,36 @@ def warehouse_exists(path: str | Path) -> bool:
     return load_settings().warehouse_backend == "ducklake" or Path(path).is_file()
 
 
+def _create_aside(path: Path) -> None:
+    """Build a new warehouse's whole schema in a side file, then link it into place.
+
+    A process killed while creating a warehouse in place can leave a file that no longer opens:
+    DuckDB 1.5 cannot replay some schema changes from its write-ahead log (an internal error on
+    open; duckdb/duckdb#19712), and the migrations are schema changes. The side file is complete
+    and checkpointed (closed) before the link, so ``path`` is either absent or whole. The link
+    fails if another process created ``path`` first; its warehouse is kept and this one dropped.
+    """
+    from warehouse.migrate import apply_migrations
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_name(f".{path.name}.creating-{os.getpid()}")
+    side_files = (scratch, scratch.with_name(scratch.name + ".wal"))
+    for leftover in side_files:  # a killed process's, of the same pid
+        leftover.unlink(missing_ok=True)
+    fresh = Warehouse(scratch, publish=False)
+    try:
+        try:
+            apply_migrations(fresh)
+        finally:
+            fresh.close()
+        os.link(scratch, path)
+    except FileExistsError:
+        log.info("warehouse created by another process meanwhile", extra={"warehouse": str(path)})
+    finally:
+        for leftover in side_files:
+            leftover.unlink(missing_ok=True)
+
+
 def open_warehouse(
     path: str | Path | None = None,
     *,
@@ -315,6 +346,8 @@ def open_warehouse(
 
         wh = DuckLakeWarehouse.from_settings(settings, path, read_only=read_only)
     else:
+        if migrate and not read_only and not Path(path).exists():
+            _create_aside(Path(path))
         wh = Warehouse(path, read_only=read_only, wait_s=wait_s, publish=publish)
     if migrate and not read_only:
         from warehouse.migrate import apply_migrations
