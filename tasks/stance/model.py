@@ -21,8 +21,10 @@ MODEL_KINDS: dict[str, str] = {
     "transformer": "tasks.stance.transformer:TransformerStanceModel",
     "ensemble": "tasks.stance.ensemble:EnsembleStanceModel",
 }
-# kinds whose CPU model embeds text with e5, and so loads with the embedding cache
-CACHED_KINDS: frozenset[str] = frozenset({"cpu", "ensemble"})
+# the kinds holding each member: the CPU model's options apply to the first (and its e5 embedding cache
+# to their loading), the encoder's options to the second
+WITH_CPU_MODEL: frozenset[str] = frozenset({"cpu", "ensemble"})
+WITH_ENCODER: frozenset[str] = frozenset({"transformer", "ensemble"})
 
 
 @runtime_checkable
@@ -78,7 +80,7 @@ def load_model(directory: Path, *, embedding_cache: Path | None = None) -> Stanc
         raise ModelFormatError(f"{directory}: unknown model kind {kind!r}; known: {sorted(MODEL_KINDS)}")
     module_name, class_name = MODEL_KINDS[kind].split(":")
     model_class = getattr(importlib.import_module(module_name), class_name)
-    if kind in CACHED_KINDS:
+    if kind in WITH_CPU_MODEL:
         return model_class.load(Path(directory), embedding_cache=embedding_cache)
     return model_class.load(Path(directory))
 

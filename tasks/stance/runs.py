@@ -16,7 +16,7 @@ from tasks.stance.datasets import DatasetError, load_split, open_dataset
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
 from tasks.stance.metrics import Evaluation, evaluate
-from tasks.stance.model import StanceModel, require_labels
+from tasks.stance.model import WITH_CPU_MODEL, WITH_ENCODER, StanceModel, require_labels
 from tasks.stance.persistence import read_manifest
 from tasks.stance.provenance import code_version, data_fingerprint
 from warehouse import open_warehouse
@@ -58,15 +58,15 @@ def model_options(kind: str, *, variant: str | None = None, two_stage: bool | No
     setting it did not use. The ensemble takes both kinds' options (each goes to its member).
     """
     cpu_options = {"variant": variant, "two_stage": two_stage, "e5_mode": e5_mode, "e5_engine": e5_engine}
-    if kind not in ("cpu", "ensemble") and any(v is not None for v in cpu_options.values()):
+    if kind not in WITH_CPU_MODEL and any(v is not None for v in cpu_options.values()):
         raise ValueError(f"variant, two_stage, e5_mode and e5_engine apply to the CPU model (and the ensemble's), "
                          f"not to a {kind} model")
     transformer_options = {"encoder": encoder, "frozen_layers": frozen_layers}
-    if kind not in ("transformer", "ensemble") and any(v is not None for v in transformer_options.values()):
+    if kind not in WITH_ENCODER and any(v is not None for v in transformer_options.values()):
         raise ValueError(f"encoder and frozen_layers apply to the transformer model (and the ensemble's), "
                          f"not to a {kind} model")
-    used = {"cpu": cpu_options, "transformer": transformer_options}.get(kind, {**cpu_options, **transformer_options})
-    return {"evidence": evidence, **used}
+    return {"evidence": evidence, **(cpu_options if kind in WITH_CPU_MODEL else {}),
+            **(transformer_options if kind in WITH_ENCODER else {})}
 
 
 def default_model_dir(warehouse_path: Path) -> Path:

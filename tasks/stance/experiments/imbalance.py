@@ -17,6 +17,7 @@ from tasks.stance.examples import StanceExample
 from tasks.stance.experiments.results import ExperimentResult
 from tasks.stance.experiments.training import ModelFactory, in_scheme, train_and_score
 from tasks.stance.labels import Scheme
+from tasks.stance.model import WITH_CPU_MODEL
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ def check_strategies(strategies: Sequence[str], kind: str) -> list[str]:
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
         raise ValueError(f"unknown imbalance strategies {unknown}; expected some of {list(STRATEGIES)}")
-    if kind not in ("cpu", "ensemble") and any(STRATEGIES[s].two_stage for s in strategies):
+    if kind not in WITH_CPU_MODEL and any(STRATEGIES[s].two_stage for s in strategies):
         raise ValueError(f"the two_step strategy needs the CPU model (kind cpu or ensemble), not a {kind} model")
     return list(strategies)
 
