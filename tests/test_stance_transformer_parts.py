@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,7 +22,7 @@ from tasks.stance.transformer import (
     resolve_encoder,
     split_dev_by_claim,
 )
-from tasks.stance.transformer_data import encode_pairs, evidence_budget
+from tasks.stance.transformer_data import PairDataset, encode_pairs, evidence_budget
 from tasks.stance.transformer_training import (
     DevMetrics,
     FineTuneArguments,
@@ -30,6 +31,7 @@ from tasks.stance.transformer_training import (
     balanced_class_weights,
     choose_runtime,
     freeze_lower_layers,
+    predict_probabilities,
 )
 
 
@@ -146,6 +148,24 @@ def test_label_ids_must_match_the_examples(encoder: Path) -> None:
     tokenizer = AutoTokenizer.from_pretrained(encoder)
     with pytest.raises(ValueError, match="2 label ids for 1 examples"):
         encode_pairs(toy_examples(1, seed=0), tokenizer, max_length=32, label_ids=[0, 1])
+
+
+def test_prediction_sorts_by_length_for_speed_but_answers_in_the_pairs_order(encoder: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    model = AutoModelForSequenceClassification.from_pretrained(encoder, num_labels=4)
+    examples = toy_examples(9, seed=4)
+    for i in range(0, 9, 3):  # lengths out of order: every third article much longer
+        examples[i] = replace(examples[i], article=" ".join([examples[i].article] * 4))
+    pairs = encode_pairs(examples, tokenizer, max_length=96)
+    lengths = [len(pairs[i]["input_ids"]) for i in range(len(pairs))]
+    assert lengths != sorted(lengths)
+    runtime = Runtime("cpu", "fp32")
+    batched = predict_probabilities(model, tokenizer, pairs, runtime=runtime, batch_size=4)
+    one_by_one = np.vstack([predict_probabilities(model, tokenizer, PairDataset([pairs[i]]), runtime=runtime,
+                                                  batch_size=1) for i in range(len(pairs))])
+    assert batched.shape == (9, 4)
+    np.testing.assert_allclose(batched, one_by_one, atol=1e-5)
+    assert len({tuple(row.round(6)) for row in batched}) > 1  # distinct pairs, distinct answers: order matters
 
 
 # -- dev split -------------------------------------------------------------------------------

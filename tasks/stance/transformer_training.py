@@ -285,12 +285,19 @@ def predict_probabilities(
     runtime: Runtime,
     batch_size: int,
 ) -> np.ndarray:
-    """Softmax over the classes for every pair, in ``model.config.id2label`` order."""
+    """Softmax over the classes for every pair, in ``model.config.id2label`` order, one row per pair in order.
+
+    The pairs run shortest first: a batch is padded to its longest pair, and in the pairs' own
+    order short and long ones share batches (Khouja's sentence pairs, 31 word pieces on average,
+    pad to 45 in random batches of 16).
+    """
     n_classes = model.config.num_labels
     if len(pairs) == 0:
         return np.zeros((0, n_classes))
-    loader = torch.utils.data.DataLoader(pairs, batch_size=batch_size, shuffle=False,
-                                         collate_fn=DataCollatorWithPadding(tokenizer))
+    # shortest first, so that each batch pads little; the rows are put back in the pairs' order below
+    order = np.argsort([len(pairs[i]["input_ids"]) for i in range(len(pairs))], kind="stable")
+    loader = torch.utils.data.DataLoader(torch.utils.data.Subset(pairs, order.tolist()), batch_size=batch_size,
+                                         shuffle=False, collate_fn=DataCollatorWithPadding(tokenizer))
     model.to(runtime.device).eval()
     amp_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(runtime.precision)
     chunks = []
@@ -299,4 +306,6 @@ def predict_probabilities(
         for batch in track(loader, "stance prediction", unit="batches", min_total=20):
             batch = {key: value.to(runtime.device) for key, value in batch.items() if key != "labels"}
             chunks.append(torch.softmax(model(**batch).logits.float(), dim=-1).cpu().numpy())
-    return np.concatenate(chunks).astype(np.float64)
+    proba = np.empty((len(pairs), n_classes))
+    proba[order] = np.concatenate(chunks)
+    return proba
