@@ -227,7 +227,7 @@ def test_train_predict_and_evaluate_an_ensemble_through_the_commands(tmp_path: P
         trained = runner.invoke(app, ["train", "--kind", "ensemble", "--variant", "tfidf", "--dataset", "khouja",
                                       "--path", str(corpus)])
         assert trained.exit_code == 0, trained.output
-        assert "model ensemble-cpu-tfidf-select+transformer-tiny-bert-select-weighted-frozen0 saved" in trained.output
+        assert "model ensemble-cpu-tfidf-select+transformer-tiny-bert-select-weighted-frozen0-symmetric saved" in trained.output
         assert "khouja/dev" in trained.output
         model_dir = next((load_settings().data_dir / "models").iterdir())
         card = (model_dir / "MODEL_CARD.md").read_text(encoding="utf-8")

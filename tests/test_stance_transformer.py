@@ -131,6 +131,28 @@ def test_without_a_dev_split_whole_claims_are_held_out(tiny_config: TransformerC
     assert model.outcome.epochs_run == 1 and len(model.outcome.dev_macro_f1) == 1
 
 
+def test_symmetric_pairs_train_on_both_orders_and_the_implied_pairs(tiny_config: TransformerConfig,
+                                                                     tmp_path: Path) -> None:
+    claims = toy_examples(8, seed=15, prefix="k")
+    # four headlines, each restated by one claim and denied by another, which implies one more pair each
+    headlines = [f"{ex.claim} اليوم" for ex in claims[:4]]
+    train = [replace(ex, article=headlines[i % 4], label="agree" if i < 4 else "disagree")
+             for i, ex in enumerate(claims)]
+    config = replace(tiny_config, epochs=1, dev_fraction=0.0, symmetric_pairs=True)
+    model = TransformerStanceModel(config).fit(train)
+    assert model.outcome.train_pairs == (8 + 4) * 2  # the listed and the implied pairs, each in both orders
+    assert model.name.endswith("-symmetric")
+    directory = model.save(tmp_path / "model")
+    loaded = load_model(directory)
+    assert isinstance(loaded, TransformerStanceModel) and loaded.config.symmetric_pairs
+    np.testing.assert_array_equal(loaded.predict_proba(train), model.predict_proba(train))
+    # a model saved before the setting existed reads its pairs in one order, as it was trained
+    manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    del manifest["config"]["symmetric_pairs"]
+    (directory / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    assert not TransformerStanceModel.load(directory).config.symmetric_pairs
+
+
 def test_class_weighted_loss_trains_and_changes_the_model(tiny_config: TransformerConfig) -> None:
     # Imbalanced like real stance data: many unrelated pairs, few disagree.
     pool = toy_examples(120, seed=10, prefix="w")

