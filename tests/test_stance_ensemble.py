@@ -18,7 +18,14 @@ from arastance.cli import app
 from arastance.config import load_settings
 from arastance.config.model import ModelSettings
 from tasks.stance.cpu_model import CpuStanceModel
-from tasks.stance.ensemble import EnsembleConfig, EnsembleStanceModel, choose_weight
+from tasks.stance.ensemble import (
+    WEIGHT_GRID,
+    WEIGHT_RULE,
+    EnsembleConfig,
+    EnsembleStanceModel,
+    choose_weight,
+    nearest_even_within_error,
+)
 from tasks.stance.experiments.imbalance import check_strategies
 from tasks.stance.experiments.training import in_scheme
 from tasks.stance.metrics import evaluate
@@ -73,9 +80,26 @@ def test_choose_weight_keeps_an_even_average_when_the_gain_is_within_the_noise()
     scores = {c["weight"]: c["macro_f1"] for c in chosen["candidates"]}
     assert chosen["best"]["macro_f1"] > scores[0.5]
     assert chosen["best"]["macro_f1"] - scores[0.5] < chosen["standard_error"]
-    assert chosen["weight"] == 0.5 and chosen["rule"] == "nearest 0.5 within one standard error of the best"
+    assert chosen["weight"] == 0.5 and chosen["rule"] == WEIGHT_RULE
     # the draws are seeded: the same pairs give the same weight
     assert choose_weight(cpu, encoder, gold, LABELS, claims) == chosen
+
+
+def test_the_weight_nearest_an_even_average_is_taken_only_from_the_run_around_the_best() -> None:
+    def candidates(scores: dict[float, float]) -> list[dict[str, float]]:
+        return [{"weight": w, "macro_f1": scores.get(w, 0.39)} for w in WEIGHT_GRID]
+
+    # Baly's held-out curve: a peak at 0.85-1, a dip, and a lesser rise at 0.25-0.3 within the error
+    baly = candidates({0.25: 0.404, 0.3: 0.41, 0.85: 0.454, 0.9: 0.454, 0.95: 0.454, 1.0: 0.454})
+    assert nearest_even_within_error(baly, baly[17], 0.051)["weight"] == 0.85
+    # one broad peak: every weight from 0 to 0.7 within the error, so the even average
+    broad = candidates({w: 0.76 - abs(w - 0.3) / 10 for w in WEIGHT_GRID if w <= 0.7})
+    assert nearest_even_within_error(broad, broad[6], 0.079)["weight"] == 0.5
+    # no error: the best alone
+    assert nearest_even_within_error(baly, baly[17], 0.0)["weight"] == 0.85
+    # the best at an end of the grid, its run reaching past 0.5
+    low = candidates({w: 0.8 - w / 10 for w in WEIGHT_GRID})
+    assert nearest_even_within_error(low, low[0], 0.06)["weight"] == 0.5
 
 
 def test_config_routes_each_option_to_the_members_that_have_it() -> None:
@@ -233,7 +257,7 @@ def test_train_predict_and_evaluate_an_ensemble_through_the_commands(tmp_path: P
         card = (model_dir / "MODEL_CARD.md").read_text(encoding="utf-8")
         for expected in ("- kind: `ensemble`; labels (3): agree, disagree, other",
                          "Ensemble: probabilities averaged with weight", "from the held-out training claims",
-                         "the weight nearest 0.5 within one standard error of the best, which scored",
+                         f"the weight {WEIGHT_RULE}, which scored",
                          "- weight 0.50: held-out macro-F1 ", "`cpu/` (cpu), `transformer/` (transformer)",
                          "### khouja / dev (24 pairs"):
             assert expected in card, expected

@@ -3,7 +3,7 @@
 Some corpora pair two sentences rather than a claim and an article: Khouja's (ANS) pairs a headline
 with a claim rewritten from it. Whether one restates, contradicts or is unrelated to the other does not
 depend on which is read first, but a cross-encoder reads the two in order, and on 2,652 training pairs
-it learns their order as well as their relation. So, for pairs whose article is a sentence:
+it learns their order as well as their relation. So, for a pair of two sentences:
 
 * training reads each pair in both orders (:func:`swapped`), and
 * a shared sentence implies pairs the corpus does not list (:func:`implied_pairs`): if claim ``x``
@@ -15,7 +15,7 @@ it learns their order as well as their relation. So, for pairs whose article is 
 Measured on Khouja's dev split (e5-small fine-tuned on the CPU; the ``other`` class has 16 dev pairs,
 so differences under .02 are noise): the encoder alone went from .784-.801 to .805-.824 (five runs),
 the ensemble's from .819 and .828 to .820 and .842 (README, "The ensemble"). Averaging the two orders
-is what counts: the same encoders read in one order scored .780-.809.
+is what counts: three of those encoders, read in one order, scored .780-.809.
 
 Only a pair of two headlines or sentences is turned around (:func:`is_sentence_pair`): a claim does not
 stand in for an article, and evidence selection needs the article second. A headline joins its parts
