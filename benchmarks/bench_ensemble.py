@@ -29,14 +29,14 @@ from arastance.config import load_settings  # noqa: E402
 from arastance.logging import configure_logging  # noqa: E402
 from tasks.stance.datasets import LOADERS  # noqa: E402
 from tasks.stance.ensemble import WEIGHT_GRID, EnsembleStanceModel  # noqa: E402
-from tasks.stance.metrics import Evaluation, evaluate  # noqa: E402
+from tasks.stance.metrics import Evaluation, evaluate, interval_text  # noqa: E402
 from tasks.stance.model import create_model  # noqa: E402
 from tasks.stance.runs import corpus_scheme, load_examples  # noqa: E402
 
 
 def line(name: str, scores: Evaluation) -> str:
     per_class = "  ".join(f"{label} {f1:.3f}" for label, f1 in scores.f1.items())
-    return f"{name:<14} macro-F1 {scores.macro_f1:.3f}  accuracy {scores.accuracy:.3f}  [{per_class}]"
+    return f"{name:<14} macro-F1 {scores.macro_f1:.3f}{interval_text(scores, ' ', 3)}  accuracy {scores.accuracy:.3f}  [{per_class}]"
 
 
 def main() -> None:
@@ -70,7 +70,8 @@ def main() -> None:
     seconds = time.perf_counter() - started
 
     def scored(proba: np.ndarray) -> Evaluation:
-        return evaluate(gold, [model.labels[i] for i in proba.argmax(axis=1)], model.labels)
+        return evaluate(gold, [model.labels[i] for i in proba.argmax(axis=1)], model.labels,
+                        groups=[ex.claim_id for ex in dev])
 
     print(line("CPU model", scored(cpu)))
     print(line("encoder", scored(encoder)))

@@ -163,7 +163,7 @@ def main() -> None:
     for site, pages, spider, bare_rate, ratio in rows:
         print(f"{site:<10} {pages:>6} {spider:>11.1f} {bare_rate:>9.1f} {ratio:>6.2f}  {'ok' if ratio >= 0.7 else 'BELOW'}")
     if archive_rows:
-        print(f"\narchive mode, crawl.archive_delay_s = 0 (default 1.0 s: at most 1 page/s)")
+        print("\narchive mode, crawl.archive_delay_s = 0 (default 1.0 s: at most 1 page/s)")
         print(f"{'site':<10} {'pages':>6} {'cdx s':>6} {'archive p/s':>12} {'bare p/s':>9} {'ratio':>6}")
         for site, pages, cdx_s, rate, bare_rate in archive_rows:
             print(f"{site:<10} {pages:>6} {cdx_s:>6.1f} {rate:>12.1f} {bare_rate:>9.1f} {rate / bare_rate:>6.2f}")

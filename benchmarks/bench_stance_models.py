@@ -250,7 +250,7 @@ def run_variant(name: str, base: CpuModelConfig, cache: Path, train, dev,
     chosen = f"{used['C']:g}/{used['e5_weight']:g}" + ("*" if model.tuned else "")
     if model.cascade:  # the share of training pairs (held out) that the cascade sent on to contextual e5
         chosen += f" r{model.cascade['share']:.2f}"
-    return evaluate([e.label for e in dev], predicted, model.labels), train_s, speed, chosen
+    return evaluate([e.label for e in dev], predicted, model.labels, groups=[e.claim_id for e in dev]), train_s, speed, chosen
 
 
 def inference_speed(model: CpuStanceModel, pairs) -> tuple[float, float, float, float]:

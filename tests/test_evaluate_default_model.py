@@ -63,7 +63,8 @@ def test_run_results_pivot_per_split_in_the_methods_layout(warehouse: Warehouse)
 
     warehouse.insert_rows("model_runs", [_run("r1", "warehouse", datetime(2026, 1, 1), "succeeded", "m/r1")])
     metrics = {("f1", "agree"): 0.5, ("f1", "disagree"): 0.25, ("f1", "discuss"): 0.125, ("f1", "unrelated"): 0.875,
-               ("accuracy", ""): 0.8, ("macro_f1", ""): 0.4375, ("support", "agree"): 3.0}
+               ("accuracy", ""): 0.8, ("macro_f1", ""): 0.4375, ("macro_f1_low", ""): 0.25,
+               ("macro_f1_high", ""): 0.625, ("support", "agree"): 3.0}
     warehouse.insert_rows("evaluations", [
         {"run_id": "r1", "dataset": "warehouse", "split": split, "metric": m, "label": lab, "value": v}
         for split in ("test", "dev") for (m, lab), v in metrics.items()])
@@ -71,4 +72,4 @@ def test_run_results_pivot_per_split_in_the_methods_layout(warehouse: Warehouse)
     assert [r["split"] for r in rows] == ["dev", "test"]
     assert rows[0] == {"model": "cpu-full", "dataset": "warehouse", "split": "dev", "agree_f1": 0.5,
                        "disagree_f1": 0.25, "discuss_f1": 0.125, "unrelated_f1": 0.875, "accuracy": 0.8,
-                       "macro_f1": 0.438}
+                       "macro_f1": 0.438, "macro_f1_low": 0.25, "macro_f1_high": 0.625}

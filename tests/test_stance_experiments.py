@@ -85,6 +85,7 @@ def test_cross_dataset_matrix_is_stored_plotted_and_published(tmp_path: Path, fa
         cells = {(c["row_key"], c["column_key"]): c for c in experiment_cells(wh, run["experiment_id"])}
         per_class = wh.query("SELECT DISTINCT label FROM experiment_results WHERE metric = 'f1' "
                              "AND row_key = 'arastance' AND column_key = 'baly'")
+        intervals = wh.query("SELECT row_key, column_key, macro_f1_low, macro_f1, macro_f1_high FROM v_experiment_cells")
     assert run["experiment"] == "cross-dataset" and len(cells) == 9
     assert cells[("arastance", "baly")]["scheme"] == "4way"
     assert cells[("baly", "khouja")]["scheme"] == cells[("khouja", "arastance")]["scheme"] == "3way"
@@ -92,10 +93,13 @@ def test_cross_dataset_matrix_is_stored_plotted_and_published(tmp_path: Path, fa
     # in-domain on the tiny corpus (labels visible to simple features): perfect
     assert cells[("khouja", "khouja")]["macro_f1"] == pytest.approx(1.0)
     assert all(0.0 <= c["macro_f1"] <= 1.0 and 0.0 <= c["accuracy"] <= 1.0 for c in cells.values())
+    # every cell carries macro-F1's claim-bootstrap interval, in SQL and in the table
+    assert len(intervals) == 9 and all(c["macro_f1_low"] <= c["macro_f1"] <= c["macro_f1_high"] for c in intervals)
     out = load_settings().data_dir / "experiments" / run["experiment_id"]
     assert (out / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = (out / "table.md").read_text(encoding="utf-8")
     assert table.startswith("# Cross-dataset transfer: macro-F1 on dev splits") and "trained on" in table
+    assert "1.000 [1.000–1.000] / 1.000 (3)" in table and "Cells: macro-F1 [its 95 % claim-bootstrap interval]" in table
 
 
 @pytest.mark.slow

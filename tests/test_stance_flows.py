@@ -41,6 +41,7 @@ def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -
         for expected in ("# Model card: cpu-tfidf_sim-select", "corpus: `khouja`, split `train`: 12 pairs, 3 claims",
                          "labels: agree 3, disagree 3, other 6", "### khouja / dev (4 pairs",
                          "| gold \\ predicted | agree | disagree | other |", "| other | 0 | 0 | 2 |",
+                         "Macro-F1's 95 % interval (a bootstrap of the claims): [1.000–1.000].",
                          "training time:", "- scikit-learn ", '"variant": "tfidf_sim"'):
             assert expected in card, expected
         again = runner.invoke(app, ["evaluate", "--model", str(model_dir), "--dataset", "khouja", "--path", str(corpus),
@@ -53,9 +54,10 @@ def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -
             artifacts = client.read_artifacts()
         assert {"stance-results", "stance-confusion-dev"} <= {a.key for a in artifacts}
         [results] = [json.loads(a.data) for a in artifacts if a.key == "stance-results"][-1:]
-        # one column per figure, macro-F1 right after the split (never cut off at the right)
-        assert list(results[0])[:4] == ["dataset", "split", "macro-F1", "accuracy"]
+        # one column per figure, macro-F1 right after the split (never cut off at the right), then its interval
+        assert list(results[0])[:5] == ["dataset", "split", "macro-F1", "macro-F1 95 % interval", "accuracy"]
         assert results[0]["split"] == "dev" and results[0]["macro-F1"] == pytest.approx(1.0)
+        assert results[0]["macro-F1 95 % interval"] == "[1.000–1.000]"  # every draw of perfect answers is perfect
 
         (corpus / "dev.csv").write_text("s1,s2,stance\nعنوان,ادعاء,maybe\n", encoding="utf-8")
         bad = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--variant", "tfidf"])
@@ -81,6 +83,7 @@ def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -
         assert runs[0]["artifact_path"] == str(model_dir) and len(runs[0]["data_fingerprint"]) == 64
         rows = {(r["split"], r["metric"], r["label"]): r["value"] for r in evaluations(wh, runs[0]["run_id"])}
     assert rows[("dev", "macro_f1", "")] == pytest.approx(1.0)
+    assert rows[("dev", "macro_f1_low", "")] == rows[("dev", "macro_f1_high", "")] == pytest.approx(1.0)
     assert rows[("dev", "support", "other")] == 2.0
     assert not any(split == "test" for split, _, _ in rows)  # no test file: skipped, not an error
 

@@ -1,4 +1,5 @@
-"""Metrics against hand-computed values, the confusion-matrix image and the results table."""
+"""Metrics against hand-computed values, macro-F1's claim-bootstrap interval, the confusion-matrix image and
+the results table."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 from tasks.stance.labels import FOUR_WAY, THREE_WAY
-from tasks.stance.metrics import evaluate, plot_confusion, results_table
+from tasks.stance.metrics import bootstrap_macro_f1, evaluate, plot_confusion, results_table
 
 GOLD = ["agree", "agree", "disagree", "unrelated", "unrelated", "discuss"]
 PRED = ["agree", "disagree", "disagree", "unrelated", "agree", "discuss"]
@@ -60,3 +61,47 @@ def test_results_table_layout_rows_models_column_groups_datasets() -> None:
                         "Khouja A | Khouja D | Khouja O | Khouja Acc | Khouja F1 |")
     assert lines[2] == "| m1 | 0.50 | 0.67 | 1.00 | 0.67 | 0.67 | 0.71 | 1.00 | 0.00 | 1.00 | 1.00 | 0.67 |"
     assert lines[3].startswith("| m2 | – | – | – | – | – | – | 1.00 |")
+
+
+def _claims_all_right_or_all_wrong(claims: int = 40, pairs: int = 5) -> tuple[list[str], list[str], list[str]]:
+    """Claims of ``pairs`` pairs each, every other claim answered entirely right, the rest entirely wrong."""
+    gold, predicted, groups = [], [], []
+    for c in range(claims):
+        for p in range(pairs):
+            truth = THREE_WAY[(c + p) % 3]
+            gold.append(truth)
+            predicted.append(truth if c % 2 else THREE_WAY[(c + p + 1) % 3])
+            groups.append(f"claim-{c}")
+    return gold, predicted, groups
+
+
+def test_each_bootstrap_draw_scores_as_evaluate_scores_the_claims_it_drew() -> None:
+    gold, predicted, groups = _claims_all_right_or_all_wrong(claims=12, pairs=3)
+    predicted[4] = "other"  # not all claims all-or-nothing
+    draws = bootstrap_macro_f1(gold, predicted, THREE_WAY, groups, resamples=30, seed=5)
+    rng = np.random.default_rng(5)  # the same draws, one claim index at a time, scored pair by pair
+    claims = list(dict.fromkeys(groups))
+    for draw in draws:
+        rows = [i for c in rng.integers(len(claims), size=len(claims)) for i, g in enumerate(groups) if g == claims[c]]
+        assert draw == pytest.approx(evaluate([gold[i] for i in rows], [predicted[i] for i in rows], THREE_WAY).macro_f1)
+
+
+def test_the_interval_holds_the_figure_and_widens_when_a_claims_pairs_go_together() -> None:
+    gold, predicted, groups = _claims_all_right_or_all_wrong()
+    ev = evaluate(gold, predicted, THREE_WAY, groups=groups)
+    assert ev.macro_f1 == pytest.approx(0.5, abs=1e-3)  # half the pairs right, spread over the classes
+    low, high = ev.macro_f1_interval
+    assert low < 0.5 < high and high - low < 0.5
+    # scored as if every pair were its own claim, the same answers look surer than they are
+    pairwise = evaluate(gold, predicted, THREE_WAY, groups=[str(i) for i in range(len(gold))]).macro_f1_interval
+    assert pairwise[1] - pairwise[0] < 0.8 * (high - low)
+    assert {"macro_f1_low": low, "macro_f1_high": high}.items() <= ev.as_metrics().items()
+    # without claim ids there is no interval, and nothing claims one
+    plain = evaluate(gold, predicted, THREE_WAY)
+    assert plain.macro_f1_interval is None and "macro_f1_low" not in plain.as_metrics()
+    assert f"0.50 [{low:.2f}–{high:.2f}]" in results_table({"m": {"Khouja": ev}})
+
+
+def test_the_bootstrap_needs_one_group_per_pair() -> None:
+    with pytest.raises(ValueError, match="2 gold labels, 2 predictions and 1 groups"):
+        evaluate(["agree", "other"], ["agree", "other"], THREE_WAY, groups=["c1"])

@@ -39,7 +39,7 @@ from arastance.logging import get_logger
 from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
-from tasks.stance.metrics import evaluate
+from tasks.stance.metrics import bootstrap_macro_f1, evaluate
 from tasks.stance.model import require_labels
 from tasks.stance.persistence import ModelFormatError, read_manifest, write_manifest
 from tasks.stance.provenance import library_versions
@@ -115,16 +115,7 @@ def choose_weight(cpu_proba: np.ndarray, transformer_proba: np.ndarray, gold: Se
     candidates = [{"weight": w, "macro_f1": round(evaluate(gold, list(p), labels).macro_f1, 4)}
                   for w, p in predicted.items()]
     best = max(candidates, key=lambda c: (c["macro_f1"], -abs(c["weight"] - 0.5)))
-    by_claim: dict[str, list[int]] = {}
-    for i, claim in enumerate(claims):
-        by_claim.setdefault(claim, []).append(i)
-    groups = list(by_claim.values())
-    rng = np.random.default_rng(seed)
-    gold_array = np.asarray(gold)
-    draws = []
-    for _ in range(resamples):
-        rows = np.concatenate([groups[g] for g in rng.integers(len(groups), size=len(groups))])
-        draws.append(evaluate(list(gold_array[rows]), list(predicted[best["weight"]][rows]), labels).macro_f1)
+    draws = bootstrap_macro_f1(gold, list(predicted[best["weight"]]), labels, claims, resamples=resamples, seed=seed)
     error = round(float(np.std(draws, ddof=1)), 4)
     chosen = nearest_even_within_error(candidates, best, error)
     return {"weight": chosen["weight"], "from": "held-out training claims", "held_out_pairs": len(gold),

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tasks.stance.examples import StanceExample
-from tasks.stance.metrics import Evaluation
+from tasks.stance.metrics import Evaluation, interval_text
 from tasks.stance.persistence import read_manifest
 from tasks.stance.runs import SplitResult
 
@@ -30,7 +30,9 @@ def _metrics_table(evaluation: Evaluation) -> list[str]:
                      f"{evaluation.f1[label]:.3f} | {evaluation.support[label]} |")
     lines.append(f"| **macro** | | | **{evaluation.macro_f1:.3f}** | {sum(evaluation.support.values())} |")
     lines.append("")
-    lines.append(f"Accuracy {evaluation.accuracy:.3f}.")
+    lines.append(f"Accuracy {evaluation.accuracy:.3f}."
+                 + (f" Macro-F1's 95 % interval (a bootstrap of the claims): {interval_text(evaluation, digits=3)}."
+                    if evaluation.macro_f1_interval else ""))
     return lines
 
 

@@ -138,9 +138,11 @@ def evaluate_split(model: StanceModel, examples: Sequence[StanceExample], datase
     started = time.perf_counter()
     predicted = model.predict(examples)
     seconds = max(time.perf_counter() - started, 1e-9)
-    result = SplitResult(dataset, split, evaluate(gold, predicted, model.labels), len(examples) / seconds)
+    evaluation = evaluate(gold, predicted, model.labels, groups=[ex.claim_id for ex in examples])
+    result = SplitResult(dataset, split, evaluation, len(examples) / seconds)
     log.info("evaluated stance model", extra={"model": model.name, "dataset": dataset, "split": split,
                                              "macro_f1": round(result.evaluation.macro_f1, 4),
+                                             "macro_f1_interval": evaluation.macro_f1_interval,
                                              "accuracy": round(result.evaluation.accuracy, 4)})
     return result
 

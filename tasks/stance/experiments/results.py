@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tasks.stance.metrics import Evaluation, results_table
+from tasks.stance.metrics import Evaluation, interval_text, results_table
 
 
 @dataclass(frozen=True)
@@ -61,9 +61,11 @@ def matrix_table(result: ExperimentResult) -> str:
         for column in columns:
             c = result.cell(row, column)
             cells.append("–" if c is None else
-                         f"{c.evaluation.macro_f1:.3f} / {c.evaluation.accuracy:.3f} ({c.scheme[0]})")
+                         f"{c.evaluation.macro_f1:.3f}{interval_text(c.evaluation, ' ', 3)} / "
+                         f"{c.evaluation.accuracy:.3f} ({c.scheme[0]})")
         lines.append(f"| {row} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n\nCells: macro-F1 / accuracy (label scheme: 4 = 4-way, 3 = 3-way).\n"
+    return "\n".join(lines) + ("\n\nCells: macro-F1 [its 95 % claim-bootstrap interval] / accuracy "
+                               "(label scheme: 4 = 4-way, 3 = 3-way).\n")
 
 
 def comparison_table(result: ExperimentResult) -> str:
@@ -147,11 +149,9 @@ def result_rows(result: ExperimentResult) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for c in result.cells:
         base = {"experiment_id": result.experiment_id, "row_key": c.row, "column_key": c.column, "scheme": c.scheme}
-        rows += [{**base, "metric": "accuracy", "label": "", "value": c.evaluation.accuracy},
-                 {**base, "metric": "macro_f1", "label": "", "value": c.evaluation.macro_f1},
-                 {**base, "metric": "train_pairs", "label": "", "value": float(c.train_pairs)},
+        rows += [{**base, "metric": "train_pairs", "label": "", "value": float(c.train_pairs)},
                  {**base, "metric": "train_seconds", "label": "", "value": round(c.train_seconds, 2)}]
-        for name in ("f1", "precision", "recall", "support"):
-            rows += [{**base, "metric": name, "label": label, "value": float(v)}
-                     for label, v in getattr(c.evaluation, name).items()]
+        for metric, value in c.evaluation.as_metrics().items():  # macro-F1's interval where it has one
+            rows += ([{**base, "metric": metric, "label": label, "value": float(v)} for label, v in value.items()]
+                     if isinstance(value, dict) else [{**base, "metric": metric, "label": "", "value": value}])
     return rows

@@ -50,7 +50,8 @@ def train_and_score(make_model: ModelFactory, scheme: Scheme, row: str, train: S
     cells = []
     for column, examples in evaluation.items():
         scored = in_scheme(examples, scheme)
-        ev = evaluate(require_labels(scored, model.labels), model.predict(scored), model.labels)
+        ev = evaluate(require_labels(scored, model.labels), model.predict(scored), model.labels,
+                      groups=[e.claim_id for e in scored])
         log.info("experiment cell", extra={"row": row, "column": column, "scheme": scheme,
                                            "macro_f1": round(ev.macro_f1, 4), "train_seconds": round(seconds, 1)})
         cells.append(Cell(row=row, column=column, scheme=scheme, evaluation=ev, train_pairs=len(pairs),
