@@ -158,7 +158,12 @@ class LoggedProgress(ProgressCallback):
 
 @dataclass(frozen=True)
 class FineTuneArguments:
-    """The knobs of one fine-tuning run; :meth:`training_arguments` maps them onto the Trainer's."""
+    """The knobs of one fine-tuning run; :meth:`training_arguments` maps them onto the Trainer's.
+
+    The learning rate decays linearly from the first step, one rate for every layer. Warm-up over
+    10 % of the steps and layer-wise decay (0.9 per layer) were measured on Khouja with e5-small and
+    lowered dev macro-F1 (.818 and .824 against .837, same seed), so neither is a knob here.
+    """
 
     epochs: int = 25
     batch_size: int = 16
