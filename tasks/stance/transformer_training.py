@@ -162,7 +162,9 @@ class FineTuneArguments:
 
     The learning rate decays linearly from the first step, one rate for every layer. Warm-up over
     10 % of the steps and layer-wise decay (0.9 per layer) were measured on Khouja with e5-small and
-    lowered dev macro-F1 (.818 and .824 against .837, same seed), so neither is a knob here.
+    lowered dev macro-F1 (.818 and .824 against .837, same seed), so neither is a knob here. The last
+    step's weights are kept: averaging copies from the end of training, or a moving average, gained
+    no more than .003 on average over three seeds (.826 with the last step's).
     """
 
     epochs: int = 25
