@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
@@ -98,13 +98,46 @@ def _fault_plan(world: World) -> dict[str, dict[str, object]]:
     return faults
 
 
+class SnapshotDirError(ValueError):
+    """The output directory holds something that is not a snapshot build, so it must not be replaced."""
+
+
+def check_replaceable(out_dir: Path) -> None:
+    """Refuse an ``out_dir`` that a build would wrongly delete: a file, or a directory with files but no
+    finished build's marker (``--out .`` or the data directory must never be wiped)."""
+    if not out_dir.exists():
+        return
+    if not out_dir.is_dir():
+        raise SnapshotDirError(f"{out_dir} is a file; snapshots need a directory")
+    if any(out_dir.iterdir()) and not (out_dir / COMPLETE_MARKER).is_file():
+        raise SnapshotDirError(f"{out_dir} holds files that are not a snapshot build (it has no {COMPLETE_MARKER}); "
+                               "choose a new or empty directory")
+
+
 def build_snapshots(out_dir: Path, world: World | None = None) -> BuildSummary:
-    """Render every site of ``world`` (the default world) into ``out_dir``, replacing it."""
+    """Render every site of ``world`` (the default world) into ``out_dir``, replacing an earlier build there.
+
+    The pages are rendered into a sibling directory that replaces ``out_dir`` once complete, so an
+    interrupted build leaves the earlier one whole, and ``out_dir`` only ever holds finished builds
+    (which is what lets :func:`check_replaceable` tell them from anything else).
+    """
     world = world or build_world()
     out_dir = Path(out_dir)
+    check_replaceable(out_dir)
+    staging = out_dir.with_name(f".{out_dir.name}.building")
+    if staging.exists():  # left by an interrupted build
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    summary = _render(staging, world)
     if out_dir.exists():
         shutil.rmtree(out_dir)
-    out_dir.mkdir(parents=True)
+    staging.rename(out_dir)
+    log.info("snapshots built", extra={"root": str(out_dir), **{f"pages_{k}": v for k, v in summary.pages.items()}})
+    return replace(summary, root=out_dir)
+
+
+def _render(out_dir: Path, world: World) -> BuildSummary:
+    """Every site's pages, the archive's captures, robots.txt, the fault plan and, last, the marker."""
     pages: dict[str, int] = {}
     listings: dict[str, tuple[str, ...]] = {}
     for site in SITES:
@@ -132,7 +165,6 @@ def build_snapshots(out_dir: Path, world: World | None = None) -> BuildSummary:
     faults = _fault_plan(world)
     (out_dir / FAULTS_FILE).write_text(json.dumps(faults, ensure_ascii=False, indent=2), encoding="utf-8")
     (out_dir / COMPLETE_MARKER).write_text(build_stamp(world), encoding="utf-8")
-    log.info("snapshots built", extra={"root": str(out_dir), **{f"pages_{k}": v for k, v in pages.items()}})
     return BuildSummary(root=out_dir, pages=pages, faults=faults, disallowed=disallowed)
 
 

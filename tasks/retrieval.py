@@ -50,6 +50,7 @@ from warehouse.retrieval import (
     store_articles,
     store_hits,
     store_pairs,
+    unknown_claim_ids,
     update_decisions,
 )
 from warehouse.retrieval_queries import claims_with_queries, queries_of_claim, store_queries
@@ -81,6 +82,9 @@ def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | Non
     before anything is sent; claims that no longer fit are deferred to another day. With no
     claim pending, no backend (nor search index) is needed: the plan is empty.
     """
+    if claim_ids and (unknown := unknown_claim_ids(wh, claim_ids)):
+        raise ValueError(f"no stored claim has the id(s) {', '.join(unknown)}; "
+                         "`arastance sql \"SELECT claim_id, title FROM claims\"` lists them")
     num = settings.search.results_per_query
     plan = RetrievalPlan()
     claims = pending_claims(wh, claim_ids, include_done=redo, period=settings.period.bounds)[: limit or None]

@@ -75,3 +75,22 @@ def test_export_command_attaches_a_models_predictions_or_says_why_not(tmp_path: 
     assert "predictions of model imported-model-4way attached" in done.output
     tasks = json.loads((load_settings().data_dir / "annotation" / "prod-1" / "ann-1.json").read_text(encoding="utf-8"))
     assert tasks and all(t["predictions"][0]["model_version"] == "imported-model-4way" for t in tasks)
+
+
+def test_export_command_refuses_an_empty_round_size_and_a_damaged_model(tmp_path: Path) -> None:
+    with open_warehouse(load_settings().warehouse) as wh:
+        add_claims(wh, 4, 2)
+    for size in ("0", "-3"):
+        refused = runner.invoke(app, ["annotate", "export", "pilot", "--size", size])
+        assert refused.exit_code == 2 and "--size" in refused.output
+    damaged = _model(tmp_path)
+    pickled = damaged / "model.joblib"
+    pickled.write_bytes(pickled.read_bytes()[:200])  # cut short, as by a full disk
+    broken = runner.invoke(app, ["annotate", "export", "production", "--model", str(damaged)])
+    assert broken.exit_code == 2, broken.output
+    assert f"{pickled}: damaged, cannot be unpickled" in broken.output.replace("\n", "")
+    pickled.unlink()
+    missing = runner.invoke(app, ["annotate", "export", "production", "--model", str(damaged)])
+    assert missing.exit_code == 2 and f"{pickled}: missing" in missing.output.replace("\n", "")
+    with open_warehouse(load_settings().warehouse) as wh:
+        assert store.round_kinds(wh) == {}  # nothing refused left a round behind

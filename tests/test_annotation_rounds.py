@@ -92,6 +92,11 @@ def _label_file(tasks_file: Path, labels: dict[tuple[str, str], str], out: Path)
 def test_production_then_adjudication_gives_gold_labels(warehouse: Warehouse, tmp_path: Path) -> None:
     cfg = load_settings().annotation
     pairs = add_claims(warehouse, 3, 2)  # six pairs
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a directory", encoding="utf-8")
+    with pytest.raises(NotADirectoryError):  # its files cannot be written, so the round is not stored
+        export_round(warehouse, "production", cfg, a_file)
+    assert store.round_kinds(warehouse) == {} and store.unassigned_pair_ids(warehouse) == set(pairs)
     prod = export_round(warehouse, "production", cfg, tmp_path / "tasks")
     assert prod.round == "prod-1" and prod.pairs == 6 and prod.assignments == 12
     assigned = warehouse.query("SELECT pair_id, annotator_id FROM annotation_assignments")
@@ -106,6 +111,9 @@ def test_production_then_adjudication_gives_gold_labels(warehouse: Warehouse, tm
     with pytest.raises(NoPairsLeftError):
         export_round(warehouse, "production", cfg, tmp_path / "tasks")
 
+    with pytest.raises(NotADirectoryError):
+        adjudicate(warehouse, cfg, a_file)
+    assert "adjudication-1" not in store.round_kinds(warehouse)
     result = adjudicate(warehouse, cfg, tmp_path / "tasks")
     assert (result.gold, result.disputed, result.pending) == (5, 1, 0)
     assert result.new_round is not None and result.new_round.round == "adjudication-1"

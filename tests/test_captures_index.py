@@ -118,3 +118,17 @@ def test_captures_refuse_a_built_corpus(extra: list[str]) -> None:
 def test_captures_without_a_warehouse_is_an_error_naming_it() -> None:
     result = runner.invoke(app, ["index", "build", "--captures"])
     assert result.exit_code == 2 and "does not exist" in result.output
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--world", "--corpus", "corpus.jsonl"], "--corpus and --world each choose what is indexed"),
+    (["--corpus", "corpus.jsonl", "--warc", "a.warc.gz"], "--corpus and --warc each choose what is indexed"),
+    (["--corpus", "corpus.jsonl", "--from", "2016-01-01", "--lang", "en"], "--from, --lang filter archived pages"),
+    (["--world", "--keep-undated"], "--keep-undated filter archived pages"),
+])
+def test_index_build_refuses_options_it_would_ignore(extra: list[str], message: str) -> None:
+    from arastance.config import load_settings
+
+    result = runner.invoke(app, ["index", "build", *extra])
+    assert result.exit_code == 2 and message in result.output.replace("\n", " ")
+    assert not load_settings().search_index_dir.exists()  # nothing was built or replaced

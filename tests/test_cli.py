@@ -60,3 +60,18 @@ def test_the_entry_point_gives_prefect_time_to_start_its_first_server_and_keeps_
     settings = Settings()  # what a flow command's temporary server will read
     assert settings.server.ephemeral.startup_timeout_seconds == 180  # Prefect's own default is 20
     assert settings.server.analytics_enabled is True
+
+
+def test_a_path_the_system_refuses_ends_the_command_with_one_line_naming_it(
+        tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from arastance.cli import main
+
+    target = tmp_path / "settings"
+    target.mkdir()  # a directory where the settings file should go
+    monkeypatch.setattr(sys, "argv", ["arastance", "config", "preset", "paper", "--out", str(target), "--force"])
+    with pytest.raises(SystemExit) as stop:
+        main()
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: is a directory: {target}" in err.replace("\n", "")
+    assert "Traceback" not in err and list(target.iterdir()) == []

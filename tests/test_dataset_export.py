@@ -12,7 +12,7 @@ from helpers_annotation import T0, add_claims, add_gold
 from arastance.config import load_settings
 from tasks.dataset.arastance_format import DatasetFileError, read_jsonl, read_parquet
 from tasks.dataset.assemble import assign_claim_splits, dataset_statistics, flag_unrelated_claims
-from tasks.dataset.export import export_dataset, read_dataset, write_dataset
+from tasks.dataset.export import EmptyExportError, export_dataset, read_dataset, write_dataset
 from tasks.dataset.load_export import load_export
 from warehouse.retrieval import pending_claims
 from warehouse import Warehouse, open_warehouse
@@ -58,6 +58,17 @@ def test_export_writes_the_public_format_per_split(warehouse: Warehouse, tmp_pat
     manifest = json.loads((tmp_path / "ds" / "manifest.json").read_text())
     assert manifest["splits"]["train"]["claims"] == summary.claims["train"]
     assert len(labels) == 36
+
+
+def test_an_empty_warehouse_does_not_replace_an_exported_dataset(warehouse: Warehouse, tmp_path: Path) -> None:
+    _built(warehouse)
+    before = _files(export_dataset(warehouse, tmp_path / "release").directory)
+    with open_warehouse(tmp_path / "new" / "warehouse.duckdb") as empty:
+        with pytest.raises(EmptyExportError, match="no gold pairs in a split, so the dataset in .*release"):
+            export_dataset(empty, tmp_path / "release")
+        assert _files(tmp_path / "release") == before
+        fresh = export_dataset(empty, tmp_path / "fresh")  # nothing to replace: empty splits are written
+    assert sum(fresh.pairs.values()) == 0 and (tmp_path / "fresh" / "manifest.json").is_file()
 
 
 def test_export_import_export_gives_identical_files(warehouse: Warehouse, tmp_path: Path) -> None:
@@ -156,3 +167,18 @@ def test_statistics_leave_flagged_claims_out_and_list_them(warehouse: Warehouse)
     by_source = {r["source"]: r for r in stats["sources"][:-1]}
     assert by_source["araanews"]["claims"] == 2 and by_source["dabegad"]["claims"] == 3
     assert sum(r[label] for r in stats["sources"][:-1] for label in LABELS) == 33
+
+
+def test_dataset_load_refuses_a_directory_without_split_files(warehouse: Warehouse, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x", encoding="utf-8")
+    (tmp_path / "odd").mkdir()
+    (tmp_path / "odd" / "train.jsonl").mkdir()
+    for directory, message in ((tmp_path / "nowhere", "not a directory"), (a_file, "not a directory"),
+                               (empty, "none of train.jsonl, dev.jsonl, test.jsonl to load"),
+                               (tmp_path / "odd", "train.jsonl: not a file")):
+        with pytest.raises(DatasetFileError, match=message):
+            load_export(warehouse, directory, source_id="arastance")
+    assert warehouse.scalar("SELECT count(*) FROM claims") == 0

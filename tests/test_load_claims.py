@@ -249,6 +249,10 @@ def test_cli_load_review_and_override(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "araanews-1" in loaded.output
     listed = cli.invoke(app, ["claims", "review"])
     assert listed.exit_code == 0 and "residual_framing" in listed.output
+    assert "residual_framing" in cli.invoke(app, ["claims", "review", "--source", "araanews"]).output
+    typo = cli.invoke(app, ["claims", "review", "--source", "araanew"])
+    assert typo.exit_code == 2 and "--source 'araanew' is not a stored source; known: " in typo.output
+    assert "araanews" in typo.output.split("known: ")[1]
     with open_warehouse(tmp_path / "data" / "warehouse.duckdb", read_only=True) as wh:
         claim_id = claims_db.review_queue(wh)[0]["claim_id"]
     incomplete = cli.invoke(app, ["claims", "review", "--set", claim_id, "--text", "انتشار الوباء"])

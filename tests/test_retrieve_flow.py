@@ -232,3 +232,12 @@ def test_retrieve_without_an_index_says_how_to_build_one() -> None:
     result = runner.invoke(app, ["retrieve", "--no-fetch"])
     assert result.exit_code == 2
     assert "no local search index" in result.output and "arastance index build" in result.output
+
+
+def test_an_unknown_claim_id_is_named_before_anything_is_searched() -> None:
+    _claims()
+    result = runner.invoke(app, ["retrieve", "--claim", "flu", "--claim", "fluu", "--claim", "x"])
+    assert result.exit_code == 2
+    assert "no stored claim has the id(s) fluu, x" in result.output.replace("\n", " ")
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.table_counts()["queries"] == 0 and wh.table_counts()["claim_retrieval"] == 0

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.search.base import DateWindow
+from tasks.search.base import DateWindow, SearchError
 from tasks.search.local import CorpusError, LocalIndex, read_corpus, records_from_dicts
 
 DOCS = [
@@ -76,6 +76,15 @@ def test_missing_index_and_empty_corpus_are_clear_errors(tmp_path: Path) -> None
         LocalIndex.load(tmp_path / "nowhere")
     with pytest.raises(CorpusError, match="no documents"):
         LocalIndex.build([])
+
+
+
+@pytest.mark.parametrize("damaged", ["params.index.json", "docs.parquet"])
+def test_a_damaged_index_file_is_named_with_how_to_rebuild(tmp_path: Path, damaged: str) -> None:
+    LocalIndex.build(read_corpus(_write(tmp_path / "c.jsonl", DOCS)), tmp_path / "ix")
+    (tmp_path / "ix" / damaged).write_text("{cut sho", encoding="utf-8")
+    with pytest.raises(SearchError, match=f"index in {tmp_path / 'ix'} is damaged .*arastance index build"):
+        LocalIndex.load(tmp_path / "ix")
 
 
 def test_index_build_and_search_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -80,3 +80,17 @@ def test_bad_requests_are_named(migrated: Path) -> None:
     assert bad_sql.returncode == 2 and "no_such_table" in bad_sql.stderr
     bad_format = _sql("--format", "xml", QUERY)
     assert bad_format.returncode == 2 and "xml" in bad_format.stderr
+    drop_alone = _sql("--allow-drop", "DROP TABLE claims")
+    assert drop_alone.returncode == 2 and "--allow-drop only applies with --write" in drop_alone.stderr
+    a_dir = _sql("--out", str(migrated), QUERY)
+    assert a_dir.returncode == 2 and f"--out {migrated} is a directory" in a_dir.stderr.replace("\n", "")
+
+
+def test_a_query_that_fails_part_way_leaves_an_earlier_out_file_as_it_was(migrated: Path) -> None:
+    kept = migrated / "kept.csv"
+    kept.write_text("an earlier result\n", encoding="utf-8")
+    for fmt in ("csv", "json", "parquet"):
+        failed = _sql("--format", fmt, "--out", str(kept), "SELECT error('boom') AS x")
+        assert failed.returncode == 2 and "boom" in failed.stderr, failed.stderr
+        assert kept.read_text(encoding="utf-8") == "an earlier result\n"
+    assert sorted(p.name for p in migrated.iterdir()) == ["data", "kept.csv"]  # no partial file left

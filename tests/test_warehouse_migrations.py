@@ -12,6 +12,7 @@ import pytest
 
 from warehouse import Warehouse, WarehouseError
 from warehouse.migrate import applied_versions, apply_migrations, available_migrations
+from warehouse.publish import published_path
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -55,6 +56,29 @@ def test_a_changed_migration_is_refused(tmp_path: Path) -> None:
         wh.con.execute("UPDATE schema_version SET checksum = 'edited' WHERE version = 1")
         with pytest.raises(WarehouseError, match="001_core.sql changed"):
             apply_migrations(wh)
+
+
+def test_a_duckdb_file_of_other_data_is_refused_and_left_unchanged(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+    from arastance.config import load_settings
+
+    path = load_settings().warehouse  # the configured warehouse, pointed at someone else's database
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE orders (id INTEGER, total DOUBLE)")
+        con.execute("INSERT INTO orders VALUES (1, 9.5)")
+    with Warehouse(path, publish=False) as wh:
+        with pytest.raises(WarehouseError, match="a DuckDB database of other data \\(tables orders\\)"):
+            apply_migrations(wh)
+    for command in (["annotate", "status"], ["warehouse", "migrate"]):
+        refused = CliRunner().invoke(app, command)
+        assert refused.exit_code == 2 and "not an AraStance warehouse" in refused.output, (command, refused.output)
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SHOW TABLES").fetchall() == [("orders",)]
+        assert con.execute("SELECT * FROM orders").fetchall() == [(1, 9.5)]
+    assert not published_path(path).exists()  # readers are not handed a copy of it either
 
 
 def test_a_process_killed_right_after_its_migrations_leaves_a_warehouse_that_opens(tmp_path: Path) -> None:

@@ -230,7 +230,12 @@ def replace_clusters(wh: Warehouse, veracity: str, rows: Sequence[Mapping[str, A
 
 
 def review_queue(wh: Warehouse, *, source_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-    """Claims waiting for a reviewer, oldest first."""
+    """Claims waiting for a reviewer, oldest first; an unknown ``source_id`` (a typo that would
+    otherwise read as an empty queue) is a ValueError naming the known ones."""
+    if source_id is not None:
+        known = [r["source_id"] for r in wh.query("SELECT source_id FROM sources ORDER BY source_id")]
+        if source_id not in known:
+            raise ValueError(f"--source {source_id!r} is not a stored source; known: {', '.join(known) or 'none yet'}")
     return wh.query(load_sql("claims_review_queue"), [source_id, source_id, limit])
 
 

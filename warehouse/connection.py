@@ -352,5 +352,10 @@ def open_warehouse(
     if migrate and not read_only:
         from warehouse.migrate import apply_migrations
 
-        apply_migrations(wh)
+        try:
+            apply_migrations(wh)
+        except BaseException:  # a refused or failed upgrade: let the file go, and publish nothing from it
+            wh.publish = False
+            wh.close()
+            raise
     return wh

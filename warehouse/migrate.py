@@ -59,7 +59,23 @@ def _statements(wh: Warehouse, version: int | None, sql: str) -> list[str]:
     return schema.version_table if version is None else schema.migrations[version]
 
 
+def _refuse_foreign_database(wh: Warehouse) -> None:
+    """A DuckDB file with tables but no ``schema_version`` holds someone else's data (a path set to
+    the wrong file): migrating it would add this project's 45 tables to it, so it is refused."""
+    if wh.backend != "duckdb":
+        return
+    tables = [name for (name,) in wh.con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database() "
+        "ORDER BY table_name").fetchall()]
+    if tables and "schema_version" not in tables:
+        shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+        wh.publish = False  # nor is a copy of it handed to this project's readers when it closes
+        raise WarehouseError(f"{wh.location} is a DuckDB database of other data (tables {shown}), not an AraStance "
+                             "warehouse; left unchanged. Point the warehouse setting (or ARASTANCE_DATA_DIR) elsewhere")
+
+
 def _ensure_version_table(wh: Warehouse) -> None:
+    _refuse_foreign_database(wh)
     for statement in _statements(wh, None, VERSION_TABLE):
         wh.con.execute(statement)
 

@@ -81,6 +81,13 @@ def pending_claims(wh: Warehouse, claim_ids: Sequence[str] | None = None, *, inc
                                       "period_end": period[1]})
 
 
+def unknown_claim_ids(wh: Warehouse, claim_ids: Sequence[str]) -> list[str]:
+    """Those of ``claim_ids`` that no stored claim has (a typo in ``--claim``), in the order given."""
+    known = {r["claim_id"] for r in wh.query("SELECT claim_id FROM claims WHERE list_contains(?, claim_id)",
+                                             [list(claim_ids)])}
+    return [c for c in claim_ids if c not in known]
+
+
 def set_claim_status(wh: Warehouse, claim_id: str, *, backend: str, status: str, queries: int = 0, hits: int = 0,
                      kept: int = 0, pairs: int = 0, error: str | None = None) -> None:
     """Record a claim's retrieval progress; ``done`` claims are skipped by the next run."""

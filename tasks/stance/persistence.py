@@ -23,6 +23,23 @@ class ModelFormatError(ValueError):
     """A saved model that this installation cannot load; the message names the mismatch."""
 
 
+def load_pickled(path: Path) -> Any:
+    """The object pickled in ``path``, or a :class:`ModelFormatError` naming it when it is missing or damaged.
+
+    A file cut short by a full disk or an interrupted copy makes unpickling fail with almost any
+    exception (EOFError, UnpicklingError, KeyError, ValueError...), so all of them mean the same here.
+    """
+    import joblib  # only loading a model needs it
+
+    if not path.is_file():
+        raise ModelFormatError(f"{path}: missing, so the model directory is incomplete; copy it again or retrain")
+    try:
+        return joblib.load(path)
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        raise ModelFormatError(f"{path}: damaged, cannot be unpickled ({type(exc).__name__}: {exc}); "
+                               "copy it again or retrain") from None
+
+
 def write_manifest(directory: Path, *, kind: str, libraries: dict[str, str], **fields: Any) -> Path:
     """Write ``manifest.json`` into ``directory`` (created if needed)."""
     directory.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,7 @@ annotate_app = typer.Typer(help="Stance annotation: export tasks, import labels,
 @annotate_app.command("export")
 def export(
     kind: str = typer.Argument("production", help="pilot (every annotator labels every pair) or production"),
-    size: int | None = typer.Option(None, help="pairs in the round (pilot default: annotation.pilot_size; production: all left)"),
+    size: int | None = typer.Option(None, min=1, help="pairs in the round (pilot default: annotation.pilot_size; production: all left)"),
     out: Path | None = typer.Option(None, help="directory for the task files (default <data_dir>/annotation)"),
     predictions: bool = typer.Option(False, "--predictions", help="production: attach the newest warehouse model's "
                                      "predictions and give the pairs it is least sure of, most uncertain first"),

@@ -59,7 +59,7 @@ def review(
     try:
         with open_published(s.warehouse) as wh:
             rows = claims_db.review_queue(wh, source_id=source, limit=limit)
-    except WarehouseError as exc:
+    except (ValueError, WarehouseError) as exc:
         fail(str(exc))
     print_table(rows, title="Claims waiting for review", columns=["claim_id", "source_id", "reason", "raw_text", "cleaned_text", "url"])
 

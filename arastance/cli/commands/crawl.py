@@ -105,17 +105,20 @@ def snapshots_build(
 ) -> None:
     """Render the offline web (fact-check sites, Reuters, news mirror) from the synthetic world."""
     s = settings()
-    from snapshots.build import build_snapshots
+    from snapshots.build import SnapshotDirError, build_snapshots
 
-    summary = build_snapshots(out or s.snapshots_dir)
+    try:
+        summary = build_snapshots(out or s.snapshots_dir)
+    except SnapshotDirError as exc:
+        fail(str(exc))
     print_table([{"site": k, "pages": v} for k, v in summary.pages.items()], title=f"Snapshots in {summary.root}")
 
 
 @snapshots_app.command("serve")
 def snapshots_serve(
     root: Optional[Path] = typer.Option(None, "--root", help="built snapshots (default: <data_dir>/snapshots, built if missing)"),
-    port: int = typer.Option(8800, "--port", help="port on 127.0.0.1 (0: any free port)"),
-    slow_delay: float = typer.Option(1.0, "--slow-delay", help="seconds the deliberately slow pages take"),
+    port: int = typer.Option(8800, "--port", min=0, max=65535, help="port on 127.0.0.1 (0: any free port)"),
+    slow_delay: float = typer.Option(1.0, "--slow-delay", min=0.0, help="seconds the deliberately slow pages take"),
 ) -> None:
     """Serve the snapshots on 127.0.0.1 until interrupted; prints each site's base URL."""
     s = settings()

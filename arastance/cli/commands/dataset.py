@@ -8,7 +8,7 @@ import typer
 
 from arastance.cli.common import console, fail, print_table, settings
 from tasks.dataset.arastance_format import DatasetFileError
-from tasks.dataset.export import export_dataset
+from tasks.dataset.export import EmptyExportError, export_dataset
 from tasks.dataset.load_export import load_export
 from warehouse import WarehouseError, open_warehouse
 
@@ -46,7 +46,7 @@ def export(
     try:
         with open_warehouse(s.warehouse) as wh:
             summary = export_dataset(wh, target)
-    except WarehouseError as exc:
+    except (WarehouseError, EmptyExportError) as exc:
         fail(str(exc))
     print_table(
         [{"split": k, "claims": summary.claims[k], "pairs": summary.pairs[k]} for k in summary.claims],

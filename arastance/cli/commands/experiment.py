@@ -9,6 +9,7 @@ import typer
 
 from arastance.cli.common import console, fail, require_choice, settings
 from arastance.config.model import ModelKind
+from tasks.stance.labels import Scheme
 
 experiment_app = typer.Typer(help="The paper's open questions as experiments (tables in the warehouse).",
                              no_args_is_help=True)
@@ -83,6 +84,7 @@ def imbalance(
     macro-F1 per strategy, stored in the warehouse, as a Prefect artifact and as a PNG heat map."""
     s = settings()
     require_choice("kind", kind, get_args(ModelKind))
+    require_choice("scheme", scheme, get_args(Scheme))
     from flows.experiments import imbalance_experiment
     from tasks.stance.experiments.imbalance import STRATEGIES, check_strategies
 

@@ -10,6 +10,7 @@ import typer
 
 from arastance.cli.common import console, fail, print_table, require_choice, settings
 from arastance.config.model import ModelSettings
+from tasks.stance.labels import Scheme
 
 datasets_app = typer.Typer(help="Public stance datasets.", no_args_is_help=True)
 
@@ -43,9 +44,13 @@ def train(
 ) -> None:
     """Train a stance model on a corpus's train split, evaluate it, and record the run (a Prefect flow)."""
     s = settings()
-    for option, value, field in (("kind", kind, "default"), ("e5_mode", e5_mode, "e5_mode"),
-                                 ("e5_engine", e5_engine, "e5_engine")):
+    if out is not None and out.exists() and not out.is_dir():
+        fail(f"--out {out} is a file; models are saved in a directory")
+    for option, value, field in (("kind", kind, "default"), ("variant", variant, "cpu_variant"),
+                                 ("e5_mode", e5_mode, "e5_mode"), ("e5_engine", e5_engine, "e5_engine"),
+                                 ("evidence", evidence, "evidence")):
         require_choice(option, value, get_args(ModelSettings.model_fields[field].annotation))
+    require_choice("scheme", scheme, get_args(Scheme))
     from flows.train import train_stance_model  # Prefect loads only when needed
     from tasks.stance.datasets import DatasetError
     from tasks.stance.persistence import ModelFormatError
@@ -123,7 +128,10 @@ def _read_articles(path: Path) -> list[str]:
     """A JSON list of strings, or plain text with one article per line."""
     if not path.is_file():
         fail(f"{path}: articles file not found")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        fail(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8")
     if text.lstrip().startswith("["):
         try:
             items = json.loads(text)

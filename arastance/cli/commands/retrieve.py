@@ -172,6 +172,13 @@ def build_index(
     if captures and (corpus is not None or world):
         fail("--captures cannot be combined with --corpus or --world (those are built corpora, not archived pages); "
              "it combines with --warc")
+    given = [name for name, on in (("--corpus", corpus is not None), ("--world", world), ("--warc", bool(warc))) if on]
+    if len(given) > 1:
+        fail(f"{' and '.join(given)} each choose what is indexed; give one (--warc combines with --captures)")
+    page_filters = [name for name, on in (("--from", date_from is not None), ("--to", date_to is not None),
+                                          ("--lang", lang != "ar"), ("--keep-undated", keep_undated)) if on]
+    if page_filters and not (warc or captures):
+        fail(f"{', '.join(page_filters)} filter archived pages: give --warc or --captures, or leave them out")
     s = settings()
     path = corpus or s.search.corpus_path
     stats = WarcStats()

@@ -73,10 +73,14 @@ def sql(
     Reads the published read-only copy, so it never waits for a running flow nor holds one up.
     """
     s = settings()
+    if allow_drop and not write:
+        fail("--allow-drop only applies with --write (the default reads a read-only copy)")
     if fmt is ResultFormat.parquet and out is None:
         fail("--format parquet writes a binary file: give it --out FILE")
     if out is not None and not out.parent.is_dir():
         fail(f"--out {out}: directory {out.parent} does not exist")
+    if out is not None and out.is_dir():
+        fail(f"--out {out} is a directory; give a file name")
     try:
         wh = open_warehouse(s.warehouse, migrate=True) if write else open_published(s.warehouse)
     except WarehouseError as exc:

@@ -1,0 +1,55 @@
+"""Building the offline web replaces an earlier build, and nothing else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from helpers_spiders import world
+
+from arastance.cli import app
+from snapshots.build import COMPLETE_MARKER, FAULTS_FILE, SnapshotDirError, build_snapshots
+
+runner = CliRunner()
+
+
+def test_a_rebuild_replaces_the_earlier_build_and_leaves_no_staging(tmp_path: Path) -> None:
+    out = tmp_path / "web"
+    build_snapshots(out, world())
+    (out / "stale.html").write_text("from an earlier build", encoding="utf-8")
+    (tmp_path / ".web.building").mkdir()  # an interrupted build's leftovers
+    (tmp_path / ".web.building" / "half.html").write_text("cut short", encoding="utf-8")
+    summary = build_snapshots(out, world())
+    assert summary.root == out
+    assert not (out / "stale.html").exists()
+    assert (out / COMPLETE_MARKER).is_file() and (out / FAULTS_FILE).is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["web"]
+
+
+def test_a_directory_that_is_not_a_build_is_refused_and_kept(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("keep me", encoding="utf-8")
+    with pytest.raises(SnapshotDirError, match="not a snapshot build"):
+        build_snapshots(tmp_path, world())
+    assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "keep me"
+    a_file = tmp_path / "notes.txt"
+    with pytest.raises(SnapshotDirError, match="is a file"):
+        build_snapshots(a_file, world())
+    build_snapshots(tmp_path / "empty", world())  # a new directory is fine
+    assert (tmp_path / "empty" / COMPLETE_MARKER).is_file()
+
+
+def test_snapshots_build_refuses_an_occupied_directory_with_a_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / "warehouse.duckdb").write_bytes(b"stored data")
+    refused = runner.invoke(app, ["snapshots", "build", "--out", str(tmp_path)])
+    assert refused.exit_code == 2
+    assert f"error: {tmp_path} holds files that are not a snapshot build" in refused.output
+    assert "Traceback" not in refused.output
+    assert (tmp_path / "warehouse.duckdb").read_bytes() == b"stored data"
+
+
+def test_snapshots_serve_refuses_a_port_or_delay_out_of_range() -> None:
+    for option, value in (("--port", "70000"), ("--port", "-1"), ("--slow-delay", "-5")):
+        refused = runner.invoke(app, ["snapshots", "serve", option, value])
+        assert refused.exit_code == 2 and option in refused.output, (option, value, refused.output)
