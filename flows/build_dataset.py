@@ -23,7 +23,7 @@ from tasks.annotation.gold import decision_counts
 from tasks.annotation.workflow import decide_gold_labels
 from tasks.dataset.assemble import FlagResult, SplitResult, assign_claim_splits, dataset_statistics, flag_unrelated_claims
 from tasks.dataset.export import ExportSummary, export_dataset
-from warehouse import open_warehouse
+from warehouse import flow_warehouse, open_warehouse
 
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
@@ -96,7 +96,7 @@ def build_dataset(
     """
     settings = load_settings()
     cfg = settings.annotation if split_seed is None else settings.annotation.model_copy(update={"split_seed": split_seed})
-    path = Path(warehouse_path) if warehouse_path else settings.warehouse
+    path = flow_warehouse(warehouse_path)
     gold = decide_gold(path, cfg)
     flags = flag_claims(path)
     split = split_claims(path, cfg)

@@ -36,7 +36,7 @@ from arastance.logging import get_logger
 from flows.runners import warehouse_busy
 from tasks.claim_load.load import LoadReport, load_crawl_run
 from tasks.crawl_runner import CrawlError, CrawlResult, run_spider, run_verdict
-from warehouse import open_warehouse
+from warehouse import flow_warehouse, open_warehouse
 from warehouse.crawl_inputs import known_canonical_urls
 
 log = get_logger(__name__)
@@ -189,7 +189,7 @@ def crawl_sources(
             "crawl": type(settings.crawl).model_validate({**settings.crawl.model_dump(), **window})})
     mode = mode or settings.crawl.mode
     incremental = settings.crawl.incremental if incremental is None else incremental
-    path = Path(warehouse_path) if warehouse_path else settings.warehouse
+    path = flow_warehouse(warehouse_path)
     passes: dict[str, list[str]] = {"live": [], "archive": []}
     for site in chosen:
         for site_mode in crawl_modes(site, mode):

@@ -33,6 +33,7 @@ from tasks.stance.runs import (
     record_run,
     run_of_saved_model,
 )
+from warehouse import flow_warehouse
 from warehouse.model_runs import ModelRun
 
 log = get_logger(__name__)
@@ -126,7 +127,7 @@ def evaluate_stance_model(
         warehouse_path: the DuckDB warehouse; default: the configured one.
     """
     settings = load_settings()
-    warehouse_file = Path(warehouse_path) if warehouse_path else settings.warehouse
+    warehouse_file = flow_warehouse(warehouse_path)
     directory = Path(model_dir) if model_dir else default_model_dir(warehouse_file)
     model = load_model(directory, embedding_cache=settings.embedding_cache)
     source = dataset_path(settings, dataset, Path(path) if path else None)

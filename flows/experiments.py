@@ -31,7 +31,7 @@ from tasks.stance.experiments.results import (
 from tasks.stance.experiments.training import model_factory
 from tasks.stance.provenance import code_version
 from tasks.stance.runs import corpus_scheme, dataset_path
-from warehouse import open_warehouse
+from warehouse import flow_warehouse, open_warehouse
 from warehouse.experiments import store_experiment
 
 
@@ -56,10 +56,10 @@ def publish(result: ExperimentResult, table: str, grid: Grid, axes: tuple[str, s
             "heatmap": str(files.heatmap)}
 
 
-def finish(result: ExperimentResult, settings: Settings, warehouse_path: str | None, out_dir: str | None, title: str,
+def finish(result: ExperimentResult, settings: Settings, warehouse_file: Path, out_dir: str | None, title: str,
            table: str, grid: Grid, axes: tuple[str, str]) -> dict[str, Any]:
     """Store the run in the warehouse, then write and publish its table and heat map."""
-    store_task(Path(warehouse_path) if warehouse_path else settings.warehouse, result)
+    store_task(warehouse_file, result)
     return publish(result, table, grid, axes, Path(out_dir) if out_dir else settings.experiments_dir, title)
 
 
@@ -85,6 +85,7 @@ def cross_dataset_experiment(
         warehouse_path: the DuckDB warehouse that records the run; default: the configured one.
     """
     settings = load_settings()
+    warehouse_file = flow_warehouse(warehouse_path)  # before hours of training, not after
     loaded = []
     for name, source in locate_corpora(settings, corpora, paths or {}).items():
         native = corpus_scheme(name, source)
@@ -93,7 +94,7 @@ def cross_dataset_experiment(
     fixed = {"encoder": encoder} if encoder else {}
     result = cross_dataset(loaded, model_factory(settings, kind, **fixed),
                            config={"kind": kind or settings.model.default, "split": split, **fixed})
-    return finish(result, settings, warehouse_path, out_dir, f"Cross-dataset transfer: macro-F1 on {split} splits",
+    return finish(result, settings, warehouse_file, out_dir, f"Cross-dataset transfer: macro-F1 on {split} splits",
                   matrix_table(result), macro_f1_grid(result), ("evaluated on", "trained on"))
 
 
@@ -118,6 +119,7 @@ def imbalance_experiment(
         split, kind, encoder, out_dir, warehouse_path: as for ``cross_dataset_experiment``.
     """
     settings = load_settings()
+    warehouse_file = flow_warehouse(warehouse_path)
     chosen_kind = kind or settings.model.default
     chosen = check_strategies(strategies or list(STRATEGIES), chosen_kind)
     source = dataset_path(settings, dataset, Path(path) if path else None)
@@ -127,5 +129,5 @@ def imbalance_experiment(
     fixed = {"encoder": encoder} if encoder else {}
     result = imbalance(dataset, train, evaluation, used, model_factory(settings, chosen_kind, **fixed), chosen,
                        seed=settings.model.seed, config={"kind": chosen_kind, "split": split, **fixed})
-    return finish(result, settings, warehouse_path, out_dir, f"Class imbalance on {dataset} ({used}, {split})",
+    return finish(result, settings, warehouse_file, out_dir, f"Class imbalance on {dataset} ({used}, {split})",
                   comparison_table(result), per_class_grid(result), ("F1", "strategy"))

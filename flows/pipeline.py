@@ -9,11 +9,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
+from pydantic import Field
 
 from arastance.config import load_settings
 from arastance.logging import get_logger
@@ -75,24 +76,25 @@ def _stage_runners(path: Path, sites: list[str] | None, incremental: bool | None
 
 @flow(name="arastance_pipeline", validate_parameters=True)
 def arastance_pipeline(
-    stages: list[Stage] | None = None,
+    stages: Annotated[list[Stage], Field(min_length=1)] | None = None,
     sites: list[str] | None = None,
     incremental: bool | None = None,
-    retrieve_limit: int | None = None,
+    retrieve_limit: Annotated[int, Field(ge=1)] | None = None,
     train: Literal["auto", "always", "never"] = "auto",
 ) -> list[dict[str, Any]]:
     """Run the pipeline's stages in order and publish what each one did.
 
     Args:
         stages: which stages to run, in pipeline order (default: all of them:
-            crawl, select, retrieve, dataset, train).
+            crawl, select, retrieve, dataset, train; an empty list is refused, not read as all).
         sites: sites to crawl (default: araanews, dabegad, norumors and reuters).
         incremental: fetch only posts not yet in the warehouse (default: the crawl.incremental setting).
         retrieve_limit: at most this many claims get documents in this run (default: all pending).
         train: ``auto`` retrains (and evaluates) when the new gold labels since the last
             training reach ``model.retrain_after_new_labels``; ``always``; or ``never``.
     """
-    chosen = [s for s in ALL_STAGES if s in (stages or ALL_STAGES) and not (s == "train" and train == "never")]
+    asked = ALL_STAGES if stages is None else stages  # an empty list is refused by validation, never read as "all"
+    chosen = [s for s in ALL_STAGES if s in asked and not (s == "train" and train == "never")]
     path = load_settings().warehouse
     runners = _stage_runners(path, sites, incremental, retrieve_limit, train)
     outcomes: list[StageOutcome] = []

@@ -14,12 +14,13 @@ process writes the warehouse.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, task, unmapped
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
+from pydantic import Field
 
 from arastance.config import load_settings
 from arastance.logging import get_logger
@@ -132,13 +133,13 @@ def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: Retrieva
 
 @flow(name="retrieve_documents", task_runner=ConfiguredTaskRunner(), validate_parameters=True)
 @locked_stage("retrieval")
-def retrieve_documents(claim_ids: list[str] | None = None, limit: int | None = None, fetch: bool = True,
+def retrieve_documents(claim_ids: list[str] | None = None, limit: Annotated[int, Field(ge=1)] | None = None, fetch: bool = True,
                        redo: bool = False) -> list[dict[str, Any]]:
     """Retrieve documents for the pending claims (or ``claim_ids``); returns a row per claim.
 
     Args:
         claim_ids: only these claims (default: every claim of v_retrieval_claims not yet done).
-        limit: at most this many claims in this run.
+        limit: at most this many claims in this run (1 or more; unset: every pending claim).
         fetch: fetch and extract the kept articles and create the claim-article pairs; off stops
             after the keep/drop decisions.
         redo: include claims already done (their searches come from the cache, so no quota is spent).

@@ -23,7 +23,7 @@ from arastance.logging import get_logger
 from tasks.true_claims import select as selection
 from tasks.true_claims.rows import claim_records, exclusion_rows, match_rows, run_row, selection_run_id
 from tasks.true_claims.select import ClaimRecord, SelectionResult
-from warehouse import open_warehouse
+from warehouse import flow_warehouse, open_warehouse
 from warehouse.selection import StoredSelection, read_candidate_headlines, read_seed_claims, store_selection
 
 log = get_logger(__name__)
@@ -118,7 +118,7 @@ def select_true_claims(
         window_months=window_months, top_k=top_k, min_similarity=min_similarity, analyzer=analyzer,
         undated_policy=undated_policy, sample_size=sample_size, seed=seed,
     )
-    path = Path(warehouse_path) if warehouse_path else settings.warehouse
+    path = flow_warehouse(warehouse_path)
     started_at = datetime.now(timezone.utc).replace(tzinfo=None)
 
     seeds, headlines = load_selection_inputs(path, params.headline_sources, settings.period.bounds)

@@ -22,6 +22,7 @@ from tasks.stance.model import StanceModel, create_model
 from tasks.stance.model_card import write_model_card
 from tasks.stance.runs import TrainedModel, corpus_scheme, dataset_path, model_options, train_and_save
 from tasks.stage_locks import locked_stage
+from warehouse import flow_warehouse
 
 
 @task(cache_policy=NO_CACHE, task_run_name="train-on-{dataset}")
@@ -75,6 +76,7 @@ def train_stance_model(
         warehouse_path: the DuckDB warehouse that records the run; default: the configured one.
     """
     settings = load_settings()
+    warehouse_file = flow_warehouse(warehouse_path)  # before training, not after
     source = dataset_path(settings, dataset, Path(path) if path else None)
     chosen = corpus_scheme(dataset, source, scheme)
     chosen_kind = kind or settings.model.default
@@ -91,7 +93,7 @@ def train_stance_model(
     trained = train_task(quote(model), quote(train), Path(out_dir) if out_dir else settings.models_dir, dataset,
                          quote(evaluation.get("dev")))
     results = [evaluate_task(quote(model), quote(examples), dataset, split) for split, examples in evaluation.items()]
-    record_task(Path(warehouse_path) if warehouse_path else settings.warehouse, trained.run, results, trained.directory)
+    record_task(warehouse_file, trained.run, results, trained.directory)
     publish_results(model.name, trained.run.run_id, results, trained.directory / "figures")
     write_model_card(trained.directory, train, results)
     return {"run_id": trained.run.run_id, "model": model.name, "model_dir": str(trained.directory),

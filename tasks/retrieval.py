@@ -82,12 +82,14 @@ def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | Non
     before anything is sent; claims that no longer fit are deferred to another day. With no
     claim pending, no backend (nor search index) is needed: the plan is empty.
     """
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit {limit}: at most how many claims get documents, so 1 or more (unset: every pending claim)")
     if claim_ids and (unknown := unknown_claim_ids(wh, claim_ids)):
         raise ValueError(f"no stored claim has the id(s) {', '.join(unknown)}; "
                          "`arastance sql \"SELECT claim_id, title FROM claims\"` lists them")
     num = settings.search.results_per_query
     plan = RetrievalPlan()
-    claims = pending_claims(wh, claim_ids, include_done=redo, period=settings.period.bounds)[: limit or None]
+    claims = pending_claims(wh, claim_ids, include_done=redo, period=settings.period.bounds)[:limit]
     if not claims:  # nothing to search: no backend (nor index) needed
         return plan
     backend = configured_backend(settings)

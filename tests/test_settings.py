@@ -46,6 +46,7 @@ def test_toml_file_is_read_and_environment_wins(monkeypatch: pytest.MonkeyPatch,
         ("ARASTANCE_SITES__REUTERS", "not a url", "sites.reuters (ARASTANCE_SITES__REUTERS)"),
         ("ARASTANCE_LOG_LEVEL", "LOUD", "log_level"),
         ("ARASTANCE_PERIOD__START", "2012-13-01", "period.start (ARASTANCE_PERIOD__START)"),
+        ("ARASTANCE_MODEL__CPU_JOBS", "0", "model.cpu_jobs (ARASTANCE_MODEL__CPU_JOBS): Value error, 0 runs nothing"),
     ],
 )
 def test_invalid_values_fail_naming_the_setting(monkeypatch: pytest.MonkeyPatch, var: str, value: str, named: str) -> None:

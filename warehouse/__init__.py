@@ -5,13 +5,14 @@ files instead. Writers open it with :func:`open_warehouse`; readers open the pub
 read-only copy with :func:`open_published`, which no writer ever locks.
 """
 
-from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, open_warehouse
+from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, flow_warehouse, open_warehouse
 from warehouse.publish import open_published, publish, published_path
 
 __all__ = [
     "Warehouse",
     "WarehouseBusyError",
     "WarehouseError",
+    "flow_warehouse",
     "open_published",
     "open_warehouse",
     "publish",

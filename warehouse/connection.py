@@ -321,6 +321,27 @@ def _create_aside(path: Path) -> None:
             leftover.unlink(missing_ok=True)
 
 
+def flow_warehouse(warehouse_path: str | None) -> Path:
+    """The warehouse a flow works on: the configured one, or its ``warehouse_path`` parameter.
+
+    A parameter typed in a deployment's form names a warehouse that must exist: opening a mistyped
+    path would create an empty warehouse, and the run would "succeed" on nothing (select no
+    headlines, export empty splits, record a model where nobody looks). The configured warehouse is
+    created on first use as before; a DuckLake is created by its catalog, not by this path.
+    """
+    from arastance.config import load_settings
+
+    settings = load_settings()
+    if not warehouse_path:
+        return settings.warehouse
+    path = Path(warehouse_path)
+    if (settings.warehouse_backend == "duckdb" and not path.exists()
+            and path.resolve() != Path(settings.warehouse).resolve()):
+        raise WarehouseError(f"warehouse_path {path} does not exist: a flow works on an existing warehouse; fix the "
+                             f"path, or create it with ARASTANCE_WAREHOUSE_PATH={path} arastance warehouse migrate")
+    return path
+
+
 def open_warehouse(
     path: str | Path | None = None,
     *,

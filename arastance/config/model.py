@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, HttpUrl
+from pydantic import Field, HttpUrl, field_validator
 
 from arastance.config.base import SettingsGroup
 
@@ -40,7 +40,7 @@ class ModelSettings(SettingsGroup):
         default=True, description="choose C and the e5 weight by claim-grouped cross-validation on the training pairs"
     )
     tune_folds: int = Field(default=3, ge=2, le=20, description="folds of that cross-validation")
-    cpu_jobs: int = Field(default=2, ge=-1, description="parallel fits while tuning (joblib n_jobs; -1 = all cores)")
+    cpu_jobs: int = Field(default=2, ge=-1, description="parallel fits while tuning (joblib n_jobs; -1 = all cores; 0 is refused)")
     regularization_c: float = Field(default=1.0, gt=0, description="inverse regularisation of the logistic regression (when auto_tune is off)")
     evidence: Literal["select", "truncate"] = Field(
         default="select", description="pick the article sentences most similar to the claim, or keep the first tokens"
@@ -133,3 +133,11 @@ class ModelSettings(SettingsGroup):
         default=None, ge=0, le=1, description="weight of the CPU model in the average; unset: chosen on the held-out "
         "claims; set: nothing is held out and both members train on every pair"
     )
+
+    @field_validator("cpu_jobs")
+    @classmethod
+    def _jobs_not_zero(cls, value: int) -> int:
+        """joblib reads -1 as every core and n as n processes, but 0 as nothing (it fails mid-training)."""
+        if value == 0:
+            raise ValueError("0 runs nothing: give -1 (every core) or a number of processes")
+        return value

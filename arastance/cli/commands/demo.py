@@ -32,7 +32,7 @@ def prefect_hint(flow_run_id: object | None) -> str:
 
 
 def demo(
-    retrieve_limit: int = typer.Option(0, help="at most this many claims get documents (0: all)"),
+    retrieve_limit: int = typer.Option(0, min=0, help="at most this many claims get documents (0: all)"),
     data_dir: Optional[Path] = typer.Option(None, help="where the demo's warehouse and files go (default: "
                                             "<data_dir>/demo, under the configured data directory, so that "
                                             "invented claims never mix with real ones)"),

@@ -1,0 +1,48 @@
+"""What a deployment's form can be given: values that would run the wrong work are refused up front."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from prefect.exceptions import ParameterTypeError
+
+from arastance.config import load_settings
+from flows.pipeline import arastance_pipeline
+from flows.retrieve_documents import retrieve_documents
+from flows.select_true_claims import select_true_claims
+from tasks.retrieval import plan_retrieval
+from warehouse import WarehouseError, flow_warehouse, open_warehouse
+
+
+@pytest.mark.parametrize(("flow", "parameters"), [
+    (retrieve_documents, {"limit": 0}),
+    (retrieve_documents, {"limit": -1}),  # was: every pending claim but the last
+    (arastance_pipeline, {"retrieve_limit": -200}),
+    (arastance_pipeline, {"stages": []}),  # was: every stage, a live crawl included
+])
+def test_a_limit_below_one_or_no_stage_is_refused(flow, parameters: dict[str, object]) -> None:  # noqa: ANN001
+    with pytest.raises(ParameterTypeError):
+        flow.validate_parameters(parameters)
+    good = {"limit": 3} if flow is retrieve_documents else {"retrieve_limit": 3, "stages": ["select"]}
+    validated = flow.validate_parameters(good)
+    assert {key: validated[key] for key in good} == good
+
+
+def test_the_retrieval_plan_refuses_a_limit_below_one_itself() -> None:
+    with open_warehouse(load_settings().warehouse) as wh:
+        for limit in (0, -1):
+            with pytest.raises(ValueError, match=f"limit {limit}: at most how many claims get documents"):
+                plan_retrieval(wh, load_settings(), None, limit, False)
+
+
+def test_a_flow_refuses_a_warehouse_path_that_does_not_exist(tmp_path: Path) -> None:
+    configured = load_settings().warehouse
+    assert flow_warehouse(None) == configured and flow_warehouse(str(configured)) == configured  # created on first use
+    with open_warehouse(tmp_path / "other.duckdb"):
+        pass
+    assert flow_warehouse(str(tmp_path / "other.duckdb")) == tmp_path / "other.duckdb"
+    typo = tmp_path / "typo" / "warehouse.duckdb"
+    with pytest.raises(WarehouseError, match=f"warehouse_path {typo} does not exist"):
+        select_true_claims.fn(warehouse_path=str(typo))
+    assert not typo.parent.exists()  # no empty warehouse was created for the run to "succeed" on
