@@ -7,11 +7,12 @@ site below the coverage threshold.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
+from pydantic import Field
 
 from arastance.base.sites import enabled_sites
 from arastance.config import load_settings
@@ -25,15 +26,15 @@ def check_one_site(site: str, archive: bool, sample: int, threshold: float) -> S
 
 
 @flow(name="check_sites", validate_parameters=True)
-def check_sites(sites: list[str] | None = None, archive: bool = False, sample: int = 10,
-                threshold: float = 0.8) -> list[dict[str, Any]]:
+def check_sites(sites: list[str] | None = None, archive: bool = False, sample: Annotated[int, Field(ge=1)] = 10,
+                threshold: Annotated[float, Field(ge=0, le=1)] = 0.8) -> list[dict[str, Any]]:
     """Check ``sites`` (default: the enabled ones); publish the per-field table; fail below ``threshold``.
 
     Args:
         sites: sites to check (default: every site enabled in arastance/base/site_configs).
         archive: sample the sites' web-archive captures instead of the live sites.
         sample: claim pages per site.
-        threshold: least share of sampled claims that must have each gated field (title, claim, date).
+        threshold: least share (0 to 1) of sampled claims that must have each gated field (title, claim, date).
     """
     checks = [check_one_site(site, archive, sample, threshold) for site in (sites or enabled_sites())]
     create_table_artifact([row for c in checks for row in c.rows()], key="sites-check",

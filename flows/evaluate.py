@@ -128,9 +128,9 @@ def evaluate_stance_model(
     """
     settings = load_settings()
     warehouse_file = flow_warehouse(warehouse_path)
+    source = dataset_path(settings, dataset, Path(path) if path else None)  # a bad dataset is named first
     directory = Path(model_dir) if model_dir else default_model_dir(warehouse_file)
     model = load_model(directory, embedding_cache=settings.embedding_cache)
-    source = dataset_path(settings, dataset, Path(path) if path else None)
     scheme = scheme_of(model.labels)
     results = []
     for split in splits or ["dev", "test"]:

@@ -46,3 +46,19 @@ def test_a_flow_refuses_a_warehouse_path_that_does_not_exist(tmp_path: Path) -> 
     with pytest.raises(WarehouseError, match=f"warehouse_path {typo} does not exist"):
         select_true_claims.fn(warehouse_path=str(typo))
     assert not typo.parent.exists()  # no empty warehouse was created for the run to "succeed" on
+
+
+@pytest.mark.parametrize("parameters", [{"sample": 0}, {"threshold": 5.0}, {"threshold": -1.0}])
+def test_a_site_check_sample_or_threshold_out_of_range_is_refused(parameters: dict[str, object]) -> None:
+    from flows.check_sites import check_sites
+
+    with pytest.raises(ParameterTypeError):  # a threshold of 5 always failed, -1 always passed
+        check_sites.validate_parameters(parameters)
+
+
+def test_evaluating_an_unknown_dataset_names_it_before_looking_for_a_model() -> None:
+    from flows.evaluate import evaluate_stance_model
+    from tasks.stance.datasets import DatasetError
+
+    with pytest.raises(DatasetError, match="unknown dataset 'bogus'"):
+        evaluate_stance_model.fn(dataset="bogus")
