@@ -96,7 +96,7 @@ def build_dataset(
     """
     settings = load_settings()
     cfg = settings.annotation if split_seed is None else settings.annotation.model_copy(update={"split_seed": split_seed})
-    path = flow_warehouse(warehouse_path)
+    path = flow_warehouse(warehouse_path, settings)
     gold = decide_gold(path, cfg)
     flags = flag_claims(path)
     split = split_claims(path, cfg)

@@ -189,7 +189,7 @@ def crawl_sources(
             "crawl": type(settings.crawl).model_validate({**settings.crawl.model_dump(), **window})})
     mode = mode or settings.crawl.mode
     incremental = settings.crawl.incremental if incremental is None else incremental
-    path = flow_warehouse(warehouse_path)
+    path = flow_warehouse(warehouse_path, settings)
     passes: dict[str, list[str]] = {"live": [], "archive": []}
     for site in chosen:
         for site_mode in crawl_modes(site, mode):

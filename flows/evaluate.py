@@ -127,7 +127,7 @@ def evaluate_stance_model(
         warehouse_path: the DuckDB warehouse; default: the configured one.
     """
     settings = load_settings()
-    warehouse_file = flow_warehouse(warehouse_path)
+    warehouse_file = flow_warehouse(warehouse_path, settings)
     source = dataset_path(settings, dataset, Path(path) if path else None)  # a bad dataset is named first
     directory = Path(model_dir) if model_dir else default_model_dir(warehouse_file)
     model = load_model(directory, embedding_cache=settings.embedding_cache)

@@ -85,7 +85,7 @@ def cross_dataset_experiment(
         warehouse_path: the DuckDB warehouse that records the run; default: the configured one.
     """
     settings = load_settings()
-    warehouse_file = flow_warehouse(warehouse_path)  # before hours of training, not after
+    warehouse_file = flow_warehouse(warehouse_path, settings)  # before hours of training, not after
     loaded = []
     for name, source in locate_corpora(settings, corpora, paths or {}).items():
         native = corpus_scheme(name, source)
@@ -119,7 +119,7 @@ def imbalance_experiment(
         split, kind, encoder, out_dir, warehouse_path: as for ``cross_dataset_experiment``.
     """
     settings = load_settings()
-    warehouse_file = flow_warehouse(warehouse_path)
+    warehouse_file = flow_warehouse(warehouse_path, settings)
     chosen_kind = kind or settings.model.default
     chosen = check_strategies(strategies or list(STRATEGIES), chosen_kind)
     source = dataset_path(settings, dataset, Path(path) if path else None)

@@ -20,22 +20,32 @@ from prefect.utilities.annotations import quote
 from arastance.config import load_settings
 from arastance.config.selection import SelectionSettings
 from arastance.logging import get_logger
+from flows.runners import warehouse_busy
 from tasks.true_claims import select as selection
 from tasks.true_claims.rows import claim_records, exclusion_rows, match_rows, run_row, selection_run_id
 from tasks.true_claims.select import ClaimRecord, SelectionResult
+from tasks.true_claims.sources import check_headline_sources
 from warehouse import flow_warehouse, open_warehouse
-from warehouse.selection import StoredSelection, read_candidate_headlines, read_seed_claims, store_selection
+from warehouse.selection import (
+    StoredSelection,
+    read_candidate_headlines,
+    read_seed_claims,
+    store_selection,
+    true_claims_by_source,
+)
 
 log = get_logger(__name__)
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def load_selection_inputs(
     warehouse_path: Path, sources: list[str], period: tuple[date | None, date | None] = (None, None)
 ) -> tuple[list[ClaimRecord], list[ClaimRecord]]:
     """The active false claims (seeds) and the candidate headlines of ``sources``, dated within
-    ``period`` (the setting ``period``; open by default)."""
+    ``period`` (the setting ``period``; open by default). Retried only while the warehouse is
+    busy: a ``headline_sources`` setting that names no stored source fails at once."""
     with open_warehouse(warehouse_path) as wh:
+        check_headline_sources(sources, true_claims_by_source(wh))
         seeds = claim_records(read_seed_claims(wh, period), origin="seed")
         headlines = claim_records(read_candidate_headlines(wh, sources, period), origin="headline")
     log.info("selection inputs read", extra={"seeds": len(seeds), "headlines": len(headlines), "sources": sources})
@@ -56,7 +66,7 @@ def choose_headlines(
     return result
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def store_selection_run(
     warehouse_path: Path, result: SelectionResult, run_id: str, fingerprint: str, started_at: datetime
 ) -> StoredSelection:
@@ -118,7 +128,7 @@ def select_true_claims(
         window_months=window_months, top_k=top_k, min_similarity=min_similarity, analyzer=analyzer,
         undated_policy=undated_policy, sample_size=sample_size, seed=seed,
     )
-    path = flow_warehouse(warehouse_path)
+    path = flow_warehouse(warehouse_path, settings)
     started_at = datetime.now(timezone.utc).replace(tzinfo=None)
 
     seeds, headlines = load_selection_inputs(path, params.headline_sources, settings.period.bounds)

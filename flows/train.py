@@ -76,7 +76,7 @@ def train_stance_model(
         warehouse_path: the DuckDB warehouse that records the run; default: the configured one.
     """
     settings = load_settings()
-    warehouse_file = flow_warehouse(warehouse_path)  # before training, not after
+    warehouse_file = flow_warehouse(warehouse_path, settings)  # before training, not after
     source = dataset_path(settings, dataset, Path(path) if path else None)
     chosen = corpus_scheme(dataset, source, scheme)
     chosen_kind = kind or settings.model.default

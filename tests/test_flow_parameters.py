@@ -37,11 +37,13 @@ def test_the_retrieval_plan_refuses_a_limit_below_one_itself() -> None:
 
 
 def test_a_flow_refuses_a_warehouse_path_that_does_not_exist(tmp_path: Path) -> None:
-    configured = load_settings().warehouse
-    assert flow_warehouse(None) == configured and flow_warehouse(str(configured)) == configured  # created on first use
+    settings = load_settings()
+    configured = settings.warehouse
+    assert flow_warehouse(None, settings) == configured  # created on first use
+    assert flow_warehouse(str(configured), settings) == configured
     with open_warehouse(tmp_path / "other.duckdb"):
         pass
-    assert flow_warehouse(str(tmp_path / "other.duckdb")) == tmp_path / "other.duckdb"
+    assert flow_warehouse(str(tmp_path / "other.duckdb"), settings) == tmp_path / "other.duckdb"
     typo = tmp_path / "typo" / "warehouse.duckdb"
     with pytest.raises(WarehouseError, match=f"warehouse_path {typo} does not exist"):
         select_true_claims.fn(warehouse_path=str(typo))

@@ -47,6 +47,10 @@ def test_toml_file_is_read_and_environment_wins(monkeypatch: pytest.MonkeyPatch,
         ("ARASTANCE_LOG_LEVEL", "LOUD", "log_level"),
         ("ARASTANCE_PERIOD__START", "2012-13-01", "period.start (ARASTANCE_PERIOD__START)"),
         ("ARASTANCE_MODEL__CPU_JOBS", "0", "model.cpu_jobs (ARASTANCE_MODEL__CPU_JOBS): Value error, 0 runs nothing"),
+        ("ARASTANCE_SITES__DABEGGAD", "https://dabegad.com/", "sites.dabeggad is not a registered site (registered: "
+         "araanews, dabegad,"),
+        ("ARASTANCE_NLP__STANZA_RESOURCES_URL", "/srv/stanza-resources",
+         "nlp.stanza_resources_url (ARASTANCE_NLP__STANZA_RESOURCES_URL): Value error, must be an http(s) URL"),
     ],
 )
 def test_invalid_values_fail_naming_the_setting(monkeypatch: pytest.MonkeyPatch, var: str, value: str, named: str) -> None:

@@ -17,7 +17,7 @@ runner = CliRunner()
 
 
 @pytest.mark.slow
-def test_select_true_claims_command_runs_the_flow_and_rerun_adds_nothing() -> None:
+def test_select_true_claims_command_runs_the_flow_and_rerun_adds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     with open_warehouse(load_settings().warehouse) as wh:
         wh.insert_rows("claims", [
             claim_row("f1", "false", FLOOD, date(2016, 3, 1)),
@@ -32,6 +32,10 @@ def test_select_true_claims_command_runs_the_flow_and_rerun_adds_nothing() -> No
         second = runner.invoke(app, ["select-true-claims", "--window-months", "2"])
         assert second.exit_code == 0, second.output
         assert "nothing added" in second.output
+        monkeypatch.setenv("ARASTANCE_SELECTION__HEADLINE_SOURCES", '["reuter"]')
+        typo = runner.invoke(app, ["select-true-claims"])
+        assert typo.exit_code == 2 and "names reuter, but the warehouse holds no true claim" in typo.output
+        monkeypatch.delenv("ARASTANCE_SELECTION__HEADLINE_SOURCES")
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
         assert wh.query("SELECT seed_claim_id, headline_claim_id, rank FROM selection_matches") == [
             {"seed_claim_id": "f1", "headline_claim_id": "r1", "rank": 1},

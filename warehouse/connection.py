@@ -8,12 +8,15 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 import pyarrow as pa
 
 from arastance.logging import get_logger
+
+if TYPE_CHECKING:
+    from arastance.config import Settings
 
 log = get_logger(__name__)
 
@@ -321,17 +324,15 @@ def _create_aside(path: Path) -> None:
             leftover.unlink(missing_ok=True)
 
 
-def flow_warehouse(warehouse_path: str | None) -> Path:
+def flow_warehouse(warehouse_path: str | None, settings: Settings) -> Path:
     """The warehouse a flow works on: the configured one, or its ``warehouse_path`` parameter.
 
     A parameter typed in a deployment's form names a warehouse that must exist: opening a mistyped
     path would create an empty warehouse, and the run would "succeed" on nothing (select no
     headlines, export empty splits, record a model where nobody looks). The configured warehouse is
-    created on first use as before; a DuckLake is created by its catalog, not by this path.
+    created on first use as before; a DuckLake is created by its catalog, not by this path. The
+    flow passes the settings it already read, so one run reads them once.
     """
-    from arastance.config import load_settings
-
-    settings = load_settings()
     if not warehouse_path:
         return settings.warehouse
     path = Path(warehouse_path)

@@ -42,6 +42,13 @@ def read_candidate_headlines(wh: Warehouse, sources: Sequence[str], period: Peri
                                              "period_start": period[0], "period_end": period[1]})
 
 
+def true_claims_by_source(wh: Warehouse) -> dict[str, int]:
+    """Active true claims per ``source_id``: the sources ``selection.headline_sources`` can name."""
+    rows = wh.query("SELECT source_id, count(*) AS n FROM claims WHERE veracity = 'true' AND status = 'active' "
+                    "GROUP BY source_id")
+    return {r["source_id"]: r["n"] for r in rows}
+
+
 def store_selection(
     wh: Warehouse,
     run: dict[str, Any],

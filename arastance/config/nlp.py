@@ -2,8 +2,9 @@
 
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from arastance.config.base import SettingsGroup
 
@@ -29,3 +30,12 @@ class NlpSettings(SettingsGroup):
     min_cut_words: int = Field(
         default=2, ge=1, le=10, description="rule-based clause cut: words the kept prefix must have at least"
     )
+
+    @field_validator("stanza_resources_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        """Stanza fetches resources.json over HTTP(S) only; anything else fails later, offline or not."""
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"must be an http(s) URL of a stanza-resources mirror, got {value!r}")
+        return value

@@ -2,6 +2,7 @@
 
 from pydantic import ConfigDict, HttpUrl, model_validator
 
+from arastance.base.sites import available_sites
 from arastance.config.base import SettingsGroup
 
 
@@ -10,7 +11,8 @@ class SitesSettings(SettingsGroup):
 
     The paper's four sites are named here; any other registered site (a TOML file in
     ``arastance/base/site_configs/``) may be given too (``sites.misbar = "..."``) and otherwise starts at
-    its configuration's ``canonical_base``.
+    its configuration's ``canonical_base``. A name that is no registered site is refused: a typo
+    (``ARASTANCE_SITES__DABEGGAD``) would otherwise leave the real site's crawl on its default address.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -22,7 +24,10 @@ class SitesSettings(SettingsGroup):
 
     @model_validator(mode="after")
     def _extra_sites_are_urls(self) -> "SitesSettings":
+        registered = available_sites()
         for name, value in (self.model_extra or {}).items():
+            if name not in registered:
+                raise ValueError(f"sites.{name} is not a registered site (registered: {', '.join(registered)})")
             url = str(value)
             if not url.startswith(("http://", "https://")):
                 raise ValueError(f"sites.{name} must be an http(s) URL, got {value!r}")
