@@ -193,10 +193,23 @@ def _is_content(par: _Paragraph, title_key: str, min_chars: int = MIN_PARAGRAPH_
             and par.holder.name not in HEADINGS and normalize(par.text) != title_key)
 
 
+def _inline(node: Tag) -> bool:
+    return node.name not in BLOCK_TAGS and node.name not in ("br", "body", "html", "[document]")
+
+
+def _holders(body: Tag) -> list[Tag]:
+    """The elements whose own paragraphs count: ``body`` and every element below it except an
+    inline one inside another inline one, whose text its inline parent's paragraph already holds.
+    Counting those too made a chain of n nested inline tags (what random bytes parse into) give
+    paragraphs of n, n-1, ... texts: 9.7 million characters from a 200 KB page."""
+    return [body, *(node for node in body.find_all(True)
+                    if not (_inline(node) and isinstance(node.parent, Tag) and _inline(node.parent)))]
+
+
 def _main_paragraphs(body: Tag, title: str | None) -> list[str]:
     """The paragraphs of the element that holds the most paragraph text (see module doc)."""
     title_key = normalize(title)
-    paragraphs = [par for node in [body, *body.find_all(True)] for par in _own_paragraphs(node)]
+    paragraphs = [par for node in _holders(body) for par in _own_paragraphs(node)]
     content = [par for par in paragraphs if _is_content(par, title_key)]
     scores: dict[int, float] = defaultdict(float)
     nodes: dict[int, Tag] = {}
@@ -221,6 +234,22 @@ def _main_paragraphs(body: Tag, title: str | None) -> list[str]:
     return kept
 
 
+def _drop_boilerplate(body: Tag) -> None:
+    """Remove the boilerplate blocks, top down: a removed block's descendants are never visited.
+
+    (Asking each node ``decomposed`` instead made bs4 search the node's subtree for a
+    ``<_decomposed>`` tag: 9.8 s for 5,000 nested ``<div>``s, 152 s for 20,000.)"""
+    stack = [body]
+    while stack:
+        for child in list(stack.pop().children):
+            if not isinstance(child, Tag):
+                continue
+            if _is_boilerplate(child):
+                child.decompose()
+            else:
+                stack.append(child)
+
+
 def extract_article(html: str | bytes) -> ExtractedArticle:
     """Title, date and main-text paragraphs of an article page (any part may be missing)."""
     soup = BeautifulSoup(html, "lxml")
@@ -229,9 +258,5 @@ def extract_article(html: str | bytes) -> ExtractedArticle:
     body = soup.body or soup
     for node in body.find_all(DROP_TAGS):
         node.decompose()
-    for node in body.find_all(True):
-        if node.decomposed:
-            continue
-        if _is_boilerplate(node):
-            node.decompose()
+    _drop_boilerplate(body)
     return ExtractedArticle(title, published_raw, published, _main_paragraphs(body, title))

@@ -29,6 +29,8 @@ AUTOTHROTTLE_MAX_DELAY = 30.0
 # Aim at half the allowed parallelism per site: polite, and AutoThrottle backs off further on slow answers.
 AUTOTHROTTLE_TARGET_CONCURRENCY = max(1.0, _crawl.concurrent_requests_per_domain / 2)
 CLOSESPIDER_PAGECOUNT = _crawl.max_pages
+DOWNLOAD_MAXSIZE = int(_crawl.max_page_mb * 2**20)
+DOWNLOAD_WARNSIZE = DOWNLOAD_MAXSIZE // 2
 
 RETRY_ENABLED = True
 RETRY_TIMES = _crawl.retry_times

@@ -157,11 +157,14 @@ def searxng_body(query: str, page: int, total: int, page_size: int = 8,
 
 
 class SiteServer(_LoopbackServer):
-    """Serves files under ``root`` over HTTP; ``statuses`` maps a path to a forced error status."""
+    """Serves files under ``root`` over HTTP; ``statuses`` maps a path to a forced error status,
+    ``content_types`` a path to the Content-Type it is sent with (default: HTML in UTF-8)."""
 
-    def __init__(self, root: Path, statuses: dict[str, int] | None = None) -> None:
+    def __init__(self, root: Path, statuses: dict[str, int] | None = None,
+                 content_types: dict[str, str] | None = None) -> None:
         self.root = root
         self.statuses = statuses or {}
+        self.content_types = content_types or {}
         self.paths: list[str] = []
         site = self
 
@@ -176,7 +179,7 @@ class SiteServer(_LoopbackServer):
                 if status is None and not file.is_file():
                     status = 404
                 body = b"error" if status else file.read_bytes()
-                ctype = "text/plain" if path.endswith(".txt") else "text/html; charset=utf-8"
+                ctype = site.content_types.get(path) or ("text/plain" if path.endswith(".txt") else "text/html; charset=utf-8")
                 self.send_response(status or 200)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))

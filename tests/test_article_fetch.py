@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers_search import SiteServer, article_page, write_mirror_page
+from helpers_search import ApiServer, Reply, SiteServer, article_page, write_mirror_page
 
 from arastance.base.urls import mirror_url
 from tasks.articles import article_rows, article_status, read_fetched, run_article_spider
@@ -69,6 +69,78 @@ def test_spider_fetches_through_the_mirror_and_records_every_outcome(tmp_path: P
     assert by_url[urls["missing"]]["fetch_status"] == "failed" and by_url[urls["missing"]]["http_status"] == 404
     assert {p["url"] for p in pages} == {urls["ok"], urls["english"]}
     assert all(p["run_id"] == "r1" for p in pages)
+
+
+def test_pages_too_large_to_record_fail_alone_and_the_wave_still_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One page whose record passed read_fetched's 16 MiB line limit used to make the whole
+    # output file unreadable: no article of the wave was stored, on every re-run.
+    monkeypatch.setenv("ARASTANCE_CRAWL__MAX_PAGE_MB", "3")
+    root = tmp_path / "site"
+    urls = {"ok": "https://news.example.com/ok.html", "big": "https://news.example.com/big.html",
+            "escaped": "https://news.example.com/escaped.html"}
+    write_mirror_page(root, urls["ok"], article_page("الصحة تنفي نقص الأدوية", AR))
+    write_mirror_page(root, urls["big"], article_page("صفحة كبيرة", AR * 20_000))  # about 5 MiB
+    # 2.9 MiB of control characters: each is six bytes once escaped in JSON (\u0001)
+    write_mirror_page(root, urls["escaped"], article_page("رموز", ["\x01" * (29 * 10**5)]))
+    server = SiteServer(root)
+    with server.running():
+        out = run_article_spider(list(urls.values()), tmp_path / "run", mirror_base=server.base_url,
+                                 scrapy_settings=FAST)
+    records = {r["url"]: r for r in read_fetched(out)}
+    assert records[urls["ok"]]["fetch_error"] is None and records[urls["ok"]]["text"] == "\n\n".join(AR)
+    assert records[urls["big"]]["fetch_error"].startswith("too_large: Expected to receive")
+    assert records[urls["escaped"]]["fetch_error"].startswith("too_large: the page's record takes")
+    assert server.paths.count("/mirror/news.example.com/big.html") == 1  # neither retried nor sought in an archive
+
+
+def test_unusable_availability_answers_leave_the_dead_link_with_its_reason(tmp_path: Path) -> None:
+    # each of these used to be a spider error, and the URL got no record at all
+    answers = {
+        "https://gone.example.com/a": {"archived_snapshots": {"closest": "yes"}},
+        "https://gone.example.com/b": {"archived_snapshots": {"closest": {"available": True, "status": "200"}}},
+        "https://gone.example.com/c": {"archived_snapshots": {"closest": {"available": True, "status": "200",
+                                                                          "timestamp": "20151399000000"}}},
+        "https://gone.example.com/d": ["not", "an", "object"],
+    }
+    archive = ApiServer(lambda r: Reply(body=answers[r.params["url"]]) if r.path == "/wayback/available" else Reply(404))
+    site = SiteServer(tmp_path / "empty")
+    with site.running(), archive.running():
+        out = run_article_spider(list(answers), tmp_path / "run", mirror_base=site.base_url, scrapy_settings=FAST,
+                                 archive=(archive.url + "/", archive.url + "/wayback/available"))
+    records = {r["url"]: r for r in read_fetched(out)}
+    assert set(records) == set(answers)
+    assert all(r["fetch_error"] == "http_404: HTTP 404; no archive capture" for r in records.values())
+    asked = [r for r in archive.requests if r.path == "/wayback/available"]
+    assert len(asked) == len(archive.requests) - 1 == len(answers)  # robots.txt, one question each, no capture
+
+
+def test_a_redirect_loop_is_a_fetch_error_not_a_robots_refusal(tmp_path: Path) -> None:
+    # it was recorded as robots_disallowed, which also skipped the archive fallback
+    site = ApiServer(lambda r: Reply(302, None, {"Location": "/loop"}) if r.path == "/loop" else Reply(404))
+    with site.running():
+        out = run_article_spider([site.url + "/loop"], tmp_path / "run", scrapy_settings=FAST)
+    [record] = list(read_fetched(out))
+    assert record["fetch_error"] == "fetch_error: IgnoreRequest: max redirections reached"
+
+
+def test_a_page_in_another_charset_than_declared_is_read_in_the_one_its_bytes_are(tmp_path: Path) -> None:
+    # a UTF-8 page declared windows-1256 used to be stored as "ok" Arabic mojibake (ظ‚ط§ظ„طھ)
+    page = article_page("الصحة تنفي نقص الأدوية", AR).replace('<meta charset="utf-8">', "")
+    root = tmp_path / "site"
+    for name, data in (("utf8.html", page.encode("utf-8")), ("legacy.html", page.encode("cp1256"))):
+        (root / "mirror/news.example.com").mkdir(parents=True, exist_ok=True)
+        (root / "mirror/news.example.com" / name).write_bytes(data)
+    server = SiteServer(root, content_types={"/mirror/news.example.com/utf8.html": "text/html; charset=windows-1256",
+                                             "/mirror/news.example.com/legacy.html": "text/html; charset=utf-8"})
+    urls = ["https://news.example.com/utf8.html", "https://news.example.com/legacy.html"]
+    with server.running():
+        out = run_article_spider(urls, tmp_path / "run", mirror_base=server.base_url, scrapy_settings=FAST)
+    records = {r["url"]: r for r in read_fetched(out)}
+    for url in urls:
+        assert records[url]["text"] == "\n\n".join(AR) and records[url]["title"] == "الصحة تنفي نقص الأدوية"
+        assert AR[0] in records[url]["html"]
 
 
 def test_refetch_replaces_a_failed_article_and_registers_the_news_site(warehouse) -> None:

@@ -60,7 +60,8 @@ def test_over_the_limit_only_news_domains_stay_and_the_most_similar_are_kept() -
     hits = [_hit("claim", f"https://forum{i}.example.com/t/{i}", i, "إغلاق المدارس بسبب الإنفلونزا") for i in range(1, 5)]
     hits += [_hit("claim_date", f"https://www.youm7.com/s/{i}", 10 + i, "خبر" + " الإنفلونزا" * (i % 3)) for i in range(1, 4)]
     hits += [_hit("vp_date", "https://sub.aljazeera.net/x", 30, "الصحة تعلن إغلاق المدارس بسبب الإنفلونزا"),
-             _hit("vp_date", "not a url", 31, "إغلاق")]
+             _hit("vp_date", "not a url", 31, "إغلاق"),
+             _hit("vp_date", "https://www.youm7.com/s/9\nhttps://b.example/octet", 32, "إغلاق")]
     decisions = select_documents(CLAIM, merge_hits(hits), news_domains=NEWS, limit=3)
     kept = [d for d in decisions if d.kept]
     assert [d.candidate.domain for d in kept] == ["sub.aljazeera.net", "youm7.com", "youm7.com"]
@@ -69,8 +70,8 @@ def test_over_the_limit_only_news_domains_stay_and_the_most_similar_are_kept() -
     reasons = {d.candidate.url: d.reason for d in decisions if not d.kept}
     assert [u for u, r in reasons.items() if r == "not_news_domain"] == [f"https://forum{i}.example.com/t/{i}" for i in range(1, 5)]
     assert list(reasons.values()).count("below_top_k") == 1
-    assert reasons["not a url"] == "invalid_url"
-    assert len(decisions) == 9
+    assert reasons["not a url"] == reasons["https://www.youm7.com/s/9\nhttps://b.example/octet"] == "invalid_url"
+    assert len(decisions) == 10
 
 
 def test_news_domain_matching_includes_subdomains_only() -> None:

@@ -47,6 +47,26 @@ def test_serpapi_stops_at_num_without_the_date_range_when_there_is_no_window() -
     assert "tbs" not in server.requests[0].params and "gl" not in server.requests[0].params
 
 
+def test_serpapi_stops_paging_when_a_page_adds_nothing_new_and_after_the_pages_num_needs() -> None:
+    # a server repeating its links with a "next" link paged for ever: 3,647 paid searches in 8 s
+    repeating = ApiServer(lambda r: Reply(body=serpapi_body("q", 0, 50)))
+    with repeating.running():
+        results = _serpapi(repeating).search("q", None, 30)
+    assert len(results) == 10 and len(repeating.requests) == 2  # the second page added nothing: stop
+    without_links = ApiServer(lambda r: Reply(body={**serpapi_body("q", 0, 50), "organic_results": [{"title": "x"}] * 10}))
+    with without_links.running():
+        assert _serpapi(without_links).search("q", None, 100) == []
+    assert len(without_links.requests) == 1
+
+
+def test_serpapi_metadata_and_pagination_of_another_shape_are_not_a_crash() -> None:
+    body = {**serpapi_body("q", 0, 3), "search_metadata": "Success", "serpapi_pagination": "next"}
+    server = ApiServer(lambda r: Reply(body=body))
+    with server.running():
+        assert len(_serpapi(server).search("q", None, 10)) == 3
+    assert len(server.requests) == 1
+
+
 def test_serpapi_fully_empty_answer_is_an_empty_result_not_an_error() -> None:
     server = ApiServer(lambda r: Reply(body=serpapi_body(r.params["q"], 0, 0)))
     with server.running():

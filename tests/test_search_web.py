@@ -8,6 +8,7 @@ from datetime import date
 import pytest
 from helpers_search import ApiServer, Reply, brave_body, brave_error, google_body, google_error
 
+from arastance.base.retry_after import retry_after_s
 from tasks.search.base import DateWindow, SearchAuthError, SearchError
 from tasks.search.brave import BraveSearch
 from tasks.search.google import GoogleSearch
@@ -40,6 +41,21 @@ def test_google_no_items_is_an_empty_result() -> None:
     with server.running():
         assert _google(server).search("لا شيء", None, 10) == []
     assert "sort" not in server.requests[0].params
+
+
+def test_google_pages_without_links_move_on_and_never_ask_more_pages_than_num_needs() -> None:
+    # the offset used to move by the results kept: a page without links asked for itself for ever
+    body = {**google_body("q", 1, 10, 50), "items": [{"title": "بلا رابط"}] * 10}
+    server = ApiServer(lambda r: Reply(body=body))
+    with server.running():
+        assert _google(server).search("q", None, 30) == []
+    assert [q.params["start"] for q in server.requests] == ["1", "11", "21"]
+
+
+def test_google_error_that_is_only_a_text_is_reported_not_a_crash() -> None:
+    server = ApiServer(lambda r: Reply(400, {"error": "bad request from a proxy"}))
+    with server.running(), pytest.raises(SearchError, match="bad request from a proxy"):
+        _google(server).search("q", None, 10)
 
 
 def test_google_backs_off_on_429_honouring_retry_after_then_succeeds() -> None:
@@ -126,10 +142,80 @@ def test_google_daily_quota_is_a_plain_error_not_an_auth_error() -> None:
 def test_retry_after_reads_seconds_http_dates_and_brave_reset() -> None:
     from datetime import datetime, timezone
 
-    from tasks.search.http import retry_after_s
 
     now = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
     assert retry_after_s({"retry-after": "12"}, now) == 12.0
     assert retry_after_s({"retry-after": "Wed, 01 May 2024 12:00:30 GMT"}, now) == 30.0
     assert retry_after_s({"x-ratelimit-reset": "1, 2419200"}, now) == 1.0
     assert retry_after_s({"retry-after": "soon"}, now) is None and retry_after_s({}, now) is None
+
+
+def test_a_redirect_off_the_api_host_is_not_followed_so_the_key_stays_home() -> None:
+    # httpx strips Authorization when a redirect leaves the origin, but kept Brave's token header
+    elsewhere = ApiServer(lambda r: Reply(body=brave_body("q", 0, 5, 5)))
+    hops = {"/res/v1/web/search": f"{elsewhere.url}/collect", "/v2": "/v3"}
+    api = ApiServer(lambda r: Reply(302, None, {"Location": hops[r.path]}) if r.path in hops
+                    else Reply(body=brave_body("q", 0, 5, 2)))
+    with api.running(), elsewhere.running():
+        brave = BraveSearch(KEY, endpoint=api.url + "/res/v1/web/search", sleep=lambda s: None)
+        with pytest.raises(SearchError, match="redirect to http://127.0.0.1 not followed: it leaves the API's host"):
+            brave.search("q", None, 5)
+        assert elsewhere.requests == []
+        moved = BraveSearch(KEY, endpoint=api.url + "/v2", sleep=lambda s: None)
+        assert len(moved.search("q", None, 5)) == 2  # a redirect on the same host is followed
+    assert [r.path for r in api.requests[-2:]] == ["/v2", "/v3"] and api.requests[-1].headers["x-subscription-token"] == KEY
+
+
+def test_a_key_percent_encoded_in_a_url_is_redacted_too(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    key = "AIzaS+cr/t=K3y&x"
+    server = ApiServer(lambda r: Reply(500, google_error(500, f"bad request {r.params['key']} at "
+                                                              f"/customsearch/v1?key=AIzaS%2Bcr%2Ft%3DK3y%26x", "x")))
+    with server.running(), pytest.raises(SearchError) as err:
+        GoogleSearch(key, "cx", endpoint=server.url + "/customsearch/v1", max_retries=0, sleep=lambda s: None).search("q", None, 10)
+    for text in (str(err.value), caplog.text):
+        assert "AIzaS%2Bcr%2Ft%3DK3y%26x" not in text and key not in text
+    assert "****" in str(err.value)
+
+
+def test_an_answer_too_large_or_too_slow_in_all_is_refused() -> None:
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from tasks.search.http import MAX_ANSWER_BYTES
+
+    huge = ApiServer(lambda r: Reply(body={"items": [], "padding": "x" * (MAX_ANSWER_BYTES + 1)}))
+    with huge.running(), pytest.raises(SearchError, match="the answer is larger than 8,388,608 bytes"):
+        _google(huge).search("q", None, 10)
+
+    class Drip(BaseHTTPRequestHandler):  # a byte every 0.1 s: each read is quick, the whole never ends
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            for _ in range(600):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.1)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Drip)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        google = GoogleSearch(KEY, "cx", endpoint=f"http://127.0.0.1:{httpd.server_address[1]}/", timeout_s=1.0,
+                              max_retries=1, sleep=lambda s: None)
+        started = time.monotonic()
+        with pytest.raises(SearchError, match="request failed after 2 attempt"):
+            google.search("q", None, 10)
+        assert time.monotonic() - started < 10  # two attempts of 1 s each, not 60 s of dripping
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_retry_after_takes_ascii_digits_only() -> None:
+    assert retry_after_s({"retry-after": "²"}) is None  # str.isdigit() says yes, float() says no
+    assert retry_after_s({"retry-after": " 12 "}) == 12.0

@@ -75,3 +75,13 @@ def test_what_the_writer_writes_the_reader_reads(tmp_path: Path) -> None:
     (run_dir / "run.json").write_text(json.dumps(summary, ensure_ascii=False), encoding="utf-8")
     with pytest.raises(StagingError, match=r"claims.jsonl, line 1: field 'published_date'"):
         read_staging_run(run_dir)
+
+
+def test_the_fetchers_url_list_round_trips_and_refuses_a_url_with_a_line_break(tmp_path: Path) -> None:
+    from arastance.base.staging import read_url_list, write_url_list
+
+    urls = ["https://a.example/1", "https://b.example/خبر?id=2"]
+    assert read_url_list(write_url_list(urls, tmp_path / "urls.txt")) == urls
+    with pytest.raises(ValueError, match=r"a URL to fetch holds a line break: 'https://a.example/1\\nhttps://c.example/'"):
+        write_url_list(["https://a.example/1\nhttps://c.example/"], tmp_path / "other.txt")
+    assert not (tmp_path / "other.txt").exists()

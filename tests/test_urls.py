@@ -58,7 +58,8 @@ def test_distinct_pages_stay_distinct() -> None:
     assert canonicalize_url("https://news.example.com/a") != canonicalize_url("https://example.com/a")
 
 
-@pytest.mark.parametrize("url", ["/relative/path", "ftp://example.com/x", "https://", "not a url", "http://[::1/x"])
+@pytest.mark.parametrize("url", ["/relative/path", "ftp://example.com/x", "https://", "not a url", "http://[::1/x",
+                                 "https://a.example/ok?x=1\nhttps://b.example/other", "https://a.example/\x00x"])
 def test_bad_urls_name_the_input(url: str) -> None:
     with pytest.raises(UrlError, match="URL"):
         canonicalize_url(url)

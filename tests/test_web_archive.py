@@ -40,6 +40,41 @@ def test_cdx_json_has_a_header_row_and_a_resume_key_after_an_empty_row() -> None
         parse_cdx_json([["urlkey"], ["net,a)/x"]], "test")
 
 
+def test_cdx_rows_without_a_real_timestamp_or_url_are_refused_naming_the_row() -> None:
+    for row in (["20151340000000", "http://a.net/x"], [20150101000000, "http://a.net/x"], ["2015", None]):
+        with pytest.raises(ArchiveError, match="has no 4-14 digit timestamp and original URL"):
+            parse_cdx_json([["timestamp", "original"], row], "test")
+
+
+def test_a_cdx_server_that_hands_back_a_resume_key_is_not_paged_for_ever(tmp_path: Path) -> None:
+    # it was: 36,275 cached pages (144 MB) in 2.5 minutes, and still going
+    from helpers_search import ApiServer, Reply
+
+    rows = [["timestamp", "original"], ["20150101000000", "http://a.net/x"], [], ["SAMEKEY"]]
+    api = ApiServer(lambda r: Reply(body=rows))
+    wb = WaybackClient(api.url, api.url + "/wayback/available", cache_dir=tmp_path, delay_s=0.0, backoff_s=0.0)
+    with api.running(), pytest.raises(ArchiveError, match="page 2 gave resume key 'SAMEKEY' again; stopped after 2 pages"):
+        wb.captures(CdxQuery("a.net/*", *WINDOW))
+    assert len(api.requests) == 2
+
+
+def test_captures_outside_the_window_are_left_out_even_when_the_server_lists_them() -> None:
+    from helpers_search import ApiServer, Reply
+
+    rows = [["timestamp", "original"], ["19991231235959", "http://a.net/old"], ["20150101000000", "http://a.net/in"],
+            ["20181231235959", "http://a.net/last"], ["20240101000000", "http://a.net/new"]]
+    api = ApiServer(lambda r: Reply(body=rows))  # a server that ignores from/to
+    with api.running():
+        found = WaybackClient(api.url, api.url, delay_s=0.0).captures(CdxQuery("a.net/*", *WINDOW))
+    assert [c.original for c in found] == ["http://a.net/in", "http://a.net/last"]
+
+
+def test_capture_addresses_with_impossible_timestamps_are_no_captures() -> None:
+    assert parse_capture_url("http://127.0.0.1:1/web/20151399999999id_/http://a.net/x") is None
+    assert parse_capture_url("http://127.0.0.1:1/web/20151231235959id_/http://a.net/x") == (
+        "20151231235959", "http://a.net/x")
+
+
 def test_paged_discovery_lists_every_capture_once_within_the_window(server: SnapshotServer) -> None:
     one_page = client(server, None).captures(CdxQuery("norumors.net/*", *WINDOW, page_size=10_000))
     wb = client(server, None)

@@ -38,6 +38,17 @@ def capture_time(timestamp: str) -> datetime:
     return datetime.strptime(padded, "%Y%m%d%H%M%S").replace(tzinfo=timezone.utc)
 
 
+def valid_timestamp(timestamp: object) -> bool:
+    """A string of 4-14 digits that is a real moment (no month 13): what a capture address holds."""
+    if not isinstance(timestamp, str) or not re.fullmatch(r"\d{4,14}", timestamp):
+        return False
+    try:
+        capture_time(timestamp)
+    except ValueError:
+        return False
+    return True
+
+
 def capture_url(archive_url: str, timestamp: str, original: str) -> str:
     """The address of a capture's original bytes (``id_``)."""
     root = archive_url if archive_url.endswith("/") else archive_url + "/"
@@ -45,12 +56,14 @@ def capture_url(archive_url: str, timestamp: str, original: str) -> str:
 
 
 def parse_capture_url(url: str) -> tuple[str, str] | None:
-    """``(timestamp, original URL)`` of a capture address, or None when ``url`` is not one.
+    """``(timestamp, original URL)`` of a capture address, or None when ``url`` is not one (its
+    timestamp no real moment included: a server redirecting to ``/web/20151399999999id_/`` sent
+    no capture).
 
     Clients and proxies sometimes fold the original's ``//`` into ``/``; it is restored.
     """
     match = _CAPTURE.search(urlsplit(url)._replace(query="", fragment="").geturl())
-    if not match:
+    if not match or not valid_timestamp(match["ts"]):
         return None
     original = match["original"]
     query = urlsplit(url).query

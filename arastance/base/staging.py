@@ -279,7 +279,11 @@ class StagedClaim(StagedRecord):
 
 
 def write_url_list(urls: Iterable[str], path: Path) -> Path:
-    """The fetcher's input: one URL a line."""
+    """The fetcher's input: one URL a line (a URL holding a line break would be read as two)."""
+    urls = list(urls)
+    broken = [u for u in urls if "\n" in u or "\r" in u]
+    if broken:
+        raise ValueError(f"{path}: a URL to fetch holds a line break: {broken[0]!r}")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(u + "\n" for u in urls), encoding="utf-8")
     return path

@@ -21,6 +21,7 @@ TRACKING_PARAMS = frozenset(
 _TRACKING_PREFIXES = ("utm_", "at_", "pk_", "hsa_")
 #: Host prefixes of mobile and AMP mirrors, and ``www``, folded into the bare host.
 _HOST_PREFIXES = ("www.", "m.", "mobile.", "amp.", "www1.")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _DEFAULT_DOCUMENTS = ("index.html", "index.htm", "index.php")
 _AMP_CACHE = re.compile(r"^[^/]+\.cdn\.ampproject\.org$")
@@ -77,6 +78,8 @@ def canonicalize_url(url: str) -> str:
     percent-encoding made uniform; tracking parameters removed and the others sorted.
     """
     text = url.strip()
+    if _CONTROL.search(text):  # a line break inside a search result's link made two fetches of two other URLs
+        raise UrlError(f"URL contains a control character (line break, tab, NUL...): {url!r}")
     try:
         parts = urlsplit(text)
         port = parts.port

@@ -34,6 +34,12 @@ class CrawlSettings(SettingsGroup):
     retry_backoff_max_s: float = Field(default=30.0, ge=0)
     download_timeout_s: float = Field(default=30.0, gt=0)
     max_pages: int = Field(default=0, ge=0, description="0 means no limit")
+    max_page_mb: float = Field(
+        default=4.0, gt=0, le=12,
+        description="a page larger than this many MiB is not downloaded (Scrapy's DOWNLOAD_MAXSIZE; its own default is "
+                    "1 GiB): news and fact-check pages are well below 1 MiB, and a fetched page must fit one line of "
+                    "the fetcher's output (16 MiB)",
+    )
     incremental: bool = True
     resumable: bool = Field(default=True, description="keep a Scrapy JOBDIR so an interrupted crawl resumes")
     run_timeout_s: float = Field(

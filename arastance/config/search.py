@@ -68,7 +68,7 @@ class SearchSettings(SettingsGroup):
         description="which kept documents must have a publication date inside the window: those a "
         "date-restricted query returned (the method's), every kept document (the claim's window), or none",
     )
-    request_timeout_s: float = Field(default=20.0, gt=0)
+    request_timeout_s: float = Field(default=20.0, gt=0, description="each read of an answer, and the whole answer")
     max_retries: int = Field(default=4, ge=0, le=20, description="retries after a 429 or 5xx answer")
     backoff_s: float = Field(default=1.0, ge=0, description="first retry delay, doubled each retry")
     max_backoff_s: float = Field(default=60.0, ge=0, description="longest wait, Retry-After included")

@@ -6,7 +6,9 @@ mirror) while the item keeps the original URL. With ``archive_url`` and ``availa
 dead link (an HTTP error, a time-out, a refused connection; not a robots.txt refusal) falls back
 to the closest web-archive capture (availability API, then the capture's ``id_`` bytes) before it
 is given up; the item says which copy it holds (``copy``: live or archive). robots.txt, throttling and retries come from
-the project settings. Every URL yields exactly one item, a failure included (with its reason),
+the project settings. A page is read in the charset its bytes are in when the declared one is
+wrong (:mod:`spiders.page_text`); a page past ``crawl.max_page_mb``, or whose record would pass
+the output's line limit, is a ``too_large`` failure. Every URL yields exactly one item, a failure included (with its reason),
 written by Scrapy's feed exporter to the JSON Lines file the caller names in ``FEEDS``; the
 site spiders' staging pipeline is switched off here.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ from urllib.parse import urlencode
 
 import scrapy
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import DownloadCancelledError, IgnoreRequest
 from scrapy.http import Request, Response, TextResponse
 from scrapy.robotstxt import RobotParser
 from scrapy.settings import BaseSettings
@@ -33,14 +35,21 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
-from arastance.base.captures import capture_time, capture_url, parse_capture_url
+from arastance.base.captures import capture_time, capture_url, parse_capture_url, valid_timestamp
 from arastance.base.ids import content_hash
 from arastance.base.staging import read_url_list
+from arastance.base.text_files import MAX_LINE_BYTES
 from arastance.base.urls import mirror_url
 from arastance.logging import get_logger
 from spiders.article_extraction import extract_article
+from spiders.page_text import page_text
 
 log = get_logger(__name__)
+
+#: The largest JSON line one page may take in the fetcher's output. ``read_fetched`` refuses a
+#: longer line (and with it the whole file), so a page past this is recorded as ``too_large``
+#: instead: a page of 4 MiB of control characters takes 24 MiB once escaped.
+MAX_RECORD_BYTES = MAX_LINE_BYTES - 2**20
 
 
 @dataclass
@@ -120,19 +129,33 @@ class ArticleSpider(scrapy.Spider):
     def parse_article(self, response: Response) -> Iterator[FetchedArticle]:
         url = response.meta["article_url"]
         capture = parse_capture_url(response.url) if response.meta.get("live_error") else None
+        if response.meta.get("live_error") and capture is None:  # the archive sent us somewhere else
+            yield FetchedArticle(url, response.url, _now(), response.meta["live_status"],
+                                 f"{response.meta['live_error']}; archive copy: not_a_capture: {response.url}")
+            return
         if not isinstance(response, TextResponse):
             yield FetchedArticle(url, response.url, _now(), response.status,
                                  f"not_html: {response.headers.get('Content-Type', b'').decode(errors='replace')}")
             return
-        article = extract_article(response.body)
-        yield FetchedArticle(
+        html, read_as = page_text(response)
+        if read_as:
+            log.info("page read in another charset than declared", extra={"url": url, "declared": response.encoding,
+                                                                          "read_as": read_as})
+        article = extract_article(html)
+        item = FetchedArticle(
             url=url, fetch_url=response.url, fetched_at=_now(), http_status=response.status, fetch_error=None,
             title=article.title, published_raw=article.published_raw,
             published_date=article.published_date.isoformat() if article.published_date else None,
-            text=article.text, content_hash=content_hash(response.body), html=response.text,
+            text=article.text, content_hash=content_hash(response.body), html=html,
             copy="archive" if capture else "live",
             captured_at=capture_time(capture[0]).isoformat(timespec="seconds") if capture else None,
         )
+        size = len(json.dumps(asdict(item), ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        if size > MAX_RECORD_BYTES:
+            log.warning("article page too large to record", extra={"url": url, "bytes": size})
+            item = FetchedArticle(url, response.url, item.fetched_at, response.status,
+                                  f"too_large: the page's record takes {size:,} bytes (more than {MAX_RECORD_BYTES:,})")
+        yield item
 
     def on_error(self, failure: Failure) -> Iterator[FetchedArticle]:
         """A URL that could not be fetched (after retries) still gets its item, with the reason."""
@@ -142,8 +165,10 @@ class ArticleSpider(scrapy.Spider):
         if failure.check(HttpError):
             status = failure.value.response.status
             reason = f"http_{status}: HTTP {status}"
-        elif failure.check(IgnoreRequest):
+        elif failure.check(IgnoreRequest) and "robots.txt" in str(failure.value):
             reason = f"robots_disallowed: {failure.value}"
+        elif failure.check(DownloadCancelledError) and "max size" in str(failure.value):
+            reason = f"too_large: {failure.value}"  # past crawl.max_page_mb; an archived copy is no smaller
         else:
             kind = type(failure.value).__name__
             reason = f"{'timeout' if 'Timeout' in kind or 'TimedOut' in kind else 'fetch_error'}: {kind}: {failure.value}"
@@ -152,8 +177,8 @@ class ArticleSpider(scrapy.Spider):
                                  f"{request.meta['live_error']}; archive copy: {reason}")
             return
         log.warning("article could not be fetched", extra={"url": url, "reason": reason.split(":", 1)[0]})
-        robots = failure.check(IgnoreRequest) and not failure.check(HttpError)  # HttpError is an IgnoreRequest too
-        if self.archive_url and self.availability_url and not robots:
+        # a robots.txt refusal is an answer, not a dead link; an archived copy of a too-large page is as large
+        if self.archive_url and self.availability_url and not reason.startswith(("robots_disallowed", "too_large")):
             yield from self._ask_archive(url, status, reason)
             return
         yield FetchedArticle(url, request.url, _now(), status, reason)
@@ -172,7 +197,8 @@ class ArticleSpider(scrapy.Spider):
             closest = (json.loads(response.text).get("archived_snapshots") or {}).get("closest") or {}
         except (ValueError, AttributeError):
             closest = {}
-        if not closest.get("available") or str(closest.get("status", "200")) != "200":
+        if not isinstance(closest, dict) or not closest.get("available") or not valid_timestamp(closest.get("timestamp")) \
+                or str(closest.get("status", "200")) != "200":
             yield FetchedArticle(meta["article_url"], meta["article_url"], _now(), meta["live_status"],
                                  f"{meta['live_error']}; no archive capture")
             return

@@ -29,7 +29,10 @@ def describe_google_error(response: httpx.Response) -> str:
         error = response.json()["error"]
     except (ValueError, KeyError, TypeError):
         return response.reason_phrase or "no error body"
-    reasons = [e.get("reason") for e in error.get("errors") or [] if isinstance(e, dict) and e.get("reason")]
+    if not isinstance(error, dict):  # {"error": "text"} from a proxy or a changed API
+        return str(error) if error else (response.reason_phrase or "no error body")
+    errors = error.get("errors")
+    reasons = [e.get("reason") for e in errors if isinstance(e, dict) and e.get("reason")] if isinstance(errors, list) else []
     message = str(error.get("message") or response.reason_phrase)
     return f"{message} ({', '.join(reasons)})" if reasons else message
 
@@ -71,10 +74,12 @@ class GoogleSearch:
     def search(self, query_text: str, window: DateWindow | None, num: int) -> list[SearchResult]:
         num = min(num, MAX_RESULTS)
         results: list[SearchResult] = []
-        while len(results) < num:
-            page = min(PAGE_SIZE, num - len(results))
+        # The offset moves by the page asked for, not by the results kept: a page of items
+        # without a link asked for the same page again, for ever (each request a paid search).
+        for offset in range(0, num, PAGE_SIZE):
+            page = min(PAGE_SIZE, num - offset)
             params: dict[str, Any] = {"key": self._key.get_secret_value(), "cx": self.engine_id, "q": query_text,
-                                      "start": len(results) + 1, "num": page}
+                                      "start": offset + 1, "num": page}
             if window:
                 params["sort"] = f"date:r:{window.start:%Y%m%d}:{window.end:%Y%m%d}"
             if self.language:

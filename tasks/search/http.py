@@ -2,7 +2,11 @@
 
 Both web clients send their key on every request (Google in the query string, Brave in a
 header). httpx logs each request URL at INFO level, so a :class:`RedactSecrets` filter is put
-on its loggers, and every error message built here goes through :func:`redact` too.
+on its loggers, and every error message built here goes through :func:`redact` too (the key as
+written and as percent-encoded in a URL). A redirect is followed only on the same host: httpx
+strips ``Authorization`` when a redirect leaves the origin, but not a key in another header
+(Brave's ``X-Subscription-Token``) or in the query string. An answer is read with a cap on its
+size and on the whole exchange's time (:func:`bounded_get`; httpx's time-out is per read).
 """
 
 from __future__ import annotations
@@ -12,13 +16,13 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
-from datetime import datetime, timezone
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import httpx
 from pydantic import SecretStr
 
+from arastance.base.retry_after import retry_after_s
 from arastance.logging import get_logger
 from tasks.search.base import SearchAuthError, SearchError
 
@@ -48,10 +52,11 @@ def _plain(secret: str | SecretStr) -> str:
 
 
 def redact(text: str, secrets: Iterable[str | SecretStr]) -> str:
-    """``text`` with every non-empty secret replaced by ``****``."""
+    """``text`` with every non-empty secret, as written or percent-encoded in a URL, replaced by ``****``."""
     for secret in map(_plain, secrets):
         if secret:
-            text = text.replace(secret, REDACTED)
+            for form in {secret, quote(secret, safe=""), quote_plus(secret, safe="")}:
+                text = text.replace(form, REDACTED)
     return text
 
 
@@ -81,29 +86,6 @@ def guard_http_logs(secrets: Iterable[str | SecretStr]) -> None:
             logger.addFilter(RedactSecrets(wanted))
 
 
-def retry_after_s(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
-    """Seconds the server asked us to wait: ``Retry-After`` (seconds or HTTP date), else
-    Brave's ``X-RateLimit-Reset`` (seconds until each window resets; the first is per second)."""
-    value = headers.get("retry-after")
-    if value:
-        value = value.strip()
-        if value.isdigit():
-            return float(value)
-        try:
-            when = parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
-    reset = headers.get("x-ratelimit-reset")
-    if reset:
-        first = reset.split(",")[0].strip()
-        try:
-            return max(0.0, float(first))
-        except ValueError:
-            return None
-    return None
-
-
 def result_items(body: dict[str, Any], path: tuple[str, ...], backend: str, url_field: str) -> list[dict[str, Any]]:
     """The result objects at ``path`` of an API answer (absent means none), checked for shape.
 
@@ -130,6 +112,47 @@ def result_items(body: dict[str, Any], path: tuple[str, ...], backend: str, url_
     return value
 
 
+#: A search API answers a page of results in tens of KiB; anything near this is not an answer.
+MAX_ANSWER_BYTES = 8 * 2**20
+MAX_REDIRECTS = 5
+
+
+class AnswerTooLarge(ValueError):
+    """An HTTP answer longer than the caller's cap (read no further)."""
+
+
+def bounded_get(client: httpx.Client, request: httpx.Request, *, max_bytes: int, deadline_s: float,
+                follow_redirects: bool = False) -> httpx.Response:
+    """``request``'s answer, read whole into memory only if it has at most ``max_bytes`` and
+    arrives within ``deadline_s`` in all: a server dripping a byte a second would otherwise hold
+    a call for as long as it likes (raised as :class:`httpx.ReadTimeout`, so it is retried
+    like any time-out), and a huge answer would fill memory (:class:`AnswerTooLarge`)."""
+    deadline = time.monotonic() + deadline_s
+    response = client.send(request, stream=True, follow_redirects=follow_redirects)
+    try:
+        body = bytearray()
+        for chunk in response.iter_bytes():
+            body += chunk
+            if len(body) > max_bytes:
+                raise AnswerTooLarge(f"the answer is larger than {max_bytes:,} bytes")
+            if time.monotonic() > deadline:
+                raise httpx.ReadTimeout(f"the answer took longer than {deadline_s:g} s in all", request=request)
+    finally:
+        response.close()
+    headers = response.headers.copy()
+    headers.pop("content-encoding", None)  # iter_bytes() has decoded it already
+    whole = httpx.Response(response.status_code, headers=headers, content=bytes(body),
+                           request=response.request, history=response.history)
+    whole.next_request = response.next_request  # where a redirect not followed would go
+    return whole
+
+
+def _same_host(a: httpx.URL, b: httpx.URL) -> bool:
+    """``b`` is on ``a``'s host and port, over http(s), and no less secure than ``a``."""
+    return (b.scheme in ("http", "https") and (a.host, a.port) == (b.host, b.port)
+            and not (a.scheme == "https" and b.scheme == "http"))
+
+
 @dataclass
 class JsonClient:
     """GETs JSON from one API with retries; ``describe_error`` turns an error body into text."""
@@ -137,14 +160,14 @@ class JsonClient:
     backend: str
     secrets: list[SecretStr]  # masked in this dataclass's repr; unwrapped only to redact
     describe_error: Callable[[httpx.Response], str]
-    timeout_s: float = 20.0
+    timeout_s: float = 20.0  # each read, and the whole answer (a search API answers in about a second)
     max_retries: int = 4
     backoff_s: float = 1.0
     max_backoff_s: float = 60.0
     #: (status, error text) -> the API's own quota is spent (an error, never retried, never an auth error)
     quota_spent: Callable[[int, str], bool] = quota_spent_403
     sleep: Callable[[float], None] = time.sleep
-    client: httpx.Client = field(default_factory=lambda: httpx.Client(follow_redirects=True))
+    client: httpx.Client = field(default_factory=httpx.Client)
 
     def __post_init__(self) -> None:
         guard_http_logs(self.secrets)
@@ -152,12 +175,29 @@ class JsonClient:
     def _fail(self, message: str, cls: type[SearchError] = SearchError) -> SearchError:
         return cls(redact(f"{self.backend} search: {message}", self.secrets))
 
+    def _send(self, url: str, params: Mapping[str, Any], headers: Mapping[str, str] | None) -> httpx.Response:
+        """One GET, following redirects on the same host only (the request carries the key)."""
+        request = self.client.build_request("GET", url, params=params, headers=headers, timeout=self.timeout_s)
+        for _ in range(MAX_REDIRECTS + 1):
+            try:
+                response = bounded_get(self.client, request, max_bytes=MAX_ANSWER_BYTES, deadline_s=self.timeout_s)
+            except AnswerTooLarge as exc:
+                raise self._fail(str(exc)) from None
+            following = response.next_request
+            if not response.is_redirect or following is None:
+                return response
+            if not _same_host(request.url, following.url):
+                raise self._fail(f"HTTP {response.status_code} redirect to {following.url.scheme}://{following.url.host}"
+                                 " not followed: it leaves the API's host, and the request carries the key")
+            request = following
+        raise self._fail(f"more than {MAX_REDIRECTS} redirects")
+
     def get(self, url: str, params: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The decoded JSON body of a successful GET; raises :class:`SearchError` otherwise."""
         attempt = 0
         while True:
             try:
-                response = self.client.get(url, params=params, headers=headers, timeout=self.timeout_s)
+                response = self._send(url, params, headers)
             except httpx.HTTPError as exc:
                 # httpx error texts can carry the request URL, hence the key: keep only the class.
                 if attempt >= self.max_retries:

@@ -53,7 +53,8 @@ def date_range_tbs(window: DateWindow) -> str:
 
 def _results_of(body: dict[str, Any]) -> list[dict[str, Any]]:
     """The organic results of a 200 answer; a failed search (status Error) is a SearchError."""
-    status = (body.get("search_metadata") or {}).get("status")
+    metadata = body.get("search_metadata")
+    status = metadata.get("status") if isinstance(metadata, dict) else None
     organic = body.get("organic_results")
     if status == "Error":
         raise SearchError(f"serpapi search: the search failed: {body.get('error') or 'no reason given'}")
@@ -99,9 +100,12 @@ class SerpApiSearch:
         results: list[SearchResult] = []
         seen: set[str] = set()
         start = 0
-        while len(results) < num:
+        # Each page is a paid search: never more pages than ``num`` needs, and none after a page
+        # that added nothing new (a server repeating its links and its "next" paged for ever).
+        for _ in range(-(-num // PAGE_SIZE)):
             body = self.http.get(self.endpoint, self._params(query_text, window, start))
             items = _results_of(body)
+            before = len(results)
             for item in items:
                 link = item.get("link")
                 if not isinstance(link, str) or not link or link in seen:
@@ -113,7 +117,8 @@ class SerpApiSearch:
                     published_date=parse_published(shown).date if isinstance(shown, str) else None,
                     rank=len(results) + 1,
                 ))
-            if not items or not (body.get("serpapi_pagination") or {}).get("next"):
+            pagination = body.get("serpapi_pagination")
+            if len(results) == before or len(results) >= num or not (isinstance(pagination, dict) and pagination.get("next")):
                 break
             start += len(items)
         return results[:num]

@@ -21,15 +21,18 @@ from typing import Any
 
 import httpx
 
-from arastance.base.captures import Capture
+from arastance.base.captures import Capture, valid_timestamp
+from arastance.base.retry_after import retry_after_s
 from arastance.logging import get_logger
-from tasks.search.http import retry_after_s
+from tasks.search.http import AnswerTooLarge, bounded_get
 
 log = get_logger(__name__)
 
 #: CDX fields asked for, in this order (the JSON answer's header row names them too).
 CDX_FIELDS = ("timestamp", "original", "statuscode", "mimetype", "digest")
 _RETRY_STATUSES = {429, 500, 502, 503, 504}
+#: A CDX page of the largest size allowed (150,000 rows) is about 20 MiB.
+MAX_ANSWER_BYTES = 64 * 2**20
 
 
 class ArchiveError(RuntimeError):
@@ -93,6 +96,8 @@ def parse_cdx_json(payload: Any, source: str) -> CdxPage:
         if len(row) != len(header):
             raise ArchiveError(f"{source}: CDX row {row!r} does not match header {header!r}")
         record = dict(zip(header, row))
+        if not (isinstance(record["original"], str) and valid_timestamp(record["timestamp"])):
+            raise ArchiveError(f"{source}: CDX row {row!r} has no 4-14 digit timestamp and original URL")
         captures.append(Capture(timestamp=record["timestamp"], original=record["original"],
                                 statuscode=record.get("statuscode", "200"), mimetype=record.get("mimetype", ""),
                                 digest=record.get("digest", "")))
@@ -111,6 +116,8 @@ class WaybackClient:
     backoff_s: float = 2.0
     max_backoff_s: float = 120.0
     timeout_s: float = 60.0
+    #: The whole answer's limit (``timeout_s`` bounds each read): the CDX server is slow but not this slow.
+    answer_deadline_s: float = 300.0
     user_agent: str = "AraStancePipeline"
     sleep: Callable[[float], None] = time.sleep
     client: httpx.Client = field(default_factory=lambda: httpx.Client(follow_redirects=True))
@@ -140,8 +147,12 @@ class WaybackClient:
             self._last_request = time.monotonic()
             self.requests_sent += 1
             try:
-                response = self.client.get(url, params=params, timeout=self.timeout_s,
-                                           headers={"User-Agent": self.user_agent})
+                request = self.client.build_request("GET", url, params=params, timeout=self.timeout_s,
+                                                    headers={"User-Agent": self.user_agent})
+                response = bounded_get(self.client, request, max_bytes=MAX_ANSWER_BYTES,
+                                       deadline_s=self.answer_deadline_s, follow_redirects=True)
+            except AnswerTooLarge as exc:
+                raise ArchiveError(f"{url}: {exc}") from None
             except httpx.HTTPError as exc:
                 problem, asked = f"{type(exc).__name__}: {exc}", None
             else:
@@ -171,6 +182,7 @@ class WaybackClient:
     def cdx_pages(self, query: CdxQuery) -> Iterator[CdxPage]:
         """Every page of ``query``; cached pages come from disk, so a resumed discovery re-asks nothing."""
         number, resume_key = 0, None
+        keys_seen: set[str] = set()
         while True:
             cache = self._cache_file(query, number)
             if cache is not None and cache.is_file():
@@ -187,16 +199,28 @@ class WaybackClient:
             yield page
             if not page.resume_key:
                 return
+            if page.resume_key in keys_seen:  # a server handing a key back would be paged (and cached) for ever
+                raise ArchiveError(f"CDX {query.url}: page {number + 1} gave resume key {page.resume_key!r} again; "
+                                   f"stopped after {number + 1} pages")
+            keys_seen.add(page.resume_key)
             number, resume_key = number + 1, page.resume_key
 
     def captures(self, query: CdxQuery) -> list[Capture]:
-        """All captures of ``query``, one per URL (the first seen across pages)."""
+        """All captures of ``query`` within its days, one per URL (the first seen across pages).
+
+        The window is checked here too: a server (or proxy) that ignores ``from``/``to`` would
+        otherwise have captures of 1999 or 2024 crawled as 2012-2018 pages."""
         seen: dict[str, Capture] = {}
-        pages = 0
+        pages = outside = 0
         for page in self.cdx_pages(query):
             pages += 1
             for capture in page.captures:
+                if not query.from_date <= capture.captured_at.date() <= query.to_date:
+                    outside += 1
+                    continue
                 seen.setdefault(capture.original, capture)
+        if outside:
+            log.warning("archive listed captures outside the window", extra={"url": query.url, "outside": outside})
         log.info("archive captures discovered", extra={"url": query.url, "captures": len(seen), "pages": pages,
                                                        "requests": self.requests_sent})
         return list(seen.values())
@@ -206,10 +230,14 @@ class WaybackClient:
         """The capture of ``url`` closest to ``timestamp`` (YYYYMMDD...), or None if there is none."""
         params = [("url", url)] + ([("timestamp", timestamp)] if timestamp else [])
         data = self.get_json(self.availability_url, params)
-        closest = ((data or {}).get("archived_snapshots") or {}).get("closest") or {}
-        if not closest.get("available") or str(closest.get("status", "200")) != "200":
+        snapshots = data.get("archived_snapshots") if isinstance(data, dict) else None
+        closest = snapshots.get("closest") if isinstance(snapshots, dict) else None
+        if not isinstance(closest, dict) or not closest.get("available") or str(closest.get("status", "200")) != "200":
             return None
-        return Capture(timestamp=str(closest["timestamp"]), original=url, statuscode="200")
+        if not valid_timestamp(closest.get("timestamp")):
+            raise ArchiveError(f"availability {self.availability_url}: the capture of {url} has no 4-14 digit "
+                               f"timestamp: {closest.get('timestamp')!r}")
+        return Capture(timestamp=closest["timestamp"], original=url, statuscode="200")
 
 
 def client_from_settings(crawl: Any, data_dir: Path, **overrides: Any) -> WaybackClient:

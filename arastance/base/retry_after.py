@@ -1,0 +1,31 @@
+"""How long a server asked a client to wait before asking again (429 and 503 answers)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+
+
+def retry_after_s(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
+    """Seconds the server asked us to wait: ``Retry-After`` (seconds or HTTP date), else
+    Brave's ``X-RateLimit-Reset`` (seconds until each window resets; the first is per second)."""
+    value = headers.get("retry-after")
+    if value:
+        value = value.strip()
+        if re.fullmatch(r"[0-9]+", value):  # ASCII digits: str.isdigit() also takes "²", which float() refuses
+            return float(value)
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+    reset = headers.get("x-ratelimit-reset")
+    if reset:
+        first = reset.split(",")[0].strip()
+        try:
+            return max(0.0, float(first))
+        except ValueError:
+            return None
+    return None
