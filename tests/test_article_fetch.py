@@ -95,6 +95,40 @@ def test_pages_too_large_to_record_fail_alone_and_the_wave_still_loads(
     assert server.paths.count("/mirror/news.example.com/big.html") == 1  # neither retried nor sought in an archive
 
 
+def test_a_page_streamed_without_a_length_past_the_limit_is_too_large(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    monkeypatch.setenv("ARASTANCE_CRAWL__MAX_PAGE_MB", "1")
+
+    class Stream(BaseHTTPRequestHandler):  # no Content-Length: Scrapy learns the size only while reading
+        protocol_version = "HTTP/1.0"
+
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200 if self.path.startswith("/page") else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.end_headers()
+            if self.path.startswith("/page"):
+                for _ in range(40):
+                    self.wfile.write(b"<p>" + "نص ".encode() * 10_000 + b"</p>")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Stream)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        out = run_article_spider([f"http://127.0.0.1:{httpd.server_address[1]}/page"], tmp_path / "run",
+                                 scrapy_settings=FAST)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    [record] = list(read_fetched(out))
+    assert record["fetch_error"].startswith("too_large: ")  # it was "fetch_error: DownloadCancelledError: "
+
+
 def test_unusable_availability_answers_leave_the_dead_link_with_its_reason(tmp_path: Path) -> None:
     # each of these used to be a spider error, and the URL got no record at all
     answers = {

@@ -130,6 +130,15 @@ def test_searxng_asks_json_in_arabic_pages_and_keeps_dates() -> None:
     assert results[0].published_date == date(2016, 5, 2) and results[1].published_date is None
 
 
+def test_searxng_without_a_token_follows_a_redirect_to_another_host() -> None:
+    # only a request that carries a key is kept on its host; an instance moved to www. still answers
+    moved = ApiServer(lambda r: Reply(body=searxng_body(r.params["q"], int(r.params["pageno"]), 3)))
+    old = ApiServer(lambda r: Reply(301, None, {"Location": f"{moved.url}/search?{'&'.join(f'{k}={v}' for k, v in r.params.items())}"}))
+    with old.running(), moved.running():
+        assert len(SearxngSearch(old.url + "/search").search("q", None, 3)) == 3
+    assert moved.requests and "authorization" not in moved.requests[0].headers
+
+
 def test_searxng_coarse_time_range_covers_the_window() -> None:
     today = date(2026, 11, 30)
     assert time_range_for(DateWindow(date(2026, 11, 29), today), today) == "day"

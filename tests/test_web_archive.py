@@ -40,18 +40,30 @@ def test_cdx_json_has_a_header_row_and_a_resume_key_after_an_empty_row() -> None
         parse_cdx_json([["urlkey"], ["net,a)/x"]], "test")
 
 
-def test_cdx_rows_without_a_real_timestamp_or_url_are_refused_naming_the_row() -> None:
-    for row in (["20151340000000", "http://a.net/x"], [20150101000000, "http://a.net/x"], ["2015", None]):
-        with pytest.raises(ArchiveError, match="has no 4-14 digit timestamp and original URL"):
-            parse_cdx_json([["timestamp", "original"], row], "test")
+def test_cdx_rows_without_a_real_timestamp_or_url_are_skipped_and_the_others_kept(caplog: pytest.LogCaptureFixture) -> None:
+    bad = [["20151340000000", "http://a.net/x"], [20150101000000, "http://a.net/y"], ["2015", None]]
+    page = parse_cdx_json([["timestamp", "original"], *bad, ["20150101000000", "http://a.net/ok"]], "test")
+    assert [c.original for c in page.captures] == ["http://a.net/ok"]  # one bad row used to fail the whole site
+    assert caplog.text.count("CDX row skipped") == 3
+
+
+def test_a_cdx_server_that_lists_the_same_captures_under_new_keys_is_stopped() -> None:
+    from helpers_search import ApiServer, Reply
+
+    keys = iter(range(10**6))
+    api = ApiServer(lambda r: Reply(body=[["timestamp", "original"], ["20150101000000", "http://a.net/x"], [],
+                                          [f"KEY{next(keys)}"]]))
+    with api.running(), pytest.raises(ArchiveError, match="page 2 lists only captures listed before; stopped after 2"):
+        WaybackClient(api.url, api.url, delay_s=0.0).captures(CdxQuery("a.net/*", *WINDOW))
 
 
 def test_a_cdx_server_that_hands_back_a_resume_key_is_not_paged_for_ever(tmp_path: Path) -> None:
     # it was: 36,275 cached pages (144 MB) in 2.5 minutes, and still going
     from helpers_search import ApiServer, Reply
 
-    rows = [["timestamp", "original"], ["20150101000000", "http://a.net/x"], [], ["SAMEKEY"]]
-    api = ApiServer(lambda r: Reply(body=rows))
+    pages = iter(range(10**6))
+    api = ApiServer(lambda r: Reply(body=[["timestamp", "original"], ["20150101000000", f"http://a.net/{next(pages)}"],
+                                          [], ["SAMEKEY"]]))
     wb = WaybackClient(api.url, api.url + "/wayback/available", cache_dir=tmp_path, delay_s=0.0, backoff_s=0.0)
     with api.running(), pytest.raises(ArchiveError, match="page 2 gave resume key 'SAMEKEY' again; stopped after 2 pages"):
         wb.captures(CdxQuery("a.net/*", *WINDOW))
@@ -65,8 +77,10 @@ def test_captures_outside_the_window_are_left_out_even_when_the_server_lists_the
             ["20181231235959", "http://a.net/last"], ["20240101000000", "http://a.net/new"]]
     api = ApiServer(lambda r: Reply(body=rows))  # a server that ignores from/to
     with api.running():
-        found = WaybackClient(api.url, api.url, delay_s=0.0).captures(CdxQuery("a.net/*", *WINDOW))
-    assert [c.original for c in found] == ["http://a.net/in", "http://a.net/last"]
+        wb = WaybackClient(api.url, api.url, delay_s=0.0)
+        found = wb.captures(CdxQuery("a.net/*", *WINDOW))
+        paged = [c.original for page in wb.cdx_pages(CdxQuery("a.net/*", *WINDOW)) for c in page.captures]
+    assert [c.original for c in found] == paged == ["http://a.net/in", "http://a.net/last"]  # the archive crawl pages
 
 
 def test_capture_addresses_with_impossible_timestamps_are_no_captures() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
@@ -25,7 +26,8 @@ def retry_after_s(headers: Mapping[str, str], now: datetime | None = None) -> fl
     if reset:
         first = reset.split(",")[0].strip()
         try:
-            return max(0.0, float(first))
+            seconds = float(first)
         except ValueError:
             return None
+        return max(0.0, seconds) if math.isfinite(seconds) else None  # "nan" and "inf" ask for nothing usable
     return None

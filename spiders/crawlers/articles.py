@@ -167,8 +167,11 @@ class ArticleSpider(scrapy.Spider):
             reason = f"http_{status}: HTTP {status}"
         elif failure.check(IgnoreRequest) and "robots.txt" in str(failure.value):
             reason = f"robots_disallowed: {failure.value}"
-        elif failure.check(DownloadCancelledError) and "max size" in str(failure.value):
-            reason = f"too_large: {failure.value}"  # past crawl.max_page_mb; an archived copy is no smaller
+        elif failure.check(DownloadCancelledError) or "DOWNLOAD_MAXSIZE" in str(failure.value):
+            # past crawl.max_page_mb: announced, streamed without a length (an empty message), or only
+            # once decompressed (IgnoreRequest); an archived copy is no smaller
+            limit = self.settings.getint("DOWNLOAD_MAXSIZE")
+            reason = f"too_large: {failure.value or f'the page passed {limit:,} bytes'}"
         else:
             kind = type(failure.value).__name__
             reason = f"{'timeout' if 'Timeout' in kind or 'TimedOut' in kind else 'fetch_error'}: {kind}: {failure.value}"

@@ -186,9 +186,11 @@ class JsonClient:
             following = response.next_request
             if not response.is_redirect or following is None:
                 return response
-            if not _same_host(request.url, following.url):
-                raise self._fail(f"HTTP {response.status_code} redirect to {following.url.scheme}://{following.url.host}"
-                                 " not followed: it leaves the API's host, and the request carries the key")
+            keyed = any(map(_plain, self.secrets))
+            if following.url.scheme not in ("http", "https") or (keyed and not _same_host(request.url, following.url)):
+                target = f"{following.url.scheme}://{following.url.host}{f':{following.url.port}' if following.url.port else ''}"
+                why = "it leaves the API's host, and the request carries the key" if keyed else "not an http(s) address"
+                raise self._fail(f"HTTP {response.status_code} redirect to {target} not followed: {why}")
             request = following
         raise self._fail(f"more than {MAX_REDIRECTS} redirects")
 

@@ -97,7 +97,8 @@ def parse_cdx_json(payload: Any, source: str) -> CdxPage:
             raise ArchiveError(f"{source}: CDX row {row!r} does not match header {header!r}")
         record = dict(zip(header, row))
         if not (isinstance(record["original"], str) and valid_timestamp(record["timestamp"])):
-            raise ArchiveError(f"{source}: CDX row {row!r} has no 4-14 digit timestamp and original URL")
+            log.warning("CDX row skipped: no valid timestamp and original URL", extra={"source": source, "row": repr(row)})
+            continue
         captures.append(Capture(timestamp=record["timestamp"], original=record["original"],
                                 statuscode=record.get("statuscode", "200"), mimetype=record.get("mimetype", ""),
                                 digest=record.get("digest", "")))
@@ -180,9 +181,17 @@ class WaybackClient:
         return self.cache_dir / "cdx" / query.cache_key() / f"page-{page:05d}.json"
 
     def cdx_pages(self, query: CdxQuery) -> Iterator[CdxPage]:
-        """Every page of ``query``; cached pages come from disk, so a resumed discovery re-asks nothing."""
+        """Every page of ``query``, holding only the captures within its days; cached pages come
+        from disk, so a resumed discovery re-asks nothing.
+
+        The window is checked here too: a server (or proxy) that ignores ``from``/``to`` would
+        otherwise have captures of 1999 or 2024 crawled as 2012-2018 pages. Paging stops with an
+        :class:`ArchiveError` when a server hands back a resume key it gave before, or a page of
+        nothing but captures already listed (each with a new key, that paged for ever)."""
         number, resume_key = 0, None
         keys_seen: set[str] = set()
+        listed: set[tuple[str, str]] = set()
+        outside = 0
         while True:
             cache = self._cache_file(query, number)
             if cache is not None and cache.is_file():
@@ -196,31 +205,32 @@ class WaybackClient:
                     tmp.write_text(json.dumps({"captures": [c.__dict__ for c in page.captures],
                                                "resume_key": page.resume_key}, ensure_ascii=False), encoding="utf-8")
                     os.replace(tmp, cache)
-            yield page
+            new = {(c.timestamp, c.original) for c in page.captures} - listed
+            if page.resume_key and page.captures and not new:
+                raise ArchiveError(f"CDX {query.url}: page {number + 1} lists only captures listed before; "
+                                   f"stopped after {number + 1} pages")
+            listed |= new
+            inside = [c for c in page.captures if query.from_date <= c.captured_at.date() <= query.to_date]
+            outside += len(page.captures) - len(inside)
+            yield CdxPage(inside, page.resume_key)
             if not page.resume_key:
-                return
+                break
             if page.resume_key in keys_seen:  # a server handing a key back would be paged (and cached) for ever
                 raise ArchiveError(f"CDX {query.url}: page {number + 1} gave resume key {page.resume_key!r} again; "
                                    f"stopped after {number + 1} pages")
             keys_seen.add(page.resume_key)
             number, resume_key = number + 1, page.resume_key
+        if outside:
+            log.warning("archive listed captures outside the window", extra={"url": query.url, "outside": outside})
 
     def captures(self, query: CdxQuery) -> list[Capture]:
-        """All captures of ``query`` within its days, one per URL (the first seen across pages).
-
-        The window is checked here too: a server (or proxy) that ignores ``from``/``to`` would
-        otherwise have captures of 1999 or 2024 crawled as 2012-2018 pages."""
+        """All captures of ``query`` within its days, one per URL (the first seen across pages)."""
         seen: dict[str, Capture] = {}
-        pages = outside = 0
+        pages = 0
         for page in self.cdx_pages(query):
             pages += 1
             for capture in page.captures:
-                if not query.from_date <= capture.captured_at.date() <= query.to_date:
-                    outside += 1
-                    continue
                 seen.setdefault(capture.original, capture)
-        if outside:
-            log.warning("archive listed captures outside the window", extra={"url": query.url, "outside": outside})
         log.info("archive captures discovered", extra={"url": query.url, "captures": len(seen), "pages": pages,
                                                        "requests": self.requests_sent})
         return list(seen.values())
