@@ -30,6 +30,7 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from arastance.base.sites import available_sites, crawl_modes, enabled_sites
+from arastance.base.stopping import stop_on_exit
 from arastance.base.staging import StagingError
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
@@ -149,9 +150,11 @@ def site_run(site: str, mode: str, settings: Settings, warehouse_path: Path, inc
 
 def _crawl_pass(sites: list[str], mode: str, settings: Settings, path: Path, incremental: bool) -> list[dict[str, Any]]:
     """Crawl and load ``sites`` in ``mode``, one ``crawl_site`` run each, side by side; one
-    site's failure leaves the others to finish."""
-    futures = [site_run.submit(site, mode, settings, path, incremental) for site in sites]
-    return [future.result() for future in futures]
+    site's failure leaves the others to finish. A SIGTERM (or Ctrl-C) that ends the wait asks the
+    sites' threads to stop: their discovery and spiders end, and nothing more is loaded."""
+    with stop_on_exit():
+        futures = [site_run.submit(site, mode, settings, path, incremental) for site in sites]
+        return [future.result() for future in futures]
 
 
 @flow(name="crawl_sources", validate_parameters=True)

@@ -22,6 +22,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 from pydantic import Field
 
+from arastance.base.stopping import stop_on_exit
 from arastance.config import load_settings
 from arastance.logging import get_logger
 from flows.run_names import claim_run_name, first_words
@@ -131,6 +132,23 @@ def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: Retrieva
     )
 
 
+def _search_and_store(path: Path, plan: RetrievalPlan, num: int, backend: str) -> dict[str, dict[str, Any]]:
+    """Each planned claim's searches, stored as they come back; a row per claim. A SIGTERM (or
+    Ctrl-C) that ends the wait asks the searching threads to stop at their next request."""
+    with stop_on_exit():
+        futures = search_claim.map(list(plan.to_send), list(plan.to_send.values()), unmapped(num),
+                                   [plan.claims[c]["text"] for c in plan.to_send])
+        rows: dict[str, dict[str, Any]] = {}
+        for claim_id, claim in plan.claims.items():
+            if claim_id not in plan.to_send:  # answered from the cache: nothing to send
+                rows[claim_id] = store_claim_search(path, claim, plan.queries[claim_id], ClaimSearch(claim_id), backend)
+        for future in as_completed(futures):
+            search = future.result()
+            rows[search.claim_id] = store_claim_search(path, plan.claims[search.claim_id],
+                                                       plan.queries[search.claim_id], search, backend)
+    return rows
+
+
 @flow(name="retrieve_documents", task_runner=ConfiguredTaskRunner(), validate_parameters=True)
 @locked_stage("retrieval")
 def retrieve_documents(claim_ids: list[str] | None = None, limit: Annotated[int, Field(ge=1)] | None = None, fetch: bool = True,
@@ -152,16 +170,7 @@ def retrieve_documents(claim_ids: list[str] | None = None, limit: Annotated[int,
                                          "queries_cached": plan.cached_queries,
                                          "queries_to_send": sum(len(v) for v in plan.to_send.values()),
                                          "deferred": len(plan.deferred)})
-    futures = search_claim.map(list(plan.to_send), list(plan.to_send.values()), unmapped(settings.search.results_per_query),
-                               [plan.claims[c]["text"] for c in plan.to_send])
-    rows: dict[str, dict[str, Any]] = {}
-    for claim_id, claim in plan.claims.items():
-        if claim_id not in plan.to_send:  # answered from the cache: nothing to send
-            rows[claim_id] = store_claim_search(path, claim, plan.queries[claim_id], ClaimSearch(claim_id), backend)
-    for future in as_completed(futures):
-        search = future.result()
-        rows[search.claim_id] = store_claim_search(path, plan.claims[search.claim_id], plan.queries[search.claim_id],
-                                                   search, backend)
+    rows = _search_and_store(path, plan, settings.search.results_per_query, backend)
     searched = [c for c, r in rows.items() if r["status"] == "searched"]
     fetched: dict[str, int] = {}
     if fetch and searched:

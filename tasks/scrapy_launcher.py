@@ -7,11 +7,14 @@ effective settings of the parent (crawl and sites groups, data directory, log le
 offline demo) fetches what its parent asked for; its output goes to a file next to its log.
 The child also gets this process's PID (``ARASTANCE_PARENT_PID``, :mod:`arastance.processes`):
 ``spiders.settings`` then asks the kernel to stop the child when this process dies, however it
-dies, so no crawl or fetch outlives a killed run.
+dies, so no crawl or fetch outlives a killed run. A run that is asked to stop while this process
+lives on (a SIGTERM'd flow waiting for its threads, :mod:`arastance.base.stopping`) stops the
+child the same graceful way as a time-out.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -21,11 +24,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from arastance.base.stopping import StopRequested, stop_requested
 from arastance.config import Settings
 from arastance.logging import get_logger
 from arastance.processes import child_env
 
 log = get_logger(__name__)
+
+#: How often a waiting launcher looks whether its run was asked to stop.
+STOP_POLL_S = 0.5
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SCRAPY_SETTINGS_MODULE = "spiders.settings"
@@ -76,6 +83,23 @@ def _stop_gracefully(proc: subprocess.Popen[bytes], grace_s: float = 30.0) -> No
         proc.wait()
 
 
+def _wait_for(proc: subprocess.Popen[bytes], spider: str, timeout_s: float | None) -> None:
+    """Wait for the child to end; stop it gracefully past ``timeout_s`` (:class:`SpiderTimeout`)
+    or as soon as the run is asked to stop (:class:`StopRequested`)."""
+    deadline = math.inf if timeout_s is None else time.monotonic() + timeout_s
+    while True:
+        try:
+            proc.wait(timeout=max(0.0, min(STOP_POLL_S, deadline - time.monotonic())))
+            return
+        except subprocess.TimeoutExpired:
+            if stop_requested():
+                _stop_gracefully(proc)
+                raise StopRequested(f"spider {spider} stopped: the run was asked to stop") from None
+            if time.monotonic() >= deadline:
+                _stop_gracefully(proc)
+                raise SpiderTimeout(f"spider {spider} exceeded {timeout_s}s and was stopped") from None
+
+
 def run_scrapy(
     spider: str,
     settings: Settings,
@@ -89,7 +113,8 @@ def run_scrapy(
 
     ``args`` become spider arguments (``-a``), ``scrapy_settings`` Scrapy settings (``-s``, after
     the project's, so they win). Past ``timeout_s`` the child is stopped gracefully (a resumable
-    crawl saves its state) and :class:`SpiderTimeout` is raised.
+    crawl saves its state) and :class:`SpiderTimeout` is raised; when the run is asked to stop,
+    the same way, with :class:`StopRequested`.
     """
     cmd = [sys.executable, "-m", "scrapy", "crawl", spider]
     for name, value in (args or {}).items():
@@ -100,9 +125,5 @@ def run_scrapy(
     started = time.monotonic()
     with open(output, "w", encoding="utf-8") as out:
         proc = subprocess.Popen(cmd, env=child_environment(settings), cwd=Path.cwd(), stdout=out, stderr=subprocess.STDOUT)
-        try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _stop_gracefully(proc)
-            raise SpiderTimeout(f"spider {spider} exceeded {timeout_s}s and was stopped") from None
+        _wait_for(proc, spider, timeout_s)
     return SpiderProcess(spider, proc.returncode, output, time.monotonic() - started)

@@ -23,6 +23,7 @@ import httpx
 from pydantic import SecretStr
 
 from arastance.base.retry_after import retry_after_s
+from arastance.base.stopping import check_stop, pause
 from arastance.logging import get_logger
 from tasks.search.base import SearchAuthError, SearchError
 
@@ -126,12 +127,14 @@ def bounded_get(client: httpx.Client, request: httpx.Request, *, max_bytes: int,
     """``request``'s answer, read whole into memory only if it has at most ``max_bytes`` and
     arrives within ``deadline_s`` in all: a server dripping a byte a second would otherwise hold
     a call for as long as it likes (raised as :class:`httpx.ReadTimeout`, so it is retried
-    like any time-out), and a huge answer would fill memory (:class:`AnswerTooLarge`)."""
+    like any time-out), and a huge answer would fill memory (:class:`AnswerTooLarge`). A run
+    asked to stop ends the read at the next chunk (:class:`StopRequested`)."""
     deadline = time.monotonic() + deadline_s
     response = client.send(request, stream=True, follow_redirects=follow_redirects)
     try:
         body = bytearray()
         for chunk in response.iter_bytes():
+            check_stop(f"reading {request.url.host}'s answer")
             body += chunk
             if len(body) > max_bytes:
                 raise AnswerTooLarge(f"the answer is larger than {max_bytes:,} bytes")
@@ -166,7 +169,7 @@ class JsonClient:
     max_backoff_s: float = 60.0
     #: (status, error text) -> the API's own quota is spent (an error, never retried, never an auth error)
     quota_spent: Callable[[int, str], bool] = quota_spent_403
-    sleep: Callable[[float], None] = time.sleep
+    sleep: Callable[[float], None] = pause  # ends early when the run is asked to stop
     client: httpx.Client = field(default_factory=httpx.Client)
 
     def __post_init__(self) -> None:
@@ -198,6 +201,7 @@ class JsonClient:
         """The decoded JSON body of a successful GET; raises :class:`SearchError` otherwise."""
         attempt = 0
         while True:
+            check_stop(f"{self.backend} request")
             try:
                 response = self._send(url, params, headers)
             except httpx.HTTPError as exc:

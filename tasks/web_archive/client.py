@@ -23,6 +23,7 @@ import httpx
 
 from arastance.base.captures import Capture, valid_timestamp
 from arastance.base.retry_after import retry_after_s
+from arastance.base.stopping import check_stop, pause
 from arastance.logging import get_logger
 from tasks.search.http import AnswerTooLarge, bounded_get
 
@@ -120,7 +121,7 @@ class WaybackClient:
     #: The whole answer's limit (``timeout_s`` bounds each read): the CDX server is slow but not this slow.
     answer_deadline_s: float = 300.0
     user_agent: str = "AraStancePipeline"
-    sleep: Callable[[float], None] = time.sleep
+    sleep: Callable[[float], None] = pause  # ends early when the run is asked to stop
     client: httpx.Client = field(default_factory=lambda: httpx.Client(follow_redirects=True))
     #: Requests actually sent (cache hits excluded), for reports and tests.
     requests_sent: int = 0
@@ -144,6 +145,7 @@ class WaybackClient:
         """GET ``url`` and decode JSON, retrying 429/5xx/refusals with backoff."""
         attempt = 0
         while True:
+            check_stop(f"archive request {url}")
             self._wait_politely()
             self._last_request = time.monotonic()
             self.requests_sent += 1
