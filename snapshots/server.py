@@ -3,7 +3,8 @@
 It serves a directory built by :mod:`snapshots.build` the way a web server serves a static
 site (``index.html`` for directories, 404 for what is not there, a redirect to add the slash)
 and plays the faults of the build's ``faults.json``: a path that always answers 500, one that
-fails ``times`` times and then recovers, one that answers slowly. A WordPress REST collection
+fails ``times`` times and then recovers, one that answers slowly; a test may add a path that
+redirects (``{"redirect": location}`` in :attr:`SnapshotServer.faults`). A WordPress REST collection
 is paged as WordPress pages it (:mod:`snapshots.wp_rest_emulator`). Every request is logged in
 :attr:`SnapshotServer.requests` so that tests can check what a crawler asked for.
 """
@@ -86,13 +87,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, *, send_body: bool) -> None:
         owner = self.server.owner
         path = self._path()
-        if owner.archive is not None and path.startswith(ARCHIVE_PREFIX):
+        query = urlsplit(self.path).query
+        fault = (owner.fault_for(f"{path}?{query_file_key(query)}") if query else {}) or owner.fault_for(path)
+        if owner.archive is not None and path.startswith(ARCHIVE_PREFIX) and not fault:
             answer = owner.archive.answer(self.path, self.headers.get("Host") or "127.0.0.1")
             self._send(answer.status, answer.body, content_type=answer.content_type, send_body=send_body,
                        headers=answer.headers)
             return
-        query = urlsplit(self.path).query
-        fault = (owner.fault_for(f"{path}?{query_file_key(query)}") if query else {}) or owner.fault_for(path)
         if owner.latency_s:
             time.sleep(owner.latency_s)
         if fault.get("slow"):
@@ -100,6 +101,10 @@ class _Handler(BaseHTTPRequestHandler):
         if "status" in fault:
             status = int(fault["status"])  # type: ignore[arg-type]
             self._send(status, ERROR_HTML, content_type="text/html; charset=utf-8", send_body=send_body)
+            return
+        if "redirect" in fault:
+            self._send(HTTPStatus.FOUND, b"", content_type="text/html; charset=utf-8", send_body=send_body,
+                       location=str(fault["redirect"]))
             return
         collection = owner.rest_collection(path)
         if collection is not None:

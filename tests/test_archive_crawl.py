@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from prefect.testing.utilities import prefect_test_harness
 from typer.testing import CliRunner
 
+from arastance.base.captures import capture_url
 from arastance.cli import app
 from helpers_spiders import canonical_post_url, claims_of, crawl_settings, pages_of, snapshot_root, world
 from snapshots.archive_index import REDIRECT_TARGET, redirected_post
 from snapshots.server import SnapshotServer
-from tasks.crawl_runner import CrawlResult, run_spider, run_verdict
+from tasks.crawl_runner import CrawlResult, archive_claim_captures, run_spider, run_verdict
 from warehouse import open_warehouse
 
 pytestmark = pytest.mark.slow
@@ -63,6 +65,20 @@ def test_an_incremental_archive_crawl_skips_known_pages_and_a_resumed_one_keeps_
     assert run_verdict(again.summary) == "ok", "nothing new is not a failure"
     cdx_cache = list((tmp_path / "data" / "archive_cache" / "cdx").glob("*/page-*.json"))
     assert cdx_cache, "discovery pages are cached for the next run"
+
+
+def test_a_capture_that_redirects_to_itself_is_a_failed_page_with_its_capture(tmp_path: Path) -> None:
+    # it was: Scrapy's duplicate filter dropped the redirect, and the capture left no record and no count
+    with SnapshotServer(snapshot_root()) as srv:
+        settings = crawl_settings(tmp_path / "data", srv, archive_url=srv.archive_url, archive_delay_s=0.0)
+        looping = archive_claim_captures("norumors", settings)[0][0]
+        address = capture_url(srv.archive_url, looping.timestamp, looping.original)
+        srv.faults[unquote(urlsplit(address).path)] = {"redirect": address}
+        result = run_spider("norumors", settings, mode="archive", timeout_s=120)
+    [failed] = [p for p in pages_of(result) if (p["parse_error"] or "").startswith("redirect_loop")]
+    assert failed["url"] == address and failed["original_url"] == looping.original
+    assert failed["captured_at"].startswith(looping.timestamp[:4]) and result.summary["dropped"]["redirect_loop"] == 1
+    assert len(claims_of(result)) == len(world().posts_of("norumors")) - 1
 
 
 def test_crawl_archive_loads_the_same_claims_as_live_and_a_rerun_adds_nothing(tmp_path: Path) -> None:

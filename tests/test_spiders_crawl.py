@@ -189,6 +189,25 @@ def test_a_page_slower_than_the_timeout_is_recorded_and_the_crawl_goes_on(tmp_pa
     assert len(claims_of(result)) == len(world().posts_of("dabegad")) - 1
 
 
+def test_a_page_that_redirects_to_itself_is_a_failed_page_not_a_silent_loss(tmp_path: Path) -> None:
+    # it was: Scrapy's duplicate filter dropped the redirect, and the page left no record and no count
+    looping, moved = world().posts_of("dabegad")[:2]
+    srv = start_server()
+    loop_path = f"/dabegad/{canonical_post_url(looping).removeprefix('https://dabegad.com/')}/"
+    moved_path = f"/dabegad/{canonical_post_url(moved).removeprefix('https://dabegad.com/')}/"
+    srv.faults[loop_path] = {"redirect": loop_path}
+    srv.faults[moved_path] = {"redirect": loop_path}  # to a page the crawl asked for already
+    try:
+        result = crawl("dabegad", tmp_path / "data", srv)
+    finally:
+        srv.stop()
+    [failed] = [p for p in pages_of(result) if (p["parse_error"] or "").startswith("redirect_loop")]
+    assert failed["url"] == srv.base_url.rstrip("/") + loop_path and failed["http_status"] is None
+    assert result.summary["dropped"]["redirect_loop"] == 1
+    assert result.summary["stats"]["arastance/redirected_to_requested"] == 1
+    assert {canonical_post_url(looping), canonical_post_url(moved)}.isdisjoint(c["url"] for c in claims_of(result))
+
+
 def test_a_crawl_stopped_half_way_resumes_where_it_stopped(tmp_path: Path) -> None:
     slow = start_server()
     # A slow site: 250 pages (26 listing pages one after another) cannot be fetched within the

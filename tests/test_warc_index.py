@@ -112,3 +112,35 @@ def test_a_warc_url_that_fails_is_an_error_naming_it(tmp_path: Path) -> None:
     site = SiteServer(tmp_path)
     with site.running(), pytest.raises(WarcError, match=r"b\.warc\.gz: HTTP 404"):
         read_warc(site.base_url + "b.warc.gz", _flt(), extract=extract_article)
+
+
+@pytest.mark.parametrize("gzip", [True, False], ids=["gzip", "plain"])
+def test_a_warc_file_cut_short_keeps_the_whole_records_before_the_cut_and_says_so(
+        tmp_path: Path, gzip: bool, caplog: pytest.LogCaptureFixture) -> None:
+    # it was: a page cut off was indexed with part of its text, a header cut off crashed warcio with a
+    # TypeError, and a gzip member cut off ended the file silently
+    pages = [(f"https://www.youm7.com/story/2016/5/{i}/news", 200, "text/html; charset=utf-8",
+              _html(f"خبر {i}", DAM if i % 2 else FLU, f"2016-05-{i + 1:02d}")) for i in range(4)]
+    whole = write_warc(tmp_path / "whole.warc", pages, gzip=gzip).read_bytes()
+    full, full_stats = read_warc(str(tmp_path / "whole.warc"), _flt(), extract=extract_article)
+    assert len(full) == 4 and "cut_short" not in full_stats.counts
+    texts = {r.url: r.text for r in full}
+    first_record_end = whole.index(b"WARC/1.0", 1) if not gzip else whole.index(b"\x1f\x8b", 1)
+    cut = tmp_path / "cut.warc"
+    flagged = 0
+    for size in range(first_record_end + 1, len(whole), 11):
+        cut.write_bytes(whole[:size])
+        records, stats = read_warc(str(cut), _flt(), extract=extract_article)
+        assert all(texts[r.url] == r.text for r in records), f"a page cut at byte {size} was indexed in part"
+        assert [r.url for r in records] == [r.url for r in full][:len(records)]
+        flagged += stats.counts["cut_short"]
+    cut.write_bytes(whole[:len(whole) - 300])  # inside the last page
+    records, stats = read_warc(str(cut), _flt(), extract=extract_article)
+    assert len(records) == 3 and stats.counts["cut_short"] == 1
+    warning = caplog.records[-1]
+    assert warning.getMessage().startswith("WARC file cut short") and warning.source == str(cut)  # type: ignore[attr-defined]
+    # every cut is reported but those in a record's last header digits, gzip trailers and closing blank lines
+    assert flagged >= 0.9 * len(range(first_record_end + 1, len(whole), 11))
+    cut.write_bytes(whole[:first_record_end // 2])
+    with pytest.raises(WarcError, match="is not a readable WARC file"):
+        read_warc(str(cut), _flt(), extract=extract_article)

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import scrapy
+from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
@@ -150,6 +151,7 @@ class SiteSpider(scrapy.Spider):
         if not base:
             raise ValueError(f"no base URL for site {spider.name!r}: set sites.{spider.name} or -a base_url=...")
         spider.urls = SiteUrls(base if base.endswith("/") else base + "/", spider.config.canonical_base)
+        crawler.signals.connect(spider.on_dropped, signal=signals.request_dropped)
         log.info("spider configured", extra={"site": spider.name, "base_url": spider.urls.base_url,
                                               "run_id": spider.run_id, "known_urls": len(spider.known)})
         return spider
@@ -266,10 +268,19 @@ class SiteSpider(scrapy.Spider):
                                  meta={**response.meta, "rest_page": page + 1}, priority=LISTING_PRIORITY)
 
     def _page(self, response: Response, status: str, error: str | None = None, keep: bool = True) -> PageItem:
-        capture = parse_capture_url(response.url) if self.mode == "archive" else None
+        return self._record(response.url, response.body, response.status, status, error, keep)
+
+    def _unfetched(self, url: str, error: str) -> None:
+        """Record a page that brought no response to parse."""
+        self._record(url, b"", None, "failed", error, keep=False)
+
+    def _record(self, url: str, body: bytes, http_status: int | None, status: str, error: str | None,
+                keep: bool) -> PageItem:
+        """A page record; an archived page also keeps the original URL and the capture time."""
+        capture = parse_capture_url(url) if self.mode == "archive" else None
         return self._send(page_item(
-            run_id=self.run_id, source_id=self.name, url=response.url, body=response.body,
-            http_status=response.status, fetched_at=datetime.now(timezone.utc), parse_status=status,  # type: ignore[arg-type]
+            run_id=self.run_id, source_id=self.name, url=url, body=body, http_status=http_status,
+            fetched_at=datetime.now(timezone.utc), parse_status=status,  # type: ignore[arg-type]
             parse_error=error, keep_body=keep,
             original_url=capture[1] if capture else None,
             captured_at=capture_time(capture[0]) if capture else None,
@@ -359,11 +370,24 @@ class SiteSpider(scrapy.Spider):
         else:
             kind = type(failure.value).__name__
             reason = "timeout" if "Timeout" in kind or "TimedOut" in kind else "fetch_error"
-            self._send(page_item(
-                run_id=self.run_id, source_id=self.name, url=request.url, body=b"", http_status=None,
-                fetched_at=datetime.now(timezone.utc), parse_status="failed",
-                parse_error=f"{reason}: {kind}: {failure.value}", keep_body=False,
-            ))
+            self._unfetched(request.url, f"{reason}: {kind}: {failure.value}")
         self._stat(f"failed/{reason}")
         log.warning("page could not be fetched", extra={"site": self.name, "url": request.url, "reason": reason,
                                                          "run_id": self.run_id})
+
+    def on_dropped(self, request: scrapy.Request, spider: scrapy.Spider) -> None:
+        """A redirect that Scrapy's duplicate filter dropped: a page (or archive capture) that
+        redirects back to itself would otherwise vanish from the run without a trace. It is a
+        failed page, ``redirect_loop``; a redirect to a page this crawl already asked for is
+        only counted (that page is recorded once, under its own address)."""
+        chain = request.meta.get("redirect_urls")
+        if spider is not self or not chain or not self._crawling:
+            return  # an ordinary duplicate link: its page is fetched once
+        key = self.crawler.request_fingerprinter.fingerprint  # how the duplicate filter tells requests apart
+        if key(request) not in {key(request.replace(url=u)) for u in chain}:
+            self._stat("redirected_to_requested")
+            return
+        self._stat("failed/redirect_loop")
+        self._unfetched(chain[0], f"redirect_loop: {chain[0]} redirects back to {request.url}")
+        log.warning("page redirects to itself", extra={"site": self.name, "url": chain[0], "reason": "redirect_loop",
+                                                       "run_id": self.run_id})

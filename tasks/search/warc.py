@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import re
 import zlib
 from collections import Counter
@@ -114,6 +115,8 @@ class _StreamReader(io.RawIOBase):
     def __init__(self, chunks: Iterator[bytes]) -> None:
         self._chunks = chunks
         self._buffer = b""
+        #: Bytes received so far: the source's size once it has been read to its end.
+        self.received = 0
 
     def readable(self) -> bool:
         return True
@@ -124,6 +127,7 @@ class _StreamReader(io.RawIOBase):
                 self._buffer = next(self._chunks)
             except StopIteration:
                 return 0
+            self.received += len(self._buffer)
         n = min(len(target), len(self._buffer))
         target[:n] = self._buffer[:n]
         self._buffer = self._buffer[n:]
@@ -164,6 +168,77 @@ def check_archive_start(handle: IO[bytes], source: str) -> None:
             start = b""
     if not (start.startswith(b"WARC/") or start.startswith(b"filedesc://")):
         raise WarcError(f"WARC {source} is not a readable WARC file: it starts with {start[:20]!r}")
+
+
+#: What warcio raises on a record header cut short: it has no error of its own for that.
+_CUT_HEADER_ERRORS = (ArchiveLoadFailed, EOFError, ValueError, TypeError, AttributeError)
+
+
+def _source_size(handle: IO[bytes]) -> int | None:
+    """The bytes in the source behind ``handle`` (a stream's, once read to its end)."""
+    raw = getattr(handle, "raw", None)
+    if isinstance(raw, _StreamReader):
+        return raw.received
+    try:
+        return os.fstat(handle.fileno()).st_size
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+def warc_records(handle: IO[bytes], source: str, stats: WarcStats) -> Iterator[Any]:
+    """The records of a WARC file, counted in ``stats``; the caller reads each before the next.
+
+    A file cut short (an interrupted download) keeps the records before the cut: a record that
+    ends early, a header broken off, or a last gzip member left incomplete ends the file with a
+    warning naming the source and the byte, counted as ``cut_short``. A file without one whole
+    record is refused (:class:`WarcError`).
+    """
+    iterator = ArchiveIterator(handle)
+    records = iter(iterator)
+    complete = 0
+    while True:
+        try:
+            record = next(records)
+        except StopIteration:
+            break
+        except _CUT_HEADER_ERRORS as exc:
+            _cut_short(source, iterator.offset, stats, f"a record header cannot be read ({type(exc).__name__}: {exc})",
+                       complete)
+            return
+        if record.length is None:  # WARC/1.0 and nothing more: the file ends in a header
+            _cut_short(source, iterator.offset, stats, "a record header is broken off", complete)
+            return
+        stats.counts["records"] += 1
+        yield record
+        while record.raw_stream.read(1 << 16):  # the rest of the record: is all of it there?
+            pass
+        missing = missing_bytes(record)
+        if missing:
+            _cut_short(source, iterator.offset, stats, f"a record lacks {missing:,} of its bytes", complete)
+            return
+        complete += 1
+    size = _source_size(handle)
+    if size is not None and size > iterator.offset:  # warcio stops silently at a gzip member cut short
+        _cut_short(source, iterator.offset, stats, f"{size - iterator.offset:,} bytes after it hold no whole record",
+                   complete)
+
+
+def missing_bytes(record: Any) -> int:
+    """How many of its declared bytes a record read to its end lacked (warcio's length-limited
+    reader, under its decompressing one where there is one, counts what is left)."""
+    stream = record.raw_stream
+    while not hasattr(stream, "limit") and hasattr(stream, "stream"):
+        stream = stream.stream
+    return int(getattr(stream, "limit", 0))
+
+
+def _cut_short(source: str, offset: int, stats: WarcStats, why: str, complete: int) -> None:
+    """Warn that ``source`` ends at ``offset`` without its next record; refuse it if it has no whole record."""
+    if not complete:
+        raise WarcError(f"WARC {source} is not a readable WARC file: not one whole record ({why})")
+    stats.counts["cut_short"] += 1
+    log.warning("WARC file cut short: the records before the cut are kept",
+                extra={"source": source, "offset": offset, "why": why})
 
 
 def _html_of(record: Any) -> bytes | None:
@@ -214,9 +289,10 @@ def read_warc(source: str, flt: WarcFilter, *, extract: Extractor,
     try:
         with open_warc(source, client) as handle:
             check_archive_start(handle, source)
-            for record in ArchiveIterator(handle):
-                stats.counts["records"] += 1
+            for record in warc_records(handle, source, stats):
                 html = _html_of(record)
+                if html is not None and missing_bytes(record):
+                    continue  # the file ends inside this page: counted as cut_short by warc_records
                 if html is None:
                     stats.counts["not_html_200"] += 1
                     continue
