@@ -85,8 +85,9 @@ def fetch_and_rank(warehouse_path: Path, claims: dict[str, str], run_dir: Path) 
         attempted |= todo.keys()
         counts["waves"] += 1
         counts["fetched"] += len(todo)
-        out = run_article_spider(sorted(todo.values()), run_dir / f"wave-{counts['waves']}", settings=settings,
-                                 mirror_base=mirror, archive=retrieval.archive_fallback(settings.crawl))
+        out = run_article_spider(sorted(t.url for t in todo.values()), run_dir / f"wave-{counts['waves']}",
+                                 settings=settings, mirror_base=mirror, archive=retrieval.archive_fallback(settings.crawl),
+                                 archive_days={t.url: t.around for t in todo.values() if t.around})
         with open_warehouse(warehouse_path) as wh:
             stored = retrieval.store_fetched_articles(wh, settings.search, out, run_dir.name)
         for status, n in stored.items():

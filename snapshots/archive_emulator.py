@@ -8,7 +8,8 @@ It speaks the same protocol as the real archive, under ``/archive/`` on the snap
 - ``/archive/web/<timestamp>id_/<original>``: a capture's original bytes; a timestamp it does not
   hold exactly, or a capture recorded as a redirect, answers 302 to the capture to read; a capture
   listed in the index but lost answers 404;
-- ``/archive/wayback/available?url=&timestamp=``: the availability API (closest capture);
+- ``/archive/wayback/available?url=&timestamp=``: the availability API (the capture closest to
+  ``timestamp``; without one, the newest);
 - every ``rate_limit_every``-th request answers 429 (``Retry-After: 0``), as the real archive does
   to busy clients.
 
@@ -207,8 +208,9 @@ class WaybackEmulator:
         return Answer(302, b"", "text/html", (("Location", f"{PREFIX}web/{timestamp}id_/{original}"),))
 
     def available(self, q: dict[str, list[str]], host: str) -> Answer:
+        """The capture closest to ``timestamp``; without one the newest, as archive.org's API answers."""
         url = (q.get("url") or [""])[0]
-        nearest = self._closest(url, (q.get("timestamp") or ["20150101"])[0]) if url else None
+        nearest = self._closest(url, (q.get("timestamp") or ["99991231"])[0]) if url else None
         snapshots = {}
         if nearest is not None:
             snapshots["closest"] = {"status": "200", "available": True, "timestamp": nearest.timestamp,

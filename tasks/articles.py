@@ -12,7 +12,7 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from typing import Any
 from arastance.base.arabic import arabic_ratio
 from arastance.base.ids import content_hash, stable_id
 from arastance.base.jsonl import json_lines
-from arastance.base.staging import FETCHED_FILE, URLS_FILE, write_url_list
+from arastance.base.staging import ARCHIVE_DAYS_FILE, FETCHED_FILE, URLS_FILE, write_archive_days, write_url_list
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
@@ -35,10 +35,13 @@ class FetchFileError(ValueError):
 
 def run_article_spider(urls: list[str], run_dir: Path, *, settings: Settings | None = None,
                        mirror_base: str | None = None, scrapy_settings: dict[str, Any] | None = None,
-                       timeout_s: float = 3600, archive: tuple[str, str] | None = None) -> Path:
+                       timeout_s: float = 3600, archive: tuple[str, str] | None = None,
+                       archive_days: Mapping[str, date] | None = None) -> Path:
     """Fetch ``urls`` with the article spider in a child process; returns the output file.
 
-    ``archive`` (the archive's root and its availability API) turns on the dead-link fallback.
+    ``archive`` (the archive's root and its availability API) turns on the dead-link fallback;
+    ``archive_days`` gives, by URL, the day a dead link's capture is sought around (its claim's
+    date). Without one the archive answers with its newest capture, often a later, other page.
 
     The child gets ``settings`` (default: the ones this process loads) like every crawl child,
     through :func:`tasks.scrapy_launcher.run_scrapy`.
@@ -54,6 +57,8 @@ def run_article_spider(urls: list[str], run_dir: Path, *, settings: Settings | N
         args["mirror_base"] = mirror_base
     if archive:
         args["archive_url"], args["availability_url"] = archive
+        if archive_days:
+            args["archive_days"] = str(write_archive_days(archive_days, run_dir / ARCHIVE_DAYS_FILE))
     options: dict[str, Any] = {"FEEDS": json.dumps(feeds), "LOG_FILE": run_dir / "scrapy.log", **(scrapy_settings or {})}
     log.info("fetching articles", extra={"urls": len(urls), "run_dir": str(run_dir)})
     done = run_scrapy("articles", settings or load_settings(), output=run_dir / "scrapy.out", args=args,

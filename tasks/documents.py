@@ -189,6 +189,7 @@ class PoolDocument:
     http_status: int | None = None
     title: str | None = None
     text: str | None = None
+    claim_date: date | None = None
 
 
 def is_passing_failure(doc: PoolDocument) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -164,9 +164,19 @@ def pools(wh: Warehouse, claim_ids: Iterable[str]) -> dict[str, list[PoolDocumen
     return {c: [PoolDocument(**d) for d in docs] for c, docs in found.items()}
 
 
+@dataclass(frozen=True)
+class FetchTarget:
+    """One article to fetch: the URL as the search engine gave it, and the day its archive copy is
+    sought around if the link is dead (the earliest date of the claims it is a candidate of: the
+    archive's capture nearest the claim's period, not its newest, which is often a later page)."""
+
+    url: str
+    around: date | None
+
+
 def next_fetch_wave(wh: Warehouse, search_settings: SearchSettings, claim_ids: Iterable[str],
-                    attempted: set[str]) -> dict[str, str]:
-    """The next wave of article fetches of these claims: ``{canonical URL: URL to fetch}``.
+                    attempted: set[str]) -> dict[str, FetchTarget]:
+    """The next wave of article fetches of these claims, by canonical URL.
 
     The first wave holds each claim's first ``search.fetch_pool_per_claim`` candidates (0: every
     one; those stored before are not fetched again); each later wave the next candidate for every
@@ -176,8 +186,13 @@ def next_fetch_wave(wh: Warehouse, search_settings: SearchSettings, claim_ids: I
     The URL as the search engine gave it is fetched; its canonical form names the article.
     """
     limit, pool = search_settings.max_documents_per_claim, search_settings.fetch_pool_per_claim
-    return {d.canonical_url: d.url for docs in pools(wh, claim_ids).values()
-            for d in documents_to_fetch(docs, limit=limit, pool=pool, attempted=attempted)}
+    wave: dict[str, FetchTarget] = {}
+    for docs in pools(wh, claim_ids).values():
+        for d in documents_to_fetch(docs, limit=limit, pool=pool, attempted=attempted):
+            earlier = wave.get(d.canonical_url)
+            days = [x for x in (earlier and earlier.around, d.claim_date) if x is not None]
+            wave[d.canonical_url] = FetchTarget(earlier.url if earlier else d.url, min(days) if days else None)
+    return wave
 
 
 def rank_fetched_articles(wh: Warehouse, search_settings: SearchSettings, claims: Mapping[str, str]) -> int:

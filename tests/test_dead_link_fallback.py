@@ -4,7 +4,10 @@ news mirror and its archive emulator."""
 
 from __future__ import annotations
 
+import json
+from datetime import date
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -44,6 +47,34 @@ def test_a_dead_link_is_read_from_its_closest_capture_and_says_so(tmp_path: Path
     assert rows[urls["gone"]]["fetch_status"] == "failed"
     page = warehouse.query("SELECT url, original_url, captured_at FROM raw_pages WHERE original_url IS NOT NULL")
     assert [p["original_url"] for p in page] == [urls["archived"]] and page[0]["url"] == archived["fetch_url"]
+
+
+def test_a_dead_link_is_read_from_the_capture_of_its_claims_period_not_the_newest(tmp_path: Path) -> None:
+    # it was: the availability API was asked without a day, and the real one then answers with the
+    # newest capture: here the site's later "page not found", a page that is no article at all
+    from helpers_search import DAM, article_page
+
+    url = "https://news.example.com/2016/dam.html"
+    root = tmp_path / "web"
+    (root / "archive").mkdir(parents=True)
+    (root / "archive" / "dam-2016.html").write_text(article_page("إثيوبيا تنفي انهيار السد", DAM), encoding="utf-8")
+    (root / "archive" / "dam-2023.html").write_text(article_page("الصفحة غير موجودة", ["عذرا، الصفحة المطلوبة غير متاحة."]),
+                                                    encoding="utf-8")
+    (root / "archive" / "index.json").write_text(json.dumps({"captures": [
+        {"original": url, "timestamp": "20160504101500", "file": "archive/dam-2016.html"},
+        {"original": url, "timestamp": "20230101101500", "file": "archive/dam-2023.html"}]}), encoding="utf-8")
+    with SnapshotServer(root) as server:
+        archive = (server.archive_url, server.availability_url)
+        dated = run_article_spider([url], tmp_path / "dated", mirror_base=server.base_url, scrapy_settings=FAST,
+                                   archive=archive, archive_days={url: date(2016, 5, 3)})
+        undated = run_article_spider([url], tmp_path / "undated", mirror_base=server.base_url, scrapy_settings=FAST,
+                                     archive=archive)
+        asked = [r.query for r in server.requests if r.path.endswith("/wayback/available")]
+    [period], [newest] = read_fetched(dated), read_fetched(undated)
+    assert period["copy"] == "archive" and period["captured_at"].startswith("2016-05-04")
+    assert period["title"] == "إثيوبيا تنفي انهيار السد"
+    assert newest["captured_at"].startswith("2023"), "the emulator answers as archive.org does without a day"
+    assert asked == [urlencode({"url": url, "timestamp": "20160503"}), urlencode({"url": url})]
 
 
 def test_without_an_archive_a_dead_link_is_dropped_with_its_reason(tmp_path: Path) -> None:

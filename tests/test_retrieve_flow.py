@@ -24,6 +24,7 @@ from prefect.settings import get_current_settings
 from prefect.testing.utilities import prefect_test_harness
 from typer.testing import CliRunner
 
+from arastance.base.staging import ARCHIVE_DAYS_FILE, URLS_FILE, read_archive_days, read_url_list
 from arastance.cli import app
 from arastance.config import load_settings
 from flows.retrieve_documents import RetrievalFailed, retrieve_documents
@@ -111,6 +112,12 @@ def test_local_retrieval_stores_decisions_articles_and_pairs_and_a_rerun_adds_no
     assert {"claim", "claim_date"} <= kinds
     assert counts["raw_pages"] == counts["articles"] and counts["claim_retrieval"] == 2
     fetched_paths = list(demo_web.paths)
+    # a dead link would be sought in the archive around the earliest date of the claims it serves
+    [wave] = (load_settings().staging_dir / "articles").glob("retrieval-*/wave-1")
+    days = read_archive_days(wave / ARCHIVE_DAYS_FILE)
+    claim_days = {"flu": date(2016, 5, 10), "dam": date(2017, 2, 1)}
+    assert set(days) == set(read_url_list(wave / URLS_FILE))
+    assert days == {u: min(claim_days[d["claim_id"]] for d in decisions if d["url"] == u) for u in days}
 
     assert retrieve_documents() == []  # every claim is done
     monkeypatch.setenv("COLUMNS", "200")

@@ -19,7 +19,8 @@ A crawl run's directory, ``<staging>/crawl/<run_id>/``::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -43,6 +44,8 @@ DATA_FILES = (CLAIMS_FILE, PAGES_FILE)
 
 #: The article fetcher's input (one URL a line) and output (gzip'd JSON Lines, one page a line).
 URLS_FILE = "urls.txt"
+#: The fetcher's optional second input: ``{URL: "YYYY-MM-DD"}``, the day a dead link's archive copy is sought around.
+ARCHIVE_DAYS_FILE = "archive_days.json"
 FETCHED_FILE = "articles.jsonl.gz"
 
 #: The crawled sites, derived from the site registry (:mod:`arastance.base.sites`, one TOML file
@@ -300,3 +303,21 @@ def read_url_list(path: Path) -> list[str]:
             raise ValueError(f"{path}, line {number}: not an absolute URL: {line!r}")
         urls.append(line)
     return urls
+
+
+def write_archive_days(days: Mapping[str, date], path: Path) -> Path:
+    """The day each URL's archive copy is sought around, as JSON (``{URL: "YYYY-MM-DD"}``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({u: d.isoformat() for u, d in days.items()}, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def read_archive_days(path: Path) -> dict[str, date]:
+    """:func:`write_archive_days`'s file back; anything but an object of URL to ISO day is an error naming the file."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(raw, dict):
+            raise ValueError("not a JSON object")
+        return {str(u): date.fromisoformat(str(d)) for u, d in raw.items()}
+    except ValueError as exc:  # JSONDecodeError and a bad day are ValueErrors
+        raise ValueError(f"{path}: not an object of URL to YYYY-MM-DD ({exc})") from None

@@ -4,7 +4,8 @@ Arguments: ``urls_file`` (one article URL a line) and optionally ``mirror_base``
 ``https://<domain>/<path>`` is fetched from ``<mirror_base>mirror/<domain>/<path>`` (the offline
 mirror) while the item keeps the original URL. With ``archive_url`` and ``availability_url``, a
 dead link (an HTTP error, a time-out, a refused connection; not a robots.txt refusal) falls back
-to the closest web-archive capture (availability API, then the capture's ``id_`` bytes) before it
+to the web-archive capture closest to its day (``archive_days``: a JSON file of URL to day, its
+claim's date; availability API, then the capture's ``id_`` bytes) before it
 is given up; the item says which copy it holds (``copy``: live or archive). robots.txt, throttling and retries come from
 the project settings. A page is read in the charset its bytes are in when the declared one is
 wrong (:mod:`spiders.page_text`); a page past ``crawl.max_page_mb``, or whose record would pass
@@ -37,7 +38,7 @@ from twisted.python.failure import Failure
 
 from arastance.base.captures import capture_time, capture_url, parse_capture_url, valid_timestamp
 from arastance.base.ids import content_hash
-from arastance.base.staging import read_url_list
+from arastance.base.staging import read_archive_days, read_url_list
 from arastance.base.text_files import MAX_LINE_BYTES
 from arastance.base.urls import mirror_url
 from arastance.logging import get_logger
@@ -113,12 +114,13 @@ class ArticleSpider(scrapy.Spider):
         settings.set("DOWNLOADER_MIDDLEWARES", middlewares, priority="spider")
 
     def __init__(self, urls_file: str, mirror_base: str = "", archive_url: str = "", availability_url: str = "",
-                 *args: Any, **kwargs: Any) -> None:
+                 archive_days: str = "", *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.urls = read_url_list(Path(urls_file))
         self.mirror_base = mirror_base or None
         self.archive_url = archive_url or None
         self.availability_url = availability_url or None
+        self.archive_days = read_archive_days(Path(archive_days)) if archive_days else {}
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         for url in self.urls:
@@ -191,10 +193,13 @@ class ArticleSpider(scrapy.Spider):
         yield FetchedArticle(url, request.url, _now(), status, reason)
 
     def _ask_archive(self, url: str, status: int | None, reason: str) -> Iterator[scrapy.Request]:
-        """A dead link: ask the availability API for the closest capture (no retries: one polite question)."""
+        """A dead link: ask the availability API for the capture closest to the URL's day (its
+        claim's date; without a day the API answers with the newest capture), with no retries:
+        one polite question."""
         assert self.availability_url is not None
         meta = {"article_url": url, "live_error": reason, "live_status": status, "dont_retry": True}
-        yield scrapy.Request(f"{self.availability_url}?{urlencode({'url': url})}", callback=self.parse_availability,
+        query = {"url": url} | ({"timestamp": f"{self.archive_days[url]:%Y%m%d}"} if url in self.archive_days else {})
+        yield scrapy.Request(f"{self.availability_url}?{urlencode(query)}", callback=self.parse_availability,
                              errback=self.on_error, meta=meta, dont_filter=True)
 
     def parse_availability(self, response: Response) -> Iterator[Any]:
