@@ -17,7 +17,7 @@ WAYBACK_URL = "https://web.archive.org/"
 #: The availability API ("closest capture of this URL") lives on archive.org itself. ``timestamp``
 #: (YYYYMMDD...) picks the capture nearest that moment; without it the newest capture comes back
 #: (https://browse.sh/skills/archive.org/find-snapshot-e3fnxh, "Path A", which also warns that an
-#: answer without a timestamp can be empty), so the fetcher always sends its claim's date.
+#: answer without a timestamp can be empty), so the fetcher sends its claim's date when it has one.
 WAYBACK_AVAILABILITY_URL = "https://archive.org/wayback/available"
 
 
