@@ -7,16 +7,19 @@ effective settings of the parent (crawl and sites groups, data directory, log le
 offline demo) fetches what its parent asked for; its output goes to a file next to its log.
 The child also gets this process's PID (``ARASTANCE_PARENT_PID``, :mod:`arastance.processes`):
 ``spiders.settings`` then asks the kernel to stop the child when this process dies, however it
-dies, so no crawl or fetch outlives a killed run. A run that is asked to stop while this process
-lives on (a SIGTERM'd flow waiting for its threads, :mod:`arastance.base.stopping`) stops the
-child the same graceful way as a time-out.
+dies, so no crawl or fetch outlives a killed run.
+
+The child runs in a process group of its own, and this launcher is what stops it: past its time
+limit, when the run is asked to stop (a SIGTERM'd flow waiting for its threads,
+:mod:`arastance.base.stopping`), or when a signal or Ctrl-C interrupts the wait. It asks by
+creating the child's stop file (:mod:`spiders.stop_file`), never by a second signal, which Scrapy
+would take as "force an unclean shutdown" and lose a resumable crawl's saved queue.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -73,9 +76,9 @@ def tail(path: Path, lines: int = 30) -> str:
     return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
 
 
-def _stop_gracefully(proc: subprocess.Popen[bytes], grace_s: float = 30.0) -> None:
-    """SIGINT first: Scrapy finishes the requests in flight and saves its JOBDIR; kill if it hangs."""
-    proc.send_signal(signal.SIGINT)
+def _stop_gracefully(proc: subprocess.Popen[bytes], stop_file: Path, grace_s: float = 30.0) -> None:
+    """Ask the child to stop (Scrapy finishes the requests in flight and saves its JOBDIR); kill it if it hangs."""
+    stop_file.touch()
     try:
         proc.wait(timeout=grace_s)
     except subprocess.TimeoutExpired:
@@ -83,21 +86,25 @@ def _stop_gracefully(proc: subprocess.Popen[bytes], grace_s: float = 30.0) -> No
         proc.wait()
 
 
-def _wait_for(proc: subprocess.Popen[bytes], spider: str, timeout_s: float | None) -> None:
-    """Wait for the child to end; stop it gracefully past ``timeout_s`` (:class:`SpiderTimeout`)
-    or as soon as the run is asked to stop (:class:`StopRequested`)."""
+def _wait_for(proc: subprocess.Popen[bytes], spider: str, stop_file: Path, timeout_s: float | None) -> None:
+    """Wait for the child to end; stop it gracefully past ``timeout_s`` (:class:`SpiderTimeout`),
+    as soon as the run is asked to stop (:class:`StopRequested`), or when the wait itself is
+    interrupted (Ctrl-C or Prefect's SIGTERM in this thread: stopped, then re-raised)."""
     deadline = math.inf if timeout_s is None else time.monotonic() + timeout_s
-    while True:
-        try:
-            proc.wait(timeout=max(0.0, min(STOP_POLL_S, deadline - time.monotonic())))
-            return
-        except subprocess.TimeoutExpired:
-            if stop_requested():
-                _stop_gracefully(proc)
-                raise StopRequested(f"spider {spider} stopped: the run was asked to stop") from None
-            if time.monotonic() >= deadline:
-                _stop_gracefully(proc)
-                raise SpiderTimeout(f"spider {spider} exceeded {timeout_s}s and was stopped") from None
+    try:
+        while True:
+            try:
+                proc.wait(timeout=max(0.0, min(STOP_POLL_S, deadline - time.monotonic())))
+                return
+            except subprocess.TimeoutExpired:
+                if stop_requested():
+                    raise StopRequested(f"spider {spider} stopped: the run was asked to stop") from None
+                if time.monotonic() >= deadline:
+                    raise SpiderTimeout(f"spider {spider} exceeded {timeout_s}s and was stopped") from None
+    except BaseException:
+        if proc.poll() is None:
+            _stop_gracefully(proc, stop_file)
+        raise
 
 
 def run_scrapy(
@@ -122,8 +129,15 @@ def run_scrapy(
     for name, value in (scrapy_settings or {}).items():
         cmd += ["-s", f"{name}={value}"]
     output.parent.mkdir(parents=True, exist_ok=True)
+    stop_file = output.with_suffix(".stop")
+    stop_file.unlink(missing_ok=True)
+    cmd += ["-s", f"ARASTANCE_STOP_FILE={stop_file}"]
     started = time.monotonic()
     with open(output, "w", encoding="utf-8") as out:
-        proc = subprocess.Popen(cmd, env=child_environment(settings), cwd=Path.cwd(), stdout=out, stderr=subprocess.STDOUT)
-        _wait_for(proc, spider, timeout_s)
+        proc = subprocess.Popen(cmd, env=child_environment(settings), cwd=Path.cwd(), stdout=out, stderr=subprocess.STDOUT,
+                                process_group=0)  # a terminal's Ctrl-C reaches this process only: it stops the child
+        try:
+            _wait_for(proc, spider, stop_file, timeout_s)
+        finally:
+            stop_file.unlink(missing_ok=True)
     return SpiderProcess(spider, proc.returncode, output, time.monotonic() - started)

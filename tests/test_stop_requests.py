@@ -132,8 +132,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrefectServer]:
 
 
 def sigterm_crawl(server: PrefectServer, args: list[str], env: dict[str, str], started: Callable[[], bool],
-                  out: Path) -> tuple[float, int, str]:
-    """Start ``arastance crawl``, SIGTERM it once ``started()`` holds; seconds to exit, exit code, output."""
+                  out: Path, *, ctrl_c: bool = False) -> tuple[float, int, str]:
+    """Start ``arastance crawl``, SIGTERM it (or, with ``ctrl_c``, SIGINT its process group, as a
+    terminal's Ctrl-C does) once ``started()`` holds; seconds to exit, exit code, output."""
     env = {**server.env, "ARASTANCE_DATA_DIR": os.environ["ARASTANCE_DATA_DIR"], **env}
     with out.open("wb") as log:
         proc = subprocess.Popen([ARASTANCE, "crawl", *args], env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -145,7 +146,10 @@ def sigterm_crawl(server: PrefectServer, args: list[str], env: dict[str, str], s
             assert proc.poll() is None and started(), out.read_text(encoding="utf-8")[-3000:]
             time.sleep(1.0)
             signalled = time.monotonic()
-            proc.send_signal(signal.SIGTERM)
+            if ctrl_c:
+                os.killpg(proc.pid, signal.SIGINT)
+            else:
+                proc.send_signal(signal.SIGTERM)
             code = proc.wait(timeout=90)
             took = time.monotonic() - signalled
         finally:
@@ -194,3 +198,27 @@ def test_a_sigterm_during_archive_discovery_stops_paging_and_crawls_nothing(serv
     assert nothing_loaded()
     cached = list((load_settings().data_dir / "archive_cache" / "cdx").rglob("page-*.json"))
     assert len(cached) >= 3 and all(json.loads(p.read_text())["captures"] for p in cached)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_crawl_once_and_gracefully_so_the_next_crawl_resumes_it_fetching_nothing_twice(
+        server: PrefectServer, tmp_path: Path) -> None:
+    # it was: the spider got the terminal's SIGINT and then the launcher's, which Scrapy takes as
+    # "force an unclean shutdown": the saved queue was lost and the resumed crawl fetched pages twice
+    with SnapshotServer(snapshot_root(), latency_s=0.5) as site:
+        env = {"ARASTANCE_SITES__ARAANEWS": site.site_url("araanews"), "ARASTANCE_CRAWL__DOWNLOAD_DELAY_S": "0",
+               "ARASTANCE_CRAWL__CONCURRENT_REQUESTS_PER_DOMAIN": "2"}
+        took, code, output = sigterm_crawl(server, ["--site", "araanews"], env, lambda: len(site.requests) >= 5,
+                                           tmp_path / "crawl.log", ctrl_c=True)
+        assert code != 0 and took < 45, output[-3000:]
+        [crawl_log] = (load_settings().logs_dir / "crawl").glob("*.log")
+        text = crawl_log.read_text(encoding="utf-8")
+        assert "stop asked by the launcher" in text and "unclean shutdown" not in text
+        site.latency_s = 0.0
+        again = subprocess.run([ARASTANCE, "crawl", "--site", "araanews"], capture_output=True, text=True, timeout=300,
+                               env={**server.env, "ARASTANCE_DATA_DIR": os.environ["ARASTANCE_DATA_DIR"], **env})
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "Resuming crawl" in crawl_log.read_text(encoding="utf-8")
+    [run] = (load_settings().staging_dir / "crawl").iterdir()
+    urls = [json.loads(line)["url"] for line in (run / "claims.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(urls) == len(set(urls)) > 0, "no page was fetched twice"
