@@ -208,6 +208,24 @@ def test_a_page_that_redirects_to_itself_is_a_failed_page_not_a_silent_loss(tmp_
     assert {canonical_post_url(looping), canonical_post_url(moved)}.isdisjoint(c["url"] for c in claims_of(result))
 
 
+def test_a_discovery_address_that_redirects_to_itself_moves_discovery_on_like_an_error(tmp_path: Path) -> None:
+    # it was: the dropped redirect fired neither callback nor errback, discovery ended there and the crawl found nothing
+    results = {}
+    for fault in ({"status": 404}, {"redirect": "/dabegad/wp-sitemap.xml"}):
+        srv = start_server()
+        srv.faults["/dabegad/wp-sitemap.xml"] = fault
+        try:
+            results[next(iter(fault))] = crawl("dabegad", tmp_path / next(iter(fault)), srv,
+                                               spider_args={"discovery": "sitemap,feed,listing"})
+        finally:
+            srv.stop()
+    missing, looping = results["status"], results["redirect"]
+    assert sorted(c["url"] for c in claims_of(looping)) == sorted(c["url"] for c in claims_of(missing))
+    assert len(claims_of(looping)) > 0 and "redirect_loop" not in looping.summary["dropped"]
+    failed = "arastance/discovery/sitemap_failed"
+    assert looping.summary["stats"][failed] == missing.summary["stats"][failed] > 0
+
+
 def test_a_crawl_stopped_half_way_resumes_where_it_stopped(tmp_path: Path) -> None:
     slow = start_server()
     # A slow site: 250 pages (26 listing pages one after another) cannot be fetched within the

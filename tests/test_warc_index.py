@@ -144,3 +144,27 @@ def test_a_warc_file_cut_short_keeps_the_whole_records_before_the_cut_and_says_s
     cut.write_bytes(whole[:first_record_end // 2])
     with pytest.raises(WarcError, match="is not a readable WARC file"):
         read_warc(str(cut), _flt(), extract=extract_article)
+
+
+def test_padding_after_the_last_record_is_no_cut_and_damage_in_the_middle_or_whole_file_gzip_is_refused(
+        tmp_path: Path) -> None:
+    import gzip
+
+    pages = [(f"https://www.youm7.com/story/2016/5/{i}/news", 200, "text/html; charset=utf-8",
+              _html(f"خبر {i}", DAM, f"2016-05-{i + 1:02d}")) for i in range(3)]
+    plain = write_warc(tmp_path / "p.warc", pages, gzip=False).read_bytes()
+    zipped = write_warc(tmp_path / "g.warc.gz", pages).read_bytes()
+    fine = {"plain+blank lines": plain + b"\r\n\r\n\n", "gzip+newline": zipped + b"\n",
+            "gzip+NUL padding": zipped + b"\0" * 512, "gzip+empty member": zipped + gzip.compress(b""),
+            "gzip+member of blank lines": zipped + gzip.compress(b"\r\n\r\n")}
+    for name, data in fine.items():
+        (tmp_path / "f.warc").write_bytes(data)
+        records, stats = read_warc(str(tmp_path / "f.warc"), _flt(), extract=extract_article)
+        assert len(records) == 3 and "cut_short" not in stats.counts, name
+    third = plain.index(b"WARC/1.0", plain.index(b"WARC/1.0", plain.index(b"WARC/1.0", 1) + 1) + 1)
+    (tmp_path / "bad.warc").write_bytes(plain[:third] + b"XARC" + plain[third + 4:])
+    with pytest.raises(WarcError, match=f"unreadable record at byte {third:,} and more after it"):
+        read_warc(str(tmp_path / "bad.warc"), _flt(), extract=extract_article)
+    (tmp_path / "whole.warc.gz").write_bytes(gzip.compress(plain))
+    with pytest.raises(WarcError, match="gzipped as a whole, not record by record"):
+        read_warc(str(tmp_path / "whole.warc.gz"), _flt(), extract=extract_article)

@@ -67,6 +67,16 @@ def parse_flag(value: str | bool, name: str) -> bool:
     raise ValueError(f"spider argument {name} must be true or false, got {value!r}")
 
 
+#: The request meta keys this spider sets; Scrapy's own (redirect chains, retry counts, download
+#: slots) belong to the request that got them, not to the requests made from its response.
+OWN_META = ("discovery", "candidate", "nested", "rest_page")
+
+
+def own_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """The keys of ``meta`` a follow-up request carries on."""
+    return {k: meta[k] for k in OWN_META if k in meta}
+
+
 def read_known_urls(path: str | Path) -> set[str]:
     """Canonical URLs, one a line (blank lines and ``#`` comments ignored)."""
     file = Path(path)
@@ -239,7 +249,7 @@ class SiteSpider(scrapy.Spider):
         self._page(response, "skipped", keep=False)
         for loc in entries.sitemaps:
             yield scrapy.Request(self.urls.fetchable(loc), callback=self.parse_sitemap,
-                                 errback=self.on_error, meta={**response.meta, "nested": True},
+                                 errback=self.on_error, meta={**own_meta(response.meta), "nested": True},
                                  priority=LISTING_PRIORITY)
         yield from self._posts("sitemap", entries.pages)
 
@@ -265,7 +275,7 @@ class SiteSpider(scrapy.Spider):
         total = int(response.headers.get("X-WP-TotalPages", b"0") or 0)
         if urls and page < total:
             yield scrapy.Request(wp_rest_page_url(response.url, page + 1), callback=self.parse_wp_rest, errback=self.on_error,
-                                 meta={**response.meta, "rest_page": page + 1}, priority=LISTING_PRIORITY)
+                                 meta={**own_meta(response.meta), "rest_page": page + 1}, priority=LISTING_PRIORITY)
 
     def _page(self, response: Response, status: str, error: str | None = None, keep: bool = True) -> PageItem:
         return self._record(response.url, response.body, response.status, status, error, keep)
@@ -378,14 +388,20 @@ class SiteSpider(scrapy.Spider):
     def on_dropped(self, request: scrapy.Request, spider: scrapy.Spider) -> None:
         """A redirect that Scrapy's duplicate filter dropped: a page (or archive capture) that
         redirects back to itself would otherwise vanish from the run without a trace. It is a
-        failed page, ``redirect_loop``; a redirect to a page this crawl already asked for is
-        only counted (that page is recorded once, under its own address)."""
+        failed page, ``redirect_loop``, and a discovery address (sitemap, feed, REST) that does it
+        moves discovery on to the next one, as an error there does. A redirect to a page this crawl
+        already asked for is only counted (that page is recorded once, under its own address)."""
         chain = request.meta.get("redirect_urls")
         if spider is not self or not chain or not self._crawling:
             return  # an ordinary duplicate link: its page is fetched once
         key = self.crawler.request_fingerprinter.fingerprint  # how the duplicate filter tells requests apart
         if key(request) not in {key(request.replace(url=u)) for u in chain}:
             self._stat("redirected_to_requested")
+            return
+        if request.errback == self.on_discovery_error:  # a sitemap, feed or REST address: on to the next, as after an error
+            assert self.crawler.engine is not None
+            for follow in self._discovery_failed(request.meta, "redirect_loop", chain[0]):
+                self.crawler.engine.crawl(follow)
             return
         self._stat("failed/redirect_loop")
         self._unfetched(chain[0], f"redirect_loop: {chain[0]} redirects back to {request.url}")

@@ -109,14 +109,20 @@ def original_url(target: str) -> str:
     return m.group(1) if m else target
 
 
+#: How far past the last whole record the reader looks to tell a cut from padding or corruption.
+TAIL_BYTES = 64 * 1024
+
+
 class _StreamReader(io.RawIOBase):
-    """A file-like view of an HTTP body's raw (still compressed) bytes, for warcio."""
+    """A file-like view of an HTTP body's raw (still compressed) bytes, for warcio. It counts the
+    bytes it hands out and keeps the last :data:`TAIL_BYTES` of them, for :func:`warc_records`."""
 
     def __init__(self, chunks: Iterator[bytes]) -> None:
         self._chunks = chunks
         self._buffer = b""
-        #: Bytes received so far: the source's size once it has been read to its end.
-        self.received = 0
+        #: Bytes handed out so far: the source's size once it has been read to its end.
+        self.given = 0
+        self.last = bytearray()
 
     def readable(self) -> bool:
         return True
@@ -127,10 +133,12 @@ class _StreamReader(io.RawIOBase):
                 self._buffer = next(self._chunks)
             except StopIteration:
                 return 0
-            self.received += len(self._buffer)
         n = min(len(target), len(self._buffer))
         target[:n] = self._buffer[:n]
+        self.last += self._buffer[:n]
+        del self.last[:-TAIL_BYTES]
         self._buffer = self._buffer[n:]
+        self.given += n
         return n
 
 
@@ -172,26 +180,49 @@ def check_archive_start(handle: IO[bytes], source: str) -> None:
 
 #: What warcio raises on a record header cut short: it has no error of its own for that.
 _CUT_HEADER_ERRORS = (ArchiveLoadFailed, EOFError, ValueError, TypeError, AttributeError)
+#: How warcio's error for a file gzipped whole begins.
+_WHOLE_FILE_GZIP = "ERROR: non-chunked gzip file detected"
 
 
-def _source_size(handle: IO[bytes]) -> int | None:
-    """The bytes in the source behind ``handle`` (a stream's, once read to its end)."""
+def _rest_after(handle: IO[bytes], offset: int) -> bytes | None:
+    """The source's bytes from ``offset`` to its end, or None when there are more than
+    :data:`TAIL_BYTES` (or, for a stream, more are still coming)."""
     raw = getattr(handle, "raw", None)
     if isinstance(raw, _StreamReader):
-        return raw.received
-    try:
-        return os.fstat(handle.fileno()).st_size
-    except (OSError, ValueError, io.UnsupportedOperation):
-        return None
+        more = handle.read(TAIL_BYTES + 1)  # a stream is not read past where warcio stopped: look a little further
+        if len(more) > TAIL_BYTES or raw.given - offset > TAIL_BYTES:
+            return None
+        return bytes(raw.last[len(raw.last) - (raw.given - offset):]) if raw.given > offset else b""
+    size = os.fstat(handle.fileno()).st_size
+    return None if size - offset > TAIL_BYTES else os.pread(handle.fileno(), max(0, size - offset), offset)
+
+
+def holds_no_record(data: bytes) -> bool:
+    """Bytes after the last record that are padding, not a record cut short: blank lines, NULs,
+    and whole gzip members of nothing else."""
+    while data := data.lstrip(b" \t\r\n\x00"):
+        if data[:2] != b"\x1f\x8b":
+            return False
+        member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            inside = member.decompress(data)
+        except zlib.error:
+            return False
+        if not member.eof or inside.strip(b" \t\r\n\x00"):
+            return False
+        data = member.unused_data
+    return True
 
 
 def warc_records(handle: IO[bytes], source: str, stats: WarcStats) -> Iterator[Any]:
     """The records of a WARC file, counted in ``stats``; the caller reads each before the next.
 
     A file cut short (an interrupted download) keeps the records before the cut: a record that
-    ends early, a header broken off, or a last gzip member left incomplete ends the file with a
-    warning naming the source and the byte, counted as ``cut_short``. A file without one whole
-    record is refused (:class:`WarcError`).
+    ends early, a header broken off at the end, or a last gzip member left incomplete ends the
+    file with a warning naming the source and the byte, counted as ``cut_short``. Blank lines,
+    NUL padding and empty gzip members after the last record are no cut. A file without one whole
+    record, a record that cannot be read with more of the file after it (corruption, not a cut),
+    and a file gzipped whole instead of record by record are refused (:class:`WarcError`).
     """
     iterator = ArchiveIterator(handle)
     records = iter(iterator)
@@ -202,11 +233,13 @@ def warc_records(handle: IO[bytes], source: str, stats: WarcStats) -> Iterator[A
         except StopIteration:
             break
         except _CUT_HEADER_ERRORS as exc:
-            _cut_short(source, iterator.offset, stats, f"a record header cannot be read ({type(exc).__name__}: {exc})",
-                       complete)
+            problem = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+            if str(exc).lstrip().startswith(_WHOLE_FILE_GZIP):
+                raise WarcError(f"WARC {source} is gzipped as a whole, not record by record: {problem}") from None
+            _end_at(handle, source, stats, iterator.offset, f"a record header cannot be read ({problem})", complete)
             return
-        if record.length is None:  # WARC/1.0 and nothing more: the file ends in a header
-            _cut_short(source, iterator.offset, stats, "a record header is broken off", complete)
+        if record.length is None:  # a header without a length: blank padding, or the file ends inside it
+            _end_at(handle, source, stats, iterator.get_record_offset(), "a record header is broken off", complete)
             return
         stats.counts["records"] += 1
         yield record
@@ -217,10 +250,36 @@ def warc_records(handle: IO[bytes], source: str, stats: WarcStats) -> Iterator[A
             _cut_short(source, iterator.offset, stats, f"a record lacks {missing:,} of its bytes", complete)
             return
         complete += 1
-    size = _source_size(handle)
-    if size is not None and size > iterator.offset:  # warcio stops silently at a gzip member cut short
-        _cut_short(source, iterator.offset, stats, f"{size - iterator.offset:,} bytes after it hold no whole record",
-                   complete)
+    # warcio stops silently at a last gzip member cut short
+    _end_at(handle, source, stats, iterator.offset, "the bytes after it hold no whole record", complete, at_end=True)
+
+
+def _end_at(handle: IO[bytes], source: str, stats: WarcStats, offset: int, why: str, complete: int,
+            at_end: bool = False) -> None:
+    """The file yields no record from ``offset`` on: padding after it is fine, a short rest is a
+    cut, and more than :data:`TAIL_BYTES` is corruption (refused), unless warcio read to the end."""
+    rest = _rest_after(handle, offset)
+    if (rest is None and not at_end) or (rest is not None and record_follows(rest)):
+        raise WarcError(f"WARC {source} has an unreadable record at byte {offset:,} and more after it: {why}")
+    if rest is None or not holds_no_record(rest):
+        _cut_short(source, offset, stats, why, complete)
+
+
+def record_follows(rest: bytes) -> bool:
+    """Whether another WARC record begins after the start of ``rest``: the file goes on past a
+    damaged record, so it is corrupt, not cut short."""
+    if rest.find(b"WARC/1.", 1) != -1:
+        return True
+    at = rest.find(b"\x1f\x8b", 1)
+    while at != -1:
+        try:
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(rest[at:], 16)
+        except zlib.error:
+            head = b""
+        if head.startswith(b"WARC/"):
+            return True
+        at = rest.find(b"\x1f\x8b", at + 1)
+    return False
 
 
 def missing_bytes(record: Any) -> int:
