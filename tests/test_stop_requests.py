@@ -222,3 +222,48 @@ def test_ctrl_c_stops_a_crawl_once_and_gracefully_so_the_next_crawl_resumes_it_f
     [run] = (load_settings().staging_dir / "crawl").iterdir()
     urls = [json.loads(line)["url"] for line in (run / "claims.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(urls) == len(set(urls)) > 0, "no page was fetched twice"
+
+
+def processes_of(data_dir: str) -> list[int]:
+    """PIDs of the processes started with this data directory (a command, its spiders, its Prefect server)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and f"ARASTANCE_DATA_DIR={data_dir}".encode() in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:  # gone, or not ours to read
+            continue
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
+def test_a_sigterm_leaves_no_temporary_prefect_server_behind(tmp_path: Path) -> None:
+    # it was: Prefect sent the SIGTERM again to Python's default handler, the process died without
+    # its exit handlers, and every command stopped that way left its temporary server running (240 MB)
+    api = ApiServer(_endless_slow_cdx)
+    data_dir = os.environ["ARASTANCE_DATA_DIR"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
+    env |= {"ARASTANCE_CRAWL__ARCHIVE_URL": api.url + "/", "ARASTANCE_CRAWL__ARCHIVE_DELAY_S": "0"}
+    with api.running(), (tmp_path / "crawl.log").open("wb") as log:
+        proc = subprocess.Popen([ARASTANCE, "crawl", "--archive", "--site", "araanews"], env=env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 240
+            while len(api.requests) < 2 and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert proc.poll() is None and len(processes_of(data_dir)) >= 2, "the command and its server run"
+            proc.send_signal(signal.SIGTERM)
+            code = proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    output = (tmp_path / "crawl.log").read_text(encoding="utf-8")
+    deadline = time.monotonic() + 10
+    while processes_of(data_dir) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = processes_of(data_dir)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert code == 143 and not left, output[-2000:]
+    assert "Stopping temporary server" in output

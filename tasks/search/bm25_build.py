@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from itertools import islice
 
 import bm25s
@@ -22,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from arastance.base.arabic import tokenize
+from arastance.processes import worker_pool
 
 K1 = 1.5
 B = 0.75
@@ -47,15 +47,15 @@ def tokenised(docs: Iterable[tuple[str, str]], workers: int = 1) -> Iterator[lis
             for joined in _tokenise_chunk(chunk):
                 yield joined.split()
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with worker_pool(workers) as pool:
         pending = []
         for chunk in chunks:  # keep at most 2 chunks per worker in flight: memory stays bounded
-            pending.append(pool.submit(_tokenise_chunk, chunk))
+            pending.append(pool.apply_async(_tokenise_chunk, (chunk,)))
             while len(pending) > 2 * workers:
-                for joined in pending.pop(0).result():
+                for joined in pending.pop(0).get():
                     yield joined.split()
-        for future in pending:
-            for joined in future.result():
+        for result in pending:
+            for joined in result.get():
                 yield joined.split()
 
 

@@ -24,8 +24,7 @@ import re
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -39,6 +38,7 @@ from warcio.exceptions import ArchiveLoadFailed
 from arastance.base.arabic import arabic_ratio, normalize
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from arastance.logging import get_logger
+from arastance.processes import worker_pool
 from arastance.progress import track
 from tasks.search.local import CorpusRecord
 
@@ -402,20 +402,17 @@ def warc_pages(sources: Iterable[str], flt: WarcFilter, *, extract: Extractor, w
     """The records of all sources that pass the filter, file by file (not deduplicated)."""
     sources = list(sources)
     jobs = [(s, flt, extract) for s in sources]
-    if workers > 1 and len(sources) > 1:
-        pool = ProcessPoolExecutor(max_workers=min(workers, len(sources)))
-        results: Iterable[tuple[str, list[CorpusRecord], WarcStats]] = pool.map(_read_one, jobs)
-    else:
-        pool, results = None, map(_read_one, jobs)
-    try:
+    with ExitStack() as stack:
+        if workers > 1 and len(sources) > 1:
+            pool = stack.enter_context(worker_pool(min(workers, len(sources))))
+            results: Iterable[tuple[str, list[CorpusRecord], WarcStats]] = pool.imap(_read_one, jobs)
+        else:
+            results = map(_read_one, jobs)
         for source, records, file_stats in track(results, "reading WARC files", total=len(jobs), unit="files",
                                                  enabled=show_progress):
             stats.add(file_stats)
             yield from records
             log.info("WARC read", extra={"source": source, "articles": len(records)})
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
 
 
 def warc_corpus(sources: Iterable[str], flt: WarcFilter, *, extract: Extractor, workers: int = 1,
