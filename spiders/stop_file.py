@@ -17,6 +17,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import AsyncioLoopingCall, create_looping_call
 from scrapy.utils.defer import deferred_from_coro
+from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
 
 from arastance.logging import get_logger
@@ -34,6 +35,7 @@ class StopFile:
         self.crawler = crawler
         self.path = path
         self.task: AsyncioLoopingCall | LoopingCall | None = None
+        self.closing: Deferred[None] | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "StopFile":
@@ -54,7 +56,11 @@ class StopFile:
             return
         self.engine_stopped()
         log.warning("stop asked by the launcher: stopping gracefully", extra={"stop_file": str(self.path)})
-        deferred_from_coro(self.crawler.stop_async())
+        # As Scrapy's CloseSpider extension closes a spider: the crawl then ends as after its last page
+        # (Crawler.stop_async() raced a spider finishing on its own, and the process never exited).
+        assert self.crawler.engine is not None
+        self.closing = deferred_from_coro(self.crawler.engine.close_spider_async(reason="shutdown"))
+        self.closing.addErrback(lambda failure: log.error("stop failed", extra={"error": str(failure.value)}))
 
     def engine_stopped(self) -> None:
         if self.task is not None and self.task.running:
