@@ -186,13 +186,14 @@ def next_fetch_wave(wh: Warehouse, search_settings: SearchSettings, claim_ids: I
     The URL as the search engine gave it is fetched; its canonical form names the article.
     """
     limit, pool = search_settings.max_documents_per_claim, search_settings.fetch_pool_per_claim
-    wave: dict[str, FetchTarget] = {}
+    urls: dict[str, str] = {}
+    days: dict[str, list[date]] = {}
     for docs in pools(wh, claim_ids).values():
         for d in documents_to_fetch(docs, limit=limit, pool=pool, attempted=attempted):
-            earlier = wave.get(d.canonical_url)
-            days = [x for x in (earlier and earlier.around, d.claim_date) if x is not None]
-            wave[d.canonical_url] = FetchTarget(earlier.url if earlier else d.url, min(days) if days else None)
-    return wave
+            urls.setdefault(d.canonical_url, d.url)
+            if d.claim_date is not None:
+                days.setdefault(d.canonical_url, []).append(d.claim_date)
+    return {key: FetchTarget(url, min(days[key]) if key in days else None) for key, url in urls.items()}
 
 
 def rank_fetched_articles(wh: Warehouse, search_settings: SearchSettings, claims: Mapping[str, str]) -> int:

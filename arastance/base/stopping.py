@@ -34,12 +34,12 @@ class StopRequested(BaseException):
 
 
 @contextmanager
-def stop_on_exit() -> Iterator[threading.Event]:
+def stop_on_exit() -> Iterator[None]:
     """Work submitted to threads inside this block is asked to stop if the block raises."""
     event = threading.Event()
     token = _STOP.set(event)
     try:
-        yield event
+        yield
     except BaseException:
         event.set()
         raise
