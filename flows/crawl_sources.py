@@ -36,8 +36,9 @@ from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
 from flows.runners import warehouse_busy
 from tasks.claim_load.load import LoadReport, load_crawl_run
-from tasks.crawl_runner import CrawlError, CrawlResult, run_spider, run_verdict
+from tasks.crawl_runner import CrawlError, CrawlResult, run_spider, run_verdict, unloaded_runs
 from warehouse import flow_warehouse, open_warehouse
+from warehouse.claims import loaded_run_ids
 from warehouse.crawl_inputs import known_canonical_urls
 
 log = get_logger(__name__)
@@ -48,6 +49,13 @@ def stored_claim_urls(warehouse_path: Path, site: str) -> list[str]:
     """Canonical URLs already stored for ``site`` (retried while another writer holds the file)."""
     with open_warehouse(warehouse_path) as wh:
         return known_canonical_urls(wh, site)
+
+
+@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE, task_run_name="unloaded-runs-{site}-{mode}")
+def unloaded_staging_runs(warehouse_path: Path, site: str, mode: str, settings: Settings) -> list[Path]:
+    """Finished crawls of ``site`` in ``mode`` never loaded (:func:`tasks.crawl_runner.unloaded_runs`)."""
+    with open_warehouse(warehouse_path) as wh:
+        return unloaded_runs(settings, site, mode, lambda run_ids: loaded_run_ids(wh, run_ids))
 
 
 @task(retries=1, retry_delay_seconds=5, cache_policy=NO_CACHE, task_run_name="crawl-{site}-{mode}")
@@ -105,6 +113,24 @@ def _failed_row(site: str, mode: str, reason: str) -> dict[str, Any]:
 _WAREHOUSE_TURN = threading.Lock()
 
 
+def _load_earlier_runs(warehouse_path: Path, site: str, mode: str, settings: Settings) -> int:
+    """Load the site's finished but unloaded crawls before crawling again, so that the crawl knows
+    their claims and does not fetch them twice; return how many were loaded. One that cannot be
+    loaded is logged and left for ``arastance claims load``: it does not stop this crawl."""
+    count = 0
+    for run_dir in unloaded_staging_runs(warehouse_path, site, mode, settings):
+        try:
+            report = load_staging_run(warehouse_path, run_dir, settings)
+        except StagingError as exc:
+            log.warning("an earlier crawl could not be loaded; fix or remove it, then `arastance claims load` it",
+                        extra={"site": site, "run_dir": str(run_dir), "error": str(exc)[:500]})
+            continue
+        log.info("loaded an earlier crawl that was stopped before its load",
+                 extra={"site": site, "run_id": report.run_id, "new_claims": report.new_claims})
+        count += 1
+    return count
+
+
 @flow(name="crawl_site", flow_run_name="crawl-{site}-{mode}", validate_parameters=False)
 def crawl_one_site(site: str, mode: str, settings: Settings, warehouse_path: Path, incremental: bool) -> dict[str, Any]:
     """Crawl and load one site in one mode, as a flow run of its own so that the Prefect UI shows
@@ -114,6 +140,7 @@ def crawl_one_site(site: str, mode: str, settings: Settings, warehouse_path: Pat
     Returns the site's summary row; a failure raises :class:`SiteRunFailed` carrying it.
     """
     with _WAREHOUSE_TURN:
+        earlier = _load_earlier_runs(warehouse_path, site, mode, settings)
         known = stored_claim_urls(warehouse_path, site) if incremental else []
     try:
         result = crawl_site(site, settings, known, incremental, mode)
@@ -129,6 +156,7 @@ def crawl_one_site(site: str, mode: str, settings: Settings, warehouse_path: Pat
             row = _failed_row(site, mode, f"load {str(exc)}")
         else:
             row = summary_row(result, loaded, mode)
+    row["earlier_runs_loaded"] = earlier
     if row["status"] != "ok":
         raise SiteRunFailed(f"{site} ({mode}): {row['status'].removeprefix('failed: ')}", row)
     return row

@@ -9,13 +9,14 @@ id, same staging directory) the next time.
 from __future__ import annotations
 
 import json
+import re
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arastance.base.staging import RUN_FILE, SITES, new_run_id
+from arastance.base.staging import REPARSE_STAT, RUN_FILE, SITES, new_run_id
 from arastance.config import Settings
 from arastance.base.captures import Capture, to_site_url
 from arastance.base.sites import load_site_config
@@ -53,21 +54,44 @@ def crawl_staging_dir(settings: Settings) -> Path:
 ARCHIVE_RUN_SUFFIX = "-archive"
 
 
+def _runs_of(root: Path, site: str, mode: str) -> list[str]:
+    """Names of the run directories under ``root`` that crawls of ``site`` in ``mode`` made, newest first."""
+    if not root.is_dir():
+        return []
+    pattern = re.compile(rf"{re.escape(site)}-\d{{8}}T\d{{12}}" + (re.escape(ARCHIVE_RUN_SUFFIX) if mode == "archive" else ""))
+    return sorted((p.name for p in root.iterdir() if p.is_dir() and pattern.fullmatch(p.name)), reverse=True)
+
+
 def unfinished_run(settings: Settings, site: str, mode: str = "live") -> str | None:
     """The newest run of ``site`` in ``mode`` that was interrupted (a JOBDIR and no ``run.json``), if any."""
-    root = settings.crawl_jobs_dir
-    if not root.is_dir():
-        return None
-    archive = mode == "archive"
-    candidates = sorted(
-        (p.name for p in root.iterdir() if p.is_dir() and p.name.startswith(f"{site}-") and (p / "scrapy").is_dir()
-         and p.name.endswith(ARCHIVE_RUN_SUFFIX) == archive),
-        reverse=True,
-    )
-    for run_id in candidates:
-        if not (crawl_staging_dir(settings) / run_id / RUN_FILE).exists():
+    for run_id in _runs_of(settings.crawl_jobs_dir, site, mode):
+        if (settings.crawl_jobs_dir / run_id / "scrapy").is_dir() and not (
+                crawl_staging_dir(settings) / run_id / RUN_FILE).exists():
             return run_id
     return None
+
+
+def unloaded_runs(settings: Settings, site: str, mode: str, loaded: Callable[[list[str]], set[str]]) -> list[Path]:
+    """Finished staging runs of ``site`` in ``mode`` that were never loaded, oldest first.
+
+    A crawl stopped between its spider's end and its load (SIGTERM, a warehouse that stayed busy)
+    leaves one; the next crawl of the site loads it first, so that it does not fetch those pages
+    again. ``loaded`` says which run ids the warehouse holds. Runs of ``arastance reparse`` are
+    left to that command: ``--no-load`` keeps one out of the warehouse on purpose.
+    """
+    root = crawl_staging_dir(settings)
+    finished = [name for name in _runs_of(root, site, mode) if (root / name / RUN_FILE).is_file()]
+    stored = loaded(finished) if finished else set()
+    return [root / name for name in reversed(finished) if name not in stored and not _is_reparse(root / name)]
+
+
+def _is_reparse(run_dir: Path) -> bool:
+    """Whether ``run.json`` says ``arastance reparse`` wrote the run (an unreadable one is left to the loader's error)."""
+    try:
+        stats = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8")).get("stats")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return isinstance(stats, dict) and REPARSE_STAT in stats
 
 
 MAX_RELAYED = 10  # a site that fails on every page should not bury the run's log

@@ -96,6 +96,36 @@ def test_each_site_is_a_flow_run_of_its_own_and_a_dead_site_fails_alone() -> Non
         assert wh.scalar("SELECT count(*) FROM claims WHERE source_id = 'reuters'") == 0
 
 
+@pytest.mark.slow
+def test_a_crawl_stopped_before_its_load_is_loaded_by_the_next_crawl_which_fetches_it_not_again() -> None:
+    from flows.crawl_sources import crawl_sources
+    from tasks.crawl_runner import run_spider
+
+    posts = world().posts_of("norumors")
+    staging = load_settings().staging_dir / "crawl"
+    with prefect_test_harness(server_startup_timeout=180):
+        with offline_world():
+            # What a SIGTERM between the spider's end and the load leaves: a finished staging run.
+            stopped = run_spider("norumors", load_settings(), timeout_s=120)
+            # A finished run whose files were damaged afterwards: reported, left on disk, no stop.
+            damaged = staging / "norumors-20200101T000000000000"
+            damaged.mkdir()
+            (damaged / "run.json").write_text("{", encoding="utf-8")
+            [row] = crawl_sources(sites=["norumors"])
+        with offline_world():
+            [again] = crawl_sources(sites=["norumors"])
+    assert stopped.summary["items"] == len(posts)
+    assert row["status"] == "ok" and row["earlier_runs_loaded"] == 1
+    assert row["claims_parsed"] == 0 and row["new_claims"] == 0, "the stopped crawl's claims were known"
+    assert row["requests"] <= 3 < stopped.summary["stats"]["downloader/request_count"]
+    assert again["earlier_runs_loaded"] == 0
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        runs = {r["run_id"] for r in wh.query("SELECT run_id FROM crawl_runs")}
+        stored = wh.scalar("SELECT count(*) FROM claims WHERE source_id = 'norumors'")
+    assert stopped.run_id in runs and damaged.name not in runs and len(runs) == 3
+    assert stored > 0 and damaged.is_dir()
+
+
 def test_snapshots_build_writes_the_offline_web(tmp_path: Path) -> None:
     result = runner.invoke(app, ["snapshots", "build", "--out", str(tmp_path / "web")])
     assert result.exit_code == 0, result.output

@@ -106,7 +106,15 @@ def ensure_sources(wh: Warehouse, sources: Sequence[Mapping[str, Any]]) -> int:
 
 
 def run_is_loaded(wh: Warehouse, run_id: str) -> bool:
-    return bool(wh.scalar("SELECT count(*) FROM crawl_runs WHERE run_id = ?", [run_id]))
+    return bool(loaded_run_ids(wh, [run_id]))
+
+
+def loaded_run_ids(wh: Warehouse, run_ids: Sequence[str]) -> set[str]:
+    """Those of ``run_ids`` whose staging run the warehouse has loaded."""
+    if not run_ids:
+        return set()
+    rows = wh.query("SELECT run_id FROM crawl_runs WHERE list_contains(?, run_id)", [list(run_ids)])
+    return {row["run_id"] for row in rows}
 
 
 def insert_crawl_run(wh: Warehouse, row: Mapping[str, Any]) -> int:

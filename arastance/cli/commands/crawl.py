@@ -65,6 +65,9 @@ def crawl(
     for row in rows:
         if row.get("dropped"):
             console.print(f"{row['site']} ({row['run_id']}) dropped: {row['dropped']}", highlight=False)
+        if row.get("earlier_runs_loaded"):
+            console.print(f"{row['site']} ({row['mode']}): loaded {row['earlier_runs_loaded']} earlier crawl(s) "
+                          "stopped before their load, first", highlight=False)
 
 
 def reparse(
