@@ -16,6 +16,7 @@ from pathlib import Path
 
 from arastance.base.text_files import EncodingProblem, read_utf8
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, parse_label
+from tasks.annotation.sheet_cells import inert_cell
 from tasks.stance.labels import FOUR_WAY
 
 TASK_COLUMNS: tuple[str, ...] = (
@@ -23,15 +24,19 @@ TASK_COLUMNS: tuple[str, ...] = (
     "label", "annotated_at", "claim_id", "article_id", "claim_url", "source_id",
 )
 REQUIRED_COLUMNS: tuple[str, ...] = ("pair_id", "annotator_id", "label")
+#: Columns of text from the web, which a spreadsheet must not take for formulas.
+WEB_TEXT_COLUMNS: tuple[str, ...] = ("claim", "article_title", "article_url", "article", "claim_url")
 
 
 def tasks_to_csv(tasks: Sequence[AnnotationTask]) -> str:
-    """The task sheet as CSV text, with ``label`` and ``annotated_at`` left empty."""
+    """The task sheet as CSV text, with ``label`` and ``annotated_at`` left empty and the web's
+    text unable to act as a formula (:func:`tasks.annotation.sheet_cells.inert_cell`)."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=TASK_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for task in tasks:
-        writer.writerow({**asdict(task), "label": "", "annotated_at": ""})
+        row = asdict(task)
+        writer.writerow({**row, **{c: inert_cell(row[c] or "") for c in WEB_TEXT_COLUMNS}, "label": "", "annotated_at": ""})
     return buf.getvalue()
 
 

@@ -22,7 +22,9 @@ from pathlib import Path
 from tasks.annotation.gold import GoldDecision
 from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
 from tasks.annotation.guidelines import guidelines_markdown
+from tasks.annotation.csv_io import WEB_TEXT_COLUMNS
 from tasks.annotation.records import AnnotationFileError, parse_label
+from tasks.annotation.sheet_cells import inert_cell
 from tasks.stance.labels import FOUR_WAY
 from warehouse import Warehouse
 from warehouse import annotation as store
@@ -96,8 +98,9 @@ def write_discussion_sheets(wh: Warehouse, decisions: Sequence[GoldDecision], ou
             task = tasks[pair_id]
             kept = {c: (filled.get(pair_id) or {}).get(c) or "" for c in _FILLED}
             writer.writerow({
-                "pair_id": pair_id, "round": round_name, "labels": "; ".join(sorted(given)), **kept,
+                "pair_id": pair_id, "round": round_name, "labels": inert_cell("; ".join(sorted(given))), **kept,
                 **{c: task.get(c) or "" for c in SHEET_COLUMNS if c in task},
+                **{c: inert_cell(task.get(c) or "") for c in WEB_TEXT_COLUMNS},
             })
         sheet.write_text(buf.getvalue(), encoding="utf-8")
         if not (directory / GUIDELINES_FILE).is_file():
