@@ -41,6 +41,7 @@ from arastance.logging import get_logger
 from arastance.processes import worker_pool
 from arastance.progress import track
 from tasks.search.local import CorpusRecord
+from tasks.search.resumable_body import BodyError, resumable_body
 
 log = get_logger(__name__)
 
@@ -144,17 +145,19 @@ class _StreamReader(io.RawIOBase):
 
 @contextmanager
 def open_warc(source: str, client: httpx.Client | None = None) -> Iterator[IO[bytes]]:
-    """A WARC source as a binary file: a local path, or an http(s) URL streamed."""
+    """A WARC source as a binary file: a local path, or an http(s) URL streamed (a dropped
+    connection is picked up where it stopped: :mod:`tasks.search.resumable_body`)."""
     if urlsplit(source).scheme in ("http", "https"):
         own = client or httpx.Client(follow_redirects=True, timeout=60)
+        body = resumable_body(own, source)
         try:
-            with own.stream("GET", source) as response:
-                if response.status_code != 200:
-                    raise WarcError(f"WARC {source}: HTTP {response.status_code}")
-                yield io.BufferedReader(_StreamReader(response.iter_raw()), 1 << 16)
+            yield io.BufferedReader(_StreamReader(body), 1 << 16)
+        except BodyError as exc:
+            raise WarcError(f"WARC {source}: {exc}") from None
         except httpx.HTTPError as exc:
             raise WarcError(f"WARC {source}: {type(exc).__name__}: {exc}") from None
         finally:
+            body.close()
             if client is None:
                 own.close()
         return

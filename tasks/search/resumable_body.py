@@ -1,0 +1,90 @@
+"""A large file's body over HTTP, picked up where it stopped when the connection drops.
+
+WARC files are large (a CC-NEWS file is about 1 GB) and are streamed, never held whole, so a
+connection that drops half-way through one used to lose the whole file. The servers of such
+files (Common Crawl's ``data.commoncrawl.org``, S3, the Wayback Machine) answer Range requests,
+so the rest is asked for with ``Range: bytes=<n>-``, and with ``If-Range`` set to the first
+answer's strong ``ETag`` (else its ``Last-Modified``): a file that changed in between comes back
+whole (HTTP 200) and is refused, never spliced onto the old one's start. The answer must be a
+206 whose ``Content-Range`` starts at that byte and, where both are known, has the first
+answer's size. Bytes are counted as they arrive on the wire (``iter_raw``), which is what
+ranges count too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import httpx
+
+from arastance.base.stopping import pause
+from arastance.logging import get_logger
+
+log = get_logger(__name__)
+
+#: How many times a dropped connection is picked up before the file is given up.
+RESUMES = 3
+#: Seconds before the first resume; doubled before each next one.
+RESUME_PAUSE_S = 1.0
+#: What a connection that drops in the middle of a body raises.
+DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.ReadTimeout)
+_CONTENT_RANGE = re.compile(r"bytes (\d+)-(\d+)/(\d+|\*)")
+
+
+class BodyError(RuntimeError):
+    """A body that could not be read whole; the message says why (the caller names the file)."""
+
+
+def resumable_body(client: httpx.Client, url: str, *, resumes: int = RESUMES,
+                   pause_s: float = RESUME_PAUSE_S) -> Iterator[bytes]:
+    """The raw bytes of ``url``, resumed with Range requests up to ``resumes`` times."""
+    offset, validator, size = 0, None, None
+    for attempt in range(resumes + 1):
+        headers = {} if offset == 0 else {"Range": f"bytes={offset}-", **({"If-Range": validator} if validator else {})}
+        with client.stream("GET", url, headers=headers) as response:
+            if offset == 0:
+                if response.status_code != 200:
+                    raise BodyError(f"HTTP {response.status_code}")
+                validator, size = _validator(response), _length(response)
+            else:
+                _check_rest(response, offset, size)
+            try:
+                for chunk in response.iter_raw():
+                    offset += len(chunk)
+                    yield chunk
+                return
+            except DROPPED as exc:
+                if attempt == resumes:
+                    raise BodyError(f"the connection dropped {resumes + 1} times, the last at byte {offset} "
+                                    f"({type(exc).__name__}: {exc})") from None
+                log.warning("connection dropped; asking for the rest", extra={
+                    "url": url, "byte": offset, "error": f"{type(exc).__name__}: {exc}", "resume": attempt + 1})
+        pause(pause_s * 2 ** attempt)
+
+
+def _validator(response: httpx.Response) -> str | None:
+    """What ``If-Range`` may carry: a strong ETag, else the Last-Modified date (RFC 9110, 13.1.5)."""
+    etag = response.headers.get("ETag")
+    if etag and not etag.startswith("W/"):
+        return etag
+    return response.headers.get("Last-Modified")
+
+
+def _length(response: httpx.Response) -> int | None:
+    raw = response.headers.get("Content-Length", "")
+    return int(raw) if raw.isdigit() else None
+
+
+def _check_rest(response: httpx.Response, offset: int, size: int | None) -> None:
+    """Refuse an answer that is not the rest of the same file from byte ``offset``."""
+    if response.status_code != 206:
+        raise BodyError(f"the connection dropped at byte {offset}, and the request for the rest was answered "
+                        f"with HTTP {response.status_code}, not 206: the server does not resume downloads or the "
+                        "file changed; download it and index the local copy")
+    match = _CONTENT_RANGE.fullmatch(response.headers.get("Content-Range", "").strip())
+    total = None if match is None or match.group(3) == "*" else int(match.group(3))
+    if match is None or int(match.group(1)) != offset or (size is not None and total is not None and total != size):
+        raise BodyError(f"the connection dropped at byte {offset}, and the rest came back as "
+                        f"Content-Range {response.headers.get('Content-Range')!r}, not from byte {offset} of "
+                        f"{size if size is not None else 'the same'} bytes")
