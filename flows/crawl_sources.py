@@ -30,13 +30,13 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from arastance.base.sites import available_sites, crawl_modes, enabled_sites
-from arastance.base.stopping import stop_on_exit
+from arastance.base.stopping import check_stop, stop_on_exit
 from arastance.base.staging import StagingError
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
 from flows.runners import warehouse_busy
 from tasks.claim_load.load import LoadReport, load_crawl_run
-from tasks.crawl_runner import CrawlError, CrawlResult, run_spider, run_verdict, unloaded_runs
+from tasks.crawl_runner import CrawlError, CrawlResult, release_run, run_spider, run_verdict, unloaded_runs
 from warehouse import flow_warehouse, open_warehouse
 from warehouse.claims import loaded_run_ids
 from warehouse.crawl_inputs import known_canonical_urls
@@ -55,14 +55,16 @@ def stored_claim_urls(warehouse_path: Path, site: str) -> list[str]:
 def unloaded_staging_runs(warehouse_path: Path, site: str, mode: str, settings: Settings) -> list[Path]:
     """Finished crawls of ``site`` in ``mode`` never loaded (:func:`tasks.crawl_runner.unloaded_runs`)."""
     with open_warehouse(warehouse_path) as wh:
-        return unloaded_runs(settings, site, mode, lambda run_ids: loaded_run_ids(wh, run_ids))
+        return unloaded_runs(settings, site, mode, warehouse_path, lambda run_ids: loaded_run_ids(wh, run_ids))
 
 
 @task(retries=1, retry_delay_seconds=5, cache_policy=NO_CACHE, task_run_name="crawl-{site}-{mode}")
-def crawl_site(site: str, settings: Settings, known_urls: list[str], incremental: bool, mode: str = "live") -> CrawlResult:
-    """One spider process; its staging run comes back. A retry resumes a crawl that timed out."""
+def crawl_site(site: str, settings: Settings, known_urls: list[str], incremental: bool, mode: str,
+               warehouse_path: Path) -> CrawlResult:
+    """One spider process; its staging run comes back, marked as waiting to be loaded into
+    ``warehouse_path``. A retry resumes a crawl that timed out."""
     return run_spider(site, settings, known_urls=known_urls, incremental=incremental,
-                      timeout_s=settings.crawl.run_timeout_s, mode=mode)
+                      timeout_s=settings.crawl.run_timeout_s, mode=mode, load_into=warehouse_path)
 
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE,
@@ -119,15 +121,18 @@ def _load_earlier_runs(warehouse_path: Path, site: str, mode: str, settings: Set
     loaded is logged and left for ``arastance claims load``: it does not stop this crawl."""
     count = 0
     for run_dir in unloaded_staging_runs(warehouse_path, site, mode, settings):
+        check_stop(f"loading the earlier crawls of {site}")
         try:
             report = load_staging_run(warehouse_path, run_dir, settings)
         except StagingError as exc:
-            log.warning("an earlier crawl could not be loaded; fix or remove it, then `arastance claims load` it",
+            log.warning("an earlier crawl could not be loaded; fix it and `arastance claims load` it, or remove it",
                         extra={"site": site, "run_dir": str(run_dir), "error": str(exc)[:500]})
             continue
-        log.info("loaded an earlier crawl that was stopped before its load",
-                 extra={"site": site, "run_id": report.run_id, "new_claims": report.new_claims})
-        count += 1
+        release_run(settings, run_dir.name)
+        if not report.already_loaded:  # another crawl of the site may have loaded it meanwhile
+            log.info("loaded an earlier crawl that was stopped before its load",
+                     extra={"site": site, "run_id": report.run_id, "new_claims": report.new_claims})
+            count += 1
     return count
 
 
@@ -143,7 +148,7 @@ def crawl_one_site(site: str, mode: str, settings: Settings, warehouse_path: Pat
         earlier = _load_earlier_runs(warehouse_path, site, mode, settings)
         known = stored_claim_urls(warehouse_path, site) if incremental else []
     try:
-        result = crawl_site(site, settings, known, incremental, mode)
+        result = crawl_site(site, settings, known, incremental, mode, warehouse_path)
     except CrawlError as exc:
         log.error("crawl failed", extra={"site": site, "mode": mode, "error": str(exc)[:500]})
         row = _failed_row(site, mode, str(exc))
@@ -155,6 +160,7 @@ def crawl_one_site(site: str, mode: str, settings: Settings, warehouse_path: Pat
             log.error("load failed", extra={"site": site, "run_dir": str(result.run_dir), "error": str(exc)[:500]})
             row = _failed_row(site, mode, f"load {str(exc)}")
         else:
+            release_run(settings, result.run_id)
             row = summary_row(result, loaded, mode)
     row["earlier_runs_loaded"] = earlier
     if row["status"] != "ok":

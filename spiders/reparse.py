@@ -15,7 +15,7 @@ from pathlib import Path
 from scrapy.http import HtmlResponse
 
 from arastance.base.sites import load_site_config
-from arastance.base.staging import REPARSE_STAT, RunSummary, StoredPage, new_run_id
+from arastance.base.staging import RunSummary, StoredPage, new_run_id
 from arastance.logging import get_logger
 from arastance.progress import track
 from spiders.extraction import extract_detail, parse_failure
@@ -54,6 +54,6 @@ def reparse_pages(
             run.write_page(page)
             run.write_claim(claim_item(fields, page=page, veracity=config.veracity))
             parsed += 1
-        summary = run.finish(stats={REPARSE_STAT: parsed + failed, "reparse/parsed": parsed, "reparse/failed": failed})
+        summary = run.finish(stats={"reparse/pages": parsed + failed, "reparse/parsed": parsed, "reparse/failed": failed})
     log.info("reparse finished", extra={"site": site, "run_id": run_id, "parsed": parsed, "failed": failed})
     return summary, run_dir

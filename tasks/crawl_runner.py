@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arastance.base.staging import REPARSE_STAT, RUN_FILE, SITES, new_run_id
+from arastance.base.staging import RUN_FILE, SITES, new_run_id
 from arastance.config import Settings
 from arastance.base.captures import Capture, to_site_url
 from arastance.base.sites import load_site_config
@@ -71,27 +71,45 @@ def unfinished_run(settings: Settings, site: str, mode: str = "live") -> str | N
     return None
 
 
-def unloaded_runs(settings: Settings, site: str, mode: str, loaded: Callable[[list[str]], set[str]]) -> list[Path]:
-    """Finished staging runs of ``site`` in ``mode`` that were never loaded, oldest first.
+#: A job directory holding only this file, which names a warehouse: its crawl finished, and its
+#: staging run waits to be loaded into that warehouse.
+AWAITING_LOAD = "awaiting_load"
+
+
+def unloaded_runs(settings: Settings, site: str, mode: str, warehouse: Path,
+                  loaded: Callable[[list[str]], set[str]]) -> list[Path]:
+    """Staging runs of ``site`` in ``mode`` whose crawl finished but that were never loaded into
+    ``warehouse``, oldest first.
 
     A crawl stopped between its spider's end and its load (SIGTERM, a warehouse that stayed busy)
     leaves one; the next crawl of the site loads it first, so that it does not fetch those pages
-    again. ``loaded`` says which run ids the warehouse holds. Runs of ``arastance reparse`` are
-    left to that command: ``--no-load`` keeps one out of the warehouse on purpose.
+    again. Only crawls launched to be loaded into this ``warehouse`` count (their job directory's
+    :data:`AWAITING_LOAD` names it): a crawl for another warehouse, a plain ``scrapy crawl``
+    (perhaps of the offline snapshots) or ``arastance reparse --no-load`` is loaded only when its
+    user asks. ``loaded`` says which run ids the warehouse holds; a run loaded meanwhile
+    (``arastance claims load``) is released here.
     """
-    root = crawl_staging_dir(settings)
-    finished = [name for name in _runs_of(root, site, mode) if (root / name / RUN_FILE).is_file()]
-    stored = loaded(finished) if finished else set()
-    return [root / name for name in reversed(finished) if name not in stored and not _is_reparse(root / name)]
+    target = str(Path(warehouse).resolve())
+    waiting = []
+    for name in _runs_of(settings.crawl_jobs_dir, site, mode):
+        marker = settings.crawl_jobs_dir / name / AWAITING_LOAD
+        if not marker.is_file() or marker.read_text(encoding="utf-8").strip() != target:
+            continue
+        if (crawl_staging_dir(settings) / name).is_dir():
+            waiting.append(name)
+        else:
+            log.warning("a finished crawl's staging run was removed before its load; forgetting it",
+                        extra={"site": site, "run_id": name})
+            release_run(settings, name)
+    stored = loaded(waiting) if waiting else set()
+    for name in stored:
+        release_run(settings, name)
+    return [crawl_staging_dir(settings) / name for name in reversed(waiting) if name not in stored]
 
 
-def _is_reparse(run_dir: Path) -> bool:
-    """Whether ``run.json`` says ``arastance reparse`` wrote the run (an unreadable one is left to the loader's error)."""
-    try:
-        stats = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8")).get("stats")
-    except (OSError, ValueError, AttributeError):
-        return False
-    return isinstance(stats, dict) and REPARSE_STAT in stats
+def release_run(settings: Settings, run_id: str) -> None:
+    """Forget a finished crawl's job directory once its staging run is loaded."""
+    shutil.rmtree(settings.crawl_jobs_dir / run_id, ignore_errors=True)
 
 
 MAX_RELAYED = 10  # a site that fails on every page should not bury the run's log
@@ -201,6 +219,7 @@ def run_spider(
     mode: str = "live",
     spider_args: Mapping[str, str] | None = None,
     archive_limit: int | None = None,
+    load_into: Path | None = None,
 ) -> CrawlResult:
     """Crawl ``site`` in a child process and return its finished staging run.
 
@@ -209,7 +228,9 @@ def run_spider(
     of the site is resumed instead of starting a new one when ``crawl.resumable`` is set.
     ``mode="archive"`` reads the site's claim pages from the web archive (``crawl.archive_*``):
     captures are discovered first, in this process, then fetched by the spider at the archive's
-    polite pace (``crawl.archive_delay_s`` between requests).
+    polite pace (``crawl.archive_delay_s`` between requests). ``load_into`` is the warehouse the
+    caller loads the run into: the run is marked as waiting for that load until
+    :func:`release_run`, so that a crawl stopped before it is loaded by the next one.
     """
     if site not in SITES:
         raise ValueError(f"unknown site {site!r}; spiders exist for {', '.join(sorted(SITES))}")
@@ -220,7 +241,7 @@ def run_spider(
     with stage_lock(settings.data_dir / "locks", f"crawl-{site}" + (ARCHIVE_RUN_SUFFIX if mode == "archive" else "")):
         return _crawl(site, settings, known_urls=known_urls, incremental=incremental,
                       scrapy_settings=scrapy_settings, timeout_s=timeout_s, mode=mode,
-                      spider_args=spider_args, archive_limit=archive_limit)
+                      spider_args=spider_args, archive_limit=archive_limit, load_into=load_into)
 
 
 def _crawl(
@@ -234,6 +255,7 @@ def _crawl(
     mode: str,
     spider_args: Mapping[str, str] | None,
     archive_limit: int | None,
+    load_into: Path | None,
 ) -> CrawlResult:
     incremental = settings.crawl.incremental if incremental is None else incremental
     resumed_id = unfinished_run(settings, site, mode) if settings.crawl.resumable else None
@@ -273,7 +295,10 @@ def _crawl(
             f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode}; log {log_file}:\n"
             f"{tail(proc.output, 15)}\n{tail(log_file)}"
         )
-    shutil.rmtree(job, ignore_errors=True)
+    shutil.rmtree(job, ignore_errors=True)  # the JOBDIR's queue and the inputs
+    if load_into is not None:  # a mark stays until the load
+        job.mkdir()
+        (job / AWAITING_LOAD).write_text(f"{Path(load_into).resolve()}\n", encoding="utf-8")
     summary = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))
     log.info("crawl finished", extra={"site": site, "run_id": run_id, "pages": summary["pages"],
                                       "items": summary["items"], "errors": summary["errors"],

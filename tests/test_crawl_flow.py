@@ -99,18 +99,20 @@ def test_each_site_is_a_flow_run_of_its_own_and_a_dead_site_fails_alone() -> Non
 @pytest.mark.slow
 def test_a_crawl_stopped_before_its_load_is_loaded_by_the_next_crawl_which_fetches_it_not_again() -> None:
     from flows.crawl_sources import crawl_sources
-    from tasks.crawl_runner import run_spider
+    from tasks.crawl_runner import AWAITING_LOAD, run_spider
 
     posts = world().posts_of("norumors")
-    staging = load_settings().staging_dir / "crawl"
+    staging, jobs = load_settings().staging_dir / "crawl", load_settings().crawl_jobs_dir
     with prefect_test_harness(server_startup_timeout=180):
         with offline_world():
             # What a SIGTERM between the spider's end and the load leaves: a finished staging run.
-            stopped = run_spider("norumors", load_settings(), timeout_s=120)
+            stopped = run_spider("norumors", load_settings(), timeout_s=120, load_into=load_settings().warehouse)
             # A finished run whose files were damaged afterwards: reported, left on disk, no stop.
             damaged = staging / "norumors-20200101T000000000000"
             damaged.mkdir()
             (damaged / "run.json").write_text("{", encoding="utf-8")
+            (jobs / damaged.name).mkdir()
+            (jobs / damaged.name / AWAITING_LOAD).write_text(str(load_settings().warehouse.resolve()), encoding="utf-8")
             [row] = crawl_sources(sites=["norumors"])
         with offline_world():
             [again] = crawl_sources(sites=["norumors"])
@@ -124,6 +126,7 @@ def test_a_crawl_stopped_before_its_load_is_loaded_by_the_next_crawl_which_fetch
         stored = wh.scalar("SELECT count(*) FROM claims WHERE source_id = 'norumors'")
     assert stopped.run_id in runs and damaged.name not in runs and len(runs) == 3
     assert stored > 0 and damaged.is_dir()
+    assert sorted(p.name for p in jobs.iterdir()) == [damaged.name], "loaded runs are released, the damaged one waits"
 
 
 def test_snapshots_build_writes_the_offline_web(tmp_path: Path) -> None:

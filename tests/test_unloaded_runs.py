@@ -5,39 +5,54 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from arastance.base.staging import REPARSE_STAT
 from arastance.config import load_settings
-from tasks.crawl_runner import crawl_staging_dir, unfinished_run, unloaded_runs
+from tasks.crawl_runner import AWAITING_LOAD, crawl_staging_dir, unfinished_run, unloaded_runs
 
 
-def _run(name: str, stats: dict | None = None, *, finished: bool = True, text: str | None = None) -> Path:
-    run_dir = crawl_staging_dir(load_settings()) / name
+def _run(name: str, *, launched: bool = True, finished: bool = True, warehouse: Path | None = None) -> Path:
+    """A staging run; ``launched``: the crawl launcher ran it and marked it as waiting for its load
+    into ``warehouse`` (default: the configured one)."""
+    settings = load_settings()
+    run_dir = crawl_staging_dir(settings) / name
     run_dir.mkdir(parents=True)
     if finished:
-        (run_dir / "run.json").write_text(text or json.dumps({"run_id": name, "stats": stats or {}}), encoding="utf-8")
+        (run_dir / "run.json").write_text(json.dumps({"run_id": name}), encoding="utf-8")
+    if launched:
+        (settings.crawl_jobs_dir / name).mkdir(parents=True)
+        (settings.crawl_jobs_dir / name / AWAITING_LOAD).write_text(f"{(warehouse or settings.warehouse).resolve()}\n",
+                                                                   encoding="utf-8")
     return run_dir
 
 
 def test_finished_crawls_not_loaded_come_oldest_first_and_nothing_else() -> None:
-    late = _run("norumors-20261201T000000000000", {"downloader/request_count": 40})
-    early = _run("norumors-20261130T000000000000", text="{")  # unreadable: the loader will say why
-    _run("norumors-20261202T000000000000", {"downloader/request_count": 40})  # loaded already
-    _run("norumors-20261203T000000000000", {REPARSE_STAT: 12})  # `reparse --no-load` keeps it out on purpose
-    _run("norumors-20261204T000000000000", finished=False)  # interrupted: the next crawl resumes it
-    archived = _run("norumors-20261205T000000000000-archive", {"downloader/request_count": 9})
-    _run("norumors-manual", {})  # a plain `scrapy crawl -a run_id=…`: not the flow's
-    _run("dabegad-20261201T000000000000", {})
+    settings = load_settings()
+    late = _run("norumors-20261201T000000000000")
+    early = _run("norumors-20261130T000000000000")
+    loaded_by_hand = _run("norumors-20261202T000000000000")  # `arastance claims load` took it meanwhile
+    _run("norumors-20261203T000000000000", launched=False)  # `reparse --no-load` or a plain `scrapy crawl`
+    (settings.crawl_jobs_dir / "norumors-20261204T000000000000" / "scrapy").mkdir(parents=True)  # interrupted
+    archived = _run("norumors-20261205T000000000000-archive")
+    _run("norumors-manual")  # not a name the launcher gives
+    _run("norumors_x-20261201T000000000000")  # another site whose name starts alike
+    other = _run("norumors-20261128T000000000000", warehouse=settings.data_dir / "other.duckdb")
+    removed = _run("norumors-20261129T000000000000")
+    removed.joinpath("run.json").unlink()
+    removed.rmdir()
     asked: list[list[str]] = []
 
     def loaded(run_ids: list[str]) -> set[str]:
         asked.append(run_ids)
-        return {"norumors-20261202T000000000000"}
+        return {loaded_by_hand.name}
 
-    settings = load_settings()
-    assert unloaded_runs(settings, "norumors", "live", loaded) == [early, late]
-    assert unloaded_runs(settings, "norumors", "archive", loaded) == [archived]
-    assert sorted(asked[0]) == [f"norumors-2026{d}T000000000000" for d in ("1130", "1201", "1202", "1203")]
-    assert unloaded_runs(settings, "reuters", "live", loaded) == []
+    assert unloaded_runs(settings, "norumors", "live", settings.warehouse, loaded) == [early, late]
+    assert sorted(asked[0]) == [early.name, late.name, loaded_by_hand.name]
+    assert not (settings.crawl_jobs_dir / loaded_by_hand.name).exists(), "a run loaded by hand is released"
+    assert not (settings.crawl_jobs_dir / removed.name).exists(), "a removed run is forgotten"
+    assert (settings.crawl_jobs_dir / late.name / AWAITING_LOAD).is_file()
+    assert unloaded_runs(settings, "norumors", "archive", settings.warehouse, loaded) == [archived]
+    assert unloaded_runs(settings, "reuters", "live", settings.warehouse, loaded) == []
+    # a crawl meant for another warehouse waits for that one, and is not loaded into this one
+    assert unloaded_runs(settings, "norumors", "live", settings.data_dir / "other.duckdb", loaded) == [other]
 
 
 def test_an_interrupted_crawl_is_resumed_only_by_its_own_site_and_mode() -> None:
@@ -47,5 +62,5 @@ def test_an_interrupted_crawl_is_resumed_only_by_its_own_site_and_mode() -> None
     assert unfinished_run(settings, "norumors", "live") == "norumors-20261204T000000000000"
     assert unfinished_run(settings, "norumors", "archive") == "norumors-20261205T000000000000-archive"
     assert unfinished_run(settings, "dabegad", "live") is None
-    _run("norumors-20261204T000000000000", {})  # it finished after all
+    _run("norumors-20261204T000000000000", launched=False)  # it finished after all
     assert unfinished_run(settings, "norumors", "live") is None

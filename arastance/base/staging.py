@@ -36,10 +36,6 @@ from arastance.base.sites import all_site_configs
 # -- file names ---------------------------------------------------------------------------------
 
 RUN_FILE = "run.json"
-#: The stat every ``arastance reparse`` run records. Such a run is loaded by that command (or by
-#: ``arastance claims load``) when its user asks, never by a later crawl (``reparse --no-load``
-#: leaves it for inspection).
-REPARSE_STAT = "reparse/pages"
 PAGES_FILE = "pages.jsonl"
 CLAIMS_FILE = "claims.jsonl"
 PAGES_DIR = "pages"
