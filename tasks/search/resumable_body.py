@@ -7,8 +7,10 @@ so the rest is asked for with ``Range: bytes=<n>-``, and with ``If-Range`` set t
 answer's strong ``ETag`` (else its ``Last-Modified``): a file that changed in between comes back
 whole (HTTP 200) and is refused, never spliced onto the old one's start. The answer must be a
 206 whose ``Content-Range`` starts at that byte and, where both are known, has the first
-answer's size. Bytes are counted as they arrive on the wire (``iter_raw``), which is what
-ranges count too.
+answer's size. A body that ends before that size is a drop too, and a 416 saying the file has
+exactly the bytes read means the drop came after the last one. Without a validator or a size
+nothing could show that a rest belongs to the same file, so none is asked for. Bytes are
+counted as they arrive on the wire (``iter_raw``), which is what ranges count too.
 """
 
 from __future__ import annotations
@@ -38,29 +40,53 @@ class BodyError(RuntimeError):
 
 def resumable_body(client: httpx.Client, url: str, *, resumes: int = RESUMES,
                    pause_s: float = RESUME_PAUSE_S) -> Iterator[bytes]:
-    """The raw bytes of ``url``, resumed with Range requests up to ``resumes`` times."""
-    offset, validator, size = 0, None, None
-    for attempt in range(resumes + 1):
-        headers = {} if offset == 0 else {"Range": f"bytes={offset}-", **({"If-Range": validator} if validator else {})}
-        with client.stream("GET", url, headers=headers) as response:
-            if offset == 0:
-                if response.status_code != 200:
-                    raise BodyError(f"HTTP {response.status_code}")
-                validator, size = _validator(response), _length(response)
-            else:
-                _check_rest(response, offset, size)
-            try:
+    """The raw bytes of ``url``, resumed with Range requests up to ``resumes`` times.
+
+    A drop is a connection that breaks (also while asking for the rest) or a body that ends before
+    the size announced. The first request's own failure (a wrong host) is raised as it is.
+    """
+    offset, validator, size, drops = 0, None, None, 0
+    while True:
+        try:
+            with client.stream("GET", url, headers=_rest_headers(offset, validator)) as response:
+                if offset == 0:
+                    if response.status_code != 200:
+                        raise BodyError(f"HTTP {response.status_code}")
+                    validator, size = _validator(response), _length(response)
+                elif _nothing_left(response, offset):
+                    return
+                else:
+                    size = _check_rest(response, offset, size)
                 for chunk in response.iter_raw():
                     offset += len(chunk)
                     yield chunk
+            if size is None or offset >= size:
                 return
-            except DROPPED as exc:
-                if attempt == resumes:
-                    raise BodyError(f"the connection dropped {resumes + 1} times, the last at byte {offset} "
-                                    f"({type(exc).__name__}: {exc})") from None
-                log.warning("connection dropped; asking for the rest", extra={
-                    "url": url, "byte": offset, "error": f"{type(exc).__name__}: {exc}", "resume": attempt + 1})
-        pause(pause_s * 2 ** attempt)
+            reason = f"the body ended at byte {offset} of {size}"
+        except httpx.TransportError as exc:
+            if offset == 0 and drops == 0 and not isinstance(exc, DROPPED):
+                raise
+            reason = f"{type(exc).__name__}: {exc}"
+        drops += 1
+        if drops > resumes:
+            raise BodyError(f"the connection dropped {drops} times, the last at byte {offset} ({reason})")
+        if offset and validator is None and size is None:
+            raise BodyError(f"the connection dropped at byte {offset} ({reason}), and the server gave no ETag, "
+                            "Last-Modified or size to check that a rest would belong to the same file")
+        log.warning("connection dropped; asking for the rest", extra={
+            "url": url, "byte": offset, "error": reason, "resume": drops})
+        pause(pause_s * 2 ** (drops - 1))
+
+
+def _rest_headers(offset: int, validator: str | None) -> dict[str, str]:
+    if offset == 0:
+        return {}
+    return {"Range": f"bytes={offset}-", **({"If-Range": validator} if validator else {})}
+
+
+def _nothing_left(response: httpx.Response, offset: int) -> bool:
+    """A 416 saying the file has exactly ``offset`` bytes: the drop came after the last byte."""
+    return response.status_code == 416 and response.headers.get("Content-Range", "").strip() == f"bytes */{offset}"
 
 
 def _validator(response: httpx.Response) -> str | None:
@@ -76,8 +102,9 @@ def _length(response: httpx.Response) -> int | None:
     return int(raw) if raw.isdigit() else None
 
 
-def _check_rest(response: httpx.Response, offset: int, size: int | None) -> None:
-    """Refuse an answer that is not the rest of the same file from byte ``offset``."""
+def _check_rest(response: httpx.Response, offset: int, size: int | None) -> int | None:
+    """Refuse an answer that is not the rest of the same file from byte ``offset``; return the
+    file's size as now known."""
     if response.status_code != 206:
         raise BodyError(f"the connection dropped at byte {offset}, and the request for the rest was answered "
                         f"with HTTP {response.status_code}, not 206: the server does not resume downloads or the "
@@ -88,3 +115,4 @@ def _check_rest(response: httpx.Response, offset: int, size: int | None) -> None
         raise BodyError(f"the connection dropped at byte {offset}, and the rest came back as "
                         f"Content-Range {response.headers.get('Content-Range')!r}, not from byte {offset} of "
                         f"{size if size is not None else 'the same'} bytes")
+    return size if total is None else total
