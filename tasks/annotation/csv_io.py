@@ -16,7 +16,7 @@ from pathlib import Path
 
 from arastance.base.text_files import EncodingProblem, read_utf8
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, parse_label
-from tasks.annotation.sheet_cells import inert_cell
+from tasks.annotation.sheet_cells import SHEET_QUOTING, inert_cell
 from tasks.stance.labels import FOUR_WAY
 
 TASK_COLUMNS: tuple[str, ...] = (
@@ -32,7 +32,7 @@ def tasks_to_csv(tasks: Sequence[AnnotationTask]) -> str:
     """The task sheet as CSV text, with ``label`` and ``annotated_at`` left empty and the web's
     text unable to act as a formula (:func:`tasks.annotation.sheet_cells.inert_cell`)."""
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=TASK_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=TASK_COLUMNS, lineterminator="\n", quoting=SHEET_QUOTING)
     writer.writeheader()
     for task in tasks:
         row = asdict(task)

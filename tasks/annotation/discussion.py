@@ -24,7 +24,7 @@ from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
 from tasks.annotation.guidelines import guidelines_markdown
 from tasks.annotation.csv_io import WEB_TEXT_COLUMNS
 from tasks.annotation.records import AnnotationFileError, parse_label
-from tasks.annotation.sheet_cells import inert_cell
+from tasks.annotation.sheet_cells import SHEET_QUOTING, inert_cell
 from tasks.stance.labels import FOUR_WAY
 from warehouse import Warehouse
 from warehouse import annotation as store
@@ -90,7 +90,7 @@ def write_discussion_sheets(wh: Warehouse, decisions: Sequence[GoldDecision], ou
         if sheet.is_file():  # keep what the discussion already wrote
             filled = {r["pair_id"]: r for r in _read_sheet(sheet)[0]}
         buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=SHEET_COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(buf, fieldnames=SHEET_COLUMNS, lineterminator="\n", quoting=SHEET_QUOTING)
         writer.writeheader()
         for (r, pair_id), given in sorted(labels.items()):
             if r != round_name:
