@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
 from arastance.config import load_settings
 from arastance.config.annotation import AnnotationSettings
+from flows.artifacts import table_artifact
 from flows.runners import warehouse_busy
 from tasks.annotation.gold import decision_counts
 from tasks.annotation.workflow import decide_gold_labels
@@ -62,9 +63,9 @@ def write_export(warehouse_path: Path, out_dir: Path) -> ExportSummary:
 
 
 def _publish(stats: dict[str, list[dict[str, Any]]], gold: dict[str, int], flags: FlagResult, split: SplitResult) -> None:
-    create_table_artifact(stats["sources"], key="dataset-sources", description="Claims, articles and stances per source")
-    create_table_artifact(stats["splits"], key="dataset-splits", description="Labels per split")
-    create_table_artifact(stats["left_out"], key="dataset-left-out", description="Claims left out: every document unrelated")
+    table_artifact(stats["sources"], key="dataset-sources", description="Claims, articles and stances per source")
+    table_artifact(stats["splits"], key="dataset-splits", description="Labels per split")
+    table_artifact(stats["left_out"], key="dataset-left-out", description="Claims left out: every document unrelated")
     create_markdown_artifact(
         "# Dataset build\n\n"
         f"- gold-labelled pairs: {gold['gold']}; disputed (waiting for a third annotator): {gold['disputed']}; "

@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from prefect import flow, task
-from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from pydantic import Field
 
 from arastance.base.sites import enabled_sites
 from arastance.config import load_settings
+from flows.artifacts import table_artifact
 from tasks.site_check import SiteCheck, check_site
 
 
@@ -37,8 +37,8 @@ def check_sites(sites: list[str] | None = None, archive: bool = False, sample: A
         threshold: least share (0 to 1) of sampled claims that must have each gated field (title, claim, date).
     """
     checks = [check_one_site(site, archive, sample, threshold) for site in (sites or enabled_sites())]
-    create_table_artifact([row for c in checks for row in c.rows()], key="sites-check",
-                          description="per-site, per-field coverage of a sample and the layers that gave it")
+    table_artifact([row for c in checks for row in c.rows()], key="sites-check",
+                   description="per-site, per-field coverage of a sample and the layers that gave it")
     summaries = [c.summary() for c in checks]
     failed = [f"{c.site}: {c.problem or 'coverage below ' + str(threshold)}" for c in checks if not c.ok]
     if failed:

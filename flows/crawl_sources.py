@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from prefect import flow, task
-from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from arastance.base.sites import available_sites, crawl_modes, enabled_sites
@@ -34,6 +33,7 @@ from arastance.base.stopping import check_stop, stop_on_exit
 from arastance.base.staging import StagingError
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
+from flows.artifacts import table_artifact
 from flows.runners import warehouse_busy
 from tasks.claim_load.load import LoadReport, load_crawl_run
 from tasks.crawl_runner import CrawlError, CrawlResult, release_run, run_spider, run_verdict, unloaded_runs
@@ -235,7 +235,7 @@ def crawl_sources(
     for pass_mode in ("live", "archive"):  # live first: the archive pass skips what it stored
         if passes[pass_mode]:
             rows += _crawl_pass(passes[pass_mode], pass_mode, settings, path, incremental)
-    create_table_artifact(rows, key="crawl-sources", description="per-site crawl and load figures")
+    table_artifact(rows, key="crawl-sources", description="per-site crawl and load figures")
     failed = [f"{r['site']} ({r['mode']}): {r['status'].removeprefix('failed: ')}" for r in rows if r["status"] != "ok"]
     if failed:
         raise RuntimeError(f"crawl or load failed for {'; '.join(failed)}; the other sites were loaded")

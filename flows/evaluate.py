@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
-from prefect.artifacts import create_image_artifact, create_table_artifact
+from prefect.artifacts import create_image_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
 from arastance.logging import get_logger
+from flows.artifacts import table_artifact
 from flows.runners import warehouse_busy
 from tasks.stance.datasets import DatasetError
 from tasks.stance.examples import StanceExample
@@ -77,9 +78,9 @@ def publish_results(model_name: str, run_id: str, results: Sequence[SplitResult]
 
     Images are embedded as data URIs so they display without a file server.
     """
-    create_table_artifact(result_rows(results), key="stance-results",
-                          description=f"stance model {model_name}, run {run_id}: macro-F1 (with its 95 % interval), accuracy "
-                                      "and per-class F1")
+    table_artifact(result_rows(results), key="stance-results",
+                   description=f"stance model {model_name}, run {run_id}: macro-F1 (with its 95 % interval), accuracy "
+                               "and per-class F1")
     images = []
     for r in results:
         png = plot_confusion(r.evaluation, figures_dir / f"confusion-{r.dataset}-{r.split}.png",

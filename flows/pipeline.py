@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from prefect import flow, task
-from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from pydantic import Field
 
 from arastance.config import load_settings
 from arastance.logging import get_logger
+from flows.artifacts import table_artifact
 from flows.build_dataset import build_dataset
 from flows.crawl_sources import crawl_sources
 from flows.retrieve_documents import retrieve_documents
@@ -124,11 +124,11 @@ def arastance_pipeline(
         log.info("stage finished", extra={"stage": stage, "seconds": row["seconds"], "rows_added": row["rows added"],
                                           "dropped": row["dropped"], "errors": row["errors"]})
         outcomes.append(outcome)
-    create_table_artifact([o.as_row() for o in outcomes], key="arastance-pipeline-stages",
-                          description="what each pipeline stage did: rows added, dropped and failed on "
-                                      "(measured on the warehouse)")
-    create_table_artifact([row for o in outcomes for row in o.figure_rows()], key="arastance-pipeline-figures",
-                          description="every figure of the stages table by table, reason and kind of error")
+    table_artifact([o.as_row() for o in outcomes], key="arastance-pipeline-stages",
+                   description="what each pipeline stage did: rows added, dropped and failed on "
+                               "(measured on the warehouse)")
+    table_artifact([row for o in outcomes for row in o.figure_rows()], key="arastance-pipeline-figures",
+                   description="every figure of the stages table by table, reason and kind of error")
     if failed:
         raise PipelineFailed(f"stage(s) {[o.stage for o in outcomes if o.status == 'failed']} failed; re-run to resume")
     return [o.as_result() for o in outcomes]

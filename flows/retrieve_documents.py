@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from prefect import flow, task, unmapped
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 from pydantic import Field
@@ -25,6 +25,7 @@ from pydantic import Field
 from arastance.base.stopping import stop_on_exit
 from arastance.config import load_settings
 from arastance.logging import get_logger
+from flows.artifacts import table_artifact
 from flows.run_names import claim_run_name, first_words
 from flows.runners import ConfiguredTaskRunner, warehouse_busy
 from tasks import retrieval
@@ -119,7 +120,7 @@ class RetrievalFailed(RuntimeError):
 
 
 def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: RetrievalPlan, backend: str) -> None:
-    create_table_artifact(rows, key="retrieve-documents-claims", description=f"retrieval per claim ({backend})")
+    table_artifact(rows, key="retrieve-documents-claims", description=f"retrieval per claim ({backend})")
     failed = [r for r in rows if r["status"] == "failed"]
     create_markdown_artifact(
         f"# Document retrieval ({backend})\n\n"

@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from prefect import flow, task
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
 from arastance.config.selection import SelectionSettings
 from arastance.logging import get_logger
+from flows.artifacts import table_artifact
 from flows.runners import warehouse_busy
 from tasks.true_claims import select as selection
 from tasks.true_claims.rows import claim_records, exclusion_rows, match_rows, run_row, selection_run_id
@@ -88,7 +89,7 @@ def _publish(result: SelectionResult, stored: StoredSelection) -> None:
     summary = result.summary()
     counts = [{"figure": k, "value": v} for k, v in summary.items() if k != "excluded"]
     counts += [{"figure": f"excluded {k}", "value": v} for k, v in summary["excluded"].items()]
-    create_table_artifact(counts, key="true-claim-selection", description=f"selection run {stored.run_id}")
+    table_artifact(counts, key="true-claim-selection", description=f"selection run {stored.run_id}")
     create_markdown_artifact(
         f"# True-claim selection {stored.run_id}\n\n"
         f"{'New run' if stored.new_run else 'Same input and settings as a stored run: nothing added'}; "

@@ -57,7 +57,8 @@ def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -
         # one column per figure, macro-F1 right after the split (never cut off at the right), then its interval
         assert list(results[0])[:5] == ["dataset", "split", "macro-F1", "macro-F1 95 % interval", "accuracy"]
         assert results[0]["split"] == "dev" and results[0]["macro-F1"] == pytest.approx(1.0)
-        assert results[0]["macro-F1 95 % interval"] == "[1.000–1.000]"  # every draw of perfect answers is perfect
+        # every draw of perfect answers is perfect (shown as text in the UI: brackets escaped for its Markdown)
+        assert results[0]["macro-F1 95 % interval"] == "\\[1.000–1.000\\]"
 
         (corpus / "dev.csv").write_text("s1,s2,stance\nعنوان,ادعاء,maybe\n", encoding="utf-8")
         bad = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--variant", "tfidf"])

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arastance.cli.shown_text import shown
 from arastance.config import Settings, SettingsError, load_settings
 from arastance.logging import configure_logging
 
@@ -56,14 +57,15 @@ def offline_world_if(offline: bool) -> AbstractContextManager[object]:
 
 
 def print_table(rows: Sequence[dict[str, Any]], title: str | None = None, columns: Sequence[str] | None = None) -> None:
-    """Render rows (dictionaries) as a table; an empty result says so."""
+    """Render rows (dictionaries) as a table; an empty result says so. Every cell is shown as the
+    text it is (:mod:`arastance.cli.shown_text`): rows hold text from the web."""
     cols = list(columns or (rows[0].keys() if rows else []))
     if not cols:
-        console.print(f"{title + ': ' if title else ''}(no rows)")
+        console.print(shown(f"{title + ': ' if title else ''}(no rows)"))
         return
-    table = Table(title=title, show_lines=False, title_justify="left")
+    table = Table(title=None if title is None else shown(title), show_lines=False, title_justify="left")
     for c in cols:
-        table.add_column(str(c), overflow="fold")
+        table.add_column(shown(c), overflow="fold")
     for row in rows:
-        table.add_row(*["" if row.get(c) is None else str(row.get(c)) for c in cols])
+        table.add_row(*[shown(row.get(c)) for c in cols])
     console.print(table)

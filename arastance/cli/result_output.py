@@ -26,6 +26,8 @@ import pyarrow.parquet as pq
 from rich.console import Console
 from rich.table import Table
 
+from arastance.cli.shown_text import shown, visible
+
 _BATCH = 10_000
 
 
@@ -54,10 +56,11 @@ def _json_value(value: Any) -> Any:
 
 
 def _cell(value: Any) -> str:
-    """A value on one line: embedded newlines and tabs are escaped, never wrapped."""
+    """A value on one line: embedded newlines and tabs are escaped, never wrapped, and other
+    control characters written as ``\\xNN`` (:func:`arastance.cli.shown_text.visible`)."""
     if value is None:
         return ""
-    return str(value).replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    return visible(str(value).replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t"))
 
 
 def write_csv(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
@@ -98,9 +101,9 @@ def print_rich_table(rel: duckdb.DuckDBPyRelation, console: Console) -> int:
     rows = rel.fetchall()
     table = Table(show_lines=False)
     for c in rel.columns:
-        table.add_column(str(c), overflow="fold")
+        table.add_column(shown(c), overflow="fold")
     for row in rows:
-        table.add_row(*["" if v is None else str(v) for v in row])
+        table.add_row(*[shown(v) for v in row])
     console.print(table)
     return len(rows)
 

@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.shown_text import shown
 
 nlp_app = typer.Typer(help="Claim analysis: Stanza's Arabic models, entities, verb-phrase cut, queries.",
                       no_args_is_help=True)
@@ -84,8 +85,8 @@ def analyze_claim(
         fail(str(exc))
     console.print(f"analyzer: {result.analyzer}")
     print_table([{"entity": e.text, "type": e.label} for e in result.entities], title="Named entities")
-    console.print(f"first verb phrase ({'cut at ' + result.cut_reason if result.was_cut else 'not cut'}): "
-                  f"{result.verb_phrase}")
+    console.print(shown(f"first verb phrase ({'cut at ' + result.cut_reason if result.was_cut else 'not cut'}): "
+                        f"{result.verb_phrase}"))
     print_table(
         [
             {

@@ -1,0 +1,35 @@
+"""Prefect table artifacts whose text cells show as the text they are.
+
+Prefect's UI renders every string cell of a table artifact as Markdown and lets HTML through
+(its sanitiser keeps ``<img>`` and ``<a>``). So a crawled claim holding ``![p](http://…/p.png)``
+or ``<img src=…>`` made every operator who opened the artifact load an attacker's image (giving
+away their address and when they looked), and ``[text](javascript:…)`` planted a link. The
+characters that make HTML, images, links, code and emphasis with ``*`` or ``~`` are
+backslash-escaped here, which CommonMark renders as the characters themselves; numbers and other
+values are left as they are. ``_`` is not (identifiers such as ``selection_runs`` stay readable
+through the API; ``_word_`` at worst shows in italics), nor are ``#`` and parentheses, which
+make no link without brackets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+from uuid import UUID
+
+from prefect.artifacts import create_table_artifact
+
+_MARKDOWN = re.compile(r"([\\`*\[\]<>&!|~])")
+
+
+def markdown_literal(text: str) -> str:
+    """``text`` with the characters that Markdown or HTML would turn into markup backslash-escaped."""
+    return _MARKDOWN.sub(r"\\\1", text)
+
+
+def table_artifact(rows: Sequence[Mapping[str, Any]], *, key: str, description: str) -> UUID:
+    """``create_table_artifact`` of ``rows``, their text cells shown literally."""
+    return create_table_artifact(
+        [{name: markdown_literal(v) if isinstance(v, str) else v for name, v in row.items()} for row in rows],
+        key=key, description=description)

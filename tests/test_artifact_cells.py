@@ -1,0 +1,61 @@
+"""Table artifacts show text from the web as text: Prefect's UI renders their string cells as Markdown."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import re
+
+from markdown_it import MarkdownIt
+from prefect import flow
+from prefect.testing.utilities import prefect_test_harness
+
+from flows.artifacts import markdown_literal, table_artifact
+
+HOSTILE = [
+    "![p](http://attacker.example/pixel.png) الحكومة تغلق المدارس",
+    '<img src="http://attacker.example/html.png"> خبر',
+    "[اضغط هنا](javascript:alert(1)) | **عاجل** `رمز` ~~شطب~~ # عنوان &amp; \\ نهاية [x][r]\n\n[r]: http://a.example/p",
+    "failed: HTTP 503 from https://search.example/?q=x",
+]
+
+
+def test_escaped_cells_render_as_their_own_text_with_no_image_link_or_html() -> None:
+    md = MarkdownIt("commonmark").enable("table").enable("strikethrough")
+    for text in HOSTILE:
+        rendered = md.render(markdown_literal(text))
+        for tag in ("<img", "<a ", "<strong>", "<s>", "<code>"):
+            assert tag not in rendered, (text, rendered)
+        assert _words(rendered) == text.split()
+    for text in HOSTILE[:3]:
+        assert "<img" in md.render(text) or "<a " in md.render(text), "unescaped, the cell would load or link"
+
+
+def _words(rendered: str) -> list[str]:
+    """The words a reader sees: tags dropped, entities read."""
+    return html.unescape(re.sub(r"<[^>]+>", " ", rendered)).split()
+
+
+def test_a_table_artifact_stores_text_cells_escaped_and_numbers_as_they_are() -> None:
+    @flow
+    def publish() -> None:
+        table_artifact([{"claim": text, "hits": i} for i, text in enumerate(HOSTILE)], key="cells", description="d")
+
+    async def read() -> list[dict]:
+        from prefect.client.orchestration import get_client
+        from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+        async with get_client() as client:
+            [artifact] = await client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["cells"])))
+        return json.loads(artifact.data)
+
+    with prefect_test_harness(server_startup_timeout=180):
+        publish()
+        rows = asyncio.run(read())
+    assert [r["hits"] for r in rows] == [0, 1, 2, 3]
+    assert rows[0]["claim"].startswith("\\!\\[p\\](http://attacker.example/pixel.png)")
+    assert rows[1]["claim"].startswith('\\<img src="http://attacker.example/html.png"\\>')
+    table_name = markdown_literal("selection_runs (rows added)")
+    assert table_name == "selection_runs (rows added)", "identifiers stay readable"
+    assert rows[3]["claim"] == HOSTILE[3], "statuses and messages stay readable"

@@ -1,0 +1,66 @@
+"""Text from the web is shown at a terminal as the text it is: no rich markup, no escape sequences."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import duckdb
+import pytest
+from helpers_annotation import add_claims
+from rich.console import Console
+from typer.testing import CliRunner
+
+from arastance.cli import app, common
+from arastance.cli.result_output import print_rich_table, write_plain_table
+from arastance.cli.shown_text import visible
+from warehouse import Warehouse
+from warehouse.publish import publish
+
+runner = CliRunner()
+HOSTILE = ("Breaking [/b] news [link=https://attacker.example/p]المدارس[/link] :warning: "
+           "\x1b[2J\x1b]8;;https://attacker.example/\x1b\\اضغط\x1b]8;;\x1b\\ \x9b31m الحكومة ستغلق المدارس")
+
+
+def _terminal() -> tuple[Console, io.StringIO]:
+    out = io.StringIO()
+    return Console(file=out, force_terminal=True, width=400, color_system="truecolor"), out
+
+
+def _shown_literally(output: str) -> None:
+    for literal in ("[/b]", "[link=https://attacker.example/p]", ":warning:", "\\x1b[2J", "\\x1b]8;;", "\\x9b31m"):
+        assert literal in output
+    assert "\x1b[2J" not in output and "\x1b]8;" not in output and "\x9b" not in output and "⚠" not in output
+
+
+def test_control_characters_are_written_out_and_newline_and_tab_kept() -> None:
+    assert visible("a\x1b[31mb\rc\x00d\x7f\x9b\n\tعربي\u200f") == "a\\x1b[31mb\\x0dc\\x00d\\x7f\\x9b\n\tعربي\u200f"
+
+
+def test_print_table_shows_markup_and_escape_sequences_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: MarkupError ("closing tag '[/b]' … doesn't match any open tag"), and ESC reached the terminal
+    console, out = _terminal()
+    monkeypatch.setattr(common, "console", console)
+    common.print_table([{"claim [/x]": HOSTILE}], title="from labels[/x].json")
+    _shown_literally(out.getvalue())
+    assert "from labels[/x].json" in out.getvalue() and "claim [/x]" in out.getvalue()
+
+
+def test_query_results_at_a_terminal_and_piped_show_the_text_as_it_is() -> None:
+    rel = duckdb.connect().sql("SELECT ? AS cleaned_text", params=[HOSTILE])
+    console, out = _terminal()
+    print_rich_table(rel, console)
+    _shown_literally(out.getvalue())
+    piped = io.StringIO()
+    write_plain_table(duckdb.connect().sql("SELECT ? AS cleaned_text", params=[HOSTILE]), piped)
+    assert "\x1b" not in piped.getvalue() and "\\x1b[2J" in piped.getvalue() and "[/b]" in piped.getvalue()
+
+
+def test_claims_review_lists_a_claim_with_markup_in_it(warehouse: Warehouse, tmp_path: Path) -> None:
+    add_claims(warehouse, 1, 0, sources=("norumors",))
+    warehouse.con.execute("UPDATE claims SET raw_text = ?, cleaned_text = ?, status = 'review', "
+                          "status_reason = 'not_arabic'", [HOSTILE, HOSTILE])
+    publish(warehouse)
+    result = runner.invoke(app, ["claims", "review"])
+    assert result.exit_code == 0, result.output
+    assert "[/b]" in result.output and "\\x1b[2J" in result.output and "\x1b" not in result.output
