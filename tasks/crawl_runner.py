@@ -93,7 +93,7 @@ def unloaded_runs(settings: Settings, site: str, mode: str, warehouse: Path,
     waiting = []
     for name in _runs_of(settings.crawl_jobs_dir, site, mode):
         marker = settings.crawl_jobs_dir / name / AWAITING_LOAD
-        if not marker.is_file() or marker.read_text(encoding="utf-8").strip() != target:
+        if not marker.is_file() or marker.read_text(encoding="utf-8", errors="replace").strip() != target:
             continue
         if (crawl_staging_dir(settings) / name).is_dir():
             waiting.append(name)

@@ -39,6 +39,8 @@ class RangeServer:
         self.content_range: str | None = None
         self.short: int | None = None
         self.chunked = False
+        self.star_total = False  # Content-Range "bytes a-b/*": the size is not known
+        self.data_for_range: bytes | None = None  # what a Range request is answered from (a file cut since)
         self.seen: list[dict[str, str]] = []
         server = self
 
@@ -55,6 +57,8 @@ class RangeServer:
                 asked = self.headers.get("Range")
                 if asked and server.ranges and self.headers.get("If-Range", server.etag) == server.etag:
                     start = int(asked.removeprefix("bytes=").rstrip("-"))
+                    if server.data_for_range is not None:
+                        total = len(server.data_for_range)
                 if start >= total > 0:
                     self.send_response(416)
                     self.send_header("Content-Range", f"bytes */{total}")
@@ -71,7 +75,8 @@ class RangeServer:
                 if server.etag:
                     self.send_header("ETag", server.etag)
                 if start:
-                    self.send_header("Content-Range", server.content_range or f"bytes {start}-{end - 1}/{total}")
+                    self.send_header("Content-Range", server.content_range
+                                     or f"bytes {start}-{end - 1}/{'*' if server.star_total else total}")
                 self.end_headers()
                 sent = body if drop is None else body[:drop]
                 if server.chunked:
@@ -184,16 +189,44 @@ def test_a_chunked_body_resumes_and_one_cut_after_its_last_byte_is_whole(blob: b
     assert [s.get("Range") for s in server.seen] == [None, "bytes=30000-", None, f"bytes={len(blob)}-"]
 
 
-def test_without_validator_or_size_a_rest_is_not_asked_for(blob: bytes) -> None:
+@pytest.mark.parametrize("chunked", [True, False])
+def test_without_a_validator_a_rest_is_not_asked_for(blob: bytes, chunked: bool) -> None:
     # it was: the rest was spliced on unchecked, though the file might have changed in between
+    # (a size alone cannot tell a file replaced by one of the same size)
     server = RangeServer(blob, drops=[30_000])
-    server.chunked, server.etag = True, None
+    server.chunked, server.etag = chunked, None
     try:
-        with pytest.raises(BodyError, match="at byte 30000 .*no ETag, Last-Modified or size"):
+        with pytest.raises(BodyError, match="at byte 30000 .*no ETag or Last-Modified"):
             _read(server)
     finally:
         server.stop()
     assert len(server.seen) == 1
+
+
+def test_a_416_that_contradicts_the_announced_size_is_refused(blob: bytes) -> None:
+    # it was: a 416 saying the file ends where the connection dropped was taken for the whole file
+    server = RangeServer(blob, drops=[30_000])
+    server.content_range = "bytes */30000"
+    server.data_for_range = blob[:30_000]
+    try:
+        with pytest.raises(BodyError, match="HTTP 416, not 206"):
+            _read(server)
+    finally:
+        server.stop()
+
+
+def test_a_short_rest_of_a_file_of_unknown_size_is_followed_up_to_where_it_says_it_ends(blob: bytes) -> None:
+    # it was: a chunked file's 206 "bytes 30000-49999/*" that ended cleanly was taken as the end
+    server = RangeServer(blob, drops=[30_000])
+    server.chunked, server.short, server.star_total = True, 20_000, True
+    try:
+        got = _read(server, resumes=5)
+    finally:
+        server.stop()
+    assert got == blob
+    # the rest came 20,000 bytes at a time, then a 416 said the file ends where the last range did
+    assert [s.get("Range") for s in server.seen] == [None, *(f"bytes={n}-" for n in range(30_000, 102_401, 20_000)),
+                                                      "bytes=102400-"]
 
 
 def test_index_build_from_a_url_whose_connection_drops_indexes_what_a_whole_download_does(tmp_path: Path) -> None:
