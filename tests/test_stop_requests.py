@@ -183,6 +183,42 @@ def test_a_sigterm_during_a_live_crawl_stops_the_spider_and_loads_nothing(server
 
 
 @pytest.mark.slow
+def test_a_sigterm_while_the_load_waits_for_the_warehouse_loads_nothing_and_the_next_crawl_loads_it_first(
+    server: PrefectServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "crawl.log"
+    holder: list[subprocess.Popen] = []
+
+    def spider_done() -> bool:
+        text = out.read_text(encoding="utf-8") if out.exists() else ""
+        if "crawl starting" in text and not holder:  # the known URLs are read: another writer takes the file
+            holder.append(subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; "
+                                            "c = duckdb.connect(sys.argv[1]); time.sleep(300)",
+                                            str(load_settings().warehouse)]))
+        return "crawl finished" in text
+
+    with SnapshotServer(snapshot_root()) as site:
+        env = {"ARASTANCE_SITES__ARAANEWS": site.site_url("araanews"), "ARASTANCE_CRAWL__DOWNLOAD_DELAY_S": "0"}
+        try:
+            took, code, output = sigterm_crawl(server, ["--site", "araanews"], env, spider_done, out)
+        finally:
+            for proc in holder:
+                proc.kill()
+                proc.wait()
+        # it was: the load waited for the other writer (up to warehouse_write_wait_s), then loaded the run
+        assert code != 0 and took < 30, output[-3000:]
+        assert nothing_loaded()
+        again = subprocess.run([ARASTANCE, "crawl", "--site", "araanews"], capture_output=True, text=True,
+                               env={**server.env, "ARASTANCE_DATA_DIR": os.environ["ARASTANCE_DATA_DIR"], **env},
+                               timeout=300)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert "araanews (live): loaded 1 earlier crawl(s)" in again.stdout
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.scalar("SELECT count(*) FROM crawl_runs") == 2
+        assert wh.scalar("SELECT count(*) FROM claims") > 0
+
+
+@pytest.mark.slow
 def test_a_sigterm_during_archive_discovery_stops_paging_and_crawls_nothing(server: PrefectServer, tmp_path: Path) -> None:
     api = ApiServer(_endless_slow_cdx)
     with api.running():

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import duckdb
 import pyarrow as pa
 
+from arastance.base.stopping import pause
 from arastance.logging import get_logger
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class Warehouse:
                         f"warehouse {self.path} is locked by another process (only one writer at a "
                         f"time; waited {wait_s:.0f}s): {exc}"
                     ) from exc
-                time.sleep(0.2)
+                pause(0.2)  # a run asked to stop stops waiting (arastance.base.stopping)
         self._reset_state()
 
     def _reset_state(self) -> None:
