@@ -33,6 +33,12 @@ def _fields(record: logging.LogRecord) -> dict[str, object]:
     return {k: v for k, v in record.__dict__.items()
             if k not in _STANDARD and k not in _HIDDEN_FIELDS and not k.startswith("_")}
 
+def _needs_quotes(value: str) -> bool:
+    """A value shown quoted (``repr``): one with blanks, or with a character that could forge a log
+    line or act on a terminal (a newline, an ESC), which ``repr`` writes as an escape."""
+    return " " in value or not value.isprintable()
+
+
 class KeyValueFormatter(logging.Formatter):
     """Append every ``extra=`` field of a record as ``key=value``; a Prefect run is named, not its
     ids; secrets are redacted everywhere."""
@@ -44,7 +50,8 @@ class KeyValueFormatter(logging.Formatter):
             base = base.replace(f" {record.name}:", f" {record.name} [{run}]:", 1)
         fields = _fields(record)
         if fields:
-            base += " " + " ".join(f"{k}={v!r}" if isinstance(v, str) and " " in v else f"{k}={v}" for k, v in fields.items())
+            base += " " + " ".join(f"{k}={v!r}" if isinstance(v, str) and _needs_quotes(v) else f"{k}={v}"
+                                   for k, v in fields.items())
         return redact_secrets(base)
 
 

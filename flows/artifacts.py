@@ -7,8 +7,10 @@ away their address and when they looked), and ``[text](javascript:…)`` planted
 characters that make HTML, images, links, code and emphasis with ``*`` or ``~`` are
 backslash-escaped here, which CommonMark renders as the characters themselves; numbers and other
 values are left as they are. ``_`` is not (identifiers such as ``selection_runs`` stay readable
-through the API; ``_word_`` at worst shows in italics), nor are ``#`` and parentheses, which
-make no link without brackets.
+through the API; ``_word_`` at worst shows in italics), nor are parentheses, which make no link
+without brackets. A cell goes on one line, with the marker of a heading, list or rule at its
+start escaped. Bare addresses still become links (GitHub-flavoured autolinks), whose text is
+the address itself.
 """
 
 from __future__ import annotations
@@ -23,9 +25,17 @@ from prefect.artifacts import create_table_artifact
 _MARKDOWN = re.compile(r"([\\`*\[\]<>&!|~])")
 
 
+#: What starts a heading, a list, a quote or a rule when it opens a cell.
+_BLOCK_START = re.compile(r"^(?:#{1,6}(?=\s|$)|[-+](?=\s|$)|[-_](?:\s*[-_]){2,}\s*$|\d{1,9}(?=[.)](?:\s|$)))")
+
+
 def markdown_literal(text: str) -> str:
-    """``text`` with the characters that Markdown or HTML would turn into markup backslash-escaped."""
-    return _MARKDOWN.sub(r"\\\1", text)
+    """``text`` with the characters that Markdown or HTML would turn into markup backslash-escaped,
+    on one line (a cell is rendered as a whole document: a line of ``===`` or ``---`` under a
+    claim made it a heading, four leading blanks a code block), its block marker escaped."""
+    text = " ".join(text.splitlines()).lstrip()
+    text = _MARKDOWN.sub(r"\\\1", text)
+    return _BLOCK_START.sub(lambda m: m.group() + "\\" if m.group()[0].isdigit() else "\\" + m.group(), text)
 
 
 def table_artifact(rows: Sequence[Mapping[str, Any]], *, key: str, description: str) -> UUID:

@@ -32,6 +32,18 @@ def test_escaped_cells_render_as_their_own_text_with_no_image_link_or_html() -> 
         assert "<img" in md.render(text) or "<a " in md.render(text), "unescaped, the cell would load or link"
 
 
+BLOCKS = ["# عنوان كبير", "- بند", "12. أول", "    كتلة شيفرة", "عاجل\n===", "---", "_ _ _", "خبر\n\n- بند\n---"]
+
+
+def test_a_cell_cannot_make_a_heading_list_rule_or_code_block_and_numbers_stay_plain() -> None:
+    md = MarkdownIt("commonmark")
+    for text in BLOCKS:
+        rendered = md.render(markdown_literal(text))
+        assert rendered.startswith("<p>") and rendered.count("<") == 2, (text, rendered)
+        assert _words(rendered) == text.split()
+    assert [markdown_literal(t) for t in ("1.000", "-5", "#وسم", "0.543")] == ["1.000", "-5", "#وسم", "0.543"]
+
+
 def _words(rendered: str) -> list[str]:
     """The words a reader sees: tags dropped, entities read."""
     return html.unescape(re.sub(r"<[^>]+>", " ", rendered)).split()

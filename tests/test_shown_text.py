@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+import logging
 from pathlib import Path
 
 import duckdb
 import pytest
+import typer
 from helpers_annotation import add_claims
 from rich.console import Console
 from typer.testing import CliRunner
@@ -14,6 +16,7 @@ from typer.testing import CliRunner
 from arastance.cli import app, common
 from arastance.cli.result_output import print_rich_table, write_plain_table
 from arastance.cli.shown_text import visible
+from arastance.logging import KeyValueFormatter
 from warehouse import Warehouse
 from warehouse.publish import publish
 
@@ -64,3 +67,23 @@ def test_claims_review_lists_a_claim_with_markup_in_it(warehouse: Warehouse, tmp
     result = runner.invoke(app, ["claims", "review"])
     assert result.exit_code == 0, result.output
     assert "[/b]" in result.output and "\\x1b[2J" in result.output and "\x1b" not in result.output
+
+
+def test_an_error_message_shows_what_it_quotes_literally(capsys: pytest.CaptureFixture[str]) -> None:
+    # it was: escape() kept the markup out, but an ESC and ":warning:" from a file reached the terminal
+    with pytest.raises(typer.Exit):
+        common.fail("bad.json: task 1 (id \x1b[2J [/b] :warning:): missing field 'data.pair_id'")
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "\x1b[2J" not in err and "⚠" not in err
+    assert "(id \\x1b[2J [/b] :warning:)" in err
+
+
+def test_a_log_field_with_a_newline_or_an_escape_is_quoted_so_it_cannot_forge_a_line() -> None:
+    record = logging.LogRecord("tasks.articles", logging.WARNING, __file__, 1, "article URL refused", None, None)
+    # no blank in it: it was written raw, and its second line read as an error of the pipeline
+    record.url = "https://x.example/a\n21:50:00\tERROR\tflows.pipeline:\tstage\tfailed\x1b[2J"
+    record.claim = "الحكومة"
+    line = KeyValueFormatter("%(levelname)s %(name)s: %(message)s").format(record)
+    assert "\n" not in line and "\x1b" not in line
+    assert line.endswith("url='https://x.example/a\\n21:50:00\\tERROR\\tflows.pipeline:\\tstage\\tfailed\\x1b[2J' "
+                         "claim=الحكومة")

@@ -9,8 +9,8 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from arastance.cli.shown_text import shown
 from arastance.config import Settings, SettingsError, load_settings
@@ -25,7 +25,8 @@ err_console = Console(stderr=True, soft_wrap=True)
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print an error in red on stderr and exit with ``code``."""
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a message may hold [brackets]
+    # a message may hold [brackets], emoji codes or escape sequences from a file or a page
+    err_console.print(Text("error:", style="bold red"), shown(message), highlight=False)
     raise typer.Exit(code)
 
 

@@ -7,6 +7,7 @@ import typer
 
 from arastance.cli.common import err_console, fail, print_table, settings
 from arastance.cli.result_output import ResultFormat, write_result
+from arastance.cli.shown_text import shown
 from warehouse import Warehouse, WarehouseError, open_published, open_warehouse
 from warehouse.migrate import apply_migrations, applied_versions
 from warehouse.schema_check import check_schema, run_guarded
@@ -100,7 +101,7 @@ def sql(
         except WarehouseError as exc:
             fail(str(exc))
     if out is not None:
-        err_console.print(f"wrote {n:,} row(s) to {out} ({fmt.value})", highlight=False)
+        err_console.print(shown(f"wrote {n:,} row(s) to {out} ({fmt.value})"), highlight=False)
 
 
 def register(app: typer.Typer) -> None:
