@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from arastance.cli import app, common
 from arastance.cli.result_output import print_rich_table, write_plain_table
-from arastance.cli.shown_text import visible
+from arastance.cli.shown_text import LiteralConsole, assembled, visible
 from arastance.logging import KeyValueFormatter
 from warehouse import Warehouse
 from warehouse.publish import publish
@@ -87,3 +87,25 @@ def test_a_log_field_with_a_newline_or_an_escape_is_quoted_so_it_cannot_forge_a_
     assert "\n" not in line and "\x1b" not in line
     assert line.endswith("url='https://x.example/a\\n21:50:00\\tERROR\\tflows.pipeline:\\tstage\\tfailed\\x1b[2J' "
                          "claim=الحكومة")
+
+
+def test_a_message_names_an_operators_path_as_it_is(tmp_path: Path) -> None:
+    # it was: "[old]" was taken for a style and dropped from the printed path, ":warning:" became an
+    # emoji and the ESC reached the terminal
+    out = tmp_path / "[old]" / ":warning: \x1b[2J.toml"
+    out.parent.mkdir()
+    result = runner.invoke(app, ["config", "preset", "paper", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.is_file()
+    assert f"wrote {tmp_path}/[old]/:warning: \\x1b[2J.toml: the 'paper' preset" in result.output
+    assert "\x1b" not in result.output and "⚠" not in result.output
+
+
+def test_the_commands_console_prints_strings_literally_and_styles_only_given_spans() -> None:
+    out = io.StringIO()
+    console = LiteralConsole(file=out, force_terminal=True, color_system="truecolor", width=200, highlight=False)
+    console.print("round [/x] [bold]r1[/] :warning: \x1b[2J")  # it was: MarkupError
+    console.print(assembled("round ", ("r[2]\x1b", "bold"), " done"))
+    text = out.getvalue()
+    assert "round [/x] [bold]r1[/] :warning: \\x1b[2J" in text and "\x1b[2J" not in text
+    assert "\x1b[1mr[2]\\x1b\x1b[0m done" in text  # the styled part is bold, and only it

@@ -8,19 +8,18 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any, NoReturn
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from arastance.cli.shown_text import shown
+from arastance.cli.shown_text import LiteralConsole, shown
 from arastance.config import Settings, SettingsError, load_settings
 from arastance.logging import configure_logging
 
 # Piped or redirected output is read by programs and pagers: tables keep their natural width
 # there instead of being folded at 80 columns.
 PIPED_WIDTH = 1000
-console = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)
-err_console = Console(stderr=True, soft_wrap=True)
+console = LiteralConsole() if sys.stdout.isatty() else LiteralConsole(width=PIPED_WIDTH)
+err_console = LiteralConsole(stderr=True, soft_wrap=True)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

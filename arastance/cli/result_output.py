@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from rich.console import Console
 from rich.table import Table
 
-from arastance.cli.shown_text import shown, visible
+from arastance.cli.shown_text import LiteralConsole, shown, visible
 
 _BATCH = 10_000
 
@@ -136,5 +136,5 @@ def write_result(
             with open(partial, "w", encoding="utf-8", newline="") as fh:
                 return writers[fmt](rel, fh)
     if fmt is ResultFormat.table and stdout.isatty():
-        return print_rich_table(rel, Console(file=stdout))
+        return print_rich_table(rel, LiteralConsole(file=stdout))
     return writers[fmt](rel, stdout)

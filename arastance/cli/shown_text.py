@@ -5,7 +5,11 @@ anyone. Handed to rich as a plain string, ``[/b]`` in a claim crashed ``claims r
 MarkupError, ``[link=…]`` hid a link, and ``:warning:`` became an emoji; written raw, an ESC in a
 claim let the page clear the screen, fake output or plant an OSC 8 hyperlink in the operator's
 terminal. Here such text becomes a :class:`rich.text.Text` (never parsed as markup), and control
-characters other than newline and tab are written as ``\\xNN``.
+characters other than newline and tab are written as ``\\xNN``. Messages the commands compose go
+through a :class:`LiteralConsole`: they interpolate file names, data directories, round names and
+run ids, and a data directory such as ``/data/[old]/`` lost its ``[old]`` in a printed path (rich
+took it for a style), while ``[/x]`` in a file name crashed the command after its work was done.
+Styling is given as :class:`~rich.text.Text` spans, never as markup in a string.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rich.console import Console
 from rich.text import Text
 
 #: C0 controls but tab and newline, DEL, and the C1 controls (whose 0x9b is a one-byte CSI).
@@ -27,3 +32,20 @@ def visible(text: str) -> str:
 def shown(value: Any) -> Text:
     """A value as rich shows it literally (``None`` as empty)."""
     return Text("" if value is None else visible(str(value)))
+
+
+def assembled(*parts: str | tuple[str, str]) -> Text:
+    """A line of plain and styled parts (``(text, style)``), each shown literally as :func:`shown` does."""
+    return Text.assemble(*(visible(p) if isinstance(p, str) else (visible(p[0]), p[1]) for p in parts))
+
+
+class LiteralConsole(Console):
+    """A :class:`~rich.console.Console` that prints every string as the text it is: markup and
+    emoji codes are off, and control characters are written out as :func:`visible` does."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(markup=False, emoji=False, **kwargs)
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        """Rich's own conversion, of the text with its control characters written out."""
+        return super().render_str(visible(text), **kwargs)

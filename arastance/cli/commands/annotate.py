@@ -9,6 +9,7 @@ from typing import Literal
 import typer
 
 from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.shown_text import assembled
 from arastance.config import Settings
 from tasks.annotation.discussion import import_discussion
 from tasks.annotation.prelabel import Prediction
@@ -51,7 +52,8 @@ def export(
     if guesses is not None:
         version = next(iter(guesses.values())).model_version if guesses else "-"
         console.print(f"predictions of model {version} attached; tasks ordered most uncertain first")
-    console.print(f"round [bold]{done.round}[/] ({done.kind}): {done.pairs} pair(s), {done.assignments} assignment(s)")
+    console.print(assembled("round ", (done.round, "bold"),
+                                f" ({done.kind}): {done.pairs} pair(s), {done.assignments} assignment(s)"))
     print_table([{"file": str(p)} for p in done.files], title=f"Files in {done.directory}")
 
 
@@ -156,10 +158,11 @@ def adjudicate_cmd(
         title="Pairs by decision",
     )
     for sheet in result.discussion_sheets:
-        console.print(f"pilot disagreements to discuss: [bold]{sheet}[/] (fill decision and reason, then `annotate discuss {sheet}`)")
+        console.print(assembled("pilot disagreements to discuss: ", (str(sheet), "bold"),
+                                    f" (fill decision and reason, then `annotate discuss {sheet}`)"))
     if result.new_round is not None:
         r = result.new_round
-        console.print(f"round [bold]{r.round}[/]: {r.pairs} disputed pair(s) sent to a third annotator")
+        console.print(assembled("round ", (r.round, "bold"), f": {r.pairs} disputed pair(s) sent to a third annotator"))
         print_table([{"file": str(p)} for p in r.files], title=f"Files in {r.directory}")
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 import typer
 
 from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.shown_text import assembled
 from arastance.config import masked_settings
 from arastance.config.presets import PresetError, preset_table, write_preset
 
@@ -33,8 +34,9 @@ def preset_cmd(
         written = write_preset(name, out, force=force)
     except PresetError as exc:
         fail(str(exc))
-    console.print(f"wrote [bold]{written}[/]: the {name!r} preset (`arastance config show` shows the effect; "
-                  f"point ARASTANCE_CONFIG at it if it is not ./arastance.toml)")
+    console.print(assembled("wrote ", (str(written), "bold"),
+                                f": the {name!r} preset (`arastance config show` shows the effect; "
+                                "point ARASTANCE_CONFIG at it if it is not ./arastance.toml)"))
 
 
 def register(app: typer.Typer) -> None:

@@ -44,7 +44,7 @@ def demo(
     s = settings()
     from snapshots.demo.flow import arastance_demo
 
-    console.print("[bold]AraStance demo: crawl, select, retrieve, annotate (simulated), build, train[/]")
+    console.print("AraStance demo: crawl, select, retrieve, annotate (simulated), build, train", style="bold")
     state = arastance_demo(retrieve_limit=retrieve_limit or None, return_state=True)
     result = state.result()
     print_table(stage_rows(result["stages"]), title="Pipeline stages")
