@@ -6,11 +6,12 @@ or ``<img src=…>`` made every operator who opened the artifact load an attacke
 away their address and when they looked), and ``[text](javascript:…)`` planted a link. The
 characters that make HTML, images, links, code and emphasis with ``*`` or ``~`` are
 backslash-escaped here, which CommonMark renders as the characters themselves; numbers and other
-values are left as they are. ``_`` is not (identifiers such as ``selection_runs`` stay readable
-through the API; ``_word_`` at worst shows in italics), nor are parentheses, which make no link
-without brackets. A cell goes on one line, with the marker of a heading, list or rule at its
-start escaped. Bare addresses still become links (GitHub-flavoured autolinks), whose text is
-the address itself.
+values are left as they are. ``_`` is escaped only at a word's edge, where it can make emphasis
+(``_word_`` showed in italics): inside a word it cannot, so identifiers such as ``selection_runs``
+stay readable through the API. Parentheses are not, as they make no link without brackets. A cell
+goes on one line, with the marker of a heading, list or rule at its start escaped. Bare addresses
+become links (GitHub-flavoured autolinks) on purpose: the text shown is the address opened, and an
+operator reviewing retrieval hits wants to open them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from uuid import UUID
 from prefect.artifacts import create_table_artifact
 
 _MARKDOWN = re.compile(r"([\\`*\[\]<>&!|~])")
+#: ``_`` with no letter or digit on one side (CommonMark's intraword ``_`` never opens or closes emphasis).
+_EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 
 
 #: What starts a heading, a list, a quote or a rule when it opens a cell.
@@ -34,7 +37,7 @@ def markdown_literal(text: str) -> str:
     on one line (a cell is rendered as a whole document: a line of ``===`` or ``---`` under a
     claim made it a heading, four leading blanks a code block), its block marker escaped."""
     text = " ".join(text.splitlines()).lstrip()
-    text = _MARKDOWN.sub(r"\\\1", text)
+    text = _EDGE_UNDERSCORE.sub(r"\\_", _MARKDOWN.sub(r"\\\1", text))
     return _BLOCK_START.sub(lambda m: m.group() + "\\" if m.group()[0].isdigit() else "\\" + m.group(), text)
 
 

@@ -44,6 +44,17 @@ def test_a_cell_cannot_make_a_heading_list_rule_or_code_block_and_numbers_stay_p
     assert [markdown_literal(t) for t in ("1.000", "-5", "#وسم", "0.543")] == ["1.000", "-5", "#وسم", "0.543"]
 
 
+def test_underscores_make_no_emphasis_and_identifiers_keep_theirs() -> None:
+    md = MarkdownIt("commonmark")
+    text = "_عاجل_ __الحكومة__ (_x_) selection_runs snake_case_ _ وزارة_التربية"
+    rendered = md.render(markdown_literal(text))
+    assert "<em>" in md.render(text) and "<strong>" in md.render(text), "unescaped, the cell shows emphasis"
+    assert "<em>" not in rendered and "<strong>" not in rendered, rendered
+    assert _words(rendered) == text.split()
+    assert [markdown_literal(t) for t in ("selection_runs", "وزارة_التربية", "macro_f1_low")] == [
+        "selection_runs", "وزارة_التربية", "macro_f1_low"]
+
+
 def _words(rendered: str) -> list[str]:
     """The words a reader sees: tags dropped, entities read."""
     return html.unescape(re.sub(r"<[^>]+>", " ", rendered)).split()
