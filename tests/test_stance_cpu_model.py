@@ -64,8 +64,15 @@ def test_the_seed_decides_which_claims_share_a_tuning_fold() -> None:
     ("edit", "message"),
     [
         (lambda m: m["libraries"].update({"scikit-learn": "0.1.0"}), "scikit-learn saved with '0.1.0', installed"),
-        (lambda m: m.update(format_version=99), "model format version 99"),
+        (lambda m: m.update(format_version=99), "model format version 99, this installation reads versions 1-2: "
+                                                 "the model was saved by a newer version"),
+        (lambda m: m.update(format_version="2"), "model format version '2', this installation reads versions 1-2; retrain"),
         (lambda m: m.update(kind="transformer"), "a 'transformer' model, expected 'cpu'"),
+        # it was: TypeError: CpuModelConfig.__init__() got an unexpected keyword argument
+        (lambda m: m["config"].update(future_knob=1), "its config holds 'future_knob', which this installation does not "
+                                                      "know: the model was saved by a newer version"),
+        (lambda m: m["config"].update(e5_mode="sparse"), r"its config cannot be read \(unknown e5 mode 'sparse'"),
+        (lambda m: m.update(config=[1]), "its config is not an object"),
     ],
 )
 def test_loading_a_mismatched_version_is_a_clear_error(tmp_path: Path, edit, message: str) -> None:
@@ -76,6 +83,16 @@ def test_loading_a_mismatched_version_is_a_clear_error(tmp_path: Path, edit, mes
     (directory / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ModelFormatError, match=message):
         CpuStanceModel.load(directory)
+
+
+def test_a_model_saved_in_format_1_loads_as_before(tmp_path: Path) -> None:
+    train, test = _split(tiny_examples())
+    model = CpuStanceModel(CpuModelConfig(variant="tfidf")).fit(train)
+    directory = model.save(tmp_path / "m")
+    manifest = json.loads((directory / "manifest.json").read_text())
+    assert manifest["format_version"] == 2
+    (directory / "manifest.json").write_text(json.dumps({**manifest, "format_version": 1}))
+    np.testing.assert_array_equal(CpuStanceModel.load(directory).predict_proba(test), model.predict_proba(test))
 
 
 def test_not_a_model_directory(tmp_path: Path) -> None:

@@ -93,6 +93,16 @@ def test_load_refuses_weights_that_disagree_with_the_manifest(trained: Transform
         load_model(directory)
 
 
+def test_load_names_settings_saved_by_a_newer_version(trained: TransformerStanceModel, tmp_path: Path) -> None:
+    directory = trained.save(tmp_path / "model")
+    manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    for section in ("config", "training"):  # it was: TypeError: ... got an unexpected keyword argument
+        edited = {**manifest, section: {**manifest[section], "future_knob": 1}}
+        (directory / MANIFEST).write_text(json.dumps(edited), encoding="utf-8")
+        with pytest.raises(ModelFormatError, match=f"its {section} holds 'future_knob', which this installation does not know"):
+            load_model(directory)
+
+
 def test_a_fixed_seed_gives_identical_results_and_another_seed_does_not(tiny_config: TransformerConfig) -> None:
     train, probe = toy_examples(64, seed=5, prefix="s"), toy_examples(16, seed=6, prefix="p")
     config = replace(tiny_config, epochs=2, dev_fraction=0.0)

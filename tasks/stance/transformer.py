@@ -63,7 +63,7 @@ from tasks.stance.evidence import EvidenceMode
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import LABELS, Scheme
 from tasks.stance.model import require_labels
-from tasks.stance.persistence import ModelFormatError, read_manifest, write_manifest
+from tasks.stance.persistence import ModelFormatError, read_manifest, saved_settings, write_manifest
 from tasks.stance.provenance import library_versions
 from tasks.stance.sentence_pairs import is_sentence_pair, swapped, symmetric_training_pairs
 from tasks.stance.transformer_data import encode_pairs
@@ -310,7 +310,7 @@ class TransformerStanceModel:
         """Load a saved model (its own weights and tokenizer; the original encoder is not needed)."""
         directory = Path(directory)
         manifest = read_manifest(directory, kind=cls.kind)
-        config = TransformerConfig(**manifest["config"])
+        config = saved_settings(TransformerConfig, manifest.get("config"), directory)
         if device is not None:
             config = replace(config, device=device)
         model = cls(config)
@@ -326,6 +326,6 @@ class TransformerStanceModel:
         if saved != list(model.labels):
             raise ModelFormatError(f"{directory}: the weights classify into {saved}, the manifest says {list(model.labels)}")
         if manifest.get("training"):
-            model.outcome = TrainingOutcome(**{**manifest["training"],
-                                               "dev_macro_f1": tuple(manifest["training"]["dev_macro_f1"])})
+            training = saved_settings(TrainingOutcome, manifest["training"], directory, "training")
+            model.outcome = replace(training, dev_macro_f1=tuple(training.dev_macro_f1))
         return model
