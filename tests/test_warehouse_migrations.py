@@ -81,6 +81,31 @@ def test_a_duckdb_file_of_other_data_is_refused_and_left_unchanged(tmp_path: Pat
     assert not published_path(path).exists()  # readers are not handed a copy of it either
 
 
+def test_a_warehouse_migrated_by_a_newer_version_is_refused_for_writing_and_left_unchanged() -> None:
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+    from arastance.config import load_settings
+    from warehouse import open_warehouse
+
+    path = load_settings().warehouse
+    with open_warehouse(path) as wh:
+        wh.con.execute("INSERT INTO schema_version VALUES (999, 'from_the_future', 'abcd', now()::TIMESTAMP)")
+        wh.con.execute("INSERT INTO sources (source_id, name, kind, base_url) VALUES ('s1', 'Site', 'fact_check', 'https://s.example')")
+    before = published_path(path).stat().st_mtime_ns
+    newest = available_migrations()[-1].version
+    # it was: "applied 0 migration(s)" and "schema matches its migrations", and an older version went on writing
+    with pytest.raises(WarehouseError, match=f"migrated by a newer version of AraStance Pipeline \\(migrations "
+                                             f"999_from_the_future; this installation knows up to {newest:03d}\\)"):
+        open_warehouse(path)
+    for command in (["warehouse", "migrate"], ["warehouse", "check"], ["annotate", "status"]):
+        refused = CliRunner().invoke(app, command)
+        assert refused.exit_code == 2 and "999_from_the_future" in refused.output, (command, refused.output)
+    with open_warehouse(path, read_only=True) as wh:  # reading it is not refused
+        assert wh.scalar("SELECT count(*) FROM sources") == 1 and wh.scalar("SELECT max(version) FROM schema_version") == 999
+    assert published_path(path).stat().st_mtime_ns == before  # nothing republished from a refused open
+
+
 def test_a_process_killed_right_after_its_migrations_leaves_a_warehouse_that_opens(tmp_path: Path) -> None:
     # DuckDB 1.5 cannot replay some schema changes from its write-ahead log (an internal error on
     # open); each migration is checkpointed, so the log never holds one.

@@ -86,6 +86,30 @@ def applied_versions(wh: Warehouse) -> dict[int, str]:
     return {int(v): c for v, c in wh.con.execute("SELECT version, checksum FROM schema_version").fetchall()}
 
 
+def newer_migrations(wh: Warehouse, applied: set[int]) -> list[str]:
+    """The applied migrations this installation does not ship (``075_name``): a newer version of
+    the product wrote to this warehouse."""
+    known = {mig.version for mig in available_migrations()}
+    unknown = sorted(applied - known)
+    if not unknown:
+        return []
+    names = dict(wh.con.execute("SELECT version, name FROM schema_version").fetchall())
+    return [f"{v:03d}_{names.get(v, '?')}" for v in unknown]
+
+
+def _refuse_newer(wh: Warehouse, applied: set[int]) -> None:
+    """A warehouse that a newer version migrated is refused before anything is written: this code
+    would write rows without the newer columns' values and rebuild tables in their older shape (an
+    older version re-evaluating a model deleted the newer confidence intervals)."""
+    newer = newer_migrations(wh, applied)
+    if newer:
+        wh.publish = False
+        raise WarehouseError(
+            f"{wh.location} was migrated by a newer version of AraStance Pipeline (migrations {', '.join(newer)}; "
+            f"this installation knows up to {available_migrations()[-1].version:03d}); left unchanged: upgrade this "
+            "installation before writing to it (reading it with `arastance sql` works)")
+
+
 def apply_migrations(wh: Warehouse, up_to: int | None = None) -> list[int]:
     """Apply the pending migrations (each in its own transaction); return the versions applied.
 
@@ -100,6 +124,7 @@ def apply_migrations(wh: Warehouse, up_to: int | None = None) -> list[int]:
 
 def _apply(wh: Warehouse, up_to: int | None) -> list[int]:
     applied = applied_versions(wh)
+    _refuse_newer(wh, set(applied))
     done: list[int] = []
     for mig in available_migrations():
         if up_to is not None and mig.version > up_to:

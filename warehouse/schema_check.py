@@ -50,19 +50,22 @@ class SchemaReport:
     missing_objects: list[str] = field(default_factory=list)  # "table claims", "view v_source_stats"
     missing_columns: list[str] = field(default_factory=list)  # "claims.status"
     pending_migrations: list[str] = field(default_factory=list)
+    newer_migrations: list[str] = field(default_factory=list)  # applied by a newer version of the product
 
     @property
     def ok(self) -> bool:
-        return not (self.missing_objects or self.missing_columns or self.pending_migrations)
+        return not (self.missing_objects or self.missing_columns or self.pending_migrations or self.newer_migrations)
 
     def lines(self) -> list[str]:
         return ([f"missing {o}" for o in self.missing_objects] + [f"missing column {c}" for c in self.missing_columns]
-                + [f"migration {m} not applied (run `arastance warehouse migrate`)" for m in self.pending_migrations])
+                + [f"migration {m} not applied (run `arastance warehouse migrate`)" for m in self.pending_migrations]
+                + [f"migration {m} applied by a newer version of AraStance Pipeline (upgrade this installation)"
+                   for m in self.newer_migrations])
 
 
 def check_schema(wh: Warehouse) -> SchemaReport:
     """Compare ``wh`` with what its migrations build."""
-    from warehouse.migrate import available_migrations
+    from warehouse.migrate import available_migrations, newer_migrations
 
     applied = {int(v) for (v,) in wh.con.execute("SELECT version FROM schema_version").fetchall()} \
         if "schema_version" in wh.tables() else set()
@@ -72,6 +75,7 @@ def check_schema(wh: Warehouse) -> SchemaReport:
         missing_objects=sorted(f"{kind} {name}" for name, kind in want_objects.items() if objects.get(name) != kind),
         missing_columns=sorted(f"{t}.{c}" for t, c in want_columns - columns if t in objects),
         pending_migrations=[f"{m.version:03d}_{m.name}" for m in available_migrations() if m.version not in applied],
+        newer_migrations=newer_migrations(wh, applied),
     )
     return report
 
