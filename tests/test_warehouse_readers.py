@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from helpers_disk import small_disk
 
 from warehouse import Warehouse, WarehouseError, open_published, open_warehouse, published_path
 
@@ -125,6 +126,44 @@ def test_a_warehouse_from_before_publishing_gets_its_copy_on_first_read(tmp_path
         assert reader.scalar("SELECT answer FROM t") == 42
     with pytest.raises(WarehouseError, match="does not exist"):
         open_published(tmp_path / "absent.duckdb")
+
+
+def test_a_copy_its_writer_did_not_refresh_is_refreshed_by_the_next_reader(tmp_path: Path) -> None:
+    primary = tmp_path / "warehouse.duckdb"
+    with open_warehouse(primary) as wh:
+        wh.insert_rows("sources", SOURCES[:1])
+    with Warehouse(primary, publish=False) as wh:  # as a writer whose copy could not be written
+        wh.insert_rows("sources", SOURCES[1:])
+    with open_published(primary) as reader:  # it was: 1 source, and no word that the copy was old
+        assert reader.scalar("SELECT count(*) FROM sources") == 2
+
+
+def test_a_full_disk_fails_the_copy_not_the_committed_writes_and_readers_say_how_old_theirs_is(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with small_disk(tmp_path, 12) as disk:
+        primary = disk.root / "warehouse.duckdb"
+        with open_warehouse(primary) as wh:
+            wh.insert_rows("sources", SOURCES[:1])
+        disk.fill(leave=1 << 20)  # room for the writes, not for another 2.6 MB copy
+        with caplog.at_level("WARNING"):
+            with open_warehouse(primary) as wh:  # it was: OSError [Errno 28] after the commit
+                wh.insert_rows("sources", SOURCES[1:])
+            assert "its read-only copy for readers could not be refreshed" in caplog.text
+            assert any("No space left on device" in getattr(r, "error", "") for r in caplog.records)
+            caplog.clear()
+            with open_published(primary) as reader:
+                assert reader.scalar("SELECT count(*) FROM sources") == 1
+            assert "reading an older read-only copy of the warehouse: later writes are not in it" in caplog.text
+        assert not [p for p in primary.parent.joinpath("published").iterdir() if p.suffix == ".tmp"]
+        published_path(primary).unlink()
+        disk.fill(leave=1 << 20)
+        with pytest.raises(WarehouseError, match="has no published read-only copy, and it could not be written"):
+            open_published(primary)  # it was: OSError [Errno 28] with no path
+        disk.free()
+        with open_published(primary) as reader:
+            assert reader.scalar("SELECT count(*) FROM sources") == 2
+        with Warehouse(primary, read_only=True) as wh:
+            assert wh.scalar("SELECT count(*) FROM sources") == 2
 
 
 def test_the_official_cli_reads_the_file_the_library_writes(tmp_path: Path) -> None:

@@ -96,7 +96,14 @@ class Warehouse:
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:
-        """Close the connection; a writer first publishes its read-only copy for the readers."""
+        """Close the connection; a writer first publishes its read-only copy for the readers.
+
+        The copy needs as much free disk as the warehouse, so on a filling disk it is the write
+        that fails first, after the session's work was committed. That failure is logged, not
+        raised: a load that stored its claims was reported as failed (and, raised from a stage's
+        error handler, replaced the stage's own error). Readers find the copy stale and take a
+        new one, or say how old theirs is (:func:`warehouse.publish.open_published`).
+        """
         if self._closed:
             return
         self._closed = True
@@ -104,7 +111,12 @@ class Warehouse:
             if self.publish:
                 from warehouse.publish import publish
 
-                publish(self)
+                try:
+                    publish(self)
+                except (OSError, duckdb.Error) as exc:
+                    log.warning("the warehouse's writes are stored, but its read-only copy for readers could not be "
+                                "refreshed; readers refresh it when they can", extra={"warehouse": str(self.path),
+                                                                                   "error": str(exc)})
         finally:
             self.con.close()
 

@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 from arastance.logging import get_logger
@@ -89,7 +90,10 @@ def open_published(primary: str | Path) -> Warehouse:
     """A read-only connection to the published copy of ``primary``; it never waits for a writer.
 
     A warehouse written before copies were published gets its first copy now, when no writer
-    holds the file; while one does, its copy appears when it finishes.
+    holds the file; while one does, its copy appears when it finishes. A copy older than the
+    warehouse while no writer holds it means its writer could not publish (a full disk): it is
+    taken again now, and if that fails too the reader goes on with the old copy and a warning
+    saying when it was taken (it read the old counts with no word).
     """
     from arastance.config import load_settings
 
@@ -107,4 +111,24 @@ def open_published(primary: str | Path) -> Warehouse:
                 f"warehouse {primary} has no published read-only copy yet and a writer holds it; "
                 "the copy appears when that writer finishes"
             ) from exc
+        if not target.is_file():
+            raise WarehouseError(f"warehouse {primary} has no published read-only copy, and it could not be written to "
+                                 f"{target} (see the warning above: free disk space there and run this again)")
+    elif primary.is_file() and not is_current(primary):
+        _refresh(primary, target)
     return Warehouse(target, read_only=True)
+
+
+def _refresh(primary: Path, target: Path) -> None:
+    """Publish the idle writer's file again; warn with the copy's age if that cannot be done now."""
+    try:
+        Warehouse(primary, wait_s=0).close()
+    except WarehouseBusyError:
+        return  # a writer is at work: its copy comes when it finishes, as always
+    except WarehouseError as exc:  # the writer's file does not open: the copy is still what can be read
+        log.warning("the warehouse does not open; reading its read-only copy", extra={"warehouse": str(primary),
+                                                                                       "error": str(exc)})
+    if not is_current(primary):
+        taken = datetime.fromtimestamp(target.stat().st_mtime).isoformat(sep=" ", timespec="seconds")
+        log.warning("reading an older read-only copy of the warehouse: later writes are not in it (it could not be "
+                    "refreshed)", extra={"published": str(target), "taken": taken})
