@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from helpers_disk import small_disk
 
 from warehouse import open_warehouse
 
@@ -94,3 +95,17 @@ def test_a_query_that_fails_part_way_leaves_an_earlier_out_file_as_it_was(migrat
         assert failed.returncode == 2 and "boom" in failed.stderr, failed.stderr
         assert kept.read_text(encoding="utf-8") == "an earlier result\n"
     assert sorted(p.name for p in migrated.iterdir()) == ["data", "kept.csv"]  # no partial file left
+
+
+def test_a_full_disk_is_one_line_naming_it_and_an_earlier_out_file_stays(migrated: Path) -> None:
+    with small_disk(migrated, 2) as disk:
+        kept = disk.root / "kept.csv"
+        kept.write_text("an earlier result\n", encoding="utf-8")
+        disk.fill(leave=0)
+        for fmt in ("csv", "json"):  # it was: a traceback ending "OSError: [Errno 28] No space left on device"
+            failed = _sql("--format", fmt, "--out", str(kept), "SELECT repeat('x', 1000) AS t FROM range(5000)")
+            assert failed.returncode == 2, failed.stderr
+            assert failed.stderr.startswith("error: no space left on device") and "Traceback" not in failed.stderr
+            assert "free space on that disk and run the command again" in failed.stderr
+            assert kept.read_text(encoding="utf-8") == "an earlier result\n"
+            assert sorted(p.name for p in disk.root.iterdir()) == [".filler", "kept.csv"]

@@ -6,11 +6,13 @@ Each stage adds its commands in its own module of :mod:`arastance.cli.commands`,
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import pkgutil
 import signal
 import sys
+from typing import NoReturn
 
 import typer
 
@@ -57,6 +59,36 @@ def path_error_message(exc: OSError) -> str:
     return f"{reason}: {paths}" if paths else reason
 
 
+#: What a write says when the disk (or the user's quota) is full, as an OSError or quoted by DuckDB.
+DISK_FULL = {errno.ENOSPC: "No space left on device", errno.EDQUOT: "Disk quota exceeded"}
+
+
+def disk_full_message(exc: BaseException) -> str | None:
+    """One line for an error raised because the disk filled up (None for any other error).
+
+    Such a write names no path as a rule (a flush or a checkpoint fails, not an open), so the line
+    says where the command writes. What the command had committed before stays stored: the
+    warehouse keeps whole transactions, and files are replaced only when written whole.
+    """
+    seen: BaseException | None = exc
+    for _ in range(10):  # the error itself, or what it was raised from (a flow's, a library's wrapper)
+        if seen is None:
+            return None
+        if isinstance(seen, OSError) and seen.errno in DISK_FULL:
+            reason = DISK_FULL[seen.errno]
+            break
+        reason = next((r for r in DISK_FULL.values() if r in str(seen)), None)
+        if reason is not None and not isinstance(seen, OSError):  # DuckDB quotes the system's words
+            break
+        seen = seen.__cause__ or seen.__context__
+    else:
+        return None
+    where = (" -> ".join(str(p) for p in (seen.filename, seen.filename2) if p is not None) if isinstance(seen, OSError)
+             else str(seen).splitlines()[0][:300])
+    return (f"{reason.lower()}{f': {where}' if where else ''} (writing under the data directory or an --out path); "
+            "free space on that disk and run the command again")
+
+
 def exit_on_sigterm(signum: int, frame: object) -> None:
     """SIGTERM ends a command as Ctrl-C does, by an exception: clean-up and exit handlers run.
 
@@ -79,7 +111,17 @@ def main() -> None:
     try:
         app()
     except (SettingsError, StageBusyError, *PATH_ERRORS) as exc:  # raised outside a command's own handling
-        try:
-            fail(path_error_message(exc) if isinstance(exc, OSError) else str(exc))
-        except typer.Exit as stop:
-            sys.exit(stop.exit_code)
+        _exit_with(path_error_message(exc) if isinstance(exc, OSError) else str(exc))
+    except Exception as exc:  # noqa: BLE001 - a full disk, wherever it struck; anything else goes on up
+        message = disk_full_message(exc)
+        if message is None:
+            raise
+        _exit_with(message)
+
+
+def _exit_with(message: str) -> NoReturn:
+    """End the process with ``message`` as one error line."""
+    try:
+        fail(message)
+    except typer.Exit as stop:
+        sys.exit(stop.exit_code)
