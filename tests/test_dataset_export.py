@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from helpers_disk import small_disk
 from helpers_annotation import T0, add_claims, add_gold
 
 from arastance.config import load_settings
@@ -69,6 +70,37 @@ def test_an_empty_warehouse_does_not_replace_an_exported_dataset(warehouse: Ware
         assert _files(tmp_path / "release") == before
         fresh = export_dataset(empty, tmp_path / "fresh")  # nothing to replace: empty splits are written
     assert sum(fresh.pairs.values()) == 0 and (tmp_path / "fresh" / "manifest.json").is_file()
+
+
+def test_an_export_that_finds_the_disk_full_leaves_the_earlier_one_as_it_was(warehouse: Warehouse, tmp_path: Path) -> None:
+    _built(warehouse, 40)
+    with small_disk(tmp_path, 2) as disk:
+        release = disk.root / "release"
+        before = _files(export_dataset(warehouse, release).directory)
+        disk.fill(leave=sum(map(len, before.values())) // 3)  # room for a third of a new export
+        with pytest.raises(OSError, match="No space left on device"):
+            export_dataset(warehouse, release)
+        # it was: train.jsonl replaced by a cut one beside the old manifest
+        assert _files(release) == before and not list(release.glob(".partial-*"))
+        disk.free()
+        assert _files(export_dataset(warehouse, release).directory) == before
+
+
+def test_loading_an_export_refuses_files_its_manifest_does_not_vouch_for(warehouse: Warehouse, tmp_path: Path) -> None:
+    _built(warehouse)
+    release = export_dataset(warehouse, tmp_path / "release").directory
+    train = (release / "train.jsonl").read_bytes()
+    (release / "train.jsonl").write_bytes(train[: train.rindex(b"\n", 0, -1) + 1])  # cut at a line's end
+    with open_warehouse(tmp_path / "fresh.duckdb") as fresh:
+        with pytest.raises(DatasetFileError, match="train.jsonl does not match its checksum in .*manifest.json: "
+                                                   "the export was cut short or changed"):
+            load_export(fresh, release, source_id="arastance")  # it was: loaded, one claim short
+        (release / "train.jsonl").write_bytes(train)
+        (release / "extra.jsonl").write_text("{}\n")
+        assert load_export(fresh, release, source_id="arastance", now=T0).claims == 11
+        (release / "manifest.json").unlink()  # a dataset of one's own: nothing to check against
+        (release / "train.jsonl").write_bytes(train[: train.rindex(b"\n", 0, -1) + 1])
+        assert load_export(fresh, release, source_id="arastance").claims == 0
 
 
 def test_export_import_export_gives_identical_files(warehouse: Warehouse, tmp_path: Path) -> None:

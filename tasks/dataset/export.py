@@ -13,8 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from arastance.base.whole_files import written_whole
 from arastance.logging import get_logger
-from tasks.dataset.arastance_format import ClaimRecord, read_jsonl, read_parquet, write_jsonl, write_parquet
+from tasks.dataset.arastance_format import (
+    ClaimRecord,
+    DatasetFileError,
+    read_jsonl,
+    read_parquet,
+    write_jsonl,
+    write_parquet,
+)
 from tasks.dataset.splits import SPLITS
 from warehouse import Warehouse
 from warehouse import dataset as store
@@ -22,6 +30,8 @@ from warehouse import dataset as store
 log = get_logger(__name__)
 
 Format = Literal["jsonl", "parquet"]
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "arastance-jsonl"
 
 
 def group_records(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[ClaimRecord]]:
@@ -58,27 +68,46 @@ def _sha256(path: Path) -> str:
 
 
 def write_dataset(records: Mapping[str, Sequence[ClaimRecord]], out_dir: Path) -> ExportSummary:
-    """Write ``<split>.jsonl`` and ``<split>.parquet`` for every split, and ``manifest.json``."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    files: list[Path] = []
+    """Write ``<split>.jsonl`` and ``<split>.parquet`` for every split, and ``manifest.json``; they
+    replace an earlier export only once all are written (:func:`~arastance.base.whole_files.written_whole`)."""
+    names: list[str] = []
     claims: dict[str, int] = {}
     pairs: dict[str, int] = {}
-    for split in SPLITS:
-        recs = list(records.get(split, []))
-        write_jsonl(recs, out_dir / f"{split}.jsonl")
-        write_parquet(recs, out_dir / f"{split}.parquet")
-        files += [out_dir / f"{split}.jsonl", out_dir / f"{split}.parquet"]
-        claims[split] = len(recs)
-        pairs[split] = sum(len(r.stance) for r in recs)
-    manifest = {
-        "format": "arastance-jsonl",
-        "fields": ["id", "claim", "article", "article_title", "article_url", "stance"],
-        "splits": {s: {"claims": claims[s], "pairs": pairs[s]} for s in SPLITS},
-        "files": {p.name: _sha256(p) for p in files},
-    }
-    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    files.append(out_dir / "manifest.json")
-    return ExportSummary(out_dir, files, claims, pairs)
+    with written_whole(out_dir, last=(MANIFEST,)) as partial:
+        for split in SPLITS:
+            recs = list(records.get(split, []))
+            write_jsonl(recs, partial / f"{split}.jsonl")
+            write_parquet(recs, partial / f"{split}.parquet")
+            names += [f"{split}.jsonl", f"{split}.parquet"]
+            claims[split] = len(recs)
+            pairs[split] = sum(len(r.stance) for r in recs)
+        manifest = {
+            "format": MANIFEST_FORMAT,
+            "fields": ["id", "claim", "article", "article_title", "article_url", "stance"],
+            "splits": {s: {"claims": claims[s], "pairs": pairs[s]} for s in SPLITS},
+            "files": {name: _sha256(partial / name) for name in names},
+        }
+        (partial / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return ExportSummary(out_dir, [out_dir / name for name in (*names, MANIFEST)], claims, pairs)
+
+
+def verify_against_manifest(directory: Path, names: Sequence[str]) -> None:
+    """Refuse files of an export of ours that its ``manifest.json`` does not vouch for (cut short,
+    mixed with an earlier export, or changed by hand); a directory with no manifest of ours
+    (the AraStance release, a dataset of one's own) is not checked."""
+    path = directory / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (ValueError, OSError) as exc:
+        raise DatasetFileError(f"{path}: not a readable manifest ({exc}); export the dataset again") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        return
+    listed = manifest.get("files") or {}
+    for name in names:
+        if (directory / name).is_file() and listed.get(name) != _sha256(directory / name):
+            why = "is not listed in" if name not in listed else "does not match its checksum in"
+            raise DatasetFileError(f"{directory / name} {why} {path}: the export was cut short or changed; "
+                                   "export it again")
 
 
 class EmptyExportError(ValueError):
@@ -101,7 +130,9 @@ def export_dataset(wh: Warehouse, out_dir: Path) -> ExportSummary:
 
 
 def read_dataset(directory: Path, fmt: Format = "jsonl") -> dict[str, list[ClaimRecord]]:
-    """The records of an exported dataset per split (a missing split file reads as empty)."""
+    """The records of an exported dataset per split (a missing split file reads as empty), checked
+    against the export's manifest where there is one (:func:`verify_against_manifest`)."""
+    verify_against_manifest(directory, [f"{split}.{fmt}" for split in SPLITS])
     reader = read_jsonl if fmt == "jsonl" else read_parquet
     out: dict[str, list[ClaimRecord]] = {}
     for split in SPLITS:
