@@ -7,6 +7,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from helpers_disk import small_disk
 
 from tasks.search.base import DateWindow, SearchError
 from tasks.search.local import CorpusError, LocalIndex, read_corpus, records_from_dicts
@@ -85,6 +86,22 @@ def test_a_damaged_index_file_is_named_with_how_to_rebuild(tmp_path: Path, damag
     (tmp_path / "ix" / damaged).write_text("{cut sho", encoding="utf-8")
     with pytest.raises(SearchError, match=f"index in {tmp_path / 'ix'} is damaged .*arastance index build"):
         LocalIndex.load(tmp_path / "ix")
+
+
+def test_a_build_that_finds_the_disk_full_keeps_the_earlier_index(tmp_path: Path) -> None:
+    many = [{"url": f"https://n.example/{i}", "title": f"خبر {i}", "domain": "n.example",
+             "text": " ".join(f"كلمة{(i * 31 + j) % 5000}" for j in range(60)), "published_date": "2016-05-02"}
+            for i in range(3000)]
+    with small_disk(tmp_path, 4) as disk:
+        index_dir = disk.root / "ix"
+        LocalIndex.build(records_from_dicts(DOCS), index_dir)
+        before = {p.name: p.read_bytes() for p in index_dir.iterdir()}
+        disk.fill(leave=64 << 10)
+        # it was: the index directory left with a new data file, a cut one and the old documents
+        with pytest.raises((OSError, SearchError), match="No space left on device|a short write, as on a full disk"):
+            LocalIndex.build(records_from_dicts(many), index_dir)
+        assert {p.name: p.read_bytes() for p in index_dir.iterdir()} == before
+        assert LocalIndex.load(index_dir).search("الكوليرا اسيوط", None, 1)[0].url == "https://a.example/1"
 
 
 def test_index_build_and_search_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 
 from arastance.base.arabic import tokenize
 from arastance.base.jsonl import json_lines
+from arastance.base.whole_files import written_whole
 from arastance.logging import get_logger
 from arastance.progress import track
 from tasks.search.base import DateWindow, SearchError, SearchResult
@@ -156,10 +157,17 @@ class LocalIndex:
         docs = pa.table({"url": urls.array(), "title": titles.array(), "snippet": snippets.array(),
                          "day": pa.array(days, pa.int32())})
         index = cls(retriever, docs)
-        if out_dir is not None:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            retriever.save(str(out_dir), show_progress=False)
-            pq.write_table(docs, out_dir / DOCS_FILE)
+        if out_dir is not None:  # replacing an earlier index only when written whole (a full disk mixed the two)
+            try:
+                with written_whole(out_dir, last=(DOCS_FILE,)) as partial:
+                    retriever.save(str(partial), show_progress=False)
+                    pq.write_table(docs, partial / DOCS_FILE)
+            except OSError as exc:
+                if exc.errno is not None:
+                    raise  # ENOSPC and the like say what happened
+                # numpy's short write: "45305 requested and 25568 written", naming neither cause nor place
+                raise SearchError(f"the local search index could not be written to {out_dir} ({exc}: a short write, "
+                                  "as on a full disk); the earlier index is kept") from exc
             log.info("built local search index", extra={"documents": len(index), "index_dir": str(out_dir)})
         return index
 

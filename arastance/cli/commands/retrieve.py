@@ -211,7 +211,7 @@ def build_index(
                 records = read_corpus(path)
             started = time.monotonic()
             index = LocalIndex.build(records, s.search_index_dir, show_progress=True)
-    except (CorpusError, WarcError, WarehouseError) as exc:
+    except (CorpusError, WarcError, WarehouseError, SearchError) as exc:
         fail(str(exc))
     if warc or captures:
         print_table(stats.as_rows(), title="WARC records by outcome" if not captures else "Archived pages by outcome")
