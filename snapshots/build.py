@@ -128,7 +128,11 @@ def build_snapshots(out_dir: Path, world: World | None = None) -> BuildSummary:
     if staging.exists():  # left by an interrupted build
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    summary = _render(staging, world)
+    try:
+        summary = _render(staging, world)
+    except BaseException:  # a full disk stayed full with the half build until the next one
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     if out_dir.exists():
         shutil.rmtree(out_dir)
     staging.rename(out_dir)

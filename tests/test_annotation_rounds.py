@@ -89,6 +89,22 @@ def _label_file(tasks_file: Path, labels: dict[tuple[str, str], str], out: Path)
     ])
 
 
+def test_a_round_whose_files_find_the_disk_full_is_not_stored_and_leaves_no_files(warehouse: Warehouse, tmp_path: Path) -> None:
+    from helpers_disk import small_disk
+
+    cfg = load_settings().annotation
+    pairs = add_claims(warehouse, 40, 3)
+    warehouse.con.execute("UPDATE articles SET text = repeat(text || ' ', 200)")  # long articles: big sheets
+    with small_disk(tmp_path, 16) as disk:
+        disk.fill(leave=200_000)
+        with pytest.raises(OSError, match="No space left on device"):
+            export_round(warehouse, "production", cfg, disk.root / "tasks")
+        assert store.round_kinds(warehouse) == {} and store.unassigned_pair_ids(warehouse) == set(pairs)
+        assert list((disk.root / "tasks").iterdir()) == []  # it was: prod-1/ with a JSON and a cut CSV
+        disk.free()
+        assert export_round(warehouse, "production", cfg, disk.root / "tasks").round == "prod-1"
+
+
 def test_production_then_adjudication_gives_gold_labels(warehouse: Warehouse, tmp_path: Path) -> None:
     cfg = load_settings().annotation
     pairs = add_claims(warehouse, 3, 2)  # six pairs

@@ -28,6 +28,21 @@ def test_a_rebuild_replaces_the_earlier_build_and_leaves_no_staging(tmp_path: Pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["web"]
 
 
+def test_a_build_that_finds_the_disk_full_keeps_the_earlier_one_and_frees_what_it_wrote(tmp_path: Path) -> None:
+    from helpers_disk import small_disk
+
+    with small_disk(tmp_path, 32) as disk:
+        out = disk.root / "web"
+        build_snapshots(out, world())
+        before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+        disk.fill(leave=2 << 20)
+        left = disk.available()
+        with pytest.raises(OSError, match="No space left on device"):
+            build_snapshots(out, world())
+        assert sorted(p.name for p in disk.root.iterdir()) == [".filler", "web"]  # it was: .web.building, the disk full
+        assert disk.available() >= left and sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
+
+
 def test_a_directory_that_is_not_a_build_is_refused_and_kept(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("keep me", encoding="utf-8")
     with pytest.raises(SnapshotDirError, match="not a snapshot build"):

@@ -95,6 +95,19 @@ def test_a_model_saved_in_format_1_loads_as_before(tmp_path: Path) -> None:
     np.testing.assert_array_equal(CpuStanceModel.load(directory).predict_proba(test), model.predict_proba(test))
 
 
+def test_a_model_that_finds_the_disk_full_leaves_no_directory_behind(tmp_path: Path) -> None:
+    from helpers_disk import small_disk
+
+    from tasks.stance.runs import train_and_save
+
+    train, _ = _split(tiny_examples())
+    with small_disk(tmp_path, 1) as disk:
+        disk.fill(leave=2048)
+        with pytest.raises(OSError, match="No space left on device"):
+            train_and_save(CpuStanceModel(CpuModelConfig(variant="tfidf")), train, disk.root / "models", "tiny")
+        assert list((disk.root / "models").iterdir()) == []  # it was: model.joblib cut short, with no manifest
+
+
 def test_not_a_model_directory(tmp_path: Path) -> None:
     with pytest.raises(ModelFormatError, match="not a saved stance model"):
         load_model(tmp_path)

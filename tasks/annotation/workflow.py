@@ -7,7 +7,9 @@ flow and the demo share one implementation.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -55,6 +57,22 @@ class RoundExport:
     assignments: int
     directory: Path
     files: list[Path] = field(default_factory=list)
+
+
+@contextmanager
+def round_with_its_files(wh: Warehouse, directory: Path) -> Iterator[None]:
+    """One transaction for a round and its files in ``directory``: a round whose files cannot be
+    written (a bad out_dir, a full disk) is not stored, and the files of a round that was not
+    stored go too, where this export made the directory (a full disk left a complete JSON and a cut
+    CSV of a round that did not exist: a task sheet that looked ready to hand out)."""
+    made = not directory.exists()
+    try:
+        with wh.transaction():
+            yield
+    except BaseException:
+        if made:
+            shutil.rmtree(directory, ignore_errors=True)
+        raise
 
 
 def write_round_files(wh: Warehouse, round_name: str, out_dir: Path,
@@ -127,7 +145,7 @@ def export_round(
         assignments = production_assignment(chosen, cfg.annotators, cfg.annotators_per_pair, seed)
     if not assignments:
         raise NoPairsLeftError(f"no pairs left to annotate for a {kind} round (every pair is assigned or labelled)")
-    with wh.transaction():  # a round whose files cannot be written (a bad out_dir) is not stored
+    with round_with_its_files(wh, out_dir / round_name):
         created = store.create_round(
             wh, round_name=round_name, kind=kind, seed=seed, annotators=cfg.annotators, assignments=assignments,
             now=now or _now(),
@@ -282,7 +300,7 @@ def adjudicate(
         round_name = store.next_round_name(wh, "adjudication")
         seed = cfg.assignment_seed + len(kinds)
         assignments = adjudication_assignment(disputed, cfg.annotators, seed)
-        with wh.transaction():  # as in export_round: no stored round without its files
+        with round_with_its_files(wh, out_dir / round_name):
             created = store.create_round(
                 wh, round_name=round_name, kind="adjudication", seed=seed, annotators=cfg.annotators,
                 assignments=assignments, now=now or _now(),

@@ -3,6 +3,7 @@ evaluate flows run as Prefect tasks and that the CLI calls directly."""
 
 from __future__ import annotations
 
+import shutil
 import time
 import uuid
 from collections.abc import Sequence
@@ -117,9 +118,14 @@ def train_and_save(model: StanceModel, train: Sequence[StanceExample], out_dir: 
         config={**model.describe(), "dataset": dataset, "train_pairs": len(train), "train_seconds": round(seconds, 1)},
         data_fingerprint=data_fingerprint(train), code_version=code_version(), started_at=started_at,
     )
-    directory = model.save(Path(out_dir) / run.run_id, run_id=run.run_id, dataset=dataset,
-                           data_fingerprint=run.data_fingerprint, code_version=run.code_version,
-                           train_seconds=round(seconds, 1))
+    target = Path(out_dir) / run.run_id
+    try:
+        directory = model.save(target, run_id=run.run_id, dataset=dataset, data_fingerprint=run.data_fingerprint,
+                               code_version=run.code_version, train_seconds=round(seconds, 1))
+    except BaseException:
+        # the run's own new directory: a model cut short (a full disk) is no model, and nothing is recorded for it
+        shutil.rmtree(target, ignore_errors=True)
+        raise
     log.info("trained stance model", extra={"run_id": run.run_id, "seconds": round(seconds, 1), "dir": str(directory)})
     return TrainedModel(run=run, directory=directory, train_seconds=seconds)
 
