@@ -233,6 +233,14 @@ def _shown_input(loc: tuple[Any, ...], value: Any) -> str:
     return ""
 
 
+def _error_line(err: Any) -> str:
+    """One validation error as a line; the value is not repeated where the message quotes it already."""
+    shown = _shown_input(err["loc"], err.get("input"))
+    if shown and repr(err.get("input")) in err["msg"]:
+        shown = ""
+    return f"invalid setting {_setting_name(err['loc'])}: {err['msg']}{shown}"
+
+
 def load_settings(**overrides: Any) -> Settings:
     """Build the settings, turning validation errors into one readable :class:`SettingsError`.
 
@@ -246,11 +254,7 @@ def load_settings(**overrides: Any) -> Settings:
     try:
         settings = Settings(**overrides)
     except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            lines.append(f"invalid setting {_setting_name(err['loc'])}: {err['msg']}"
-                         f"{_shown_input(err['loc'], err.get('input'))}")
-        raise SettingsError("\n".join(lines)) from None
+        raise SettingsError("\n".join(_error_line(err) for err in exc.errors())) from None
     except SettingsError:
         raise
     except ValueError as exc:  # a TOML syntax error, or an environment value that is not JSON
