@@ -17,7 +17,7 @@ from scrapy.crawler import Crawler
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
-from arastance.base.staging import ClaimItem, PageItem
+from arastance.base.staging import DISK_FULL_REASON, ClaimItem, PageItem
 from arastance.logging import get_logger
 from spiders.items import page_fetched
 from spiders.staging import StagingRun
@@ -80,6 +80,10 @@ class StagingPipeline:
             if reason != "finished" or getattr(self.crawler.spider, "run_id", None) is None:
                 return
             self._open_run()  # a crawl that fetched nothing: an empty, finished run says so
+        if reason == DISK_FULL_REASON:
+            self.run.abandon()
+            log.error("staging run removed: the disk filled up during the crawl", extra={"run_id": self.run.run_id})
+            return
         if reason == "shutdown":
             # Interrupted (Ctrl-C, SIGTERM): leave the run unfinished so that resuming the crawl
             # (same JOBDIR and run id) appends to it; the loader only reads finished runs.

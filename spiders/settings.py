@@ -44,8 +44,9 @@ DOWNLOADER_MIDDLEWARES = {
 ITEM_PIPELINES = {"spiders.pipelines.StagingPipeline": 300}
 SPIDER_CONTRACTS = {"spiders.contracts.SitePageContract": 10}
 # The project's log fields (run_id, url, ...) appended to Scrapy's own log lines; a graceful stop
-# when the launcher asks for one (ARASTANCE_STOP_FILE, set by tasks.scrapy_launcher).
-EXTENSIONS = {"spiders.log_fields.LogFields": 0, "spiders.stop_file.StopFile": 0}
+# when the launcher asks for one (ARASTANCE_STOP_FILE, set by tasks.scrapy_launcher); a stop when
+# the disk fills up.
+EXTENSIONS = {"spiders.log_fields.LogFields": 0, "spiders.stop_file.StopFile": 0, "spiders.disk_full.DiskFull": 0}
 # Items processed in parallel per response. A callback here yields at most ~25 objects (a
 # listing page) and usually two (a detail page); Scrapy starts this many workers for every
 # callback, so the default of 100 only costs event-loop time.

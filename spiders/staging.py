@@ -5,6 +5,12 @@ runs with this class, in the format :mod:`arastance.base.staging` declares and t
 Files are appended to, so a resumed crawl (Scrapy ``JOBDIR``) keeps adding to the run it
 interrupted; ``run.json`` is written last, when
 the run is complete, and its counts are taken from the files so they cover every session.
+
+A write that fails (a full disk) is taken back: a line is appended whole or not at all, and a
+page's HTML file goes with its line. From then on the run takes no more writes (a claim whose
+page could not be kept would not load) and is never finished: on a full disk the crawl stopped
+with "finished" and a run that could never be loaded. :mod:`spiders.disk_full` then stops the
+crawl, and the run is removed (:meth:`StagingRun.abandon`).
 """
 
 from __future__ import annotations
@@ -12,12 +18,13 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import threading
 from collections import Counter
 from dataclasses import asdict
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from arastance.base.staging import (
     CLAIMS_FILE,
@@ -55,9 +62,10 @@ class StagingRun:
         self.run_dir = Path(run_dir)
         self.run_id = run_id
         self.source_id = source_id
-        self._claims: IO[str] | None = None
-        self._pages: IO[str] | None = None
+        self._claims: int | None = None  # file descriptors, appended to with whole lines
+        self._pages: int | None = None
         self._lock = threading.Lock()
+        self.write_error: OSError | None = None
 
     def open(self) -> "StagingRun":
         """Create (or reopen, when resuming) the run directory."""
@@ -67,8 +75,9 @@ class StagingRun:
         started = self.run_dir / _STARTED_FILE
         if not started.exists():
             started.write_text(utc_now_iso(), encoding="utf-8")
-        self._claims = open(self.run_dir / CLAIMS_FILE, "a", encoding="utf-8")
-        self._pages = open(self.run_dir / PAGES_FILE, "a", encoding="utf-8")
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+        self._claims = os.open(self.run_dir / CLAIMS_FILE, flags, 0o644)
+        self._pages = os.open(self.run_dir / PAGES_FILE, flags, 0o644)
         return self
 
     def __enter__(self) -> "StagingRun":
@@ -78,37 +87,71 @@ class StagingRun:
         self.close()
 
     def close(self) -> None:
-        for fh in (self._claims, self._pages):
-            if fh is not None:
-                fh.close()
+        for fd in (self._claims, self._pages):
+            if fd is not None:
+                os.close(fd)
         self._claims = self._pages = None
 
-    def _write_line(self, fh: IO[str] | None, record: dict[str, Any]) -> None:
-        if fh is None:
+    def abandon(self) -> None:
+        """Remove the run: a crawl resumed from it would not fetch again the pages whose writes
+        were lost (Scrapy counts them as seen), so a fresh crawl takes them all; it frees the disk too."""
+        self.close()
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+
+    def _refuse_after_a_failed_write(self) -> None:
+        if self.write_error is not None:
+            raise OSError(self.write_error.errno, f"staging run {self.run_id} takes no more writes after "
+                                                  f"{self.write_error}")
+
+    def _write_line(self, fd: int | None, record: dict[str, Any]) -> None:
+        if fd is None:
             raise RuntimeError("staging run is not open")
-        line = json.dumps(record, ensure_ascii=False, default=_json_default) + "\n"
+        line = (json.dumps(record, ensure_ascii=False, default=_json_default) + "\n").encode("utf-8")
         with self._lock:  # the staging pipeline writes from a thread pool
-            fh.write(line)
-            fh.flush()
+            self._refuse_after_a_failed_write()
+            size = os.fstat(fd).st_size
+            try:
+                written = 0
+                while written < len(line):
+                    written += os.write(fd, line[written:])
+            except OSError as exc:
+                os.ftruncate(fd, size)  # the line goes whole or not at all
+                self.write_error = exc
+                raise
 
     def write_page(self, page: PageItem) -> None:
         """Append a ``pages.jsonl`` line, storing the body gzip'd when the page keeps it."""
+        self._refuse_after_a_failed_write()
         record = asdict(page)
         body = record.pop("body")
         keep = record.pop("keep_body")
         html_file = None
         if keep and body:
             html_file = f"{PAGES_DIR}/{page.page_id}.html.gz"
-            (self.run_dir / html_file).write_bytes(gzip.compress(body, compresslevel=6))
+            try:
+                (self.run_dir / html_file).write_bytes(gzip.compress(body, compresslevel=6))
+            except OSError as exc:
+                (self.run_dir / html_file).unlink(missing_ok=True)
+                self.write_error = exc
+                raise
         record["html_file"] = html_file
-        self._write_line(self._pages, record)
+        try:
+            self._write_line(self._pages, record)
+        except OSError:
+            if html_file is not None:
+                (self.run_dir / html_file).unlink(missing_ok=True)
+            raise
 
     def write_claim(self, claim: ClaimItem) -> None:
         self._write_line(self._claims, asdict(claim))
 
     def finish(self, stats: dict[str, Any] | None = None, dropped: dict[str, int] | None = None) -> RunSummary:
-        """Write ``run.json``: counts from the files, drop reasons from failed pages plus ``dropped``."""
+        """Write ``run.json``: counts from the files, drop reasons from failed pages plus ``dropped``.
+        A run that lost a write is refused: it stays unfinished, for the crawl to resume."""
         self.close()
+        if self.write_error is not None:
+            raise OSError(self.write_error.errno, f"staging run {self.run_dir} is left unfinished: a write failed "
+                                                  f"({self.write_error})")
         pages = _read_jsonl(self.run_dir / PAGES_FILE)
         items = sum(1 for _ in _read_jsonl(self.run_dir / CLAIMS_FILE))
         reasons: Counter[str] = Counter()

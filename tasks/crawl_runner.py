@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arastance.base.staging import RUN_FILE, SITES, new_run_id
+from arastance.base.disk_full import DISK_FULL
+from arastance.base.staging import DISK_FULL_REASON, RUN_FILE, SITES, new_run_id
 from arastance.config import Settings
 from arastance.base.captures import Capture, to_site_url
 from arastance.base.sites import load_site_config
@@ -291,6 +292,14 @@ def _crawl(
     elapsed = proc.elapsed_s
     run_dir = crawl_staging_dir(settings) / run_id
     if proc.returncode != 0 or not (run_dir / RUN_FILE).exists():
+        if not run_dir.exists():  # nothing kept (or a run removed on a full disk): nothing to resume
+            shutil.rmtree(job, ignore_errors=True)
+        last_lines = tail(log_file, 40)
+        if f"Spider closed ({DISK_FULL_REASON})" in last_lines or any(words in last_lines for words in DISK_FULL.values()):
+            kept = ("its partial staging run was removed" if not run_dir.exists()
+                    else f"its staging run {run_dir} is left for the next crawl to resume")
+            raise CrawlError(f"crawl of {site} (run {run_id}) stopped: the disk filled up, and {kept}; free space and "
+                             f"crawl again. Log {log_file}:\n{last_lines}")
         raise CrawlError(
             f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode}; log {log_file}:\n"
             f"{tail(proc.output, 15)}\n{tail(log_file)}"

@@ -8,10 +8,12 @@ import json
 import os
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from helpers_disk import small_disk
 
 from helpers_spiders import (
     canonical_post_url,
@@ -248,6 +250,28 @@ def test_a_crawl_stopped_half_way_resumes_where_it_stopped(tmp_path: Path) -> No
     assert len(urls) == len(set(urls)) == len(world().headlines), "every headline once, none fetched twice"
     assert resumed.summary["stats"]["downloader/request_count"] < len(world().headlines)
     assert not (tmp_path / "data" / "crawl_jobs" / resumed.run_id).exists(), "the JOBDIR goes once the run is done"
+
+
+@pytest.mark.parametrize(("full", "leave"), [("staging", 150_000), ("crawl_jobs", 4_000)])
+def test_a_crawl_whose_disk_fills_up_stops_at_once_and_the_next_one_takes_every_page(
+        full: str, leave: int, server: SnapshotServer, tmp_path: Path) -> None:
+    # it was: on a full staging disk the crawl "finished" with a run that could never be loaded (a claim
+    # whose page was lost); on a full JOBDIR it sat idle until its one-hour timeout
+    expected = len(claims_of(crawl("araanews", tmp_path / "reference", server)))
+    data = tmp_path / "data"
+    data.mkdir()
+    with small_disk(tmp_path, 2) as disk:
+        (data / full).symlink_to(disk.root)
+        disk.fill(leave=leave)
+        started = time.monotonic()
+        with pytest.raises(CrawlError, match="stopped: the disk filled up, and its partial staging run was removed"):
+            crawl("araanews", data, server)
+        assert time.monotonic() - started < 60
+        assert not list((data / "staging" / "crawl").glob("araanews-*")) if (data / "staging" / "crawl").exists() else True
+        assert not list((data / "crawl_jobs").glob("araanews-*")), "nothing is left to resume from"
+        disk.free()
+        again = crawl("araanews", data, server)
+        assert not again.resumed and len(claims_of(again)) == expected  # no page lost to the full disk
 
 
 def test_scrapy_crawl_from_the_repository_root_works_as_scrapy_users_expect(server: SnapshotServer, tmp_path: Path) -> None:

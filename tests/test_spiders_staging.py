@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from helpers_disk import small_disk
 
 from spiders.crawlers.base import parse_flag, read_known_urls
 from arastance.base.staging import DetailFields, new_run_id
@@ -44,6 +45,31 @@ def test_a_run_writes_the_contract_files_and_counts_from_them(tmp_path: Path) ->
     assert claims[0]["page_id"] == pages[0]["page_id"] and claims[0]["fetched_at"] == "2024-05-01T12:00:00+00:00"
     assert gzip.decompress((run_dir / pages[0]["html_file"]).read_bytes()) == b"<html>a</html>"
     assert pages[1]["html_file"].endswith(".html.gz")
+
+
+def test_a_full_disk_leaves_whole_lines_takes_no_more_writes_and_never_finishes(tmp_path: Path) -> None:
+    import os
+
+    with small_disk(tmp_path, 1) as disk:
+        run_dir = disk.root / "dabegad-1"
+        run = StagingRun(run_dir, "dabegad-1", "dabegad").open()
+        with pytest.raises(OSError, match="No space left on device"):
+            for i in range(100_000):  # incompressible bodies, ~4 KiB each
+                write_detail(run, f"https://dabegad.com/{i}", os.urandom(4096))
+        with pytest.raises(OSError, match="takes no more writes"):
+            run.write_claim(claim_item(fields("https://dabegad.com/x"), page=page_item(
+                run_id="dabegad-1", source_id="dabegad", url="https://dabegad.com/x", body=b"x", http_status=200,
+                fetched_at=NOW, parse_status="ok"), veracity="false"))
+        disk.free()
+        with pytest.raises(OSError, match="left unfinished: a write failed"):
+            run.finish()  # it was: run.json written over a claim whose page was lost
+        assert not (run_dir / "run.json").exists()
+        pages = [json.loads(line) for line in (run_dir / "pages.jsonl").read_text(encoding="utf-8").splitlines()]
+        claims = [json.loads(line) for line in (run_dir / "claims.jsonl").read_text(encoding="utf-8").splitlines()]
+        assert {c["page_id"] for c in claims} <= {p["page_id"] for p in pages}  # every line whole, no orphan
+        assert {f.name for f in (run_dir / "pages").iterdir()} == {Path(p["html_file"]).name for p in pages}
+        run.abandon()
+        assert not run_dir.exists()
 
 
 def test_a_resumed_run_appends_and_a_finished_run_is_never_reopened(tmp_path: Path) -> None:

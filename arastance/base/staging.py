@@ -36,6 +36,8 @@ from arastance.base.sites import all_site_configs
 # -- file names ---------------------------------------------------------------------------------
 
 RUN_FILE = "run.json"
+#: The finish reason of a crawl that the disk filled up: its run is removed, not finished (spiders.disk_full).
+DISK_FULL_REASON = "disk_full"
 PAGES_FILE = "pages.jsonl"
 CLAIMS_FILE = "claims.jsonl"
 PAGES_DIR = "pages"

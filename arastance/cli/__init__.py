@@ -6,7 +6,6 @@ Each stage adds its commands in its own module of :mod:`arastance.cli.commands`,
 
 from __future__ import annotations
 
-import errno
 import importlib
 import os
 import pkgutil
@@ -16,6 +15,7 @@ from typing import NoReturn
 
 import typer
 
+from arastance.base.disk_full import full_disk_error
 from arastance.cli import commands
 from arastance.cli.common import fail
 from arastance.config import SettingsError
@@ -59,10 +59,6 @@ def path_error_message(exc: OSError) -> str:
     return f"{reason}: {paths}" if paths else reason
 
 
-#: What a write says when the disk (or the user's quota) is full, as an OSError or quoted by DuckDB.
-DISK_FULL = {errno.ENOSPC: "No space left on device", errno.EDQUOT: "Disk quota exceeded"}
-
-
 def disk_full_message(exc: BaseException) -> str | None:
     """One line for an error raised because the disk filled up (None for any other error).
 
@@ -70,19 +66,10 @@ def disk_full_message(exc: BaseException) -> str | None:
     says where the command writes. What the command had committed before stays stored: the
     warehouse keeps whole transactions, and files are replaced only when written whole.
     """
-    seen: BaseException | None = exc
-    for _ in range(10):  # the error itself, or what it was raised from (a flow's, a library's wrapper)
-        if seen is None:
-            return None
-        if isinstance(seen, OSError) and seen.errno in DISK_FULL:
-            reason = DISK_FULL[seen.errno]
-            break
-        reason = next((r for r in DISK_FULL.values() if r in str(seen)), None)
-        if reason is not None and not isinstance(seen, OSError):  # DuckDB quotes the system's words
-            break
-        seen = seen.__cause__ or seen.__context__
-    else:
+    found = full_disk_error(exc)
+    if found is None:
         return None
+    seen, reason = found
     where = (" -> ".join(str(p) for p in (seen.filename, seen.filename2) if p is not None) if isinstance(seen, OSError)
              else str(seen).splitlines()[0][:300])
     return (f"{reason.lower()}{f': {where}' if where else ''} (writing under the data directory or an --out path); "
