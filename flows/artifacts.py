@@ -11,7 +11,8 @@ values are left as they are. ``_`` is escaped only at a word's edge, where it ca
 stay readable through the API. Parentheses are not, as they make no link without brackets. A cell
 goes on one line, with the marker of a heading, list or rule at its start escaped. Bare addresses
 become links (GitHub-flavoured autolinks) on purpose: the text shown is the address opened, and an
-operator reviewing retrieval hits wants to open them.
+operator reviewing retrieval hits wants to open them. So inside an address ``_`` and ``&`` are
+left as they are: an autolink takes a backslash into its target, and queries are full of both.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from uuid import UUID
 from prefect.artifacts import create_table_artifact
 
 _MARKDOWN = re.compile(r"([\\`*\[\]<>&!|~])")
+_MARKDOWN_IN_ADDRESS = re.compile(r"([\\`*\[\]<>!|~])")
+#: A bare address, as GitHub-flavoured Markdown makes a link of it.
+_ADDRESS = re.compile(r"((?:https?|ftp)://\S+|www\.\S+)")
 #: ``_`` with no letter or digit on one side (CommonMark's intraword ``_`` never opens or closes emphasis).
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 
@@ -32,12 +36,18 @@ _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 _BLOCK_START = re.compile(r"^(?:#{1,6}(?=\s|$)|[-+](?=\s|$)|[-_](?:\s*[-_]){2,}\s*$|\d{1,9}(?=[.)](?:\s|$)))")
 
 
+def _escaped(part: str, *, address: bool) -> str:
+    if address:
+        return _MARKDOWN_IN_ADDRESS.sub(r"\\\1", part)
+    return _EDGE_UNDERSCORE.sub(r"\\_", _MARKDOWN.sub(r"\\\1", part))
+
+
 def markdown_literal(text: str) -> str:
     """``text`` with the characters that Markdown or HTML would turn into markup backslash-escaped,
     on one line (a cell is rendered as a whole document: a line of ``===`` or ``---`` under a
     claim made it a heading, four leading blanks a code block), its block marker escaped."""
     text = " ".join(text.splitlines()).lstrip()
-    text = _EDGE_UNDERSCORE.sub(r"\\_", _MARKDOWN.sub(r"\\\1", text))
+    text = "".join(_escaped(part, address=bool(i % 2)) for i, part in enumerate(_ADDRESS.split(text)))
     return _BLOCK_START.sub(lambda m: m.group() + "\\" if m.group()[0].isdigit() else "\\" + m.group(), text)
 
 

@@ -87,10 +87,11 @@ class StagingRun:
         self.close()
 
     def close(self) -> None:
-        for fd in (self._claims, self._pages):
-            if fd is not None:
-                os.close(fd)
-        self._claims = self._pages = None
+        with self._lock:  # never while a line is being written from the pipeline's threads
+            for fd in (self._claims, self._pages):
+                if fd is not None:
+                    os.close(fd)
+            self._claims = self._pages = None
 
     def abandon(self) -> None:
         """Remove the run: a crawl resumed from it would not fetch again the pages whose writes

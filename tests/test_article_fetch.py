@@ -193,3 +193,17 @@ def test_refetch_replaces_a_failed_article_and_registers_the_news_site(warehouse
     assert row["text"].startswith("قالت") and row["page_id"]
     assert warehouse.query("SELECT source_id, kind FROM sources") == [{"source_id": "youm7.com", "kind": "news"}]
     assert warehouse.scalar("SELECT count(*) FROM raw_pages") == 1
+
+
+def test_the_article_fetcher_keeps_the_project_extensions_but_the_full_disk_stop() -> None:
+    from scrapy.settings import Settings
+
+    from spiders.crawlers.articles import ArticleSpider
+
+    settings = Settings()
+    settings.setmodule("spiders.settings", priority="project")
+    ArticleSpider.update_settings(settings)
+    extensions = settings.getdict("EXTENSIONS")
+    # stopped early it would hand its caller part of the URLs with exit 0; a site crawl's stop removes its run
+    assert extensions["spiders.disk_full.DiskFull"] is None
+    assert extensions["spiders.stop_file.StopFile"] == 0 and extensions["spiders.log_fields.LogFields"] == 0

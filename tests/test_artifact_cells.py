@@ -53,6 +53,9 @@ def test_underscores_make_no_emphasis_and_identifiers_keep_theirs() -> None:
     assert _words(rendered) == text.split()
     assert [markdown_literal(t) for t in ("selection_runs", "وزارة_التربية", "macro_f1_low")] == [
         "selection_runs", "وزارة_التربية", "macro_f1_low"]
+    # an address stays one an autolink opens (it took a backslash into its target)
+    assert markdown_literal("_x_ from https://a.example/_next/?a=1&b_=2 and www.b.example/_p") == (
+        "\\_x\\_ from https://a.example/_next/?a=1&b_=2 and www.b.example/_p")
 
 
 def _words(rendered: str) -> list[str]:

@@ -128,14 +128,17 @@ def test_a_warehouse_from_before_publishing_gets_its_copy_on_first_read(tmp_path
         open_published(tmp_path / "absent.duckdb")
 
 
-def test_a_copy_its_writer_did_not_refresh_is_refreshed_by_the_next_reader(tmp_path: Path) -> None:
+def test_a_reader_never_copies_the_warehouse_again_itself(tmp_path: Path) -> None:
     primary = tmp_path / "warehouse.duckdb"
     with open_warehouse(primary) as wh:
         wh.insert_rows("sources", SOURCES[:1])
-    with Warehouse(primary, publish=False) as wh:  # as a writer whose copy could not be written
+    before = published_path(primary).stat()
+    with Warehouse(primary, publish=False) as wh:  # a session that publishes at its end, as retrieval's claims do
         wh.insert_rows("sources", SOURCES[1:])
-    with open_published(primary) as reader:  # it was: 1 source, and no word that the copy was old
-        assert reader.scalar("SELECT count(*) FROM sources") == 2
+    with open_published(primary) as reader:  # it must not take the writer's lock to copy the file meanwhile
+        assert reader.scalar("SELECT count(*) FROM sources") == 1
+    after = published_path(primary).stat()
+    assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
 
 
 def test_a_full_disk_fails_the_copy_not_the_committed_writes_and_readers_say_how_old_theirs_is(
@@ -148,12 +151,15 @@ def test_a_full_disk_fails_the_copy_not_the_committed_writes_and_readers_say_how
         with caplog.at_level("WARNING"):
             with open_warehouse(primary) as wh:  # it was: OSError [Errno 28] after the commit
                 wh.insert_rows("sources", SOURCES[1:])
-            assert "its read-only copy for readers could not be refreshed" in caplog.text
+            assert "the read-only copy of the warehouse for readers could not be written" in caplog.text
             assert any("No space left on device" in getattr(r, "error", "") for r in caplog.records)
             caplog.clear()
-            with open_published(primary) as reader:
+            with open_published(primary) as reader:  # it was: the old count, with no word
                 assert reader.scalar("SELECT count(*) FROM sources") == 1
-            assert "reading an older read-only copy of the warehouse: later writes are not in it" in caplog.text
+            [warned] = [r for r in caplog.records if r.levelname == "WARNING"]
+            assert warned.getMessage().startswith("reading an older read-only copy of the warehouse: a later write "
+                                                  "could not refresh it")
+            assert "No space left on device" in warned.error and warned.taken
         assert not [p for p in primary.parent.joinpath("published").iterdir() if p.suffix == ".tmp"]
         published_path(primary).unlink()
         disk.fill(leave=1 << 20)
@@ -162,8 +168,12 @@ def test_a_full_disk_fails_the_copy_not_the_committed_writes_and_readers_say_how
         disk.free()
         with open_published(primary) as reader:
             assert reader.scalar("SELECT count(*) FROM sources") == 2
-        with Warehouse(primary, read_only=True) as wh:
-            assert wh.scalar("SELECT count(*) FROM sources") == 2
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            open_warehouse(primary).close()
+            with open_published(primary) as reader:
+                assert reader.scalar("SELECT count(*) FROM sources") == 2
+        assert "older read-only copy" not in caplog.text  # a copy written since ends the warning
 
 
 def test_the_official_cli_reads_the_file_the_library_writes(tmp_path: Path) -> None:

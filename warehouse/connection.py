@@ -99,24 +99,26 @@ class Warehouse:
         """Close the connection; a writer first publishes its read-only copy for the readers.
 
         The copy needs as much free disk as the warehouse, so on a filling disk it is the write
-        that fails first, after the session's work was committed. That failure is logged, not
-        raised: a load that stored its claims was reported as failed (and, raised from a stage's
-        error handler, replaced the stage's own error). Readers find the copy stale and take a
-        new one, or say how old theirs is (:func:`warehouse.publish.open_published`).
+        that fails first, after the session's work was committed. That failure is logged and
+        noted beside the copy, not raised: a load that stored its claims was reported as failed
+        (and, raised from a stage's error handler, replaced the stage's own error). Readers then
+        say how old their copy is (:func:`warehouse.publish.open_published`); the next writer's
+        copy replaces it.
         """
         if self._closed:
             return
         self._closed = True
         try:
             if self.publish:
-                from warehouse.publish import publish
+                from warehouse.publish import publish, record_publish_failure
 
                 try:
                     publish(self)
                 except (OSError, duckdb.Error) as exc:
-                    log.warning("the warehouse's writes are stored, but its read-only copy for readers could not be "
-                                "refreshed; readers refresh it when they can", extra={"warehouse": str(self.path),
-                                                                                   "error": str(exc)})
+                    log.warning("the read-only copy of the warehouse for readers could not be written; what was "
+                                "committed is stored, and readers see the previous copy until a write publishes one",
+                                extra={"warehouse": str(self.path), "error": str(exc)})
+                    record_publish_failure(self.path, exc)
         finally:
             self.con.close()
 

@@ -41,6 +41,23 @@ def _stamp_path(primary: Path) -> Path:
     return published.parent / f".{published.name}.source"
 
 
+def _failure_path(primary: Path) -> Path:
+    published = published_path(primary)
+    return published.parent / f".{published.name}.failed"
+
+
+def record_publish_failure(primary: str | Path, error: BaseException) -> None:
+    """Note beside the copy that a writer could not refresh it, for readers to say so (best effort:
+    the failed copy's partial file is gone by now, which leaves room for these few bytes)."""
+    path = _failure_path(Path(primary))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"at": datetime.now().isoformat(sep=" ", timespec="seconds"), "error": str(error)}),
+                        encoding="utf-8")
+    except OSError:
+        pass
+
+
 def _stamp(primary: Path) -> dict[str, int]:
     st = primary.stat()
     return {"inode": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
@@ -82,6 +99,7 @@ def publish(wh: Warehouse) -> Path | None:
         Path(tmp_name).unlink(missing_ok=True)
         raise
     _stamp_path(wh.path).write_text(json.dumps(_stamp(wh.path)), encoding="utf-8")
+    _failure_path(wh.path).unlink(missing_ok=True)
     log.info("published read-only warehouse copy", extra={"warehouse": str(wh.path), "published": str(target)})
     return target
 
@@ -90,10 +108,10 @@ def open_published(primary: str | Path) -> Warehouse:
     """A read-only connection to the published copy of ``primary``; it never waits for a writer.
 
     A warehouse written before copies were published gets its first copy now, when no writer
-    holds the file; while one does, its copy appears when it finishes. A copy older than the
-    warehouse while no writer holds it means its writer could not publish (a full disk): it is
-    taken again now, and if that fails too the reader goes on with the old copy and a warning
-    saying when it was taken (it read the old counts with no word).
+    holds the file; while one does, its copy appears when it finishes. A copy that a writer could
+    not refresh (a full disk) is read with a warning saying so and since when (it read the old
+    counts with no word); the next writer's copy ends it. A reader never copies an existing copy
+    again itself: that took the writer's lock for as long as the copy lasted, and the disk's space.
     """
     from arastance.config import load_settings
 
@@ -114,21 +132,18 @@ def open_published(primary: str | Path) -> Warehouse:
         if not target.is_file():
             raise WarehouseError(f"warehouse {primary} has no published read-only copy, and it could not be written to "
                                  f"{target} (see the warning above: free disk space there and run this again)")
-    elif primary.is_file() and not is_current(primary):
-        _refresh(primary, target)
+    elif _failure_path(primary).is_file():
+        _warn_stale(primary, target)
     return Warehouse(target, read_only=True)
 
 
-def _refresh(primary: Path, target: Path) -> None:
-    """Publish the idle writer's file again; warn with the copy's age if that cannot be done now."""
+def _warn_stale(primary: Path, target: Path) -> None:
     try:
-        Warehouse(primary, wait_s=0).close()
-    except WarehouseBusyError:
-        return  # a writer is at work: its copy comes when it finishes, as always
-    except WarehouseError as exc:  # the writer's file does not open: the copy is still what can be read
-        log.warning("the warehouse does not open; reading its read-only copy", extra={"warehouse": str(primary),
-                                                                                       "error": str(exc)})
-    if not is_current(primary):
-        taken = datetime.fromtimestamp(target.stat().st_mtime).isoformat(sep=" ", timespec="seconds")
-        log.warning("reading an older read-only copy of the warehouse: later writes are not in it (it could not be "
-                    "refreshed)", extra={"published": str(target), "taken": taken})
+        failed = json.loads(_failure_path(primary).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        failed = {}
+    taken = datetime.fromtimestamp(target.stat().st_mtime).isoformat(sep=" ", timespec="seconds")
+    log.warning("reading an older read-only copy of the warehouse: a later write could not refresh it, so what was "
+                "written since is not in it; the next write refreshes it (`arastance warehouse migrate` is one that "
+                "changes nothing)", extra={"published": str(target), "taken": taken, "failed_at": failed.get("at"),
+                                           "error": failed.get("error")})

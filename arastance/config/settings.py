@@ -234,9 +234,9 @@ def _shown_input(loc: tuple[Any, ...], value: Any) -> str:
 
 
 def _error_line(err: Any) -> str:
-    """One validation error as a line; the value is not repeated where the message quotes it already."""
+    """One validation error as a line; a text value is not repeated where the message quotes it already."""
     shown = _shown_input(err["loc"], err.get("input"))
-    if shown and repr(err.get("input")) in err["msg"]:
+    if shown and isinstance(err.get("input"), str) and repr(err["input"]) in err["msg"]:
         shown = ""
     return f"invalid setting {_setting_name(err['loc'])}: {err['msg']}{shown}"
 

@@ -106,12 +106,18 @@ class ArticleSpider(scrapy.Spider):
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
-        """The project's middlewares, with the stock robots.txt one swapped for the shared one."""
+        """The project's middlewares, with the stock robots.txt one swapped for the shared one; and
+        no stop on a full disk (:mod:`spiders.disk_full` pairs that stop with removing a staging
+        run, which this spider has none of: stopped early, it would hand its caller a feed of part
+        of the URLs, while a feed cut by the full disk is refused by ``read_fetched``)."""
         super().update_settings(settings)
         middlewares = dict(settings.getdict("DOWNLOADER_MIDDLEWARES"))
         middlewares.update({"scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
                             f"{__name__}.SharedRobotsTxtMiddleware": 100})
         settings.set("DOWNLOADER_MIDDLEWARES", middlewares, priority="spider")
+        extensions = dict(settings.getdict("EXTENSIONS"))
+        extensions["spiders.disk_full.DiskFull"] = None
+        settings.set("EXTENSIONS", extensions, priority="spider")
 
     def __init__(self, urls_file: str, mirror_base: str = "", archive_url: str = "", availability_url: str = "",
                  archive_days: str = "", *args: Any, **kwargs: Any) -> None:
