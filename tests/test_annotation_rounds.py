@@ -204,6 +204,34 @@ def test_demo_campaign_runs_pilot_production_and_adjudication(warehouse: Warehou
     assert sum(gold[p] == truth[p] for p in pairs) / len(pairs) > 0.85
 
 
+def test_a_campaign_stopped_after_its_pilot_resumes_to_an_uninterrupted_ones_gold(warehouse: Warehouse, tmp_path: Path) -> None:
+    from warehouse import open_warehouse
+
+    cfg = load_settings().annotation
+    pairs = add_claims(warehouse, 12, 3)
+    truth = {p: ("agree", "disagree", "discuss", "unrelated", "unrelated")[i % 5] for i, p in enumerate(pairs)}
+    pilot_pairs: set[str] = set()
+
+    def stop_in_production(task: AnnotationTask) -> str:
+        if task.round != "pilot-1":
+            raise OSError(28, "No space left on device")
+        pilot_pairs.add(task.pair_id)
+        return truth[task.pair_id]
+
+    with pytest.raises(OSError):
+        run_demo_campaign(warehouse, cfg, stop_in_production, tmp_path / "demo", seed=4, pilot_size=20)
+    assert store.round_kinds(warehouse) == {"pilot-1": "pilot", "prod-1": "production"} and pilot_pairs
+    resumed = run_demo_campaign(warehouse, cfg, lambda t: truth[t.pair_id], tmp_path / "demo", seed=4, pilot_size=20)
+    assert resumed.rounds == ["pilot-1", "prod-1", "adjudication-1"]  # it was: pilot-2, and other production pairs
+    with open_warehouse(tmp_path / "clean.duckdb") as clean:
+        add_claims(clean, 12, 3)
+        run_demo_campaign(clean, cfg, lambda t: truth[t.pair_id], tmp_path / "clean", seed=4, pilot_size=20)
+        expected = clean.query("SELECT pair_id, label FROM gold_labels ORDER BY pair_id")
+    assert warehouse.query("SELECT pair_id, label FROM gold_labels ORDER BY pair_id") == expected
+    again = run_demo_campaign(warehouse, cfg, lambda t: truth[t.pair_id], tmp_path / "demo", seed=4, pilot_size=20)
+    assert again.annotations == 0 and again.gold == resumed.gold  # a finished campaign run again adds nothing
+
+
 def test_world_truth_reads_the_snapshot_worlds_stances() -> None:
     from snapshots.world import build_world
 

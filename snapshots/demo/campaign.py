@@ -17,13 +17,13 @@ from tasks.annotation.records import AnnotationTask
 from tasks.annotation.discussion import import_discussion
 from tasks.annotation.workflow import (
     NoPairsLeftError,
-    RoundExport,
     adjudicate,
     export_round,
     import_annotations,
     round_reports,
 )
 from warehouse import Warehouse
+from warehouse import annotation as store
 
 
 class StanceOracle(Protocol):
@@ -63,31 +63,45 @@ class DemoCampaign:
     discussed: int = 0  # pilot pairs settled by the (simulated) discussion
 
 
-def _label_round(wh: Warehouse, export: RoundExport, truth: TruthFn, labelled_dir: Path, seed: int) -> int:
+def _label_round(wh: Warehouse, round_name: str, tasks_dir: Path, truth: TruthFn, labelled_dir: Path, seed: int) -> int:
     """Simulate every annotator's file of a round and import the exports; return the new annotations."""
     new = 0
-    for tasks_file in sorted(export.directory.glob("*.json")):
-        out = labelled_dir / export.round / f"{tasks_file.stem}-export.json"
+    for tasks_file in sorted((tasks_dir / round_name).glob("*.json")):
+        out = labelled_dir / round_name / f"{tasks_file.stem}-export.json"
         simulate_export(tasks_file, truth, out, seed=seed)
         new += import_annotations(wh, out).new
     return new
+
+
+def _stored_rounds(wh: Warehouse, kind: str) -> list[str]:
+    return sorted(name for name, k in store.round_kinds(wh).items() if k == kind)
 
 
 def run_demo_campaign(
     wh: Warehouse, cfg: AnnotationSettings, truth: TruthFn, work_dir: Path, *, seed: int = 0, pilot_size: int | None = None
 ) -> DemoCampaign:
     """Pilot (every annotator, ``pilot_size`` pairs), one production round, then the pilot's
-    discussion of its disagreements and adjudication of the production's."""
+    discussion of its disagreements and adjudication of the production's.
+
+    A campaign stopped part-way (a full disk after the pilot's import) is resumed: a round already
+    stored is labelled again (an import stored before adds nothing), not made anew, so the re-run
+    ends where an uninterrupted one does (it made a second pilot round, and another dataset)."""
     tasks_dir, labelled_dir = work_dir / "tasks", work_dir / "labelled"
     rounds: list[str] = []
     annotations = 0
     for kind, size in (("pilot", pilot_size or cfg.pilot_size), ("production", None)):
-        try:
-            export = export_round(wh, kind, cfg, tasks_dir, size=size)  # type: ignore[arg-type]
-        except NoPairsLeftError:
-            continue
-        rounds.append(export.round)
-        annotations += _label_round(wh, export, truth, labelled_dir, seed)
+        names = _stored_rounds(wh, kind)
+        if not names:
+            try:
+                names = [export_round(wh, kind, cfg, tasks_dir, size=size).round]  # type: ignore[arg-type]
+            except NoPairsLeftError:
+                continue
+        for name in names:
+            rounds.append(name)
+            annotations += _label_round(wh, name, tasks_dir, truth, labelled_dir, seed)
+    for name in _stored_rounds(wh, "adjudication"):  # sent to a third annotator before the stop
+        rounds.append(name)
+        annotations += _label_round(wh, name, tasks_dir, truth, labelled_dir, seed)
     result = adjudicate(wh, cfg, tasks_dir)
     discussed = 0
     for sheet in result.discussion_sheets:
@@ -96,7 +110,7 @@ def run_demo_campaign(
         discussed += import_discussion(wh, filled).new
     if result.new_round is not None:
         rounds.append(result.new_round.round)
-        annotations += _label_round(wh, result.new_round, truth, labelled_dir, seed)
+        annotations += _label_round(wh, result.new_round.round, tasks_dir, truth, labelled_dir, seed)
     if discussed or result.new_round is not None:
         result = adjudicate(wh, cfg, tasks_dir)
     return DemoCampaign(rounds, annotations, result.gold, result.disputed, round_reports(wh), discussed)
