@@ -126,21 +126,16 @@ class StagingRun:
         record = asdict(page)
         body = record.pop("body")
         keep = record.pop("keep_body")
-        html_file = None
-        if keep and body:
-            html_file = f"{PAGES_DIR}/{page.page_id}.html.gz"
-            try:
-                (self.run_dir / html_file).write_bytes(gzip.compress(body, compresslevel=6))
-            except OSError as exc:
-                (self.run_dir / html_file).unlink(missing_ok=True)
-                self.write_error = exc
-                raise
+        html_file = f"{PAGES_DIR}/{page.page_id}.html.gz" if keep and body else None
         record["html_file"] = html_file
         try:
+            if html_file is not None:
+                (self.run_dir / html_file).write_bytes(gzip.compress(body, compresslevel=6))
             self._write_line(self._pages, record)
-        except OSError:
+        except OSError as exc:  # the page's file goes with its line
             if html_file is not None:
                 (self.run_dir / html_file).unlink(missing_ok=True)
+            self.write_error = self.write_error or exc
             raise
 
     def write_claim(self, claim: ClaimItem) -> None:
@@ -148,7 +143,7 @@ class StagingRun:
 
     def finish(self, stats: dict[str, Any] | None = None, dropped: dict[str, int] | None = None) -> RunSummary:
         """Write ``run.json``: counts from the files, drop reasons from failed pages plus ``dropped``.
-        A run that lost a write is refused: it stays unfinished, for the crawl to resume."""
+        A run that lost a write is refused: it stays unfinished."""
         self.close()
         if self.write_error is not None:
             raise OSError(self.write_error.errno, f"staging run {self.run_dir} is left unfinished: a write failed "

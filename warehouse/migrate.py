@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import resources
@@ -86,27 +87,26 @@ def applied_versions(wh: Warehouse) -> dict[int, str]:
     return {int(v): c for v, c in wh.con.execute("SELECT version, checksum FROM schema_version").fetchall()}
 
 
-def newer_migrations(wh: Warehouse, applied: set[int]) -> list[str]:
+def newer_migrations(wh: Warehouse, applied: set[int], shipped: Sequence[Migration]) -> list[str]:
     """The applied migrations this installation does not ship (``075_name``): a newer version of
     the product wrote to this warehouse."""
-    known = {mig.version for mig in available_migrations()}
-    unknown = sorted(applied - known)
+    unknown = sorted(applied - {mig.version for mig in shipped})
     if not unknown:
         return []
     names = dict(wh.con.execute("SELECT version, name FROM schema_version").fetchall())
     return [f"{v:03d}_{names.get(v, '?')}" for v in unknown]
 
 
-def _refuse_newer(wh: Warehouse, applied: set[int]) -> None:
+def _refuse_newer(wh: Warehouse, applied: set[int], shipped: Sequence[Migration]) -> None:
     """A warehouse that a newer version migrated is refused before anything is written: this code
     would write rows without the newer columns' values and rebuild tables in their older shape (an
     older version re-evaluating a model deleted the newer confidence intervals)."""
-    newer = newer_migrations(wh, applied)
+    newer = newer_migrations(wh, applied, shipped)
     if newer:
         wh.publish = False
         raise WarehouseError(
             f"{wh.location} was migrated by a newer version of AraStance Pipeline (migrations {', '.join(newer)}; "
-            f"this installation knows up to {available_migrations()[-1].version:03d}); left unchanged: upgrade this "
+            f"this installation knows up to {shipped[-1].version:03d}); left unchanged: upgrade this "
             "installation before writing to it (reading it with `arastance sql` works)")
 
 
@@ -124,9 +124,10 @@ def apply_migrations(wh: Warehouse, up_to: int | None = None) -> list[int]:
 
 def _apply(wh: Warehouse, up_to: int | None) -> list[int]:
     applied = applied_versions(wh)
-    _refuse_newer(wh, set(applied))
+    shipped = available_migrations()
+    _refuse_newer(wh, set(applied), shipped)
     done: list[int] = []
-    for mig in available_migrations():
+    for mig in shipped:
         if up_to is not None and mig.version > up_to:
             break
         if mig.version in applied:

@@ -71,11 +71,12 @@ def check_schema(wh: Warehouse) -> SchemaReport:
         if "schema_version" in wh.tables() else set()
     objects, columns = _schema(wh.con)
     want_objects, want_columns = expected_schema()
+    shipped = available_migrations()
     report = SchemaReport(
         missing_objects=sorted(f"{kind} {name}" for name, kind in want_objects.items() if objects.get(name) != kind),
         missing_columns=sorted(f"{t}.{c}" for t, c in want_columns - columns if t in objects),
-        pending_migrations=[f"{m.version:03d}_{m.name}" for m in available_migrations() if m.version not in applied],
-        newer_migrations=newer_migrations(wh, applied),
+        pending_migrations=[f"{m.version:03d}_{m.name}" for m in shipped if m.version not in applied],
+        newer_migrations=newer_migrations(wh, applied, shipped),
     )
     return report
 

@@ -52,9 +52,13 @@ PREFECT_DEFAULTS = {"PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180",
 PATH_ERRORS = (FileExistsError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
 
 
+def _paths(exc: OSError) -> str:
+    return " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p is not None)
+
+
 def path_error_message(exc: OSError) -> str:
     """``exc`` as one line naming its path(s), e.g. ``not a directory: out.txt/pilot-1``."""
-    paths = " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p is not None)
+    paths = _paths(exc)
     reason = (exc.strerror or type(exc).__name__).lower()
     return f"{reason}: {paths}" if paths else reason
 
@@ -70,8 +74,7 @@ def disk_full_message(exc: BaseException) -> str | None:
     if found is None:
         return None
     seen, reason = found
-    where = (" -> ".join(str(p) for p in (seen.filename, seen.filename2) if p is not None) if isinstance(seen, OSError)
-             else str(seen).splitlines()[0][:300])
+    where = _paths(seen) if isinstance(seen, OSError) else str(seen).splitlines()[0][:300]
     return (f"{reason.lower()}{f': {where}' if where else ''} (writing under the data directory or an --out path); "
             "free space on that disk and run the command again")
 

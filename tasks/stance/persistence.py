@@ -80,12 +80,10 @@ def read_manifest(directory: Path, *, kind: str | None = None, exact: tuple[str,
     except json.JSONDecodeError as exc:
         raise ModelFormatError(f"{path}, line {exc.lineno}: manifest is not valid JSON ({exc.msg})") from None
     version = manifest.get("format_version")
-    if type(version) is int and version > FORMAT_VERSION:
-        raise ModelFormatError(f"{path}: model format version {version}, this installation reads versions "
-                               f"{READABLE_FORMATS[0]}-{FORMAT_VERSION}: {_NEWER}")
-    if version not in READABLE_FORMATS or type(version) is not int:
+    if type(version) is not int or version not in READABLE_FORMATS:
+        newer = type(version) is int and version > FORMAT_VERSION
         raise ModelFormatError(f"{path}: model format version {version!r}, this installation reads versions "
-                               f"{READABLE_FORMATS[0]}-{FORMAT_VERSION}; retrain the model")
+                               f"{READABLE_FORMATS[0]}-{FORMAT_VERSION}{': ' + _NEWER if newer else '; retrain the model'}")
     if kind is not None and manifest.get("kind") != kind:
         raise ModelFormatError(f"{path}: a {manifest.get('kind')!r} model, expected {kind!r}")
     saved = manifest.get("libraries", {})

@@ -53,7 +53,7 @@ def export(
         version = next(iter(guesses.values())).model_version if guesses else "-"
         console.print(f"predictions of model {version} attached; tasks ordered most uncertain first")
     console.print(assembled("round ", (done.round, "bold"),
-                                f" ({done.kind}): {done.pairs} pair(s), {done.assignments} assignment(s)"))
+                            f" ({done.kind}): {done.pairs} pair(s), {done.assignments} assignment(s)"))
     print_table([{"file": str(p)} for p in done.files], title=f"Files in {done.directory}")
 
 
@@ -159,7 +159,7 @@ def adjudicate_cmd(
     )
     for sheet in result.discussion_sheets:
         console.print(assembled("pilot disagreements to discuss: ", (str(sheet), "bold"),
-                                    f" (fill decision and reason, then `annotate discuss {sheet}`)"))
+                                f" (fill decision and reason, then `annotate discuss {sheet}`)"))
     if result.new_round is not None:
         r = result.new_round
         console.print(assembled("round ", (r.round, "bold"), f": {r.pairs} disputed pair(s) sent to a third annotator"))

@@ -35,8 +35,8 @@ def preset_cmd(
     except PresetError as exc:
         fail(str(exc))
     console.print(assembled("wrote ", (str(written), "bold"),
-                                f": the {name!r} preset (`arastance config show` shows the effect; "
-                                "point ARASTANCE_CONFIG at it if it is not ./arastance.toml)"))
+                            f": the {name!r} preset (`arastance config show` shows the effect; "
+                            "point ARASTANCE_CONFIG at it if it is not ./arastance.toml)"))
 
 
 def register(app: typer.Typer) -> None:
