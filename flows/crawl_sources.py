@@ -6,7 +6,8 @@ state. Spiders run as child processes (:mod:`tasks.crawl_runner`; Twisted's
 reactor cannot restart inside one process) and may run side by side; loading into the
 warehouse (:func:`tasks.claim_load.load.load_crawl_run`) happens one run at a time, the warehouse
 having a single writer. A crawl task that fails is retried once, and the retry resumes the
-interrupted crawl from its Scrapy JOBDIR. The sites' addresses come from the settings: the demo,
+interrupted crawl from its Scrapy JOBDIR; one stopped by a full disk is not retried (it would stop
+the same way). The sites' addresses come from the settings: the demo,
 ``arastance crawl --offline`` and the tests crawl the offline snapshots by running this flow
 inside ``snapshots.offline.offline_world()``; the flow itself knows nothing of them.
 
@@ -34,7 +35,7 @@ from arastance.base.staging import StagingError
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
 from flows.artifacts import table_artifact
-from flows.runners import warehouse_busy
+from flows.runners import unless_disk_full, warehouse_busy
 from tasks.claim_load.load import LoadReport, load_crawl_run
 from tasks.crawl_runner import CrawlError, CrawlResult, release_run, run_spider, run_verdict, unloaded_runs
 from warehouse import flow_warehouse, open_warehouse
@@ -44,21 +45,24 @@ from warehouse.crawl_inputs import known_canonical_urls
 log = get_logger(__name__)
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE, task_run_name="known-urls-{site}")
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE,
+      task_run_name="known-urls-{site}")
 def stored_claim_urls(warehouse_path: Path, site: str) -> list[str]:
     """Canonical URLs already stored for ``site`` (retried while another writer holds the file)."""
     with open_warehouse(warehouse_path) as wh:
         return known_canonical_urls(wh, site)
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE, task_run_name="unloaded-runs-{site}-{mode}")
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE,
+      task_run_name="unloaded-runs-{site}-{mode}")
 def unloaded_staging_runs(warehouse_path: Path, site: str, mode: str, settings: Settings) -> list[Path]:
     """Finished crawls of ``site`` in ``mode`` never loaded (:func:`tasks.crawl_runner.unloaded_runs`)."""
     with open_warehouse(warehouse_path) as wh:
         return unloaded_runs(settings, site, mode, warehouse_path, lambda run_ids: loaded_run_ids(wh, run_ids))
 
 
-@task(retries=1, retry_delay_seconds=5, cache_policy=NO_CACHE, task_run_name="crawl-{site}-{mode}")
+@task(retries=1, retry_delay_seconds=5, retry_condition_fn=unless_disk_full, cache_policy=NO_CACHE,
+      task_run_name="crawl-{site}-{mode}")
 def crawl_site(site: str, settings: Settings, known_urls: list[str], incremental: bool, mode: str,
                warehouse_path: Path) -> CrawlResult:
     """One spider process; its staging run comes back, marked as waiting to be loaded into

@@ -16,6 +16,7 @@ from prefect.cache_policies import NO_CACHE
 from arastance.config import Settings, load_settings
 from arastance.config.model import ModelKind
 from flows.evaluate import load_split_task
+from flows.runners import warehouse_busy
 from tasks.stance.experiments.cross_dataset import Corpus, cross_dataset, locate_corpora
 from tasks.stance.experiments.imbalance import STRATEGIES, check_strategies, imbalance
 from tasks.stance.experiments.results import (
@@ -35,7 +36,7 @@ from warehouse import flow_warehouse, open_warehouse
 from warehouse.experiments import store_experiment
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def store_task(warehouse_path: Path, result: ExperimentResult) -> int:
     """Store the run and its table (retried while another writer holds the warehouse)."""
     with open_warehouse(warehouse_path) as wh:

@@ -8,6 +8,7 @@ id, same staging directory) the next time.
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import shutil
@@ -295,11 +296,14 @@ def _crawl(
         if not run_dir.exists():  # nothing kept (or a run removed on a full disk): nothing to resume
             shutil.rmtree(job, ignore_errors=True)
         last_lines = tail(log_file, 40)
-        if f"Spider closed ({DISK_FULL_REASON})" in last_lines or any(words in last_lines for words in DISK_FULL.values()):
+        said = [number for number, words in DISK_FULL.items() if words in last_lines]
+        if f"Spider closed ({DISK_FULL_REASON})" in last_lines or said:
             kept = ("its partial staging run was removed" if not run_dir.exists()
                     else f"its staging run {run_dir} is left for the next crawl to resume")
+            number = said[0] if said else errno.ENOSPC
+            # the child's error, as its cause: callers tell a full disk by it (the flow does not retry one)
             raise CrawlError(f"crawl of {site} (run {run_id}) stopped: the disk filled up, and {kept}; free space and "
-                             f"crawl again. Log {log_file}:\n{last_lines}")
+                             f"crawl again. Log {log_file}:\n{last_lines}") from OSError(number, DISK_FULL[number])
         raise CrawlError(
             f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode}; log {log_file}:\n"
             f"{tail(proc.output, 15)}\n{tail(log_file)}"

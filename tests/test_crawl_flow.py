@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 from pathlib import Path
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 
 from arastance.cli import app
 from arastance.config import load_settings
+from helpers_disk import small_disk
 from helpers_prefect import free_port
 from helpers_spiders import world
 from snapshots.offline import offline_world
@@ -128,6 +130,69 @@ def test_a_crawl_stopped_before_its_load_is_loaded_by_the_next_crawl_which_fetch
     assert stored > 0 and damaged.is_dir()
     assert sorted(p.name for p in jobs.iterdir()) == [damaged.name], "loaded runs are released, the damaged one waits"
 
+
+
+
+def test_a_long_step_is_retried_on_anything_but_a_full_disk() -> None:
+    from prefect.states import Failed
+
+    from flows.runners import unless_disk_full
+    from tasks.crawl_runner import CrawlError
+
+    full = OSError(errno.ENOSPC, "No space left on device")
+    assert not unless_disk_full(None, None, Failed(data=full))
+    assert not unless_disk_full(None, None, Failed(data=OSError(errno.EDQUOT, "Disk quota exceeded")))
+    wrapped = CrawlError("crawl of norumors (run r) stopped: the disk filled up")
+    wrapped.__cause__ = full
+    assert not unless_disk_full(None, None, Failed(data=wrapped))
+    assert unless_disk_full(None, None, Failed(data=CrawlError("crawl of norumors (run r) exceeded 3600s")))
+    assert unless_disk_full(None, None, Failed(data=ConnectionResetError(errno.ECONNRESET, "reset by peer")))
+
+@pytest.mark.slow
+def test_a_crawl_stopped_by_a_full_disk_is_not_retried_and_its_site_fails_saying_so(tmp_path: Path) -> None:
+    # it was: the crawl task's retry crawled again on the still-full disk, stopped the same way and
+    # removed its partial run again, only delaying the failure
+    from prefect import get_client
+
+    from flows.crawl_sources import crawl_sources
+
+    settings = load_settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    with small_disk(tmp_path, 2) as disk, prefect_test_harness(server_startup_timeout=180):
+        settings.staging_dir.symlink_to(disk.root)
+        disk.fill(leave=150_000)
+        with offline_world():
+            parent = crawl_sources(sites=["norumors"], return_state=True)
+        with get_client(sync_client=True) as client:
+            [site_run] = [r for r in client.read_flow_runs() if r.name == "crawl-norumors-live"]
+            crawl_tasks = [t for t in client.read_task_runs() if t.name.startswith("crawl-norumors")]
+    assert parent.is_failed() and site_run.state.is_failed()
+    assert "stopped: the disk filled up" in site_run.state.message
+    assert [t.run_count for t in crawl_tasks] == [1], "one attempt, no retry"
+    assert len(list((settings.logs_dir / "crawl").glob("norumors-*.log"))) == 1
+    assert not list(settings.crawl_jobs_dir.glob("norumors-*")), "nothing left to resume from"
+
+
+
+@pytest.mark.slow
+def test_a_warehouse_that_refuses_writes_fails_the_site_at_once_not_after_retries() -> None:
+    # it was: the warehouse steps before a crawl retried any error three times (a newer version's
+    # warehouse, a damaged file), though only a busy warehouse is worth a retry
+    from prefect import get_client
+
+    from flows.crawl_sources import crawl_sources
+
+    with open_warehouse(load_settings().warehouse) as wh:
+        wh.con.execute("INSERT INTO schema_version VALUES (999, 'from_the_future', 'abcd', now()::TIMESTAMP)")
+    with prefect_test_harness(server_startup_timeout=180):
+        with offline_world():
+            parent = crawl_sources(sites=["norumors"], return_state=True)
+        with get_client(sync_client=True) as client:
+            [site_run] = [r for r in client.read_flow_runs() if r.name == "crawl-norumors-live"]
+            steps = {t.name: t.run_count for t in client.read_task_runs()}
+    assert parent.is_failed() and "999_from_the_future" in site_run.state.message
+    assert steps["unloaded-runs-norumors-live"] == 1, steps
+    assert "crawl-norumors-live" not in steps, "nothing was crawled"
 
 def test_snapshots_build_writes_the_offline_web(tmp_path: Path) -> None:
     result = runner.invoke(app, ["snapshots", "build", "--out", str(tmp_path / "web")])

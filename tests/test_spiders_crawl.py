@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import json
@@ -264,14 +265,16 @@ def test_a_crawl_whose_disk_fills_up_stops_at_once_and_the_next_one_takes_every_
         (data / full).symlink_to(disk.root)
         disk.fill(leave=leave)
         started = time.monotonic()
-        with pytest.raises(CrawlError, match="stopped: the disk filled up, and its partial staging run was removed"):
+        with pytest.raises(CrawlError, match="stopped: the disk filled up, and its partial staging run was removed") as stop:
             crawl("araanews", data, server)
+        assert stop.value.__cause__.errno == errno.ENOSPC, "the child's error, which callers (the flow's retry) read"
         assert time.monotonic() - started < 60
         assert not list((data / "staging" / "crawl").glob("araanews-*")) if (data / "staging" / "crawl").exists() else True
         assert not list((data / "crawl_jobs").glob("araanews-*")), "nothing is left to resume from"
         disk.free()
         again = crawl("araanews", data, server)
         assert not again.resumed and len(claims_of(again)) == expected  # no page lost to the full disk
+
 
 
 def test_scrapy_crawl_from_the_repository_root_works_as_scrapy_users_expect(server: SnapshotServer, tmp_path: Path) -> None:
