@@ -154,6 +154,15 @@ Tried 2026-12-02 (later the same day), not adopted (dev macro-F1 unless said oth
   is not what holds Baly back: the discuss / unrelated boundary is (static e5 on dev: 43 discuss
   pairs read as unrelated and 38 unrelated as discuss, of 587 pairs).
 
+Tried 2026-12-04 for that boundary, not adopted: how much of the whole article is about the claim,
+where the model sees only the selected evidence (static e5, C 0.3, e5 weight 1; dev .543, 3-fold
+claim-grouped CV on train .448): the claim's idf-weighted word coverage over the whole article, the
+share of sentences covering at least 30 % / 50 % of it, where the first such sentence is, how often
+claim words recur, the rarest three claim words and the claim's numbers found, the two best
+sentences' coverage, the article's length (ten features, standardised, at block weight 0.5 / 1 / 2):
+CV .454 / .464 / .472, dev .513 / .501 / .506; coverage alone dev .525, coverage and the shares
+.523, the two best sentences .540. Train CV and dev disagree in direction, within dev's interval.
+
 The one combination that came near Khouja's .85 (2026-12-02, quiet machine, a script outside the
 product): the default CPU model (.787, trained in 74 s) and e5-small fine-tuned with every layer
 (embeddings frozen, 3 epochs on all of train, learning rate 5e-5, class-weighted, 64 tokens; .788,

@@ -6,15 +6,17 @@ Files are appended to, so a resumed crawl (Scrapy ``JOBDIR``) keeps adding to th
 interrupted; ``run.json`` is written last, when
 the run is complete, and its counts are taken from the files so they cover every session.
 
-A write that fails (a full disk) is taken back: a line is appended whole or not at all, and a
-page's HTML file goes with its line. From then on the run takes no more writes (a claim whose
-page could not be kept would not load) and is never finished: on a full disk the crawl stopped
-with "finished" and a run that could never be loaded. :mod:`spiders.disk_full` then stops the
-crawl, and the run is removed (:meth:`StagingRun.abandon`).
+A write that fails (a full disk, a disk turned read-only) is taken back: a line is appended whole
+or not at all, and a page's HTML file goes with its line. From then on the run takes no more
+writes (a claim whose page could not be kept would not load) and is never finished: on a full
+disk the crawl stopped with "finished" and a run that could never be loaded. The crawl is then
+stopped (:mod:`spiders.disk_full` for a full disk, :mod:`spiders.pipelines` for any other error)
+and the run is removed (:meth:`StagingRun.abandon`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -133,9 +135,10 @@ class StagingRun:
                 (self.run_dir / html_file).write_bytes(gzip.compress(body, compresslevel=6))
             self._write_line(self._pages, record)
         except OSError as exc:  # the page's file goes with its line
-            if html_file is not None:
-                (self.run_dir / html_file).unlink(missing_ok=True)
             self.write_error = self.write_error or exc
+            if html_file is not None:
+                with contextlib.suppress(OSError):  # a read-only disk refuses this too (and kept nothing)
+                    (self.run_dir / html_file).unlink(missing_ok=True)
             raise
 
     def write_claim(self, claim: ClaimItem) -> None:

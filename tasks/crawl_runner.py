@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arastance.base.disk_full import DISK_FULL
-from arastance.base.staging import DISK_FULL_REASON, RUN_FILE, SITES, new_run_id
+from arastance.base.staging import DISK_FULL_REASON, LOST_WRITE_REASON, RUN_FILE, SITES, new_run_id
 from arastance.config import Settings
 from arastance.base.captures import Capture, to_site_url
 from arastance.base.sites import load_site_config
@@ -304,6 +304,13 @@ def _crawl(
             # the child's error, as its cause: callers tell a full disk by it (the flow does not retry one)
             raise CrawlError(f"crawl of {site} (run {run_id}) stopped: the disk filled up, and {kept}; free space and "
                              f"crawl again. Log {log_file}:\n{last_lines}") from OSError(number, DISK_FULL[number])
+        if f"Spider closed ({LOST_WRITE_REASON})" in last_lines:
+            shutil.rmtree(job, ignore_errors=True)  # never resumed: the resumed crawl would skip the lost pages
+            kept = ("its partial staging run was removed" if not run_dir.exists() else
+                    f"its partial staging run {run_dir} could not be removed (remove it once the disk is mended; "
+                    f"it is never resumed or loaded)")
+            raise CrawlError(f"crawl of {site} (run {run_id}) stopped: a write to its staging run failed, and {kept}; "
+                             f"fix what the log names and crawl again. Log {log_file}:\n{last_lines}")
         raise CrawlError(
             f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode}; log {log_file}:\n"
             f"{tail(proc.output, 15)}\n{tail(log_file)}"

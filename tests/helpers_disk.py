@@ -1,4 +1,5 @@
-"""A small real filesystem that fills up: disk-full behaviour tested on a real ENOSPC.
+"""A small real filesystem that fills up, and a directory that turns read-only: write failures
+tested on a real ENOSPC and a real EROFS.
 
 A tmpfs of a few MiB is mounted for the test (which needs root: CI's machines run as root, and
 elsewhere the tests that use it are skipped), and :meth:`SmallDisk.fill` leaves only so many
@@ -47,3 +48,17 @@ def small_disk(tmp_path: Path, size_mib: int) -> Iterator[SmallDisk]:
         yield SmallDisk(root)
     finally:
         subprocess.run(["umount", "-l", str(root)], check=False)
+
+
+@contextmanager
+def read_only(directory: Path) -> Iterator[Path]:
+    """``directory`` bind-mounted read-only over itself: writes under it fail with EROFS, as on a
+    disk that the kernel turned read-only after an I/O error."""
+    mounted = subprocess.run(["mount", "--bind", str(directory), str(directory)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"a bind mount needs root: {mounted.stderr.strip()}")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(directory)], check=True, capture_output=True)
+        yield directory
+    finally:
+        subprocess.run(["umount", "-l", str(directory)], check=False)

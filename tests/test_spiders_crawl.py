@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from helpers_disk import small_disk
+from helpers_disk import read_only, small_disk
 
 from helpers_spiders import (
     canonical_post_url,
@@ -276,6 +276,36 @@ def test_a_crawl_whose_disk_fills_up_stops_at_once_and_the_next_one_takes_every_
         assert not again.resumed and len(claims_of(again)) == expected  # no page lost to the full disk
 
 
+
+def test_a_crawl_whose_staging_write_fails_stops_is_never_resumed_and_the_next_one_takes_every_page(
+        server: SnapshotServer, tmp_path: Path) -> None:
+    # it was: after a write failed for another reason than a full disk (here the disk turned
+    # read-only) the crawl went on with every write refused and left its run unfinished with its
+    # JOBDIR, and the crawl that resumed it did not fetch the lost pages again (Scrapy had seen them)
+    expected = len(claims_of(crawl("araanews", tmp_path / "reference", server)))
+    slow = start_server()
+    slow.latency_s = 2.0  # the listing pages come one after another: about a third of the site in 10 s
+    try:
+        settings = crawl_settings(tmp_path / "data", slow)
+        with pytest.raises(CrawlError, match="resumes it"):  # an interrupted run, some pages kept
+            run_spider("araanews", settings, timeout_s=10, spider_args={"discovery": "listing"})
+        [run_dir] = (tmp_path / "data" / "staging" / "crawl").iterdir()
+        assert 0 < len(read_jsonl(run_dir / "claims.jsonl")) < expected
+        slow.latency_s = 0.0
+        with read_only(run_dir / "pages"):
+            started = time.monotonic()
+            with pytest.raises(CrawlError, match="stopped: a write to its staging run failed, and its partial staging "
+                                                 "run .* could not be removed") as stopped:
+                run_spider("araanews", settings, timeout_s=120, spider_args={"discovery": "listing"})
+            assert time.monotonic() - started < 60
+        assert "Read-only file system" in str(stopped.value)
+        assert not list((tmp_path / "data" / "crawl_jobs").glob("araanews-*")), "nothing is left to resume from"
+        again = run_spider("araanews", settings, timeout_s=120, spider_args={"discovery": "listing"})
+    finally:
+        slow.stop()
+    assert not again.resumed and again.run_dir != run_dir
+    assert len(claims_of(again)) == expected, "no page lost to the failed writes"
+    assert "finish_reason=finished" in again.log_file.read_text(encoding="utf-8")  # it was: the last drop reason
 
 def test_scrapy_crawl_from_the_repository_root_works_as_scrapy_users_expect(server: SnapshotServer, tmp_path: Path) -> None:
     repo = Path(__file__).resolve().parents[1]

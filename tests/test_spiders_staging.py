@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from helpers_disk import small_disk
+from helpers_disk import read_only, small_disk
 
 from spiders.crawlers.base import parse_flag, read_known_urls
 from arastance.base.staging import DetailFields, new_run_id
@@ -71,6 +71,25 @@ def test_a_full_disk_leaves_whole_lines_takes_no_more_writes_and_never_finishes(
         run.abandon()
         assert not run_dir.exists()
 
+
+
+def test_a_page_refused_by_a_read_only_disk_stops_the_run_like_a_full_disk(tmp_path: Path) -> None:
+    # it was: the refused page file could not be removed either, that second error hid the first,
+    # and the run went on and finished with claims whose pages were never kept
+    run_dir = tmp_path / "dabegad-1"
+    run = StagingRun(run_dir, "dabegad-1", "dabegad").open()
+    write_detail(run, "https://dabegad.com/a", b"<html>a</html>")
+    with read_only(run_dir / "pages"):
+        with pytest.raises(OSError, match="Read-only file system"):
+            write_detail(run, "https://dabegad.com/b", b"<html>b</html>")
+        with pytest.raises(OSError, match="takes no more writes after .*Read-only file system"):
+            run.write_claim(claim_item(fields("https://dabegad.com/b"), page=page_item(
+                run_id="dabegad-1", source_id="dabegad", url="https://dabegad.com/b", body=b"b", http_status=200,
+                fetched_at=NOW, parse_status="ok"), veracity="false"))
+    with pytest.raises(OSError, match="left unfinished: a write failed"):
+        run.finish()
+    assert len((run_dir / "pages.jsonl").read_text(encoding="utf-8").splitlines()) == 1
+    assert len((run_dir / "claims.jsonl").read_text(encoding="utf-8").splitlines()) == 1
 
 def test_a_resumed_run_appends_and_a_finished_run_is_never_reopened(tmp_path: Path) -> None:
     run_dir = tmp_path / "norumors-1"

@@ -38,6 +38,9 @@ from arastance.base.sites import all_site_configs
 RUN_FILE = "run.json"
 #: The finish reason of a crawl that the disk filled up: its run is removed, not finished (spiders.disk_full).
 DISK_FULL_REASON = "disk_full"
+#: The finish reason of a crawl that lost a staging write for another reason (an I/O error, a
+#: read-only disk): its run is removed too (spiders.pipelines).
+LOST_WRITE_REASON = "staging_write_failed"
 PAGES_FILE = "pages.jsonl"
 CLAIMS_FILE = "claims.jsonl"
 PAGES_DIR = "pages"
