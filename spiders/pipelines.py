@@ -24,7 +24,7 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from arastance.base.disk_full import full_disk_error
-from arastance.base.staging import DISK_FULL_REASON, LOST_WRITE_REASON, ClaimItem, PageItem
+from arastance.base.staging import DISK_FULL_REASON, LOST_WRITE_LOG, LOST_WRITE_REASON, ClaimItem, PageItem
 from arastance.logging import get_logger
 from spiders.items import page_fetched
 from spiders.staging import StagingRun
@@ -71,7 +71,7 @@ class StagingPipeline:
         if self.stopping or full_disk_error(error) is not None or self.crawler.engine is None:
             return
         self.stopping = True
-        log.error("a write to the staging run failed: stopping the crawl and removing its partial run",
+        log.error(f"{LOST_WRITE_LOG}: stopping the crawl and removing its partial run",
                   extra={"error": str(error), "path": getattr(error, "filename", None)})
         closing = deferred_from_coro(self.crawler.engine.close_spider_async(reason=LOST_WRITE_REASON))
         closing.addErrback(lambda failure: log.warning("stop failed", extra={"error": str(failure.value)}))

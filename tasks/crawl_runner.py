@@ -8,6 +8,7 @@ id, same staging directory) the next time.
 
 from __future__ import annotations
 
+import ast
 import errno
 import json
 import re
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arastance.base.disk_full import DISK_FULL
-from arastance.base.staging import DISK_FULL_REASON, LOST_WRITE_REASON, RUN_FILE, SITES, new_run_id
+from arastance.base.staging import DISK_FULL_REASON, LOST_WRITE_LOG, LOST_WRITE_REASON, RUN_FILE, SITES, new_run_id
 from arastance.config import Settings
 from arastance.base.captures import Capture, to_site_url
 from arastance.base.sites import load_site_config
@@ -170,6 +171,18 @@ def archive_claim_captures(site: str, settings: Settings, limit: int | None = No
     return sorted(chosen.values(), key=lambda c: (c.timestamp, c.original)), counts
 
 
+def _logged_field(log_file: Path, message: str, key: str) -> str | None:
+    """The ``key=`` field of the last line of ``log_file`` carrying ``message`` (a value with blanks
+    is logged as its ``repr``: :class:`arastance.logging.KeyValueFormatter`), or None. The whole
+    log is read: Scrapy's stats, dumped after the line, fill the tail."""
+    text = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
+    found = re.findall(re.escape(message) + rf".* {re.escape(key)}=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)", text)
+    if not found:
+        return None
+    value = found[-1]
+    return ast.literal_eval(value) if value[0] in "'\"" else value
+
+
 def run_verdict(summary: dict[str, Any]) -> str:
     """``"ok"``, or ``"failed: <reason>"`` for a run that found nothing usable.
 
@@ -306,11 +319,12 @@ def _crawl(
                              f"crawl again. Log {log_file}:\n{last_lines}") from OSError(number, DISK_FULL[number])
         if f"Spider closed ({LOST_WRITE_REASON})" in last_lines:
             shutil.rmtree(job, ignore_errors=True)  # never resumed: the resumed crawl would skip the lost pages
-            kept = ("its partial staging run was removed" if not run_dir.exists() else
+            kept = ("no partial staging run is kept" if not run_dir.exists() else
                     f"its partial staging run {run_dir} could not be removed (remove it once the disk is mended; "
                     f"it is never resumed or loaded)")
-            raise CrawlError(f"crawl of {site} (run {run_id}) stopped: a write to its staging run failed, and {kept}; "
-                             f"fix what the log names and crawl again. Log {log_file}:\n{last_lines}")
+            raise CrawlError(f"crawl of {site} (run {run_id}) stopped: a write to its staging run failed "
+                             f"({_logged_field(log_file, LOST_WRITE_LOG, 'error') or 'see the log'}), and {kept}; "
+                             f"fix that and crawl again. Log {log_file}:\n{last_lines}")
         raise CrawlError(
             f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode}; log {log_file}:\n"
             f"{tail(proc.output, 15)}\n{tail(log_file)}"

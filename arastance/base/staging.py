@@ -41,6 +41,8 @@ DISK_FULL_REASON = "disk_full"
 #: The finish reason of a crawl that lost a staging write for another reason (an I/O error, a
 #: read-only disk): its run is removed too (spiders.pipelines).
 LOST_WRITE_REASON = "staging_write_failed"
+#: What the crawl logs then, with the error as its ``error`` field (the launcher quotes it).
+LOST_WRITE_LOG = "a write to the staging run failed"
 PAGES_FILE = "pages.jsonl"
 CLAIMS_FILE = "claims.jsonl"
 PAGES_DIR = "pages"
