@@ -242,5 +242,7 @@ def crawl_sources(
     table_artifact(rows, key="crawl-sources", description="per-site crawl and load figures")
     failed = [f"{r['site']} ({r['mode']}): {r['status'].removeprefix('failed: ')}" for r in rows if r["status"] != "ok"]
     if failed:
-        raise RuntimeError(f"crawl or load failed for {'; '.join(failed)}; the other sites were loaded")
+        loaded = sorted({r["site"] for r in rows if r["status"] == "ok"})
+        raise RuntimeError(f"crawl or load failed for {'; '.join(failed)}"
+                           + (f"; loaded: {', '.join(loaded)}" if loaded else ""))
     return rows

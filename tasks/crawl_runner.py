@@ -300,8 +300,8 @@ def _crawl(
     except SpiderTimeout:
         raise CrawlError(
             f"crawl of {site} (run {run_id}) exceeded {timeout_s}s and was stopped; "
-            f"{'the next crawl of the site resumes it' if settings.crawl.resumable else 'it is not resumable'}. "
-            f"Log {log_file}:\n{tail(log_file)}"
+            f"{'the next crawl of the site resumes it' if settings.crawl.resumable else 'it is not resumable'} "
+            f"(log {log_file})\n{tail(log_file)}"
         ) from None
     elapsed = proc.elapsed_s
     run_dir = crawl_staging_dir(settings) / run_id
@@ -316,7 +316,7 @@ def _crawl(
             number = said[0] if said else errno.ENOSPC
             # the child's error, as its cause: callers tell a full disk by it (the flow does not retry one)
             raise CrawlError(f"crawl of {site} (run {run_id}) stopped: the disk filled up, and {kept}; free space and "
-                             f"crawl again. Log {log_file}:\n{last_lines}") from OSError(number, DISK_FULL[number])
+                             f"crawl again (log {log_file})\n{last_lines}") from OSError(number, DISK_FULL[number])
         if f"Spider closed ({LOST_WRITE_REASON})" in last_lines:
             shutil.rmtree(job, ignore_errors=True)  # never resumed: the resumed crawl would skip the lost pages
             kept = ("no partial staging run is kept" if not run_dir.exists() else
@@ -324,9 +324,9 @@ def _crawl(
                     f"it is never resumed or loaded)")
             raise CrawlError(f"crawl of {site} (run {run_id}) stopped: a write to its staging run failed "
                              f"({_logged_field(log_file, LOST_WRITE_LOG, 'error') or 'see the log'}), and {kept}; "
-                             f"fix that and crawl again. Log {log_file}:\n{last_lines}")
+                             f"fix that and crawl again (log {log_file})\n{last_lines}")
         raise CrawlError(
-            f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode}; log {log_file}:\n"
+            f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode} (log {log_file})\n"
             f"{tail(proc.output, 15)}\n{tail(log_file)}"
         )
     shutil.rmtree(job, ignore_errors=True)  # the JOBDIR's queue and the inputs

@@ -85,7 +85,8 @@ def test_each_site_is_a_flow_run_of_its_own_and_a_dead_site_fails_alone() -> Non
             runs = {r.name: r for r in client.read_flow_runs()}
         [artifact] = asyncio.run(_artifact_rows("crawl-sources"))
     assert parent.is_failed()
-    assert "reuters (live): " in parent.message and "norumors" not in parent.message
+    assert "reuters (live): " in parent.message and "norumors (live)" not in parent.message
+    assert parent.message.endswith("; loaded: norumors")
     good, bad = runs["crawl-norumors-live"], runs["crawl-reuters-live"]
     assert good.state.is_completed() and good.parent_task_run_id is not None
     assert bad.state.is_failed() and bad.parent_task_run_id is not None
@@ -169,9 +170,10 @@ def test_a_crawl_stopped_by_a_full_disk_is_not_retried_and_its_site_fails_saying
     assert parent.is_failed() and site_run.state.is_failed()
     assert "stopped: the disk filled up" in site_run.state.message
     assert [t.run_count for t in crawl_tasks] == [1], "one attempt, no retry"
-    assert len(list((settings.logs_dir / "crawl").glob("norumors-*.log"))) == 1
+    [crawl_log] = (settings.logs_dir / "crawl").glob("norumors-*.log")
+    # one site: no "the other sites were loaded"; the reason's first line ends with the log, not "Log …:"
+    assert parent.message.endswith(f"crawl again (log {crawl_log})")
     assert not list(settings.crawl_jobs_dir.glob("norumors-*")), "nothing left to resume from"
-
 
 
 @pytest.mark.slow
