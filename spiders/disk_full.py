@@ -18,7 +18,7 @@ from scrapy.crawler import Crawler
 from scrapy.utils.defer import deferred_from_coro
 
 from arastance.base.disk_full import full_disk_error
-from arastance.base.staging import DISK_FULL_REASON
+from arastance.base.staging import DISK_FULL_LOG, DISK_FULL_REASON
 from arastance.logging import get_logger
 
 log = get_logger(__name__)
@@ -48,8 +48,8 @@ class DiskFull(logging.Handler):
         reactor.callFromThread(self._stop, found[0])  # type: ignore[attr-defined]  # records come from threads too
 
     def _stop(self, error: BaseException) -> None:
-        log.error("the disk is full: stopping the crawl and removing its partial staging run; free space and "
-                  "crawl again", extra={"error": str(error), "path": getattr(error, "filename", None)})
+        log.error(f"{DISK_FULL_LOG} and removing its partial staging run; free space and crawl again",
+                  extra={"error": str(error), "path": getattr(error, "filename", None)})
         if self.crawler.engine is not None:
             closing = deferred_from_coro(self.crawler.engine.close_spider_async(reason=DISK_FULL_REASON))
             closing.addErrback(lambda failure: log.warning("stop failed", extra={"error": str(failure.value)}))

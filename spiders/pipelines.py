@@ -61,7 +61,8 @@ class StagingPipeline:
             if run_id is None:
                 raise TypeError(f"StagingPipeline keeps the runs of site spiders; {type(spider).__name__} has no run_id")
             staging = Path(self.crawler.settings["ARASTANCE_STAGING_DIR"])
-            self.run = StagingRun(staging / run_id, run_id, spider.name).open()
+            self.run = StagingRun(staging / run_id, run_id, spider.name)  # kept even if it cannot open: abandoned
+            self.run.open()
             log.info("staging run opened", extra={"run_id": run_id, "dir": str(self.run.run_dir)})
         return self.run
 
@@ -107,7 +108,7 @@ class StagingPipeline:
             if reason != "finished" or getattr(self.crawler.spider, "run_id", None) is None:
                 return
             self._open_run()  # a crawl that fetched nothing: an empty, finished run says so
-        if reason == DISK_FULL_REASON or self.run.write_error is not None:
+        if reason in (DISK_FULL_REASON, LOST_WRITE_REASON) or self.run.write_error is not None:
             self.run.abandon()
             log.error("staging run removed: " + ("the disk filled up during the crawl" if reason == DISK_FULL_REASON
                                                  else f"a write failed ({self.run.write_error})"),

@@ -73,13 +73,18 @@ class StagingRun:
         """Create (or reopen, when resuming) the run directory."""
         if (self.run_dir / RUN_FILE).exists():
             raise FileExistsError(f"staging run {self.run_dir} is already finished ({RUN_FILE} exists)")
-        (self.run_dir / PAGES_DIR).mkdir(parents=True, exist_ok=True)
-        started = self.run_dir / _STARTED_FILE
-        if not started.exists():
-            started.write_text(utc_now_iso(), encoding="utf-8")
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
-        self._claims = os.open(self.run_dir / CLAIMS_FILE, flags, 0o644)
-        self._pages = os.open(self.run_dir / PAGES_FILE, flags, 0o644)
+        try:
+            (self.run_dir / PAGES_DIR).mkdir(parents=True, exist_ok=True)
+            started = self.run_dir / _STARTED_FILE
+            if not started.exists():
+                started.write_text(utc_now_iso(), encoding="utf-8")
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+            self._claims = os.open(self.run_dir / CLAIMS_FILE, flags, 0o644)
+            self._pages = os.open(self.run_dir / PAGES_FILE, flags, 0o644)
+        except OSError as exc:  # a run that could not open takes no writes, and its caller abandons it
+            self.write_error = exc
+            self.close()
+            raise
         return self
 
     def __enter__(self) -> "StagingRun":
@@ -107,19 +112,19 @@ class StagingRun:
                                                   f"{self.write_error}")
 
     def _write_line(self, fd: int | None, record: dict[str, Any]) -> None:
-        if fd is None:
-            raise RuntimeError("staging run is not open")
         line = (json.dumps(record, ensure_ascii=False, default=_json_default) + "\n").encode("utf-8")
         with self._lock:  # the staging pipeline writes from a thread pool
             self._refuse_after_a_failed_write()
+            if fd is None:
+                raise RuntimeError("staging run is not open")
             size = os.fstat(fd).st_size
             try:
                 written = 0
                 while written < len(line):
                     written += os.write(fd, line[written:])
             except OSError as exc:
+                self.write_error = exc  # first: the truncate below may fail too (an I/O error, a read-only disk)
                 os.ftruncate(fd, size)  # the line goes whole or not at all
-                self.write_error = exc
                 raise
 
     def write_page(self, page: PageItem) -> None:

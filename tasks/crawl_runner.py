@@ -19,7 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from arastance.base.disk_full import DISK_FULL
-from arastance.base.staging import DISK_FULL_REASON, LOST_WRITE_LOG, LOST_WRITE_REASON, RUN_FILE, SITES, new_run_id
+from arastance.base.staging import (
+    DISK_FULL_LOG,
+    DISK_FULL_REASON,
+    LOST_WRITE_LOG,
+    LOST_WRITE_REASON,
+    RUN_FILE,
+    SITES,
+    new_run_id,
+)
 from arastance.config import Settings
 from arastance.base.captures import Capture, to_site_url
 from arastance.base.sites import load_site_config
@@ -57,6 +65,11 @@ def crawl_staging_dir(settings: Settings) -> Path:
 ARCHIVE_RUN_SUFFIX = "-archive"
 
 
+def crawl_log_file(settings: Settings, run_id: str) -> Path:
+    """The log of every session of crawl ``run_id`` (a resumed crawl appends to it)."""
+    return settings.logs_dir / "crawl" / f"{run_id}.log"
+
+
 def _runs_of(root: Path, site: str, mode: str) -> list[str]:
     """Names of the run directories under ``root`` that crawls of ``site`` in ``mode`` made, newest first."""
     if not root.is_dir():
@@ -66,11 +79,21 @@ def _runs_of(root: Path, site: str, mode: str) -> list[str]:
 
 
 def unfinished_run(settings: Settings, site: str, mode: str = "live") -> str | None:
-    """The newest run of ``site`` in ``mode`` that was interrupted (a JOBDIR and no ``run.json``), if any."""
+    """The newest run of ``site`` in ``mode`` that was interrupted (a JOBDIR and no ``run.json``), if any.
+
+    A run whose crawl abandoned it (a lost write) is never resumed, however its JOBDIR survived (a
+    time-out or Ctrl-C while the spider closed, a JOBDIR that could not be removed): the resumed
+    crawl would skip the pages whose writes were lost. Its JOBDIR is removed here."""
     for run_id in _runs_of(settings.crawl_jobs_dir, site, mode):
-        if (settings.crawl_jobs_dir / run_id / "scrapy").is_dir() and not (
-                crawl_staging_dir(settings) / run_id / RUN_FILE).exists():
+        job = settings.crawl_jobs_dir / run_id
+        if not (job / "scrapy").is_dir() or (crawl_staging_dir(settings) / run_id / RUN_FILE).exists():
+            continue
+        reason = _abandoned_for(crawl_log_file(settings, run_id))
+        if reason is None:
             return run_id
+        log.warning("not resuming a crawl that lost writes; the crawl starts afresh",
+                    extra={"site": site, "run_id": run_id, "reason": reason})
+        shutil.rmtree(job, ignore_errors=True)
     return None
 
 
@@ -183,6 +206,41 @@ def _logged_field(log_file: Path, message: str, key: str) -> str | None:
     return ast.literal_eval(value) if value[0] in "'\"" else value
 
 
+def _abandoned_for(log_file: Path) -> str | None:
+    """Why the crawl logged in ``log_file`` abandoned its run (a full disk, another lost write),
+    or None. The spider logs it as an error when it decides to stop (:mod:`spiders.disk_full`,
+    :mod:`spiders.pipelines`), and removes the run when it closes; the whole log is read, because
+    a time-out may cut the close short, and a resumed crawl's sessions share the log."""
+    text = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
+    return next((reason for reason, said in ((DISK_FULL_REASON, DISK_FULL_LOG), (LOST_WRITE_REASON, LOST_WRITE_LOG))
+                 if said in text), None)
+
+
+def _raise_if_abandoned(site: str, run_id: str, run_dir: Path, job: Path, log_file: Path) -> None:
+    """Raise the :class:`CrawlError` of a crawl that abandoned its run, after removing its JOBDIR:
+    a crawl resumed from it would not fetch again the pages whose writes were lost (Scrapy counts
+    them as seen). A full disk's error has the system's error as its cause, by which callers tell
+    it (the flow does not retry one)."""
+    reason = _abandoned_for(log_file)
+    if reason is None:
+        return
+    shutil.rmtree(job, ignore_errors=True)
+    kept = ("no partial staging run is kept" if not run_dir.exists() else
+            f"its partial staging run {run_dir} could not be removed (remove it once the disk is mended; it is "
+            f"never loaded)")
+    if job.exists():
+        kept += (f"; its JOBDIR {job} could not be removed either: remove it, or the next crawl resumes the run "
+                 f"and skips the pages it lost")
+    last_lines = tail(log_file, 40)
+    if reason == DISK_FULL_REASON:
+        said = [number for number, words in DISK_FULL.items() if words in last_lines] or [errno.ENOSPC]
+        raise CrawlError(f"crawl of {site} (run {run_id}) stopped: the disk filled up, and {kept}; free space and "
+                         f"crawl again (log {log_file})\n{last_lines}") from OSError(said[0], DISK_FULL[said[0]])
+    raise CrawlError(f"crawl of {site} (run {run_id}) stopped: a write to its staging run failed "
+                     f"({_logged_field(log_file, LOST_WRITE_LOG, 'error') or 'see the log'}), and {kept}; "
+                     f"fix that and crawl again (log {log_file})\n{last_lines}")
+
+
 def run_verdict(summary: dict[str, Any]) -> str:
     """``"ok"``, or ``"failed: <reason>"`` for a run that found nothing usable.
 
@@ -280,7 +338,7 @@ def _crawl(
     known_file = job / "known_urls.txt"
     if not resumed_id:
         known_file.write_text("".join(f"{u}\n" for u in known_urls), encoding="utf-8")
-    log_file = settings.logs_dir / "crawl" / f"{run_id}.log"
+    log_file = crawl_log_file(settings, run_id)
     log_file.parent.mkdir(parents=True, exist_ok=True)
     args = {"run_id": run_id, "known_urls": str(known_file), "incremental": "true" if incremental else "false"}
     options: dict[str, object] = {"LOG_FILE": log_file, "LOG_FILE_APPEND": True}
@@ -294,37 +352,27 @@ def _crawl(
     args.update(spider_args or {})  # e.g. discovery=sitemap,listing
     log.info("crawl starting", extra={"site": site, "run_id": run_id, "resumed": bool(resumed_id),
                                       "incremental": incremental, "known_urls": sum(1 for _ in known_file.open())})
+    run_dir = crawl_staging_dir(settings) / run_id
     try:
         proc = run_scrapy(site, settings, output=log_file.with_suffix(".out"), args=args, scrapy_settings=options,
                           timeout_s=timeout_s)
     except SpiderTimeout:
+        _raise_if_abandoned(site, run_id, run_dir, job, log_file)
         raise CrawlError(
             f"crawl of {site} (run {run_id}) exceeded {timeout_s}s and was stopped; "
             f"{'the next crawl of the site resumes it' if settings.crawl.resumable else 'it is not resumable'} "
             f"(log {log_file})\n{tail(log_file)}"
         ) from None
     elapsed = proc.elapsed_s
-    run_dir = crawl_staging_dir(settings) / run_id
     if proc.returncode != 0 or not (run_dir / RUN_FILE).exists():
-        if not run_dir.exists():  # nothing kept (or a run removed on a full disk): nothing to resume
+        if not run_dir.exists():  # nothing kept: nothing to resume
             shutil.rmtree(job, ignore_errors=True)
+        _raise_if_abandoned(site, run_id, run_dir, job, log_file)
         last_lines = tail(log_file, 40)
         said = [number for number, words in DISK_FULL.items() if words in last_lines]
-        if f"Spider closed ({DISK_FULL_REASON})" in last_lines or said:
-            kept = ("its partial staging run was removed" if not run_dir.exists()
-                    else f"its staging run {run_dir} is left for the next crawl to resume")
-            number = said[0] if said else errno.ENOSPC
-            # the child's error, as its cause: callers tell a full disk by it (the flow does not retry one)
-            raise CrawlError(f"crawl of {site} (run {run_id}) stopped: the disk filled up, and {kept}; free space and "
-                             f"crawl again (log {log_file})\n{last_lines}") from OSError(number, DISK_FULL[number])
-        if f"Spider closed ({LOST_WRITE_REASON})" in last_lines:
-            shutil.rmtree(job, ignore_errors=True)  # never resumed: the resumed crawl would skip the lost pages
-            kept = ("no partial staging run is kept" if not run_dir.exists() else
-                    f"its partial staging run {run_dir} could not be removed (remove it once the disk is mended; "
-                    f"it is never resumed or loaded)")
-            raise CrawlError(f"crawl of {site} (run {run_id}) stopped: a write to its staging run failed "
-                             f"({_logged_field(log_file, LOST_WRITE_LOG, 'error') or 'see the log'}), and {kept}; "
-                             f"fix that and crawl again (log {log_file})\n{last_lines}")
+        if said:  # a full disk before the spider ran (Scrapy's start, the JOBDIR's first write)
+            raise CrawlError(f"crawl of {site} (run {run_id}) failed: the disk filled up; free space and crawl again "
+                             f"(log {log_file})\n{last_lines}") from OSError(said[0], DISK_FULL[said[0]])
         raise CrawlError(
             f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode} (log {log_file})\n"
             f"{tail(proc.output, 15)}\n{tail(log_file)}"

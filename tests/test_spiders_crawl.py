@@ -265,7 +265,7 @@ def test_a_crawl_whose_disk_fills_up_stops_at_once_and_the_next_one_takes_every_
         (data / full).symlink_to(disk.root)
         disk.fill(leave=leave)
         started = time.monotonic()
-        with pytest.raises(CrawlError, match="stopped: the disk filled up, and its partial staging run was removed") as stop:
+        with pytest.raises(CrawlError, match="stopped: the disk filled up, and no partial staging run is kept") as stop:
             crawl("araanews", data, server)
         assert stop.value.__cause__.errno == errno.ENOSPC, "the child's error, which callers (the flow's retry) read"
         assert time.monotonic() - started < 60

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
 import json
 from datetime import datetime, timezone
@@ -90,6 +91,41 @@ def test_a_page_refused_by_a_read_only_disk_stops_the_run_like_a_full_disk(tmp_p
         run.finish()
     assert len((run_dir / "pages.jsonl").read_text(encoding="utf-8").splitlines()) == 1
     assert len((run_dir / "claims.jsonl").read_text(encoding="utf-8").splitlines()) == 1
+
+
+def test_a_line_whose_take_back_fails_too_still_stops_the_run(tmp_path: Path) -> None:
+    # it was: the failed truncate's error escaped before the write's was kept, the run took more
+    # writes and finished (9 claims of 56 in the review, with an I/O error on both)
+    import os
+
+    run_dir = tmp_path / "dabegad-1"
+    run = StagingRun(run_dir, "dabegad-1", "dabegad").open()
+    write_detail(run, "https://dabegad.com/a", b"<html>a</html>")
+    os.close(run._claims)
+    run._claims = os.open(run_dir / "claims.jsonl", os.O_RDONLY)  # a real write and truncate that both fail
+    with pytest.raises(OSError):
+        write_detail(run, "https://dabegad.com/b", b"<html>b</html>")
+    assert run.write_error is not None and run.write_error.errno == errno.EBADF
+    with pytest.raises(OSError, match="takes no more writes"):
+        write_detail(run, "https://dabegad.com/c", b"<html>c</html>")
+    with pytest.raises(OSError, match="left unfinished: a write failed"):
+        run.finish()
+
+
+def test_a_run_that_cannot_open_takes_no_writes_and_leaves_no_descriptor(tmp_path: Path) -> None:
+    # it was: the claims file stayed open and the run was never abandoned, so its directory stayed
+    run_dir = tmp_path / "dabegad-1"
+    (run_dir / "pages.jsonl").mkdir(parents=True)  # opening it for writing fails, after claims.jsonl opened
+    run = StagingRun(run_dir, "dabegad-1", "dabegad")
+    with pytest.raises(IsADirectoryError):
+        run.open()
+    assert run._claims is None and run._pages is None
+    with pytest.raises(OSError, match="takes no more writes after .*Is a directory"):
+        run.write_claim(claim_item(fields("https://dabegad.com/a"), page=page_item(
+            run_id="dabegad-1", source_id="dabegad", url="https://dabegad.com/a", body=b"a", http_status=200,
+            fetched_at=NOW, parse_status="ok"), veracity="false"))
+    run.abandon()
+    assert not run_dir.exists()
 
 def test_a_resumed_run_appends_and_a_finished_run_is_never_reopened(tmp_path: Path) -> None:
     run_dir = tmp_path / "norumors-1"

@@ -38,6 +38,8 @@ from arastance.base.sites import all_site_configs
 RUN_FILE = "run.json"
 #: The finish reason of a crawl that the disk filled up: its run is removed, not finished (spiders.disk_full).
 DISK_FULL_REASON = "disk_full"
+#: What the crawl logs when it stops so (the launcher looks for it: a time-out may cut the close short).
+DISK_FULL_LOG = "the disk is full: stopping the crawl"
 #: The finish reason of a crawl that lost a staging write for another reason (an I/O error, a
 #: read-only disk): its run is removed too (spiders.pipelines).
 LOST_WRITE_REASON = "staging_write_failed"
