@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import date, datetime
@@ -20,7 +21,14 @@ from typing import Any
 from arastance.base.arabic import arabic_ratio
 from arastance.base.ids import content_hash, stable_id
 from arastance.base.jsonl import json_lines
-from arastance.base.staging import ARCHIVE_DAYS_FILE, FETCHED_FILE, URLS_FILE, write_archive_days, write_url_list
+from arastance.base.staging import (
+    ARCHIVE_DAYS_FILE,
+    FETCHED_FILE,
+    URLS_FILE,
+    read_url_list,
+    write_archive_days,
+    write_url_list,
+)
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
@@ -66,7 +74,21 @@ def run_article_spider(urls: list[str], run_dir: Path, *, settings: Settings | N
     if done.returncode != 0 or not out.exists():
         raise RuntimeError(f"article spider failed (exit {done.returncode}); see {run_dir / 'scrapy.log'}: "
                            f"{tail(done.output, 20)}")
+    _check_every_url_recorded(out, len(read_url_list(urls_file)), run_dir / "scrapy.log")
     return out
+
+
+def _check_every_url_recorded(out: Path, expected: int, log_file: Path) -> None:
+    """Refuse a feed that lacks records: the spider records every URL it is given, a failure
+    included, but Scrapy's feed exporter only logs a write it could not make and exits 0. On a full
+    disk the feed was left empty (0 bytes, which gzip reads as no records), and its caller went on
+    as if nothing had been fetched; a feed cut short is refused by :func:`read_fetched`. The log is
+    on the same disk, so it may not say why: the space left does."""
+    written = sum(1 for _ in read_fetched(out))
+    if written != expected:
+        free = shutil.disk_usage(out.parent).free
+        raise RuntimeError(f"{out} holds {written} of the {expected} records its article spider fetched: its feed was "
+                           f"not written whole ({free // 1024} KiB left on its disk; log {log_file}); fetch again")
 
 
 def read_fetched(path: Path) -> Iterator[dict[str, Any]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers_disk import small_disk
 from helpers_search import ApiServer, Reply, SiteServer, article_page, write_mirror_page
 
 from arastance.base.urls import mirror_url
@@ -207,3 +208,29 @@ def test_the_article_fetcher_keeps_the_project_extensions_but_the_full_disk_stop
     # stopped early it would hand its caller part of the URLs with exit 0; a site crawl's stop removes its run
     assert extensions["spiders.disk_full.DiskFull"] is None
     assert extensions["spiders.stop_file.StopFile"] == 0 and extensions["spiders.log_fields.LogFields"] == 0
+
+
+
+def test_a_feed_the_full_disk_left_without_records_is_refused_and_a_fetch_after_freeing_space_has_them_all(
+        tmp_path: Path) -> None:
+    # it was: with little space left the feed exporter left the feed empty (0 bytes, which gzip reads
+    # as no records), logged the failed write and exited 0, and the caller read a wave in which
+    # nothing had been fetched
+    import random
+
+    rng = random.Random(7)
+    letters = "ابتثجحخدذرزسشصضطظعغفقكلمنهوي"
+    root = tmp_path / "site"
+    urls = [f"https://news.example.com/2016/05/story-{i}/" for i in range(6)]
+    for url in urls:  # words of random letters: the feed does not compress below the space left
+        words = [" ".join("".join(rng.choices(letters, k=6)) for _ in range(40)) + "." for _ in range(120)]
+        write_mirror_page(root, url, article_page("الصحة تنفي نقص الأدوية", words))
+    server = SiteServer(root, {})
+    with server.running(), small_disk(tmp_path, 2) as disk:
+        disk.fill(leave=12_000)  # room for the start, not for the feed's first block
+        with pytest.raises(RuntimeError, match=r"articles.jsonl.gz holds 0 of the 6 records its article spider "
+                                               r"fetched: its feed was not written whole \(\d+ KiB left on its disk"):
+            run_article_spider(urls, disk.root / "run", mirror_base=server.base_url, scrapy_settings=FAST)
+        disk.free()
+        out = run_article_spider(urls, disk.root / "run", mirror_base=server.base_url, scrapy_settings=FAST)
+        assert sorted(r["url"] for r in read_fetched(out)) == sorted(urls)

@@ -109,7 +109,8 @@ class ArticleSpider(scrapy.Spider):
         """The project's middlewares, with the stock robots.txt one swapped for the shared one; and
         no stop on a full disk (:mod:`spiders.disk_full` pairs that stop with removing a staging
         run, which this spider has none of: stopped early, it would hand its caller a feed of part
-        of the URLs, while a feed cut by the full disk is refused by ``read_fetched``)."""
+        of the URLs, while a feed the full disk cut short or left empty is refused by
+        :func:`tasks.articles.run_article_spider`)."""
         super().update_settings(settings)
         middlewares = dict(settings.getdict("DOWNLOADER_MIDDLEWARES"))
         middlewares.update({"scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
