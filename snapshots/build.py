@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import time
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
@@ -133,11 +134,28 @@ def build_snapshots(out_dir: Path, world: World | None = None) -> BuildSummary:
     except BaseException:  # a full disk stayed full with the half build until the next one
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    if out_dir.exists():
-        shutil.rmtree(out_dir)
-    staging.rename(out_dir)
+    _replace(out_dir, staging)
     log.info("snapshots built", extra={"root": str(out_dir), **{f"pages_{k}": v for k, v in summary.pages.items()}})
     return replace(summary, root=out_dir)
+
+
+def _replace(out_dir: Path, staging: Path) -> None:
+    """Move the finished build in ``staging`` over ``out_dir``. The earlier build is moved aside whole
+    first and deleted last: deleting it in place, a refusal partway (a read-only part) left half of
+    it under its marker, which the offline crawls then trusted."""
+    earlier = out_dir.with_name(f".{out_dir.name}.replaced-{time.time_ns()}")
+    if out_dir.exists():
+        out_dir.rename(earlier)
+    try:
+        staging.rename(out_dir)
+    except BaseException:
+        if earlier.exists():
+            earlier.rename(out_dir)
+        raise
+    shutil.rmtree(earlier, ignore_errors=True)
+    if earlier.exists():
+        log.warning("the earlier snapshot build could not be deleted whole; the new one is in place",
+                    extra={"earlier": str(earlier), "root": str(out_dir)})
 
 
 def _render(out_dir: Path, world: World) -> BuildSummary:

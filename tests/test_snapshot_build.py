@@ -43,6 +43,21 @@ def test_a_build_that_finds_the_disk_full_keeps_the_earlier_one_and_frees_what_i
         assert disk.available() >= left and sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
 
 
+
+def test_a_rebuild_over_a_build_it_cannot_delete_whole_puts_itself_in_place_whole(tmp_path: Path) -> None:
+    # it was: the earlier build was deleted in place; refused partway (a read-only part), it lost
+    # three sites and its fault plan under its marker, which the offline crawls then trusted
+    from helpers_disk import read_only
+
+    out = tmp_path / "web"
+    build_snapshots(out, world())
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    with read_only(out / "reuters"):
+        build_snapshots(out, world())
+        assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
+        [earlier] = [p for p in tmp_path.iterdir() if p.name.startswith(".web.replaced-")]  # what could not go
+    build_snapshots(out, world())  # a later build is not stopped by it
+
 def test_a_directory_that_is_not_a_build_is_refused_and_kept(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("keep me", encoding="utf-8")
     with pytest.raises(SnapshotDirError, match="not a snapshot build"):
