@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from helpers_disk import small_disk
+from helpers_disk import read_only, small_disk
 
 from warehouse import Warehouse, WarehouseError, open_published, open_warehouse, published_path
 
@@ -175,6 +175,29 @@ def test_a_full_disk_fails_the_copy_not_the_committed_writes_and_readers_say_how
                 assert reader.scalar("SELECT count(*) FROM sources") == 2
         assert "older read-only copy" not in caplog.text  # a copy written since ends the warning
 
+
+
+def test_readers_are_warned_also_when_the_copys_directory_refused_the_note(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # it was: a read-only published/ refused the copy and the note saying so alike, and readers
+    # read the old copy with no word (3 rounds shown, 4 stored)
+    primary = tmp_path / "warehouse.duckdb"
+    with open_warehouse(primary) as wh:
+        wh.insert_rows("sources", SOURCES[:1])
+    with read_only(published_path(primary).parent):
+        with open_warehouse(primary) as wh:
+            wh.insert_rows("sources", SOURCES[1:])
+        with caplog.at_level("WARNING"), open_published(primary) as reader:
+            assert reader.scalar("SELECT count(*) FROM sources") == 1
+        assert "reading an older read-only copy of the warehouse" in caplog.text
+        assert any("Read-only file system" in str(getattr(r, "error", "")) for r in caplog.records)
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        open_warehouse(primary).close()  # a write that publishes ends the warning
+        with open_published(primary) as reader:
+            assert reader.scalar("SELECT count(*) FROM sources") == 2
+    assert "older read-only copy" not in caplog.text
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 def test_the_official_cli_reads_the_file_the_library_writes(tmp_path: Path) -> None:
     """duckdb-cli and the duckdb library are pinned to one release line: same storage version."""

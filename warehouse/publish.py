@@ -41,21 +41,26 @@ def _stamp_path(primary: Path) -> Path:
     return published.parent / f".{published.name}.source"
 
 
-def _failure_path(primary: Path) -> Path:
+def _failure_paths(primary: Path) -> tuple[Path, Path]:
+    """Where a writer notes that it could not refresh the copy: beside the copy, else beside the
+    writer's file (the copy's directory may be what refused, read-only)."""
     published = published_path(primary)
-    return published.parent / f".{published.name}.failed"
+    return published.parent / f".{published.name}.failed", primary.parent / f".{primary.name}.publish-failed"
 
 
 def record_publish_failure(primary: str | Path, error: BaseException) -> None:
-    """Note beside the copy that a writer could not refresh it, for readers to say so (best effort:
-    the failed copy's partial file is gone by now, which leaves room for these few bytes)."""
-    path = _failure_path(Path(primary))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"at": datetime.now().isoformat(sep=" ", timespec="seconds"), "error": str(error)}),
-                        encoding="utf-8")
-    except OSError:
-        pass
+    """Note that a writer could not refresh the copy, for readers to say so (best effort: the failed
+    copy's partial file is gone by now, which leaves room for these few bytes)."""
+    note = json.dumps({"at": datetime.now().isoformat(sep=" ", timespec="seconds"), "error": str(error)})
+    for path in _failure_paths(Path(primary)):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(note, encoding="utf-8")
+            return
+        except OSError:
+            continue
+    log.warning("could not note that the read-only copy is stale either; readers will not be warned",
+                extra={"warehouse": str(primary)})
 
 
 def _stamp(primary: Path) -> dict[str, int]:
@@ -99,7 +104,8 @@ def publish(wh: Warehouse) -> Path | None:
         Path(tmp_name).unlink(missing_ok=True)
         raise
     _stamp_path(wh.path).write_text(json.dumps(_stamp(wh.path)), encoding="utf-8")
-    _failure_path(wh.path).unlink(missing_ok=True)
+    for note in _failure_paths(wh.path):
+        note.unlink(missing_ok=True)
     log.info("published read-only warehouse copy", extra={"warehouse": str(wh.path), "published": str(target)})
     return target
 
@@ -131,17 +137,20 @@ def open_published(primary: str | Path) -> Warehouse:
             ) from exc
         if not target.is_file():
             raise WarehouseError(f"warehouse {primary} has no published read-only copy, and it could not be written to "
-                                 f"{target} (see the warning above: free disk space there and run this again)")
-    elif _failure_path(primary).is_file():
+                                 f"{target} (see the warning above; once that is mended, run this again)")
+    elif any(note.is_file() for note in _failure_paths(primary)):
         _warn_stale(primary, target)
     return Warehouse(target, read_only=True)
 
 
 def _warn_stale(primary: Path, target: Path) -> None:
-    try:
-        failed = json.loads(_failure_path(primary).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        failed = {}
+    failed = {}
+    for note in _failure_paths(primary):
+        try:
+            failed = json.loads(note.read_text(encoding="utf-8"))
+            break
+        except (OSError, ValueError):
+            continue
     taken = datetime.fromtimestamp(target.stat().st_mtime).isoformat(sep=" ", timespec="seconds")
     log.warning("reading an older read-only copy of the warehouse: a later write could not refresh it, so what was "
                 "written since is not in it; the next write refreshes it (`arastance warehouse migrate` is one that "
