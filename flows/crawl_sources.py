@@ -35,7 +35,7 @@ from arastance.base.staging import StagingError
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
 from flows.artifacts import table_artifact
-from flows.runners import unless_disk_full, warehouse_busy
+from flows.runners import unless_disk_refuses_writes, warehouse_busy
 from tasks.claim_load.load import LoadReport, load_crawl_run
 from tasks.crawl_runner import CrawlError, CrawlResult, release_run, run_spider, run_verdict, unloaded_runs
 from warehouse import flow_warehouse, open_warehouse
@@ -61,7 +61,7 @@ def unloaded_staging_runs(warehouse_path: Path, site: str, mode: str, settings: 
         return unloaded_runs(settings, site, mode, warehouse_path, lambda run_ids: loaded_run_ids(wh, run_ids))
 
 
-@task(retries=1, retry_delay_seconds=5, retry_condition_fn=unless_disk_full, cache_policy=NO_CACHE,
+@task(retries=1, retry_delay_seconds=5, retry_condition_fn=unless_disk_refuses_writes, cache_policy=NO_CACHE,
       task_run_name="crawl-{site}-{mode}")
 def crawl_site(site: str, settings: Settings, known_urls: list[str], incremental: bool, mode: str,
                warehouse_path: Path) -> CrawlResult:

@@ -27,7 +27,7 @@ from arastance.config import load_settings
 from arastance.logging import get_logger
 from flows.artifacts import table_artifact
 from flows.run_names import claim_run_name, first_words
-from flows.runners import ConfiguredTaskRunner, unless_disk_full, warehouse_busy
+from flows.runners import ConfiguredTaskRunner, unless_disk_refuses_writes, warehouse_busy
 from tasks import retrieval
 from tasks.articles import run_article_spider
 from tasks.retrieval import RetrievalPlan, utc_now
@@ -46,7 +46,7 @@ def plan_retrieval(warehouse_path: Path, claim_ids: list[str] | None, limit: int
         return retrieval.plan_retrieval(wh, load_settings(), claim_ids, limit, redo)
 
 
-@task(retries=1, retry_delay_seconds=5, retry_condition_fn=unless_disk_full, cache_policy=NO_CACHE,
+@task(retries=1, retry_delay_seconds=5, retry_condition_fn=unless_disk_refuses_writes, cache_policy=NO_CACHE,
       task_run_name=claim_run_name("search"))
 def search_claim(claim_id: str, queries: list[QuerySpec], num: int, label: str) -> ClaimSearch:
     """Send one claim's uncached queries (no warehouse, no key in the parameters); ``label``
@@ -65,7 +65,7 @@ def store_claim_search(warehouse_path: Path, claim: dict[str, Any], queries: lis
         return retrieval.store_claim_search(wh, search_settings, claim, queries, search, backend)
 
 
-@task(retries=1, retry_delay_seconds=10, retry_condition_fn=unless_disk_full, cache_policy=NO_CACHE)
+@task(retries=1, retry_delay_seconds=10, retry_condition_fn=unless_disk_refuses_writes, cache_policy=NO_CACHE)
 def fetch_and_rank(warehouse_path: Path, claims: dict[str, str], run_dir: Path) -> dict[str, int]:
     """Fetch the claims' candidates in waves until each has its documents, then rank them on their text.
 

@@ -16,7 +16,7 @@ from prefect.futures import PrefectFuture, PrefectFutureList
 from prefect.states import State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
-from arastance.base.disk_full import full_disk_error
+from arastance.base.disk_full import full_disk_error, read_only_error
 from arastance.config import load_settings
 from arastance.config.orchestration import OrchestrationSettings
 from warehouse import WarehouseBusyError
@@ -27,11 +27,11 @@ def warehouse_busy(task: Any, task_run: Any, state: State) -> bool:
     return isinstance(state.data, WarehouseBusyError)
 
 
-def unless_disk_full(task: Any, task_run: Any, state: State) -> bool:
+def unless_disk_refuses_writes(task: Any, task_run: Any, state: State) -> bool:
     """Retry condition for long steps that a retry may carry through (a timed-out crawl resumes, a
-    dropped connection comes back): anything but a full disk, on which the retry fails the same way
-    (a crawl in about 2 s, after removing its partial run again) and only delays the error."""
-    return full_disk_error(state.data) is None
+    dropped connection comes back): anything but a full or read-only disk, on which the retry fails
+    the same way (a crawl in about 2 s, after removing its partial run again) and only delays the error."""
+    return full_disk_error(state.data) is None and read_only_error(state.data) is None
 
 
 def task_runner(settings: OrchestrationSettings) -> TaskRunner:

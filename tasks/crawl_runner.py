@@ -236,9 +236,11 @@ def _raise_if_abandoned(site: str, run_id: str, run_dir: Path, job: Path, log_fi
         said = [number for number, words in DISK_FULL.items() if words in last_lines] or [errno.ENOSPC]
         raise CrawlError(f"crawl of {site} (run {run_id}) stopped: the disk filled up, and {kept}; free space and "
                          f"crawl again (log {log_file})\n{last_lines}") from OSError(said[0], DISK_FULL[said[0]])
+    error = _logged_field(log_file, LOST_WRITE_LOG, "error")
+    said = re.match(r"\[Errno (\d+)\] ([^:]+)", error or "")
     raise CrawlError(f"crawl of {site} (run {run_id}) stopped: a write to its staging run failed "
-                     f"({_logged_field(log_file, LOST_WRITE_LOG, 'error') or 'see the log'}), and {kept}; "
-                     f"fix that and crawl again (log {log_file})\n{last_lines}")
+                     f"({error or 'see the log'}), and {kept}; fix that and crawl again (log {log_file})\n"
+                     f"{last_lines}") from (OSError(int(said[1]), said[2]) if said else None)  # callers tell it by this
 
 
 def run_verdict(summary: dict[str, Any]) -> str:

@@ -134,20 +134,21 @@ def test_a_crawl_stopped_before_its_load_is_loaded_by_the_next_crawl_which_fetch
 
 
 
-def test_a_long_step_is_retried_on_anything_but_a_full_disk() -> None:
+def test_a_long_step_is_retried_on_anything_but_a_full_or_read_only_disk() -> None:
     from prefect.states import Failed
 
-    from flows.runners import unless_disk_full
+    from flows.runners import unless_disk_refuses_writes
     from tasks.crawl_runner import CrawlError
 
     full = OSError(errno.ENOSPC, "No space left on device")
-    assert not unless_disk_full(None, None, Failed(data=full))
-    assert not unless_disk_full(None, None, Failed(data=OSError(errno.EDQUOT, "Disk quota exceeded")))
+    assert not unless_disk_refuses_writes(None, None, Failed(data=full))
+    assert not unless_disk_refuses_writes(None, None, Failed(data=OSError(errno.EDQUOT, "Disk quota exceeded")))
+    assert not unless_disk_refuses_writes(None, None, Failed(data=OSError(errno.EROFS, "Read-only file system")))
     wrapped = CrawlError("crawl of norumors (run r) stopped: the disk filled up")
     wrapped.__cause__ = full
-    assert not unless_disk_full(None, None, Failed(data=wrapped))
-    assert unless_disk_full(None, None, Failed(data=CrawlError("crawl of norumors (run r) exceeded 3600s")))
-    assert unless_disk_full(None, None, Failed(data=ConnectionResetError(errno.ECONNRESET, "reset by peer")))
+    assert not unless_disk_refuses_writes(None, None, Failed(data=wrapped))
+    assert unless_disk_refuses_writes(None, None, Failed(data=CrawlError("crawl of norumors (run r) exceeded 3600s")))
+    assert unless_disk_refuses_writes(None, None, Failed(data=ConnectionResetError(errno.ECONNRESET, "reset by peer")))
 
 @pytest.mark.slow
 def test_a_crawl_stopped_by_a_full_disk_is_not_retried_and_its_site_fails_saying_so(tmp_path: Path) -> None:

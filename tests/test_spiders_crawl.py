@@ -314,8 +314,9 @@ def test_a_crawl_whose_staging_directory_is_read_only_stops_at_its_first_page_sa
     staging.mkdir(parents=True)
     with read_only(staging):
         with pytest.raises(CrawlError, match=r"stopped: a write to its staging run failed \(\[Errno 30\] Read-only file "
-                                             r"system: '.*/staging/crawl'\), and no partial staging run is kept"):
+                                             r"system: '.*/staging/crawl'\), and no partial staging run is kept") as stopped:
             crawl("norumors", tmp_path / "data", server)
+    assert stopped.value.__cause__.errno == errno.EROFS  # the flow does not retry it
     assert not list((tmp_path / "data" / "crawl_jobs").glob("norumors-*"))
 
 def test_scrapy_crawl_from_the_repository_root_works_as_scrapy_users_expect(server: SnapshotServer, tmp_path: Path) -> None:

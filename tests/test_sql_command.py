@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from helpers_disk import small_disk
+from helpers_disk import read_only, small_disk
 
 from warehouse import open_warehouse
 
@@ -109,3 +109,17 @@ def test_a_full_disk_is_one_line_naming_it_and_an_earlier_out_file_stays(migrate
             assert "free space on that disk and run the command again" in failed.stderr
             assert kept.read_text(encoding="utf-8") == "an earlier result\n"
             assert sorted(p.name for p in disk.root.iterdir()) == [".filler", "kept.csv"]
+
+
+def test_a_read_only_out_directory_is_one_line_naming_it_and_an_earlier_out_file_stays(migrated: Path) -> None:
+    # it was: two tracebacks, the partial file's clean-up refused too and its error over the first
+    out_dir = migrated / "out"
+    out_dir.mkdir()
+    kept = out_dir / "kept.csv"
+    kept.write_text("an earlier result\n", encoding="utf-8")
+    with read_only(out_dir):
+        failed = _sql("--format", "csv", "--out", str(kept), "SELECT 1 AS x")
+    assert failed.returncode == 2 and "Traceback" not in failed.stderr, failed.stderr
+    assert failed.stderr.startswith(f"error: read-only file system: {out_dir}/.kept.csv.partial")
+    assert "make that disk writable and run the command again" in failed.stderr.replace("\n", " ")
+    assert kept.read_text(encoding="utf-8") == "an earlier result\n"

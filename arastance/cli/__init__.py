@@ -15,7 +15,7 @@ from typing import NoReturn
 
 import typer
 
-from arastance.base.disk_full import full_disk_error
+from arastance.base.disk_full import full_disk_error, read_only_error
 from arastance.cli import commands
 from arastance.cli.common import fail
 from arastance.config import SettingsError
@@ -63,20 +63,22 @@ def path_error_message(exc: OSError) -> str:
     return f"{reason}: {paths}" if paths else reason
 
 
-def disk_full_message(exc: BaseException) -> str | None:
-    """One line for an error raised because the disk filled up (None for any other error).
+def refused_write_message(exc: BaseException) -> str | None:
+    """One line for an error raised because the disk filled up or takes no writes (read-only), None
+    for any other error.
 
     Such a write names no path as a rule (a flush or a checkpoint fails, not an open), so the line
     says where the command writes. What the command had committed before stays stored: the
     warehouse keeps whole transactions, and files are replaced only when written whole.
     """
-    found = full_disk_error(exc)
-    if found is None:
-        return None
-    seen, reason = found
-    where = _paths(seen) if isinstance(seen, OSError) else str(seen).splitlines()[0][:300]
-    return (f"{reason.lower()}{f': {where}' if where else ''} (writing under the data directory or an --out path); "
-            "free space on that disk and run the command again")
+    for find, remedy in ((full_disk_error, "free space on that disk"), (read_only_error, "make that disk writable")):
+        found = find(exc)
+        if found is not None:
+            seen, reason = found
+            where = _paths(seen) if isinstance(seen, OSError) else str(seen).splitlines()[0][:300]
+            return (f"{reason.lower()}{f': {where}' if where else ''} (writing under the data directory or an --out "
+                    f"path); {remedy} and run the command again")
+    return None
 
 
 def exit_on_sigterm(signum: int, frame: object) -> None:
@@ -102,8 +104,8 @@ def main() -> None:
         app()
     except (SettingsError, StageBusyError, *PATH_ERRORS) as exc:  # raised outside a command's own handling
         _exit_with(path_error_message(exc) if isinstance(exc, OSError) else str(exc))
-    except Exception as exc:  # noqa: BLE001 - a full disk, wherever it struck; anything else goes on up
-        message = disk_full_message(exc)
+    except Exception as exc:  # noqa: BLE001 - a full or read-only disk, wherever it struck; anything else goes on up
+        message = refused_write_message(exc)
         if message is None:
             raise
         _exit_with(message)

@@ -13,7 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import date, datetime, time
 from decimal import Decimal
 from enum import Enum
@@ -117,7 +117,8 @@ def _replacing(out: Path) -> Iterator[Path]:
         yield partial
         os.replace(partial, out)
     finally:
-        partial.unlink(missing_ok=True)
+        with suppress(OSError):  # a read-only directory refuses even this; its error would hide the first
+            partial.unlink(missing_ok=True)
 
 
 def write_result(
