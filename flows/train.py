@@ -22,7 +22,7 @@ from tasks.stance.model import StanceModel, create_model
 from tasks.stance.model_card import write_model_card
 from tasks.stance.runs import TrainedModel, corpus_scheme, dataset_path, model_options, train_and_save
 from tasks.stage_locks import locked_stage
-from warehouse import flow_warehouse
+from warehouse import WarehouseError, flow_warehouse
 
 
 @task(cache_policy=NO_CACHE, task_run_name="train-on-{dataset}")
@@ -93,8 +93,13 @@ def train_stance_model(
     trained = train_task(quote(model), quote(train), Path(out_dir) if out_dir else settings.models_dir, dataset,
                          quote(evaluation.get("dev")))
     results = [evaluate_task(quote(model), quote(examples), dataset, split) for split, examples in evaluation.items()]
-    record_task(warehouse_file, trained.run, results, trained.directory)
     publish_results(model.name, trained.run.run_id, results, trained.directory / "figures")
     write_model_card(trained.directory, train, results)
+    try:  # last: a model whose record failed is whole, and recorded later instead of trained again
+        record_task(warehouse_file, trained.run, results, trained.directory)
+    except WarehouseError as exc:
+        raise WarehouseError(f"{exc}; the model is saved whole in {trained.directory}, but not recorded: once the "
+                             f"warehouse can be written, `arastance evaluate --model {trained.directory} --dataset "
+                             f"{dataset}` records it") from exc
     return {"run_id": trained.run.run_id, "model": model.name, "model_dir": str(trained.directory),
             "train_seconds": round(trained.train_seconds, 1), "results": summary(results)}

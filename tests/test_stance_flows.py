@@ -89,6 +89,32 @@ def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -
     assert not any(split == "test" for split, _, _ in rows)  # no test file: skipped, not an error
 
 
+
+@pytest.mark.slow
+def test_a_trained_model_whose_record_fails_is_saved_whole_and_recorded_later(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: the model directory was left without its card and figures, and nothing said how to record it
+    from helpers_disk import read_only
+
+    corpus = _khouja_corpus(tmp_path / "ans")
+    warehouse_dir = tmp_path / "wh"
+    warehouse_dir.mkdir()
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_PATH", str(warehouse_dir / "warehouse.duckdb"))
+    open_warehouse(load_settings().warehouse).close()
+    with prefect_test_harness(server_startup_timeout=180):
+        with read_only(load_settings().warehouse):  # the file alone: its locks beside it still work
+            trained = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--variant", "tfidf"])
+        assert trained.exit_code == 2, trained.output
+        [model_dir] = (load_settings().data_dir / "models").iterdir()
+        said = " ".join(trained.output.split())
+        assert f"the model is saved whole in {model_dir}, but not recorded" in said, said
+        assert (model_dir / "MODEL_CARD.md").is_file() and (model_dir / "figures" / "confusion-khouja-dev.png").is_file()
+        recorded = runner.invoke(app, ["evaluate", "--model", str(model_dir), "--dataset", "khouja", "--path",
+                                       str(corpus), "--split", "dev"])
+        assert recorded.exit_code == 0, recorded.output
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.scalar("SELECT count(*) FROM model_runs") == 1
+
 def test_train_refuses_an_unknown_choice_or_negative_frozen_layers_before_training(tmp_path: Path) -> None:
     corpus = _khouja_corpus(tmp_path / "ans")
     for option, value, allowed in (("--variant", "bogus", "tfidf, tfidf_sim, full, full_diff, sim_e5, e5_only"),
