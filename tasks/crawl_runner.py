@@ -335,13 +335,13 @@ def _crawl(
     incremental = settings.crawl.incremental if incremental is None else incremental
     resumed_id = unfinished_run(settings, site, mode) if settings.crawl.resumable else None
     run_id = resumed_id or new_run_id(site) + (ARCHIVE_RUN_SUFFIX if mode == "archive" else "")
+    log_file = crawl_log_file(settings, run_id)
+    log_file.parent.mkdir(parents=True, exist_ok=True)  # first: a refusal here leaves no job directory behind
     job = settings.crawl_jobs_dir / run_id
     job.mkdir(parents=True, exist_ok=True)
     known_file = job / "known_urls.txt"
     if not resumed_id:
         known_file.write_text("".join(f"{u}\n" for u in known_urls), encoding="utf-8")
-    log_file = crawl_log_file(settings, run_id)
-    log_file.parent.mkdir(parents=True, exist_ok=True)
     args = {"run_id": run_id, "known_urls": str(known_file), "incremental": "true" if incremental else "false"}
     options: dict[str, object] = {"LOG_FILE": log_file, "LOG_FILE_APPEND": True}
     if settings.crawl.resumable:
