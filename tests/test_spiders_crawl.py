@@ -323,11 +323,12 @@ def test_a_crawl_whose_staging_directory_is_read_only_stops_at_its_first_page_sa
 def test_a_crawl_whose_log_directory_is_read_only_leaves_nothing_to_resume(server: SnapshotServer, tmp_path: Path) -> None:
     # it was: each attempt left a crawl_jobs/<run>/known_urls.txt that no later crawl removed
     logs = tmp_path / "data" / "logs"
-    logs.mkdir(parents=True)
-    with read_only(logs), pytest.raises(OSError, match="Read-only file system"):
-        crawl("norumors", tmp_path / "data", server)
-    jobs = tmp_path / "data" / "crawl_jobs"
-    assert not jobs.exists() or not any(jobs.iterdir())
+    for made in ((), ("crawl",)):  # a first crawl, and one after others made logs/crawl
+        logs.joinpath(*made).mkdir(parents=True, exist_ok=True)
+        with read_only(logs), pytest.raises(OSError, match="Read-only file system"):
+            crawl("norumors", tmp_path / "data", server)
+        jobs = tmp_path / "data" / "crawl_jobs"
+        assert not jobs.exists() or not any(jobs.iterdir()), made
 
 def test_scrapy_crawl_from_the_repository_root_works_as_scrapy_users_expect(server: SnapshotServer, tmp_path: Path) -> None:
     repo = Path(__file__).resolve().parents[1]

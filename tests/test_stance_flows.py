@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -109,8 +111,8 @@ def test_a_trained_model_whose_record_fails_is_saved_whole_and_recorded_later(
         said = " ".join(trained.output.split())
         assert f"the model is saved whole in {model_dir}, but not recorded" in said, said
         assert (model_dir / "MODEL_CARD.md").is_file() and (model_dir / "figures" / "confusion-khouja-dev.png").is_file()
-        recorded = runner.invoke(app, ["evaluate", "--model", str(model_dir), "--dataset", "khouja", "--path",
-                                       str(corpus), "--split", "dev"])
+        command = re.findall(r"`(arastance evaluate [^`]+)` records it", said)[-1]
+        recorded = runner.invoke(app, shlex.split(command)[1:])  # as printed
         assert recorded.exit_code == 0, recorded.output
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
         assert wh.scalar("SELECT count(*) FROM model_runs") == 1

@@ -145,7 +145,8 @@ def open_published(primary: str | Path) -> Warehouse:
 
 def _warn_stale(primary: Path, target: Path) -> None:
     failed = {}
-    for note in _failure_paths(primary):
+    notes = [note for note in _failure_paths(primary) if note.is_file()]
+    for note in sorted(notes, key=lambda n: n.stat().st_mtime, reverse=True):  # the latest failure first
         try:
             failed = json.loads(note.read_text(encoding="utf-8"))
             break

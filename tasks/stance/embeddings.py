@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,11 +37,15 @@ def _key(variant: str, engine: str, text: str) -> str:
     return hashlib.sha1(f"{model}\x1fquery: {text}".encode("utf-8")).hexdigest()
 
 
-def _refused(exc: BaseException) -> bool:
-    """Whether ``exc`` says the cache's file or directory takes no writes (read-only, not permitted)."""
+def _refused(exc: BaseException, cache: Path) -> bool:
+    """Whether ``exc`` says the cache's file or directory takes no writes (read-only, not permitted).
+    SQLite says "unable to open database file" also when the disk has no inodes left, which must
+    not pass for a refusal: the directory itself is asked then."""
     if isinstance(exc, OSError):
         return exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
-    return any(words in str(exc) for words in ("readonly database", "unable to open database file"))
+    if "readonly database" in str(exc):
+        return True
+    return "unable to open database file" in str(exc) and not os.access(cache.parent, os.W_OK)
 
 
 class E5Embedder:
@@ -60,6 +65,7 @@ class E5Embedder:
         self.progress = progress
         self._memory: dict[str, np.ndarray] = {}
         self._db: sqlite3.Connection | None = None
+        self._writes_refused = False
 
     def __getstate__(self) -> dict[str, Any]:
         return {"cache_path": self.cache_path, "variant": self.variant, "progress": self.progress,
@@ -77,19 +83,21 @@ class E5Embedder:
                 self._db = sqlite3.connect(str(self.cache_path), timeout=60)
                 self._db.execute(_SCHEMA)
             except (OSError, sqlite3.OperationalError) as exc:
-                if not _refused(exc):
+                if not _refused(exc, self.cache_path):
                     raise
-                self._without_cache(exc)
+                self._refusing_writes(exc)
+                if self._db is not None:  # a new cache that could not be made: nothing to read either
+                    self._db.close()
+                self._db, self.cache_path = None, None
         return self._db
 
-    def _without_cache(self, error: BaseException) -> None:
-        """Go on with vectors kept in memory only: a cache that refuses writes (a read-only data
-        directory, where ``predict`` failed with a traceback) costs speed, not the answer."""
-        log.warning("the embedding cache cannot be written; vectors are kept in memory only",
+    def _refusing_writes(self, error: BaseException) -> None:
+        """Go on with new vectors kept in memory only, the cache's stored ones still read: a cache
+        that refuses writes (a read-only data directory, where ``predict`` failed with a traceback)
+        costs speed, not the answer."""
+        log.warning("the embedding cache cannot be written; new vectors are kept in memory only",
                     extra={"cache": str(self.cache_path), "error": str(error)})
-        if self._db is not None:
-            self._db.close()
-        self._db, self.cache_path = None, None
+        self._writes_refused = True
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One row per text, in order; only texts never seen before reach the model."""
@@ -122,7 +130,7 @@ class E5Embedder:
             vectors = np.asarray(model.query([text_of[k] for k in batch]), dtype=np.float32).reshape(len(batch), DIM)
             for key, vec in zip(batch, vectors):
                 self._memory[key] = vec
-            if db is not None:
+            if db is not None and not self._writes_refused:
                 try:
                     db.executemany(
                         "INSERT OR IGNORE INTO embeddings (key, vector) VALUES (?, ?)",
@@ -130,9 +138,9 @@ class E5Embedder:
                     )
                     db.commit()
                 except sqlite3.OperationalError as exc:
-                    if not _refused(exc):
+                    if not _refused(exc, self.cache_path or Path(".")):
                         raise
-                    self._without_cache(exc)
-                    db = None
+                    db.rollback()
+                    self._refusing_writes(exc)
             bar.update(len(batch))
         bar.close()
