@@ -108,6 +108,19 @@ def test_a_model_that_finds_the_disk_full_leaves_no_directory_behind(tmp_path: P
         assert list((disk.root / "models").iterdir()) == []  # it was: model.joblib cut short, with no manifest
 
 
+def test_a_models_directory_that_refuses_writes_is_found_before_training(tmp_path: Path) -> None:
+    from helpers_disk import read_only
+
+    from tasks.stance.runs import train_and_save
+
+    models = tmp_path / "models"
+    models.mkdir()
+    model = CpuStanceModel(CpuModelConfig(variant="tfidf"))
+    with read_only(models), pytest.raises(OSError, match=f"Read-only file system: '{models}"):
+        train_and_save(model, _split(tiny_examples())[0], models, "tiny")
+    assert model.pipeline is None  # it was: trained in full, then refused at the save
+
+
 def test_not_a_model_directory(tmp_path: Path) -> None:
     with pytest.raises(ModelFormatError, match="not a saved stance model"):
         load_model(tmp_path)

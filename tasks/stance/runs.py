@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from arastance.base.writable import require_writable_directory
 from arastance.config import Settings
 from arastance.logging import get_logger
 from tasks.stance.datasets import DatasetError, load_split, open_dataset
@@ -107,6 +108,7 @@ def train_and_save(model: StanceModel, train: Sequence[StanceExample], out_dir: 
     """Fit ``model`` on ``train`` (``dev`` for early stopping where the model does it) and save it
     under ``out_dir/<run id>`` with its provenance."""
     require_labels(train, model.labels)
+    require_writable_directory(Path(out_dir))  # refused now, not after minutes of training
     run_id, started_at = new_run_id(model), datetime.now(timezone.utc).replace(tzinfo=None)
     started = time.perf_counter()
     model.fit(train, dev)
