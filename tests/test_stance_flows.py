@@ -17,6 +17,7 @@ from arastance.cli import app
 from arastance.config import load_settings
 from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel
 from tasks.stance.metrics import evaluate
+from tasks.stance.persistence import ModelFormatError
 from warehouse import WarehouseError, open_warehouse
 from warehouse.model_runs import ModelRun, evaluations, finish_run, model_runs, start_run, store_evaluation
 
@@ -181,6 +182,33 @@ def test_model_runs_and_evaluations_in_the_warehouse(warehouse) -> None:
         store_evaluation(warehouse, "r2", "khouja", "dev", ev.as_metrics())
     with pytest.raises(WarehouseError, match="no model run 'r2' to finish"):
         finish_run(warehouse, "r2", succeeded=True)
+
+
+def test_a_model_recorded_after_training_is_recorded_as_training_would_have(warehouse, tmp_path: Path) -> None:
+    # `arastance evaluate --model DIR` records a model whose training could not (a read-only warehouse);
+    # it was: the row lacked the dataset, so the newest-model lookups never found it, and it held the
+    # recording's time as the training's, so gold labels decided in between counted as trained on
+    from tasks.stance.runs import record_run, run_of_saved_model, train_and_save
+    from warehouse.model_runs import latest_model_dir
+
+    path = warehouse.path
+    warehouse.close()
+    trained = train_and_save(CpuStanceModel(CpuModelConfig(variant="tfidf_sim", e5_mode="static")), tiny_examples(),
+                             tmp_path / "models", "warehouse")
+    later = run_of_saved_model(trained.directory)
+    assert later == trained.run
+    record_run(path, later, [], artifact_path=trained.directory)
+    with open_warehouse(path, read_only=True) as wh:
+        assert latest_model_dir(wh, "warehouse") == str(trained.directory)
+        assert wh.scalar("SELECT started_at FROM model_runs") == trained.run.started_at
+    manifest = trained.directory / "manifest.json"
+    whole = json.loads(manifest.read_text(encoding="utf-8"))
+    for field, value, said in (("started_at", "yesterday", "started_at 'yesterday' is not an ISO time"),
+                               ("run_config", ["C"], "run_config is not an object")):
+        damaged = {**whole, field: value}
+        manifest.write_text(json.dumps(damaged), encoding="utf-8")
+        with pytest.raises(ModelFormatError, match=re.escape(f"{manifest}: {said}")):
+            run_of_saved_model(trained.directory)
 
 
 def test_a_recorded_run_holds_what_training_chose_queryable_in_sql(warehouse, tmp_path: Path) -> None:

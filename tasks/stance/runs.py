@@ -19,7 +19,7 @@ from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
 from tasks.stance.metrics import Evaluation, evaluate
 from tasks.stance.model import WITH_CPU_MODEL, WITH_ENCODER, StanceModel, require_labels
-from tasks.stance.persistence import read_manifest
+from tasks.stance.persistence import MANIFEST, ModelFormatError, read_manifest
 from tasks.stance.provenance import code_version, data_fingerprint
 from warehouse import open_warehouse
 from warehouse.model_runs import ModelRun, finish_run, latest_model_dir, run_exists, start_run, store_evaluation
@@ -122,8 +122,10 @@ def train_and_save(model: StanceModel, train: Sequence[StanceExample], out_dir: 
     )
     target = Path(out_dir) / run.run_id
     try:
+        # the run's own record too: a model whose record failed is recorded later from its manifest alone
         directory = model.save(target, run_id=run.run_id, dataset=dataset, data_fingerprint=run.data_fingerprint,
-                               code_version=run.code_version, train_seconds=round(seconds, 1))
+                               code_version=run.code_version, train_seconds=round(seconds, 1),
+                               run_config=run.config, started_at=started_at.isoformat())
     except BaseException:
         # the run's own new directory: a model cut short (a full disk) is no model, and nothing is recorded for it
         shutil.rmtree(target, ignore_errors=True)
@@ -170,11 +172,19 @@ def record_run(warehouse_path: Path, run: ModelRun, results: Sequence[SplitResul
 
 
 def run_of_saved_model(directory: Path) -> ModelRun:
-    """The run a saved model came from, as written in its manifest."""
+    """The run a saved model came from, as written in its manifest (as training recorded it, for models
+    saved since the manifest holds that; older ones give their settings and no start)."""
     manifest = read_manifest(directory)
+    config, started = manifest.get("run_config") or manifest.get("config", {}), manifest.get("started_at")
+    try:
+        started_at = None if started is None else datetime.fromisoformat(started)
+    except (TypeError, ValueError):
+        raise ModelFormatError(f"{Path(directory) / MANIFEST}: started_at {started!r} is not an ISO time") from None
+    if not isinstance(config, dict):
+        raise ModelFormatError(f"{Path(directory) / MANIFEST}: run_config is not an object")
     return ModelRun(
         run_id=manifest.get("run_id") or f"imported-{Path(directory).name}",
-        model_name=manifest.get("name", Path(directory).name), model_kind=manifest["kind"],
-        config=manifest.get("config", {}), data_fingerprint=manifest.get("data_fingerprint", ""),
-        code_version=manifest.get("code_version", ""),
+        model_name=manifest.get("name", Path(directory).name), model_kind=manifest["kind"], config=config,
+        data_fingerprint=manifest.get("data_fingerprint", ""), code_version=manifest.get("code_version", ""),
+        started_at=started_at,
     )
