@@ -19,7 +19,7 @@ from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel
 from tasks.stance.metrics import evaluate
 from tasks.stance.persistence import ModelFormatError
 from warehouse import WarehouseError, open_warehouse
-from warehouse.model_runs import ModelRun, evaluations, finish_run, model_runs, start_run, store_evaluation
+from warehouse.model_runs import ModelRun, evaluations, finish_run, latest_model_dir, model_runs, start_run, store_evaluation
 
 runner = CliRunner()
 
@@ -117,6 +117,7 @@ def test_a_trained_model_whose_record_fails_is_saved_whole_and_recorded_later(
         assert recorded.exit_code == 0, recorded.output
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
         assert wh.scalar("SELECT count(*) FROM model_runs") == 1
+        assert latest_model_dir(wh, "khouja") == str(model_dir)  # found as the newest model on its corpus
 
 def test_train_refuses_an_unknown_choice_or_negative_frozen_layers_before_training(tmp_path: Path) -> None:
     corpus = _khouja_corpus(tmp_path / "ans")
@@ -189,7 +190,6 @@ def test_a_model_recorded_after_training_is_recorded_as_training_would_have(ware
     # it was: the row lacked the dataset, so the newest-model lookups never found it, and it held the
     # recording's time as the training's, so gold labels decided in between counted as trained on
     from tasks.stance.runs import record_run, run_of_saved_model, train_and_save
-    from warehouse.model_runs import latest_model_dir
 
     path = warehouse.path
     warehouse.close()
