@@ -40,6 +40,17 @@ def test_control_characters_are_written_out_and_newline_and_tab_kept() -> None:
     assert visible("a\x1b[31mb\rc\x00d\x7f\x9b\n\tعربي\u200f") == "a\\x1b[31mb\\x0dc\\x00d\\x7f\\x9b\n\tعربي\u200f"
 
 
+def test_bidi_overrides_and_isolates_are_written_out_and_arabic_marks_kept() -> None:
+    # it was: a claim's RIGHT-TO-LEFT OVERRIDE reached a bidi-aware terminal (GNOME's VTE, Konsole) raw and
+    # reversed the rest of its table row, so a URL in the next cell read backwards
+    claim = "خبر\u202e moc.elpmaxe.kcatta \u202c \u2066x\u2069 \u202a\u202b\u202d \u200fعربي\u200e\u061c"
+    assert visible(claim) == ("خبر\\u202e moc.elpmaxe.kcatta \\u202c \\u2066x\\u2069 \\u202a\\u202b\\u202d "
+                              "\u200fعربي\u200e\u061c")
+    piped = io.StringIO()
+    write_plain_table(duckdb.connect().sql("SELECT ? AS claim, 'https://a.example' AS url", params=[claim]), piped)
+    assert "\u202e" not in piped.getvalue() and "\\u202e" in piped.getvalue()
+
+
 def test_print_table_shows_markup_and_escape_sequences_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
     # it was: MarkupError ("closing tag '[/b]' … doesn't match any open tag"), and ESC reached the terminal
     console, out = _terminal()

@@ -5,11 +5,12 @@ anyone. Handed to rich as a plain string, ``[/b]`` in a claim crashed ``claims r
 MarkupError, ``[link=…]`` hid a link, and ``:warning:`` became an emoji; written raw, an ESC in a
 claim let the page clear the screen, fake output or plant an OSC 8 hyperlink in the operator's
 terminal. Here such text becomes a :class:`rich.text.Text` (never parsed as markup), and control
-characters other than newline and tab are written as ``\\xNN``. Messages the commands compose go
-through a :class:`LiteralConsole`: they interpolate file names, data directories, round names and
-run ids, and a data directory such as ``/data/[old]/`` lost its ``[old]`` in a printed path (rich
-took it for a style), while ``[/x]`` in a file name crashed the command after its work was done.
-Styling is given as :class:`~rich.text.Text` spans, never as markup in a string.
+characters other than newline and tab are written as ``\\xNN`` (bidirectional overrides and
+isolates as ``\\uNNNN``). Messages the commands compose go through a :class:`LiteralConsole`: they
+interpolate file names, data directories, round names and run ids, and a data directory such as
+``/data/[old]/`` lost its ``[old]`` in a printed path (rich took it for a style), while ``[/x]`` in
+a file name crashed the command after its work was done. Styling is given as :class:`~rich.text.Text`
+spans, never as markup in a string.
 """
 
 from __future__ import annotations
@@ -23,10 +24,17 @@ from rich.text import Text
 #: C0 controls but tab and newline, DEL, and the C1 controls (whose 0x9b is a one-byte CSI).
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
+#: Bidirectional embeddings, overrides and isolates. A RIGHT-TO-LEFT OVERRIDE in a claim reversed the
+#: rest of its table row at a bidi-aware terminal (GNOME's VTE, Konsole), so the URL in the next cell
+#: read backwards. Crawled Arabic reads right without them; the marks (U+200E, U+200F, U+061C) are kept.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
 
 def visible(text: str) -> str:
-    """``text`` with its control characters (ESC, carriage return, …) written as ``\\xNN``."""
-    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """``text`` with its control characters (ESC, carriage return, …) written as ``\\xNN``, and its
+    bidirectional overrides and isolates as ``\\uNNNN``."""
+    text = _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _BIDI_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def shown(value: Any) -> Text:
