@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from helpers_annotation import add_claims, ls_annotation, ls_task, write_json
+from helpers_disk import read_only
 from typer.testing import CliRunner
 
 from arastance.cli import app
@@ -148,5 +149,11 @@ def test_cli_discuss_then_status_reports_the_decisions_and_reasons(tmp_path: Pat
     status = runner.invoke(app, ["annotate", "status"], env={"COLUMNS": "300"})
     assert status.exit_code == 0, status.output
     assert "settled by discussion" in status.output and "denies it in its last" in status.output
+    # a report reads the readers' copy: it opened the writer's file, so it was refused on a warehouse
+    # directory this user cannot write, and waited for any writer
+    with read_only(settings.warehouse.parent):
+        read = runner.invoke(app, ["annotate", "status"], env={"COLUMNS": "300"})
+    assert read.exit_code == 0, read.output
+    assert read.output == status.output
     with open_warehouse(settings.warehouse, read_only=True) as wh:
         assert wh.query("SELECT label FROM gold_labels WHERE pair_id = ?", [pairs[1]]) == [{"label": "disagree"}]

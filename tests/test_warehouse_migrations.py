@@ -72,7 +72,8 @@ def test_a_duckdb_file_of_other_data_is_refused_and_left_unchanged(tmp_path: Pat
     with Warehouse(path, publish=False) as wh:
         with pytest.raises(WarehouseError, match="a DuckDB database of other data \\(tables orders\\)"):
             apply_migrations(wh)
-    for command in (["annotate", "status"], ["warehouse", "migrate"]):
+    # readers too: they published a copy of it for this project's readers, and then crashed on a missing table
+    for command in (["annotate", "status"], ["stats"], ["sql", "SELECT 1"], ["warehouse", "migrate"]):
         refused = CliRunner().invoke(app, command)
         assert refused.exit_code == 2 and "not an AraStance warehouse" in refused.output, (command, refused.output)
     with duckdb.connect(str(path), read_only=True) as con:
@@ -98,12 +99,35 @@ def test_a_warehouse_migrated_by_a_newer_version_is_refused_for_writing_and_left
     with pytest.raises(WarehouseError, match=f"migrated by a newer version of AraStance Pipeline \\(migrations "
                                              f"999_from_the_future; this installation knows up to {newest:03d}\\)"):
         open_warehouse(path)
-    for command in (["warehouse", "migrate"], ["warehouse", "check"], ["annotate", "status"]):
+    for command in (["warehouse", "migrate"], ["warehouse", "check"], ["annotate", "adjudicate"]):
         refused = CliRunner().invoke(app, command)
         assert refused.exit_code == 2 and "999_from_the_future" in refused.output, (command, refused.output)
+    assert CliRunner().invoke(app, ["annotate", "status"]).exit_code == 0  # a report reads the readers' copy
     with open_warehouse(path, read_only=True) as wh:  # reading it is not refused
         assert wh.scalar("SELECT count(*) FROM sources") == 1 and wh.scalar("SELECT max(version) FROM schema_version") == 999
     assert published_path(path).stat().st_mtime_ns == before  # nothing republished from a refused open
+
+
+def test_a_report_on_a_readers_copy_older_than_the_installation_says_to_migrate() -> None:
+    # right after an upgrade, before any writer: `stats` crashed with DuckDB's catalog error on a view added since
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+    from arastance.config import load_settings
+
+    path = load_settings().warehouse
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with Warehouse(path) as wh:  # as an earlier version left it, and published it
+        apply_migrations(wh, up_to=63)
+    pending = ", ".join(f"{m.version:03d}_{m.name}" for m in available_migrations() if m.version > 63)
+    for command in (["stats"], ["annotate", "status"]):
+        refused = CliRunner().invoke(app, command)
+        said = " ".join(refused.output.split())
+        assert refused.exit_code == 2 and f"lacks migrations this installation ships ({pending}); run `arastance " \
+                                          f"warehouse migrate`" in said, (command, refused.output)
+    assert CliRunner().invoke(app, ["warehouse", "migrate"]).exit_code == 0
+    for command in (["stats"], ["annotate", "status"]):
+        assert CliRunner().invoke(app, command).exit_code == 0, command
 
 
 def test_a_process_killed_right_after_its_migrations_leaves_a_warehouse_that_opens(tmp_path: Path) -> None:

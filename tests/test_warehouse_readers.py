@@ -14,6 +14,7 @@ import pytest
 from helpers_disk import read_only, small_disk
 
 from warehouse import Warehouse, WarehouseError, open_published, open_warehouse, published_path
+from warehouse.migrate import apply_migrations
 
 SOURCES = [
     {"source_id": "araanews", "name": "Araanews", "country": "AE", "kind": "fact_check"},
@@ -120,10 +121,11 @@ def test_a_session_that_changed_nothing_is_not_copied_again(tmp_path: Path) -> N
 def test_a_warehouse_from_before_publishing_gets_its_copy_on_first_read(tmp_path: Path) -> None:
     primary = tmp_path / "warehouse.duckdb"
     with Warehouse(primary, publish=False) as wh:
-        wh.con.execute("CREATE TABLE t AS SELECT 42 AS answer")
+        apply_migrations(wh)
+        wh.insert_rows("sources", SOURCES[:1])
     assert not published_path(primary).exists()
     with open_published(primary) as reader:
-        assert reader.scalar("SELECT answer FROM t") == 42
+        assert reader.scalar("SELECT count(*) FROM sources") == 1
     with pytest.raises(WarehouseError, match="does not exist"):
         open_published(tmp_path / "absent.duckdb")
 

@@ -2,11 +2,12 @@
 
 Only load tasks write here (a single writer); spiders and fetchers write JSON Lines staging
 files instead. Writers open it with :func:`open_warehouse`; readers open the published
-read-only copy with :func:`open_published`, which no writer ever locks.
+read-only copy with :func:`open_published`, which no writer ever locks (reports with
+:func:`open_report`, which also checks that its schema is this installation's).
 """
 
 from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, flow_warehouse, open_warehouse
-from warehouse.publish import open_published, publish, published_path
+from warehouse.publish import open_published, open_report, publish, published_path
 
 __all__ = [
     "Warehouse",
@@ -14,6 +15,7 @@ __all__ = [
     "WarehouseError",
     "flow_warehouse",
     "open_published",
+    "open_report",
     "open_warehouse",
     "publish",
     "published_path",

@@ -60,7 +60,7 @@ def _statements(wh: Warehouse, version: int | None, sql: str) -> list[str]:
     return schema.version_table if version is None else schema.migrations[version]
 
 
-def _refuse_foreign_database(wh: Warehouse) -> None:
+def refuse_foreign_database(wh: Warehouse) -> None:
     """A DuckDB file with tables but no ``schema_version`` holds someone else's data (a path set to
     the wrong file): migrating it would add this project's 45 tables to it, so it is refused."""
     if wh.backend != "duckdb":
@@ -76,7 +76,7 @@ def _refuse_foreign_database(wh: Warehouse) -> None:
 
 
 def _ensure_version_table(wh: Warehouse) -> None:
-    _refuse_foreign_database(wh)
+    refuse_foreign_database(wh)
     for statement in _statements(wh, None, VERSION_TABLE):
         wh.con.execute(statement)
 
@@ -108,6 +108,16 @@ def _refuse_newer(wh: Warehouse, applied: set[int], shipped: Sequence[Migration]
             f"{wh.location} was migrated by a newer version of AraStance Pipeline (migrations {', '.join(newer)}; "
             f"this installation knows up to {shipped[-1].version:03d}); left unchanged: upgrade this "
             "installation before writing to it (reading it with `arastance sql` works)")
+
+
+def require_current_schema(wh: Warehouse) -> None:
+    """Refuse a warehouse (a readers' copy, :func:`warehouse.publish.open_report`) that lacks migrations
+    this installation ships."""
+    applied = {int(v) for (v,) in wh.con.execute("SELECT version FROM schema_version").fetchall()}
+    pending = [f"{m.version:03d}_{m.name}" for m in available_migrations() if m.version not in applied]
+    if pending:
+        raise WarehouseError(f"{wh.location} lacks migrations this installation ships ({', '.join(pending)}); run "
+                             "`arastance warehouse migrate` (or any command that writes to it), then this again")
 
 
 def apply_migrations(wh: Warehouse, up_to: int | None = None) -> list[int]:

@@ -128,8 +128,14 @@ def open_published(primary: str | Path) -> Warehouse:
     if not target.is_file():
         if not primary.is_file():
             raise WarehouseError(f"warehouse {primary} does not exist; run `arastance warehouse migrate`")
+        from warehouse.migrate import refuse_foreign_database
+
         try:
-            Warehouse(primary, wait_s=0).close()  # closing a writer publishes
+            writer = Warehouse(primary, wait_s=0)
+            try:  # a DuckDB file of other data is not copied for this project's readers
+                refuse_foreign_database(writer)
+            finally:
+                writer.close()  # closing a writer publishes
         except WarehouseBusyError as exc:
             raise WarehouseError(
                 f"warehouse {primary} has no published read-only copy yet and a writer holds it; "
@@ -141,6 +147,24 @@ def open_published(primary: str | Path) -> Warehouse:
     elif any(note.is_file() for note in _failure_paths(primary)):
         _warn_stale(primary, target)
     return Warehouse(target, read_only=True)
+
+
+def open_report(primary: str | Path) -> Warehouse:
+    """:func:`open_published` for a report of this installation's (``stats``, ``annotate status``, …):
+    a copy whose schema lacks migrations this installation ships is refused, saying to migrate.
+
+    Right after an upgrade the readers' copy keeps the older schema until a writer migrates it,
+    and a report reading a view or column added since crashed with DuckDB's catalog error.
+    Queries of the user's own (``sql``) and ``warehouse status`` read any schema."""
+    from warehouse.migrate import require_current_schema
+
+    wh = open_published(primary)
+    try:
+        require_current_schema(wh)
+    except BaseException:
+        wh.close()
+        raise
+    return wh
 
 
 def _warn_stale(primary: Path, target: Path) -> None:

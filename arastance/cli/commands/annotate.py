@@ -22,7 +22,7 @@ from tasks.annotation.workflow import (
     import_annotations,
     round_reports,
 )
-from warehouse import Warehouse, WarehouseError, open_warehouse
+from warehouse import Warehouse, WarehouseError, open_report, open_warehouse
 from warehouse import annotation as store
 
 annotate_app = typer.Typer(help="Stance annotation: export tasks, import labels, agreement, gold labels.", no_args_is_help=True)
@@ -117,10 +117,13 @@ def _import_each(
 
 @annotate_app.command("status")
 def status() -> None:
-    """Progress per round and annotator, agreement per round (kappa, shares, confusions), gold labels."""
+    """Progress per round and annotator, agreement per round (kappa, shares, confusions), gold labels.
+
+    Read from the readers' copy, as every report is: it waits for no writer, and works for a user who
+    cannot write the warehouse's directory."""
     s = settings()
     try:
-        with open_warehouse(s.warehouse) as wh:
+        with open_report(s.warehouse) as wh:
             progress = store.progress(wh)
             reports = round_reports(wh)
             gold = store.gold_summary(wh)

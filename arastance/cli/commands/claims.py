@@ -11,7 +11,7 @@ from arastance.cli.common import console, fail, print_table, settings
 from tasks.claim_cleaning import PatternConfigError
 from tasks.claim_load.load import load_crawl_run
 from tasks.claim_load.overrides import set_claim_override
-from warehouse import WarehouseError, open_published, open_warehouse
+from warehouse import WarehouseError, open_report, open_warehouse
 from warehouse import claims as claims_db
 
 claims_app = typer.Typer(help="Load crawled claims and review the ones the rules could not clean.", no_args_is_help=True)
@@ -57,7 +57,7 @@ def review(
         console.print(f"claim {set_id}: override stored; the claim is active with the reviewed text")
         return
     try:
-        with open_published(s.warehouse) as wh:
+        with open_report(s.warehouse) as wh:
             rows = claims_db.review_queue(wh, source_id=source, limit=limit)
     except (ValueError, WarehouseError) as exc:
         fail(str(exc))
@@ -69,7 +69,7 @@ def overrides() -> None:
     """List the reviewers' overrides next to the rule output they replace."""
     s = settings()
     try:
-        with open_published(s.warehouse) as wh:
+        with open_report(s.warehouse) as wh:
             rows = claims_db.list_overrides(wh)
     except WarehouseError as exc:
         fail(str(exc))

@@ -16,7 +16,7 @@ import typer
 from arastance.cli.common import console, fail, print_table, settings
 from arastance.config.search import SearchSettings
 from tasks.search.base import DateWindow, SearchError
-from warehouse import WarehouseError, open_published, open_warehouse
+from warehouse import WarehouseError, open_report, open_warehouse
 
 BACKENDS: tuple[str, ...] = get_args(SearchSettings.model_fields["backend"].annotation)
 retrieve_app = typer.Typer(help="Retrieve documents for the claims: search, filter, fetch, pair.")
@@ -61,7 +61,7 @@ def status() -> None:
 
     s = settings()
     try:
-        with open_published(s.warehouse) as wh:
+        with open_report(s.warehouse) as wh:
             print_table(retrieval_progress(wh), title="Claims by retrieval status")
             print_table(decision_counts(wh), title="Documents by decision and reason")
     except WarehouseError as exc:
@@ -125,7 +125,7 @@ def recall(k: Optional[int] = typer.Option(None, min=1, help="documents per clai
 
     s = settings()
     try:
-        with open_published(s.warehouse) as wh:
+        with open_report(s.warehouse) as wh:
             relevant = relevant_by_claim(claim_urls(wh), build_world())
             kept = {c: [canonical for canonical, _ in docs] for c, docs in kept_urls_by_claim(wh).items()}
             retrieved = retrieved_by_kind(searched_query_kinds(wh), hits_by_kind(wh), kept,
@@ -194,7 +194,7 @@ def build_index(
                     pages.append(warc_pages(warc, flt, extract=extract_article, workers=workers, stats=stats,
                                             show_progress=True))
                 if captures:
-                    wh = stack.enter_context(open_published(s.warehouse))  # read while the index is built
+                    wh = stack.enter_context(open_report(s.warehouse))  # read while the index is built
                     pages.append(capture_pages(iter_archive_captures(wh), flt, extract=extract_article, stats=stats,
                                                total=count_archive_captures(wh), show_progress=True))
                 records = dedup_records(chain.from_iterable(pages), stats)  # one article in both inputs: once

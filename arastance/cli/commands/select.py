@@ -6,7 +6,7 @@ import typer
 from pydantic import ValidationError
 
 from arastance.cli.common import console, fail, print_table, settings
-from warehouse import WarehouseError, open_published
+from warehouse import WarehouseError, open_report
 from warehouse.selection import selected_true_claims, selection_runs
 
 
@@ -54,7 +54,7 @@ def list_selection_runs(
     """Show the stored selection runs (newest first) and, with --headlines, the chosen headlines."""
     s = settings()
     try:
-        with open_published(s.warehouse) as wh:
+        with open_report(s.warehouse) as wh:
             runs = selection_runs(wh, limit)
             chosen = selected_true_claims(wh, limit) if headlines else []
     except WarehouseError as exc:

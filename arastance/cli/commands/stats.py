@@ -3,7 +3,7 @@
 import typer
 
 from arastance.cli.common import fail, print_table, settings
-from warehouse import WarehouseError, open_published
+from warehouse import WarehouseError, open_report
 from warehouse.stats import left_out_claims, paper_table3, paper_table4, source_stats, split_label_counts
 
 
@@ -13,7 +13,7 @@ def stats(
     """Print the per-source table (method's layout), the per-split label counts and the claims left out."""
     s = settings()
     try:
-        with open_published(s.warehouse) as wh:
+        with open_report(s.warehouse) as wh:
             if paper:
                 print_table(paper_table3(wh), title="Table 3: claims, articles (claim-article pairs) and stances per source")
                 print_table(paper_table4(wh), title="Table 4: claims, articles and stances per split")
