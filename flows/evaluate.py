@@ -132,12 +132,12 @@ def evaluate_stance_model(
     source = dataset_path(settings, dataset, Path(path) if path else None)  # a bad dataset is named first
     directory = Path(model_dir) if model_dir else default_model_dir(warehouse_file)
     model = load_model(directory, embedding_cache=settings.embedding_cache)
+    run = run_of_saved_model(directory)  # a damaged record is refused before the scoring, not after it
     scheme = scheme_of(model.labels)
     results = []
     for split in splits or ["dev", "test"]:
         examples = load_split_task(dataset, source, split, scheme)
         results.append(evaluate_task(quote(model), quote(examples), dataset, split))
-    run = run_of_saved_model(directory)
     record_task(warehouse_file, run, results, directory)
     publish_results(model.name, run.run_id, results, directory / "figures")
     return {"run_id": run.run_id, "model": model.name, "results": summary(results)}

@@ -49,6 +49,10 @@ def test_bidi_overrides_and_isolates_are_written_out_and_arabic_marks_kept() -> 
     piped = io.StringIO()
     write_plain_table(duckdb.connect().sql("SELECT ? AS claim, 'https://a.example' AS url", params=[claim]), piped)
     assert "\u202e" not in piped.getvalue() and "\\u202e" in piped.getvalue()
+    header = io.StringIO()  # PIVOT makes column names of values: the header line was written raw
+    write_plain_table(duckdb.connect().sql("PIVOT (SELECT 'x' || chr(8238) || 'lmth.kcatta' AS k, 1 AS v) "
+                                           "ON k USING sum(v)"), header)
+    assert "\u202e" not in header.getvalue() and "\\u202e" in header.getvalue().splitlines()[0]
 
 
 def test_print_table_shows_markup_and_escape_sequences_as_text(monkeypatch: pytest.MonkeyPatch) -> None:

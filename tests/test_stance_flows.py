@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shlex
 from pathlib import Path
@@ -203,12 +204,44 @@ def test_a_model_recorded_after_training_is_recorded_as_training_would_have(ware
         assert wh.scalar("SELECT started_at FROM model_runs") == trained.run.started_at
     manifest = trained.directory / "manifest.json"
     whole = json.loads(manifest.read_text(encoding="utf-8"))
+    # a model saved before the manifest held its run: rebuilt from its settings, corpus and training time
+    manifest.write_text(json.dumps({k: v for k, v in whole.items() if k not in ("run_config", "started_at")}),
+                        encoding="utf-8")
+    older = run_of_saved_model(trained.directory)
+    assert older.config["dataset"] == "warehouse" and older.config["variant"] == "tfidf_sim"
+    assert abs((older.started_at - trained.run.started_at).total_seconds()) < 2
     for field, value, said in (("started_at", "yesterday", "started_at 'yesterday' is not an ISO time"),
                                ("run_config", ["C"], "run_config is not an object")):
         damaged = {**whole, field: value}
         manifest.write_text(json.dumps(damaged), encoding="utf-8")
         with pytest.raises(ModelFormatError, match=re.escape(f"{manifest}: {said}")):
             run_of_saved_model(trained.directory)
+
+
+def test_a_damaged_run_record_is_refused_before_the_evaluation_runs(warehouse, tmp_path: Path) -> None:
+    # it was: the splits were scored (minutes for an encoder on a large split), then the record refused
+    from flows.evaluate import evaluate_stance_model
+    from tasks.stance.runs import train_and_save
+
+    path = warehouse.path
+    warehouse.close()
+    corpus = _khouja_corpus(tmp_path / "ans")
+    trained = train_and_save(CpuStanceModel(CpuModelConfig(variant="tfidf", scheme="3way")),
+                             [e for e in tiny_examples("3way") if e.claim_id != "c4"], tmp_path / "models", "khouja")
+    manifest = trained.directory / "manifest.json"
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text(encoding="utf-8")), "started_at": "yesterday"}),
+                        encoding="utf-8")
+    scored: list[str] = []
+    seen = logging.Handler()
+    seen.emit = lambda record: scored.append(record.getMessage())  # type: ignore[method-assign]
+    logging.getLogger("tasks.stance.runs").addHandler(seen)
+    try:
+        with pytest.raises(ModelFormatError, match="started_at 'yesterday' is not an ISO time"):
+            evaluate_stance_model.fn(model_dir=str(trained.directory), dataset="khouja", path=str(corpus),
+                                     splits=["dev"], warehouse_path=str(path))
+    finally:
+        logging.getLogger("tasks.stance.runs").removeHandler(seen)
+    assert "evaluated stance model" not in scored
 
 
 def test_a_recorded_run_holds_what_training_chose_queryable_in_sql(warehouse, tmp_path: Path) -> None:

@@ -130,6 +130,31 @@ def test_a_report_on_a_readers_copy_older_than_the_installation_says_to_migrate(
         assert CliRunner().invoke(app, command).exit_code == 0, command
 
 
+def test_a_report_on_a_copy_with_no_arastance_schema_says_so() -> None:
+    # it was: DuckDB's "Table with name schema_version does not exist!" as a traceback
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+    from arastance.config import load_settings
+
+    path = load_settings().warehouse
+    path.parent.mkdir(parents=True, exist_ok=True)
+    duckdb.connect(str(path)).close()  # an empty file: never migrated
+    refused = CliRunner().invoke(app, ["stats"])
+    assert refused.exit_code == 2 and f"the readers' copy of warehouse {path}" in " ".join(refused.output.split())
+    assert "was never migrated; run `arastance warehouse migrate`" in " ".join(refused.output.split())
+    path.unlink()
+    with duckdb.connect(str(path)) as con:  # other data, copied for readers by an earlier version
+        con.execute("CREATE TABLE orders (id INTEGER)")
+    published_path(path).unlink()
+    with duckdb.connect(str(published_path(path))) as con:
+        con.execute("CREATE TABLE orders (id INTEGER)")
+    for command in (["stats"], ["annotate", "status"]):
+        refused = CliRunner().invoke(app, command)
+        said = " ".join(refused.output.split())
+        assert refused.exit_code == 2 and "is a DuckDB database of other data (tables orders)" in said, said
+
+
 def test_a_process_killed_right_after_its_migrations_leaves_a_warehouse_that_opens(tmp_path: Path) -> None:
     # DuckDB 1.5 cannot replay some schema changes from its write-ahead log (an internal error on
     # open); each migration is checkpointed, so the log never holds one.

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import resources
 
+import duckdb
+
 from arastance.logging import get_logger
 from warehouse.connection import Warehouse, WarehouseError
 
@@ -60,9 +62,10 @@ def _statements(wh: Warehouse, version: int | None, sql: str) -> list[str]:
     return schema.version_table if version is None else schema.migrations[version]
 
 
-def refuse_foreign_database(wh: Warehouse) -> None:
+def refuse_foreign_database(wh: Warehouse, what: str | None = None) -> None:
     """A DuckDB file with tables but no ``schema_version`` holds someone else's data (a path set to
-    the wrong file): migrating it would add this project's 45 tables to it, so it is refused."""
+    the wrong file): migrating it would add this project's 45 tables to it, so it is refused
+    (``what`` names it in the error; default its location)."""
     if wh.backend != "duckdb":
         return
     tables = [name for (name,) in wh.con.execute(
@@ -71,7 +74,7 @@ def refuse_foreign_database(wh: Warehouse) -> None:
     if tables and "schema_version" not in tables:
         shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
         wh.publish = False  # nor is a copy of it handed to this project's readers when it closes
-        raise WarehouseError(f"{wh.location} is a DuckDB database of other data (tables {shown}), not an AraStance "
+        raise WarehouseError(f"{what or wh.location} is a DuckDB database of other data (tables {shown}), not an AraStance "
                              "warehouse; left unchanged. Point the warehouse setting (or ARASTANCE_DATA_DIR) elsewhere")
 
 
@@ -110,14 +113,20 @@ def _refuse_newer(wh: Warehouse, applied: set[int], shipped: Sequence[Migration]
             "installation before writing to it (reading it with `arastance sql` works)")
 
 
-def require_current_schema(wh: Warehouse) -> None:
-    """Refuse a warehouse (a readers' copy, :func:`warehouse.publish.open_report`) that lacks migrations
-    this installation ships."""
-    applied = {int(v) for (v,) in wh.con.execute("SELECT version FROM schema_version").fetchall()}
+def require_current_schema(wh: Warehouse, what: str | None = None) -> None:
+    """Refuse a warehouse (a readers' copy, :func:`warehouse.publish.open_report`; ``what`` names it)
+    that lacks migrations this installation ships, or holds no AraStance schema at all."""
+    what = what or wh.location
+    try:
+        applied = {int(v) for (v,) in wh.con.execute("SELECT version FROM schema_version").fetchall()}
+    except duckdb.CatalogException:
+        refuse_foreign_database(wh, what)
+        applied = set()  # an empty database: never migrated
     pending = [f"{m.version:03d}_{m.name}" for m in available_migrations() if m.version not in applied]
     if pending:
-        raise WarehouseError(f"{wh.location} lacks migrations this installation ships ({', '.join(pending)}); run "
-                             "`arastance warehouse migrate` (or any command that writes to it), then this again")
+        lacks = f"lacks migrations this installation ships ({', '.join(pending)})" if applied else "was never migrated"
+        raise WarehouseError(f"{what} {lacks}; run `arastance warehouse migrate` (or any command that writes to the "
+                             "warehouse) as a user who can write to it, then this again")
 
 
 def apply_migrations(wh: Warehouse, up_to: int | None = None) -> list[int]:

@@ -159,8 +159,9 @@ def open_report(primary: str | Path) -> Warehouse:
     from warehouse.migrate import require_current_schema
 
     wh = open_published(primary)
+    copy = Path(wh.location) == published_path(primary)
     try:
-        require_current_schema(wh)
+        require_current_schema(wh, f"the readers' copy of warehouse {primary} ({wh.location})" if copy else None)
     except BaseException:
         wh.close()
         raise

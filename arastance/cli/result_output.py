@@ -87,7 +87,7 @@ def write_json_lines(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
 def write_plain_table(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
     """Columns aligned on the widest value, one line per row, values never wrapped or cut."""
     rows = [[_cell(v) for v in row] for row in rel.fetchall()]
-    header = list(rel.columns)
+    header = [_cell(c) for c in rel.columns]  # PIVOT makes column names of values
     widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
     out.write("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip() + "\n")
     out.write("  ".join("-" * w for w in widths) + "\n")

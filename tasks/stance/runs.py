@@ -8,8 +8,9 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 from arastance.base.writable import require_writable_directory
 from arastance.config import Settings
@@ -172,19 +173,38 @@ def record_run(warehouse_path: Path, run: ModelRun, results: Sequence[SplitResul
 
 
 def run_of_saved_model(directory: Path) -> ModelRun:
-    """The run a saved model came from, as written in its manifest (as training recorded it, for models
-    saved since the manifest holds that; older ones give their settings and no start)."""
+    """The run a saved model came from, as training recorded it: the manifest holds that record for
+    models saved since it does; for older ones it is rebuilt from their settings, corpus and training
+    time, started about when the model was saved less its training (a later record found no
+    dataset in it, so the newest-model lookups never found such a model)."""
     manifest = read_manifest(directory)
-    config, started = manifest.get("run_config") or manifest.get("config", {}), manifest.get("started_at")
-    try:
-        started_at = None if started is None else datetime.fromisoformat(started)
-    except (TypeError, ValueError):
-        raise ModelFormatError(f"{Path(directory) / MANIFEST}: started_at {started!r} is not an ISO time") from None
+    where = Path(directory) / MANIFEST
+    if "run_config" in manifest:
+        config, started_at = manifest["run_config"], _manifest_time(manifest, "started_at", where)
+    else:
+        settings = manifest.get("config", {})
+        if not isinstance(settings, dict):
+            raise ModelFormatError(f"{where}: config is not an object")
+        config = {**settings, **{k: manifest[k] for k in ("dataset", "train_seconds") if k in manifest}}
+        saved = _manifest_time(manifest, "saved_at", where)
+        started_at = None if saved is None else saved - timedelta(seconds=float(manifest.get("train_seconds") or 0))
     if not isinstance(config, dict):
-        raise ModelFormatError(f"{Path(directory) / MANIFEST}: run_config is not an object")
+        raise ModelFormatError(f"{where}: run_config is not an object")
     return ModelRun(
         run_id=manifest.get("run_id") or f"imported-{Path(directory).name}",
         model_name=manifest.get("name", Path(directory).name), model_kind=manifest["kind"], config=config,
         data_fingerprint=manifest.get("data_fingerprint", ""), code_version=manifest.get("code_version", ""),
         started_at=started_at,
     )
+
+
+def _manifest_time(manifest: dict[str, Any], field: str, where: Path) -> datetime | None:
+    """A time the manifest holds, as the warehouse keeps times (UTC, without a zone); None if absent."""
+    value = manifest.get(field)
+    if value is None:
+        return None
+    try:
+        time = datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise ModelFormatError(f"{where}: {field} {value!r} is not an ISO time") from None
+    return time.astimezone(timezone.utc).replace(tzinfo=None) if time.tzinfo else time
