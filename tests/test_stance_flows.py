@@ -218,6 +218,23 @@ def test_a_model_recorded_after_training_is_recorded_as_training_would_have(ware
             run_of_saved_model(trained.directory)
 
 
+def test_models_saved_without_a_run_are_recorded_apart(warehouse, tmp_path: Path) -> None:
+    # an ensemble's members are saved without a run: both ensembles' `cpu` members were recorded as
+    # run 'imported-cpu', the second's metrics merged into the first's and its directory replaced it
+    from tasks.stance.runs import record_run, run_of_saved_model
+
+    path = warehouse.path
+    warehouse.close()
+    model = CpuStanceModel(CpuModelConfig(variant="tfidf")).fit(tiny_examples())
+    first, second = model.save(tmp_path / "a" / "cpu"), model.save(tmp_path / "b" / "cpu")
+    runs = [run_of_saved_model(first), run_of_saved_model(second)]
+    assert runs[0].run_id != runs[1].run_id and run_of_saved_model(first).run_id == runs[0].run_id
+    for run, directory in zip(runs, (first, second)):
+        record_run(path, run, [], artifact_path=directory)
+    with open_warehouse(path, read_only=True) as wh:
+        assert sorted(r["artifact_path"] for r in model_runs(wh)) == [str(first), str(second)]
+
+
 def test_a_damaged_run_record_is_refused_before_the_evaluation_runs(warehouse, tmp_path: Path) -> None:
     # it was: the splits were scored (minutes for an encoder on a large split), then the record refused
     from flows.evaluate import evaluate_stance_model

@@ -3,6 +3,7 @@ evaluate flows run as Prefect tasks and that the CLI calls directly."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import time
 import uuid
@@ -191,11 +192,18 @@ def run_of_saved_model(directory: Path) -> ModelRun:
     if not isinstance(config, dict):
         raise ModelFormatError(f"{where}: run_config is not an object")
     return ModelRun(
-        run_id=manifest.get("run_id") or f"imported-{Path(directory).name}",
+        run_id=manifest.get("run_id") or imported_run_id(Path(directory)),
         model_name=manifest.get("name", Path(directory).name), model_kind=manifest["kind"], config=config,
         data_fingerprint=manifest.get("data_fingerprint", ""), code_version=manifest.get("code_version", ""),
         started_at=started_at,
     )
+
+
+def imported_run_id(directory: Path) -> str:
+    """The run id of a model saved without one (an ensemble's member): named by its directory, with
+    a digest of the full path, since every ensemble's CPU member is a directory named ``cpu``."""
+    digest = hashlib.sha1(str(directory.resolve()).encode("utf-8")).hexdigest()[:8]
+    return f"imported-{directory.name}-{digest}"
 
 
 def _manifest_time(manifest: dict[str, Any], field: str, where: Path) -> datetime | None:
