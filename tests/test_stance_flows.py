@@ -20,7 +20,15 @@ from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel
 from tasks.stance.metrics import evaluate
 from tasks.stance.persistence import ModelFormatError
 from warehouse import WarehouseError, open_warehouse
-from warehouse.model_runs import ModelRun, evaluations, finish_run, latest_model_dir, model_runs, start_run, store_evaluation
+from warehouse.model_runs import (
+    ModelRun,
+    evaluations,
+    finish_run,
+    latest_model_dir,
+    model_runs,
+    start_run,
+    store_evaluation,
+)
 
 runner = CliRunner()
 

@@ -74,8 +74,9 @@ def refuse_foreign_database(wh: Warehouse, what: str | None = None) -> None:
     if tables and "schema_version" not in tables:
         shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
         wh.publish = False  # nor is a copy of it handed to this project's readers when it closes
-        raise WarehouseError(f"{what or wh.location} is a DuckDB database of other data (tables {shown}), not an AraStance "
-                             "warehouse; left unchanged. Point the warehouse setting (or ARASTANCE_DATA_DIR) elsewhere")
+        raise WarehouseError(f"{what or wh.location} is a DuckDB database of other data (tables {shown}), not an "
+                             "AraStance warehouse; left unchanged. Point the warehouse setting (or ARASTANCE_DATA_DIR) "
+                             "elsewhere")
 
 
 def _ensure_version_table(wh: Warehouse) -> None:

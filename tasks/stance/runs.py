@@ -182,6 +182,8 @@ def run_of_saved_model(directory: Path) -> ModelRun:
     where = Path(directory) / MANIFEST
     if "run_config" in manifest:
         config, started_at = manifest["run_config"], _manifest_time(manifest, "started_at", where)
+        if not isinstance(config, dict):
+            raise ModelFormatError(f"{where}: run_config is not an object")
     else:
         settings = manifest.get("config", {})
         if not isinstance(settings, dict):
@@ -189,17 +191,15 @@ def run_of_saved_model(directory: Path) -> ModelRun:
         config = {**settings, **{k: manifest[k] for k in ("dataset", "train_seconds") if k in manifest}}
         saved = _manifest_time(manifest, "saved_at", where)
         started_at = None if saved is None else saved - timedelta(seconds=float(manifest.get("train_seconds") or 0))
-    if not isinstance(config, dict):
-        raise ModelFormatError(f"{where}: run_config is not an object")
     return ModelRun(
-        run_id=manifest.get("run_id") or imported_run_id(Path(directory)),
+        run_id=manifest.get("run_id") or _imported_run_id(Path(directory)),
         model_name=manifest.get("name", Path(directory).name), model_kind=manifest["kind"], config=config,
         data_fingerprint=manifest.get("data_fingerprint", ""), code_version=manifest.get("code_version", ""),
         started_at=started_at,
     )
 
 
-def imported_run_id(directory: Path) -> str:
+def _imported_run_id(directory: Path) -> str:
     """The run id of a model saved without one (an ensemble's member): named by its directory, with
     a digest of the full path, since every ensemble's CPU member is a directory named ``cpu``."""
     digest = hashlib.sha1(str(directory.resolve()).encode("utf-8")).hexdigest()[:8]
