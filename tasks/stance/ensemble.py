@@ -90,7 +90,8 @@ class EnsembleConfig:
         transformer = TransformerConfig.from_settings(
             settings, scheme, encoder=settings.ensemble_encoder, max_length=settings.ensemble_max_length,
             epochs=settings.ensemble_epochs, patience=settings.ensemble_epochs,
-            learning_rate=settings.ensemble_learning_rate, class_weighted=True, frozen_layers=0, dev_fraction=0.0)
+            learning_rate=settings.ensemble_learning_rate, class_weighted=True, frozen_layers=0, dev_fraction=0.0,
+            members=1)
         return cls(
             cpu=CpuModelConfig.from_settings(settings, scheme, **{k: v for k, v in overrides.items() if k in cpu_fields}),
             transformer=replace(transformer, **{k: v for k, v in overrides.items() if k in transformer_fields}),
