@@ -101,7 +101,8 @@ def main() -> None:
     model.fit(data["train"], dev=data["dev"] if args.stop_on == "dev" else None)
     train_seconds = time.perf_counter() - started
     outcome = model.outcome
-    print(f"{model.name}: {outcome.epochs_run} epochs (best {outcome.best_epoch}) in {train_seconds:.0f} s "
+    members = f" ({len(model.outcomes)} members, each)" if len(model.outcomes) > 1 else ""
+    print(f"{model.name}: {outcome.epochs_run} epochs (best {outcome.best_epoch}){members} in {train_seconds:.0f} s "
           f"on {outcome.device} ({outcome.precision})")
 
     published = PUBLISHED.get(config.encoder, {}).get(args.dataset)

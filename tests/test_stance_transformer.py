@@ -135,8 +135,20 @@ def test_members_are_the_next_seeds_runs_averaged_and_are_saved_and_loaded_toget
     loaded = load_model(directory)
     assert isinstance(loaded, TransformerStanceModel) and loaded.outcomes == members.outcomes
     np.testing.assert_array_equal(loaded.predict_proba(probe), members.predict_proba(probe))
-    (directory / "member-2" / "model.safetensors").unlink()
-    with pytest.raises(ModelFormatError, match="weights or tokenizer missing"):
+    weights = directory / "member-2" / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])  # a copy cut short: it was safetensors' own error, naming nothing
+    with pytest.raises(ModelFormatError, match=r"member-2: weights or tokenizer missing or unreadable"):
+        load_model(directory)
+    weights.unlink()
+    with pytest.raises(ModelFormatError, match=r"member-2: weights or tokenizer missing"):
+        load_model(directory)
+    (directory / "member-2" / "config.json").unlink()  # it was: ValueError: Unrecognized model
+    with pytest.raises(ModelFormatError, match=r"member-2: weights or tokenizer missing"):
+        load_model(directory)
+    members.save(directory)
+    manifest["members_training"] = manifest["members_training"][:1]
+    (directory / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ModelFormatError, match="members_training should list 2 members' training"):
         load_model(directory)
 
 

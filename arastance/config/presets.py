@@ -76,6 +76,7 @@ PAPER: tuple[Choice | Unset, ...] = (
            "the paper reads each pair in the order the corpus gives it; by default a pair of two headline-sized "
            "sentences (Khouja's) is read in both orders, with the pairs a shared headline implies (Khouja dev "
            "macro-F1 .82 for e5-small fine-tuned on the CPU, against .78-.80)"),
+    Choice("model.transformer_members", 1, "one encoder per run (same as the default)"),
 )
 
 PRESETS: dict[str, tuple[Choice | Unset, ...]] = {"paper": PAPER}

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from safetensors import SafetensorError
 from transformers import (
     AutoConfig,
     AutoModelForSequenceClassification,
@@ -96,6 +97,17 @@ def member_path(directory: Path, member: int) -> Path:
     """Where member ``member`` (0-based) of a saved model keeps its weights: the first in the model's
     own directory (as a model of one member always did), each later one in its own folder."""
     return directory if member == 0 else directory / member_directory(member)
+
+
+def load_member(directory: Path, member: int) -> PreTrainedModel:
+    """The saved weights of member ``member`` (0-based); a folder left incomplete (a copy cut short, a
+    lost ``config.json``) is a :class:`ModelFormatError` naming it, not a library's traceback."""
+    path = member_path(directory, member)
+    try:
+        return AutoModelForSequenceClassification.from_pretrained(path, local_files_only=True)
+    except (OSError, ValueError, SafetensorError) as exc:
+        raise ModelFormatError(f"{path}: weights or tokenizer missing or unreadable ({exc}); copy the model "
+                               "again or retrain it") from exc
 
 
 class EncoderUnavailableError(ValueError):
@@ -303,6 +315,8 @@ class TransformerStanceModel:
                 trained, outcome = fine_tune(
                     model, tokenizer, train_set, dev_set, arguments, labels=self.labels, class_weights=weights,
                     output_dir=output_dir if config.members == 1 else output_dir / member_directory(member))
+            if config.members > 1:
+                trained.to("cpu")  # one member on the accelerator at a time (50 base-size BERTs would not fit)
             models.append(trained)
             outcomes.append(outcome)
         self.models, self.outcomes, self.tokenizer = models, outcomes, tokenizer
@@ -320,8 +334,13 @@ class TransformerStanceModel:
         both_ways = [i for i, ex in enumerate(examples) if is_sentence_pair(ex)] if self.config.symmetric_pairs else []
         read = [*examples, *(swapped(examples[i]) for i in both_ways)]
         pairs = encode_pairs(read, tokenizer, max_length=self.config.max_length, mode=self.config.evidence)
-        proba = np.mean([predict_probabilities(model, tokenizer, pairs, runtime=self.runtime(),
-                                               batch_size=self.config.batch_size * 2) for model in models], axis=0)
+        answers = []
+        for model in models:
+            answers.append(predict_probabilities(model, tokenizer, pairs, runtime=self.runtime(),
+                                                 batch_size=self.config.batch_size * 2))
+            if len(models) > 1:
+                model.to("cpu")  # as in fit: one member on the accelerator at a time
+        proba = np.mean(answers, axis=0)
         answers = proba[:len(examples)]
         answers[both_ways] = (answers[both_ways] + proba[len(examples):]) / 2
         return answers
@@ -360,18 +379,22 @@ class TransformerStanceModel:
                                    f"{config.scheme!r} {model.labels}")
         try:
             model.tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
-            model.models = [AutoModelForSequenceClassification.from_pretrained(member_path(directory, member),
-                                                                               local_files_only=True)
-                            for member in range(config.members)]
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise ModelFormatError(f"{directory}: weights or tokenizer missing or unreadable ({exc})") from exc
+        model.models = [load_member(directory, member) for member in range(config.members)]
         for member, weights in enumerate(model.models):
             saved = [weights.config.id2label[i] for i in range(weights.config.num_labels)]
             if saved != list(model.labels):
                 raise ModelFormatError(f"{member_path(directory, member)}: the weights classify into {saved}, "
                                        f"the manifest says {list(model.labels)}")
-        trainings = manifest.get("members_training") or ([manifest["training"]] if manifest.get("training") else [])
-        for training in trainings:
-            outcome = saved_settings(TrainingOutcome, training, directory, "training")
+        trainings = {"training": manifest["training"]} if manifest.get("training") else {}
+        if config.members > 1 and "members_training" in manifest:
+            listed = manifest["members_training"]
+            if not isinstance(listed, list) or len(listed) != config.members:
+                raise ModelFormatError(f"{directory}: the manifest's members_training should list {config.members} "
+                                       f"members' training, not {listed!r:.200}")
+            trainings = {f"members_training[{i}]": training for i, training in enumerate(listed)}
+        for section, training in trainings.items():
+            outcome = saved_settings(TrainingOutcome, training, directory, section)
             model.outcomes.append(replace(outcome, dev_macro_f1=tuple(outcome.dev_macro_f1)))
         return model
