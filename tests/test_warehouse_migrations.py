@@ -149,10 +149,12 @@ def test_a_report_on_a_copy_with_no_arastance_schema_says_so() -> None:
     published_path(path).unlink()
     with duckdb.connect(str(published_path(path))) as con:
         con.execute("CREATE TABLE orders (id INTEGER)")
-    for command in (["stats"], ["annotate", "status"]):
+    # sql and warehouse status answered from it as if it were the warehouse (sql: the orders table)
+    for command in (["stats"], ["annotate", "status"], ["sql", "SELECT count(*) AS n FROM orders"], ["warehouse", "status"]):
         refused = CliRunner().invoke(app, command)
         said = " ".join(refused.output.split())
-        assert refused.exit_code == 2 and "is a DuckDB database of other data (tables orders)" in said, said
+        assert refused.exit_code == 2 and "is a DuckDB database of other data (tables orders)" in said, (command, said)
+        assert f"the readers' copy of warehouse {path} ({published_path(path)})" in said, (command, said)
 
 
 def test_a_process_killed_right_after_its_migrations_leaves_a_warehouse_that_opens(tmp_path: Path) -> None:

@@ -118,8 +118,11 @@ def open_published(primary: str | Path) -> Warehouse:
     not refresh (a full disk) is read with a warning saying so and since when (it read the old
     counts with no word); the next writer's copy ends it. A reader never copies an existing copy
     again itself: that took the writer's lock for as long as the copy lasted, and the disk's space.
+    A copy of other data (one that an earlier version published from a file of other data) is
+    refused, so that ``sql`` does not answer from it as if it were the warehouse.
     """
     from arastance.config import load_settings
+    from warehouse.migrate import refuse_foreign_database
 
     if load_settings().warehouse_backend == "ducklake":  # readers attach the shared catalog itself
         return open_warehouse(primary, read_only=True)
@@ -128,8 +131,6 @@ def open_published(primary: str | Path) -> Warehouse:
     if not target.is_file():
         if not primary.is_file():
             raise WarehouseError(f"warehouse {primary} does not exist; run `arastance warehouse migrate`")
-        from warehouse.migrate import refuse_foreign_database
-
         try:
             writer = Warehouse(primary, wait_s=0)
             try:  # a DuckDB file of other data is not copied for this project's readers
@@ -146,7 +147,13 @@ def open_published(primary: str | Path) -> Warehouse:
                                  f"{target} (see the warning above; once that is mended, run this again)")
     elif any(note.is_file() for note in _failure_paths(primary)):
         _warn_stale(primary, target)
-    return Warehouse(target, read_only=True)
+    copy = Warehouse(target, read_only=True)
+    try:
+        refuse_foreign_database(copy, f"the readers' copy of warehouse {primary} ({target})")
+    except BaseException:
+        copy.close()
+        raise
+    return copy
 
 
 def open_report(primary: str | Path) -> Warehouse:
