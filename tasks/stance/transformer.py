@@ -334,13 +334,13 @@ class TransformerStanceModel:
         both_ways = [i for i, ex in enumerate(examples) if is_sentence_pair(ex)] if self.config.symmetric_pairs else []
         read = [*examples, *(swapped(examples[i]) for i in both_ways)]
         pairs = encode_pairs(read, tokenizer, max_length=self.config.max_length, mode=self.config.evidence)
-        answers = []
+        by_member = []
         for model in models:
-            answers.append(predict_probabilities(model, tokenizer, pairs, runtime=self.runtime(),
-                                                 batch_size=self.config.batch_size * 2))
+            by_member.append(predict_probabilities(model, tokenizer, pairs, runtime=self.runtime(),
+                                                   batch_size=self.config.batch_size * 2))
             if len(models) > 1:
                 model.to("cpu")  # as in fit: one member on the accelerator at a time
-        proba = np.mean(answers, axis=0)
+        proba = np.mean(by_member, axis=0)
         answers = proba[:len(examples)]
         answers[both_ways] = (answers[both_ways] + proba[len(examples):]) / 2
         return answers
