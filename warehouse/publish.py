@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -147,13 +148,8 @@ def open_published(primary: str | Path) -> Warehouse:
                                  f"{target} (see the warning above; once that is mended, run this again)")
     elif any(note.is_file() for note in _failure_paths(primary)):
         _warn_stale(primary, target)
-    copy = Warehouse(target, read_only=True)
-    try:
-        refuse_foreign_database(copy, f"the readers' copy of warehouse {primary} ({target})")
-    except BaseException:
-        copy.close()
-        raise
-    return copy
+    return _checked(Warehouse(target, read_only=True),
+                    lambda copy: refuse_foreign_database(copy, f"the readers' copy of warehouse {primary} ({target})"))
 
 
 def open_report(primary: str | Path) -> Warehouse:
@@ -167,8 +163,14 @@ def open_report(primary: str | Path) -> Warehouse:
 
     wh = open_published(primary)
     copy = Path(wh.location) == published_path(primary)
+    return _checked(wh, lambda opened: require_current_schema(
+        opened, f"the readers' copy of warehouse {primary} ({opened.location})" if copy else None))
+
+
+def _checked(wh: Warehouse, check: Callable[[Warehouse], None]) -> Warehouse:
+    """``wh`` once ``check`` has passed on it; closed when it does not, so no refused copy stays open."""
     try:
-        require_current_schema(wh, f"the readers' copy of warehouse {primary} ({wh.location})" if copy else None)
+        check(wh)
     except BaseException:
         wh.close()
         raise
