@@ -5,7 +5,8 @@ site (``index.html`` for directories, 404 for what is not there, a redirect to a
 and plays the faults of the build's ``faults.json``: a path that always answers 500, one that
 fails ``times`` times and then recovers, one that answers slowly; a test may add a path that
 redirects (``{"redirect": location}`` in :attr:`SnapshotServer.faults`). A WordPress REST collection
-is paged as WordPress pages it (:mod:`snapshots.wp_rest_emulator`). Every request is logged in
+is paged as WordPress pages it (:mod:`snapshots.wp_rest_emulator`); a test may replace its answer's
+headers (``{"headers": {name: value}}``), as a proxy or a hostile server would. Every request is logged in
 :attr:`SnapshotServer.requests` so that tests can check what a crawler asked for.
 """
 
@@ -109,8 +110,10 @@ class _Handler(BaseHTTPRequestHandler):
         collection = owner.rest_collection(path)
         if collection is not None:
             answer = answer_collection(json.loads(collection.read_text(encoding="utf-8")), query)
+            replaced: dict[str, str] = fault.get("headers", {})  # type: ignore[assignment]
+            headers = tuple((n, v) for n, v in answer.headers if n not in replaced) + tuple(replaced.items())
             self._send(answer.status, answer.body, content_type=answer.content_type, send_body=send_body,
-                       headers=answer.headers)
+                       headers=headers)
             return
         target = owner.resolve(path, query)
         if target is None:

@@ -70,6 +70,22 @@ def parse_wp_rest(body: bytes) -> list[str]:
     return [str(post["link"]) for post in data if isinstance(post, dict) and post.get("link")]
 
 
+def wp_rest_total_pages(total_pages: bytes | None, total_posts: bytes | None, per_page: int) -> int | None:
+    """How many REST pages WordPress says there are: ``X-WP-TotalPages``, else ``X-WP-Total`` over
+    ``per_page``; None when neither header is a count (missing, or garbled by a proxy or a hostile
+    server), and the spider then reads on while pages come back full.
+
+    It was ``int(header)``: a header that was not a number raised in the spider's callback, so the
+    crawl lost every page after the first, and a header quoting a full disk's words stopped it as if
+    its disk were full.
+    """
+    for value, divisor in ((total_pages, 1), (total_posts, per_page)):
+        text = (value or b"").decode("ascii", "replace").strip()
+        if text.isascii() and text.isdigit():
+            return -(-int(text) // divisor)
+    return None
+
+
 def wp_rest_page_url(url: str, page: int, per_page: int | None = None) -> str:
     """``url`` asking for REST page ``page`` (and ``per_page`` posts a page, when given).
 

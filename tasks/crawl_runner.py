@@ -194,12 +194,42 @@ def archive_claim_captures(site: str, settings: Settings, limit: int | None = No
     return sorted(chosen.values(), key=lambda c: (c.timestamp, c.original)), counts
 
 
-def _logged_field(log_file: Path, message: str, key: str) -> str | None:
-    """The ``key=`` field of the last line of ``log_file`` carrying ``message`` (a value with blanks
-    is logged as its ``repr``: :class:`arastance.logging.KeyValueFormatter`), or None. The whole
-    log is read: Scrapy's stats, dumped after the line, fill the tail."""
-    text = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
-    found = re.findall(re.escape(message) + rf".* {re.escape(key)}=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)", text)
+#: The line a spider logs when it abandons its run, by the reason: its logger and message
+#: (:mod:`spiders.disk_full`, :mod:`spiders.pipelines`).
+ABANDONED_LINES = {DISK_FULL_REASON: ("spiders.disk_full", DISK_FULL_LOG),
+                   LOST_WRITE_REASON: ("spiders.pipelines", LOST_WRITE_LOG)}
+
+
+def _logged_lines(text: str, reason: str) -> list[str]:
+    """The lines of a crawl's log ``text`` that abandon its run for ``reason``.
+
+    Only a line as that logger writes it counts (Scrapy's ``LOG_FORMAT``: time, ``[logger]``, level,
+    message): a log also quotes the web (a header value, an error's text), and a server that sent the
+    message's words made a crawl that was going well look abandoned, never loaded or resumed.
+    """
+    logger, message = ABANDONED_LINES[reason]
+    return re.findall(rf"^\S+ \S+ \[{re.escape(logger)}\] ERROR: {re.escape(message)}.*$", text, re.MULTILINE)
+
+
+def logged_disk_full(text: str) -> int | None:
+    """The error number of a full disk (or quota) whose error ends a traceback in a crawl's log
+    ``text`` (``OSError: [Errno 28] No space left on device``, or Twisted's ``builtins.OSError: …``),
+    or None. Only a traceback's last line counts, never the words elsewhere in the log, which also
+    quotes the web."""
+    found = re.findall(r"^[\w.]*(?:Error|Exception): \[Errno (\d+)\] ", text, re.MULTILINE)
+    return next((int(n) for n in reversed(found) if int(n) in DISK_FULL), None)
+
+
+def _read_log(log_file: Path) -> str:
+    """The whole log: Scrapy's stats, dumped after the line, fill the tail, and a resumed crawl's
+    sessions share the log."""
+    return log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
+
+
+def _logged_field(line: str, key: str) -> str | None:
+    """The ``key=`` field of a logged ``line`` (a value with blanks is logged as its ``repr``:
+    :class:`arastance.logging.KeyValueFormatter`), or None."""
+    found = re.findall(rf" {re.escape(key)}=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)", line)
     if not found:
         return None
     value = found[-1]
@@ -210,10 +240,9 @@ def _abandoned_for(log_file: Path) -> str | None:
     """Why the crawl logged in ``log_file`` abandoned its run (a full disk, another lost write),
     or None. The spider logs it as an error when it decides to stop (:mod:`spiders.disk_full`,
     :mod:`spiders.pipelines`), and removes the run when it closes; the whole log is read, because
-    a time-out may cut the close short, and a resumed crawl's sessions share the log."""
-    text = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
-    return next((reason for reason, said in ((DISK_FULL_REASON, DISK_FULL_LOG), (LOST_WRITE_REASON, LOST_WRITE_LOG))
-                 if said in text), None)
+    a time-out may cut the close short."""
+    text = _read_log(log_file)
+    return next((reason for reason in ABANDONED_LINES if _logged_lines(text, reason)), None)
 
 
 def _raise_if_abandoned(site: str, run_id: str, run_dir: Path, job: Path, log_file: Path) -> None:
@@ -232,11 +261,11 @@ def _raise_if_abandoned(site: str, run_id: str, run_dir: Path, job: Path, log_fi
         kept += (f"; its JOBDIR {job} could not be removed either: remove it, or the next crawl resumes the run "
                  f"and skips the pages it lost")
     last_lines = tail(log_file, 40)
+    error = _logged_field(_logged_lines(_read_log(log_file), reason)[-1], "error")
     if reason == DISK_FULL_REASON:
-        said = [number for number, words in DISK_FULL.items() if words in last_lines] or [errno.ENOSPC]
+        said = [number for number, words in DISK_FULL.items() if words in (error or "")] or [errno.ENOSPC]
         raise CrawlError(f"crawl of {site} (run {run_id}) stopped: the disk filled up, and {kept}; free space and "
                          f"crawl again (log {log_file})\n{last_lines}") from OSError(said[0], DISK_FULL[said[0]])
-    error = _logged_field(log_file, LOST_WRITE_LOG, "error")
     said = re.match(r"\[Errno (\d+)\] ([^:]+)", error or "")
     raise CrawlError(f"crawl of {site} (run {run_id}) stopped: a write to its staging run failed "
                      f"({error or 'see the log'}), and {kept}; fix that and crawl again (log {log_file})\n"
@@ -372,10 +401,10 @@ def _crawl(
             shutil.rmtree(job, ignore_errors=True)
         _raise_if_abandoned(site, run_id, run_dir, job, log_file)
         last_lines = tail(log_file, 40)
-        said = [number for number, words in DISK_FULL.items() if words in last_lines]
-        if said:  # a full disk before the spider ran (Scrapy's start, the JOBDIR's first write)
+        said = logged_disk_full(last_lines)
+        if said is not None:  # a full disk before the spider ran (Scrapy's start, the JOBDIR's first write)
             raise CrawlError(f"crawl of {site} (run {run_id}) failed: the disk filled up; free space and crawl again "
-                             f"(log {log_file})\n{last_lines}") from OSError(said[0], DISK_FULL[said[0]])
+                             f"(log {log_file})\n{last_lines}") from OSError(said, DISK_FULL[said])
         raise CrawlError(
             f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode} (log {log_file})\n"
             f"{tail(proc.output, 15)}\n{tail(log_file)}"

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from helpers_spiders import canonical_post_url, claims_of, crawl, server, world  # noqa: F401 - server: a fixture
+from arastance.base.staging import DISK_FULL_LOG
+from helpers_spiders import canonical_post_url, claims_of, crawl, server, start_server, world  # noqa: F401 - server: a fixture
 from snapshots.fact_check_sites import newest_first
 from snapshots.server import SnapshotServer
-from spiders.discovery import DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest, wp_rest_page_url
+from spiders.discovery import (DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest, wp_rest_page_url,
+                               wp_rest_total_pages)
 from spiders.site_config import SiteConfigError, parse_site_config
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
@@ -73,6 +75,14 @@ def test_the_next_rest_page_is_set_by_name_keeping_other_parameters() -> None:
     assert wp_rest_page_url("https://a.com/p?categories=5&per_page=3&page=3", 4) == "https://a.com/p?categories=5&per_page=3&page=4"
 
 
+def test_the_rest_page_count_is_read_from_either_header_and_a_garbled_one_is_no_count() -> None:
+    assert wp_rest_total_pages(b"3", b"41", 20) == 3, "X-WP-TotalPages first"
+    assert wp_rest_total_pages(None, b"41", 20) == 3 and wp_rest_total_pages(b"", b" 40 ", 20) == 2
+    assert wp_rest_total_pages(b"No space left on device", b"41", 20) == 3
+    for garbled in (None, b"", b"-1", b"2.5", b"3 pages", "\u0663".encode(), b"\xff"):
+        assert wp_rest_total_pages(garbled, garbled, 20) is None, garbled
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["sitemap", "wp_rest", "sitemap,feed,wp_rest,listing"])
 def test_each_complete_method_finds_every_post_without_the_listing(method: str, server: SnapshotServer,
@@ -101,6 +111,28 @@ def test_the_rest_api_is_read_page_by_page_up_to_its_last_page(server: SnapshotS
     stats = result.summary["stats"]
     assert stats["arastance/discovery/wp_rest"] == len(posts) and result.summary["errors"] == 0
     assert "arastance/listing_pages" not in stats
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("header", ["No space left on device", DISK_FULL_LOG])
+def test_a_rest_api_without_a_page_count_is_read_while_its_pages_are_full(header: str, tmp_path: Path) -> None:
+    # it was: int() of the header raised in the callback, so the crawl lost every page after the first, and a
+    # header quoting a full disk's words stopped the crawl as if its disk were full, removing its staging run.
+    # The warning quotes the header in the log, which must not make the run look abandoned (test_unloaded_runs)
+    posts = world().posts_of("dabegad")
+    pages = -(-len(posts) // 20)
+    srv = start_server()
+    srv.faults["/dabegad/wp-json/wp/v2/posts"] = {"headers": {"X-WP-TotalPages": header, "X-WP-Total": "many"}}
+    try:
+        result = crawl("dabegad", tmp_path / "data", srv, spider_args={"discovery": "wp_rest", "wp_rest_per_page": "20"})
+    finally:
+        srv.stop()
+    assert sorted(c["url"] for c in claims_of(result)) == sorted(canonical_post_url(p) for p in posts)
+    asked = [r.query for r in srv.requests if r.path.endswith("/wp-json/wp/v2/posts")]
+    past_the_end = 1 if len(posts) % 20 == 0 else 0  # a last page that is full cannot tell it is the last
+    assert asked == [f"per_page=20&page={n}" for n in range(1, pages + 1 + past_the_end)]
+    assert result.summary["stats"]["arastance/discovery/wp_rest"] == len(posts)
+    assert "WordPress REST page count missing" in result.log_file.read_text(encoding="utf-8")
 
 
 @pytest.mark.slow

@@ -20,9 +20,36 @@ DISK_FULL = {errno.ENOSPC: "No space left on device", errno.EDQUOT: "Disk quota 
 READ_ONLY = {errno.EROFS: "Read-only file system"}
 
 
+#: The libraries' errors that pass a write's failure on, by the module and names of their types
+#: (None: any of the module's), and how each quotes the system's words (``{words}``) and error
+#: number (``{number}``): tokenizers raises ``Exception`` with Rust's I/O error and PyTorch
+#: ``RuntimeError`` with the C library's ``strerror``; safetensors its own error with Rust's; DuckDB
+#: its I/O and commit errors (and the fatal error they may lead to) with the file's quoted path.
+LIBRARY_QUOTES: tuple[tuple[str, frozenset[str] | None, tuple[str, ...]], ...] = (
+    ("builtins", frozenset({"Exception", "RuntimeError"}), ("{words} (os error {number})", "strerror: {words}")),
+    ("safetensors", None, ("{words} (os error {number})",)),
+    ("_duckdb", frozenset({"IOException", "TransactionException", "FatalException"}), ('": {words}',)),
+)
+
+
+def _quotes_system(exc: BaseException, number: int, words: str) -> bool:
+    """Whether ``exc`` (not an OSError) is a library's error quoting the system's ``words``.
+
+    The words alone are not enough: errors also carry text from the web and from users (a header
+    value, a claim, a value DuckDB could not convert), and a crawl whose server sent "No space left
+    on device" as a page count was stopped as if its disk were full, its staging run removed. So the
+    error must be of a type that a library raises for a failed write, quoting the words as it does.
+    """
+    kind = type(exc)
+    text = str(exc)
+    return any(kind.__module__.split(".")[0] == module and (names is None or kind.__name__ in names)
+               and any(quote.format(words=words, number=number) in text for quote in quotes)
+               for module, names, quotes in LIBRARY_QUOTES)
+
+
 def system_error(exc: BaseException | None, words: dict[int, str]) -> tuple[BaseException, str] | None:
-    """The error in ``exc``'s chain with one of ``words``' error numbers (or, from a library, their
-    words), with the system's words for it; None if none has."""
+    """The error in ``exc``'s chain with one of ``words``' error numbers (or a library's error
+    quoting them: :func:`_quotes_system`), with the system's words for it; None if none has."""
     for _ in range(10):
         if exc is None:
             return None
@@ -30,7 +57,7 @@ def system_error(exc: BaseException | None, words: dict[int, str]) -> tuple[Base
             if exc.errno in words:
                 return exc, words[exc.errno]
         else:
-            reason = next((r for r in words.values() if r in str(exc)), None)
+            reason = next((r for n, r in words.items() if _quotes_system(exc, n, r)), None)
             if reason is not None:
                 return exc, reason
         exc = exc.__cause__ or exc.__context__

@@ -45,7 +45,8 @@ from arastance.base.sites import SiteConfig, load_site_config, parse_wp_rest_per
 from arastance.base.staging import PageItem, new_run_id
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.logging import get_logger
-from spiders.discovery import METHODS, DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest, wp_rest_page_url
+from spiders.discovery import (METHODS, DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest, wp_rest_page_url,
+                               wp_rest_total_pages)
 from spiders.extraction import extract_detail, extract_listing, parse_failure
 from spiders.items import claim_item, page_fetched, page_item
 from spiders.site_urls import SiteUrls
@@ -264,7 +265,8 @@ class SiteSpider(scrapy.Spider):
         yield from self._discover(response.meta["discovery"] + 1)
 
     def parse_wp_rest(self, response: Response) -> Iterator[Any]:
-        """One page of ``/wp-json/wp/v2/posts``; the next page while ``X-WP-TotalPages`` says there is one."""
+        """One page of ``/wp-json/wp/v2/posts``; the next page while ``X-WP-TotalPages`` says there is one
+        (or, without a count, while the page is full)."""
         urls = self._document(response, parse_wp_rest)
         page = int(response.meta.get("rest_page", 1))
         if isinstance(urls, DiscoveryError) or (not urls and page == 1):
@@ -272,8 +274,13 @@ class SiteSpider(scrapy.Spider):
             return
         self._page(response, "skipped", keep=False)
         yield from self._posts("wp_rest", urls)
-        total = int(response.headers.get("X-WP-TotalPages", b"0") or 0)
-        if urls and page < total:
+        total = wp_rest_total_pages(response.headers.get("X-WP-TotalPages"), response.headers.get("X-WP-Total"),
+                                    self.wp_rest_per_page)
+        if total is None:
+            log.warning("WordPress REST page count missing or not a number: reading on while pages are full",
+                        extra={"site": self.name, "url": response.url, "run_id": self.run_id,
+                               "header": response.headers.get("X-WP-TotalPages")})
+        if urls and (page < total if total is not None else len(urls) >= self.wp_rest_per_page):
             yield scrapy.Request(wp_rest_page_url(response.url, page + 1), callback=self.parse_wp_rest, errback=self.on_error,
                                  meta={**own_meta(response.meta), "rest_page": page + 1}, priority=LISTING_PRIORITY)
 

@@ -1,0 +1,100 @@
+"""Telling a full or read-only disk from other errors (:mod:`arastance.base.disk_full`): the real
+errors of the libraries that write our files, on a real full tmpfs and a real read-only mount, and
+errors that only carry the system's words as text from the web or from users."""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import pytest
+import torch
+from safetensors.torch import save_file
+from tokenizers import Tokenizer, models
+
+from arastance.base.disk_full import full_disk_error, read_only_error
+from helpers_disk import read_only, small_disk
+from tasks.crawl_runner import CrawlError
+
+
+def _tokenizer(path: Path) -> None:
+    vocab = {"[UNK]": 0, **{f"word{i}": i + 1 for i in range(5000)}}
+    Tokenizer(models.WordLevel(vocab, unk_token="[UNK]")).save(str(path / "tokenizer.json"))
+
+
+def _weights(path: Path) -> None:
+    save_file({"w": torch.zeros(50_000)}, str(path / "model.safetensors"))
+
+
+def _duckdb(path: Path) -> None:
+    with duckdb.connect(str(path / "w.duckdb")) as con:
+        con.execute("CREATE TABLE t AS SELECT repeat('x', 1000) || i::VARCHAR AS v FROM range(5000) r(i)")
+        con.execute("CHECKPOINT")
+
+
+def _torch(path: Path) -> None:
+    torch.save({"w": torch.zeros(10)}, str(path / "state.pt"))
+
+
+def _raised(write: Callable[[Path], None], path: Path) -> BaseException:
+    with pytest.raises(Exception) as caught:
+        write(path)
+    assert not isinstance(caught.value, OSError), "the library's own error, not the system's"
+    return caught.value
+
+
+@pytest.mark.parametrize("write", [_tokenizer, _weights, _duckdb], ids=["tokenizers", "safetensors", "duckdb"])
+def test_a_librarys_own_error_on_a_full_disk_is_told(write: Callable[[Path], None], tmp_path: Path) -> None:
+    with small_disk(tmp_path, 2) as disk:
+        disk.fill(leave=4096)
+        error = _raised(write, disk.root)
+    found = full_disk_error(error)
+    assert found is not None and found[1] == "No space left on device", str(error)
+    assert read_only_error(error) is None
+
+
+@pytest.mark.parametrize("write", [_tokenizer, _weights, _duckdb, _torch],
+                         ids=["tokenizers", "safetensors", "duckdb", "torch"])
+def test_a_librarys_own_error_on_a_read_only_disk_is_told(write: Callable[[Path], None], tmp_path: Path) -> None:
+    target = tmp_path / "ro"
+    target.mkdir()
+    with read_only(target):
+        error = _raised(write, target)
+    found = read_only_error(error)
+    assert found is not None and found[1] == "Read-only file system", str(error)
+    assert full_disk_error(error) is None
+
+
+def test_the_systems_words_as_text_from_the_web_or_a_user_are_not_a_full_disk() -> None:
+    # it was: any error whose text held the words counted, and a crawl whose server sent a page count
+    # "No space left on device" was stopped as if its disk were full and its staging run removed
+    quoted = "No space left on device (os error 28)"  # even in a library's form
+    with pytest.raises(ValueError) as bad_header:
+        int(quoted.encode())
+    with pytest.raises(KeyError) as bad_key:
+        {}[f'"x": {quoted}']
+    with duckdb.connect() as con, pytest.raises(duckdb.ConversionException) as bad_cast:
+        con.execute("SELECT CAST(? AS INTEGER)", [quoted]).fetchall()
+    own = CrawlError(f"crawl of x stopped: a page said {quoted}")
+    for error in (bad_header.value, bad_key.value, bad_cast.value, own):
+        assert full_disk_error(error) is None, repr(error)
+    assert read_only_error(ValueError("Read-only file system (os error 30)")) is None
+    assert full_disk_error(RuntimeError("a page said: No space left on device")) is None, "not as a library quotes it"
+
+
+def test_a_system_error_behind_any_wrapper_is_told() -> None:
+    full = OSError(errno.EDQUOT, "Disk quota exceeded")
+    wrapper = CrawlError("crawl of x stopped: the disk filled up")
+    wrapper.__cause__ = full
+    assert full_disk_error(wrapper) == (full, "Disk quota exceeded")
+    try:
+        try:
+            raise OSError(errno.EROFS, "Read-only file system")
+        except OSError:
+            raise ValueError("could not save")  # noqa: B904 - the implicit context is what is followed
+    except ValueError as error:
+        found = read_only_error(error)
+    assert found is not None and found[1] == "Read-only file system"
+    assert full_disk_error(OSError(errno.EROFS, "Read-only file system")) is None
