@@ -115,11 +115,11 @@ def unloaded_runs(settings: Settings, site: str, mode: str, warehouse: Path,
     user asks. ``loaded`` says which run ids the warehouse holds; a run loaded meanwhile
     (``arastance claims load``) is released here.
     """
-    target = str(Path(warehouse).resolve())
+    targets = {warehouse_mark(settings, warehouse), str(Path(warehouse).resolve())}  # and as marked before 2026-12-04
     waiting = []
     for name in _runs_of(settings.crawl_jobs_dir, site, mode):
         marker = settings.crawl_jobs_dir / name / AWAITING_LOAD
-        if not marker.is_file() or marker.read_text(encoding="utf-8", errors="replace").strip() != target:
+        if not marker.is_file() or marker.read_text(encoding="utf-8", errors="replace").strip() not in targets:
             continue
         if (crawl_staging_dir(settings) / name).is_dir():
             waiting.append(name)
@@ -131,6 +131,18 @@ def unloaded_runs(settings: Settings, site: str, mode: str, warehouse: Path,
     for name in stored:
         release_run(settings, name)
     return [crawl_staging_dir(settings) / name for name in reversed(waiting) if name not in stored]
+
+
+def warehouse_mark(settings: Settings, warehouse: Path) -> str:
+    """How a job directory's :data:`AWAITING_LOAD` names ``warehouse``: relative to the data
+    directory when it lies inside it (the default), so that a data directory moved or mounted
+    elsewhere still finds the runs that wait for its warehouse (an absolute path no longer matched,
+    and they waited for good); absolute otherwise."""
+    target = Path(warehouse).resolve()
+    try:
+        return target.relative_to(settings.data_dir.resolve()).as_posix()
+    except ValueError:
+        return str(target)
 
 
 def release_run(settings: Settings, run_id: str) -> None:
@@ -412,7 +424,7 @@ def _crawl(
     shutil.rmtree(job, ignore_errors=True)  # the JOBDIR's queue and the inputs
     if load_into is not None:  # a mark stays until the load
         job.mkdir()
-        (job / AWAITING_LOAD).write_text(f"{Path(load_into).resolve()}\n", encoding="utf-8")
+        (job / AWAITING_LOAD).write_text(f"{warehouse_mark(settings, load_into)}\n", encoding="utf-8")
     summary = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))
     log.info("crawl finished", extra={"site": site, "run_id": run_id, "pages": summary["pages"],
                                       "items": summary["items"], "errors": summary["errors"],

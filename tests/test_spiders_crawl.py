@@ -22,6 +22,7 @@ from helpers_spiders import (
     collapse,
     crawl,
     crawl_settings,
+    LISTING_ONLY,
     pages_of,
     post_by_url,
     SITES,
@@ -33,7 +34,7 @@ from helpers_spiders import (
 from snapshots.build import EXTRA_PATHS
 from snapshots.fact_check_sites import CANONICAL_BASE, category_label, has_unclosed_markup, hides_category
 from snapshots.server import SnapshotServer
-from tasks.crawl_runner import CrawlError, CrawlResult, run_spider
+from tasks.crawl_runner import CrawlError, CrawlResult, run_spider, unloaded_runs
 from arastance.base.urls import canonicalize_url
 from arastance.base.ids import content_hash
 
@@ -306,6 +307,22 @@ def test_a_crawl_whose_staging_write_fails_stops_is_never_resumed_and_the_next_o
     assert not again.resumed and again.run_dir != run_dir
     assert len(claims_of(again)) == expected, "no page lost to the failed writes"
     assert "finish_reason=finished" in again.log_file.read_text(encoding="utf-8")  # it was: the last drop reason
+
+
+def test_a_finished_crawl_waiting_for_its_load_is_found_after_its_data_directory_moved(
+        server: SnapshotServer, tmp_path: Path) -> None:
+    # it was: the job directory named the warehouse by its absolute path, so after the data directory
+    # was moved (a bigger disk, another mount point) the run waited for a warehouse that no longer existed
+    first = crawl_settings(tmp_path / "data", server)
+    result = run_spider("norumors", first, timeout_s=120, spider_args=LISTING_ONLY, load_into=first.warehouse)
+    (tmp_path / "data").rename(tmp_path / "moved")
+    moved = crawl_settings(tmp_path / "moved", server)
+    asked: list[list[str]] = []
+    waiting = unloaded_runs(moved, "norumors", "live", moved.warehouse, lambda run_ids: asked.append(run_ids) or set())
+    assert waiting == [tmp_path / "moved" / "staging" / "crawl" / result.run_id] and asked == [[result.run_id]]
+    elsewhere = crawl_settings(tmp_path / "other", server)
+    assert unloaded_runs(moved, "norumors", "live", elsewhere.warehouse, lambda run_ids: set()) == [], \
+        "a run waits for its own warehouse only"
 
 
 def test_a_crawl_whose_staging_directory_is_read_only_stops_at_its_first_page_saying_why(
