@@ -146,6 +146,30 @@ def test_a_warc_file_cut_short_keeps_the_whole_records_before_the_cut_and_says_s
         read_warc(str(cut), _flt(), extract=extract_article)
 
 
+def test_every_cut_of_a_warc_file_is_reported_but_at_a_record_boundary_or_in_its_closing_blank_lines(
+        tmp_path: Path) -> None:
+    # it was: a file cut right after a header's "Content-Length:" (or ": ") read as a whole record of nothing
+    pages = [(f"https://www.youm7.com/story/2016/5/{i}/news", 200, "text/html; charset=utf-8",
+              _html(f"خبر {i}", DAM if i % 2 else FLU, f"2016-05-{i + 1:02d}")) for i in range(2)]
+    whole = write_warc(tmp_path / "whole.warc", pages, gzip=False).read_bytes()
+    starts = [at for at in range(len(whole)) if whole.startswith(b"WARC/1.0\r\n", at)]
+    record_ends = [*starts[1:], len(whole)]
+    whole_records = {end - blank for end in record_ends for blank in range(5)}  # "\r\n\r\n" closes a record
+    cut = tmp_path / "cut.warc"
+    silent = []
+    for size in range(starts[1] + 1, len(whole)):
+        cut.write_bytes(whole[:size])
+        _, stats = read_warc(str(cut), _flt(), extract=extract_article)
+        if not stats.counts["cut_short"]:
+            silent.append(size)
+    assert silent and set(silent) <= whole_records, sorted(set(silent) - whole_records)
+    for label in (b"Content-Length:", b"Content-Length: "):
+        at = whole.rindex(label) + len(label)
+        cut.write_bytes(whole[:at])
+        records, stats = read_warc(str(cut), _flt(), extract=extract_article)
+        assert stats.counts["cut_short"] == 1 and len(records) == 1, label
+
+
 def test_padding_after_the_last_record_is_no_cut_and_damage_in_the_middle_or_whole_file_gzip_is_refused(
         tmp_path: Path) -> None:
     import gzip

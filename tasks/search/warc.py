@@ -241,7 +241,7 @@ def warc_records(handle: IO[bytes], source: str, stats: WarcStats) -> Iterator[A
                 raise WarcError(f"WARC {source} is gzipped as a whole, not record by record: {problem}") from None
             _end_at(handle, source, stats, iterator.offset, f"a record header cannot be read ({problem})", complete)
             return
-        if record.length is None:  # a header without a length: blank padding, or the file ends inside it
+        if not declares_length(record):  # blank padding, or the file ends inside the header
             _end_at(handle, source, stats, iterator.get_record_offset(), "a record header is broken off", complete)
             return
         stats.counts["records"] += 1
@@ -283,6 +283,14 @@ def record_follows(rest: bytes) -> bool:
             return True
         at = rest.find(b"\x1f\x8b", at + 1)
     return False
+
+
+def declares_length(record: Any) -> bool:
+    """Whether a record's header gives its length, as every WARC record's must. warcio reads a
+    header without one as no length, and one broken off right after ``Content-Length:`` as a
+    length of 0: a whole record of nothing, so the cut went unreported."""
+    declared = record.rec_headers.get_header("Content-Length") if record.length is not None else None
+    return declared is not None and declared.strip().isdigit()
 
 
 def missing_bytes(record: Any) -> int:
