@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arastance.base.arabic import arabic_ratio
+from arastance.base.disk_full import logged_disk_full
 from arastance.base.ids import content_hash, stable_id
 from arastance.base.jsonl import json_lines
 from arastance.base.staging import (
@@ -32,7 +33,7 @@ from arastance.base.staging import (
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
-from tasks.scrapy_launcher import run_scrapy, tail
+from tasks.scrapy_launcher import run_scrapy
 
 log = get_logger(__name__)
 
@@ -73,7 +74,7 @@ def run_article_spider(urls: list[str], run_dir: Path, *, settings: Settings | N
                       scrapy_settings=options, timeout_s=timeout_s)
     if done.returncode != 0 or not out.exists():
         raise RuntimeError(f"article spider failed (exit {done.returncode}); see {run_dir / 'scrapy.log'}: "
-                           f"{tail(done.output, 20)}")
+                           f"{done.last_lines(20)}") from logged_disk_full(done.output_tail)  # a full disk is told by it
     _check_every_url_recorded(out, len(read_url_list(urls_file)), run_dir / "scrapy.log")
     return out
 

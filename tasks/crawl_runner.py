@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arastance.base.disk_full import DISK_FULL
+from arastance.base.disk_full import DISK_FULL, logged_disk_full
 from arastance.base.staging import (
     DISK_FULL_LOG,
     DISK_FULL_REASON,
@@ -223,15 +223,6 @@ def _logged_lines(text: str, reason: str) -> list[str]:
     return re.findall(rf"^\S+ \S+ \[{re.escape(logger)}\] ERROR: {re.escape(message)}.*$", text, re.MULTILINE)
 
 
-def logged_disk_full(text: str) -> int | None:
-    """The error number of a full disk (or quota) whose error ends a traceback in a crawl's log
-    ``text`` (``OSError: [Errno 28] No space left on device``, or Twisted's ``builtins.OSError: …``),
-    or None. Only a traceback's last line counts, never the words elsewhere in the log, which also
-    quotes the web."""
-    found = re.findall(r"^[\w.]*(?:Error|Exception): \[Errno (\d+)\] ", text, re.MULTILINE)
-    return next((int(n) for n in reversed(found) if int(n) in DISK_FULL), None)
-
-
 def _read_log(log_file: Path) -> str:
     """The whole log: Scrapy's stats, dumped after the line, fill the tail, and a resumed crawl's
     sessions share the log."""
@@ -413,13 +404,13 @@ def _crawl(
             shutil.rmtree(job, ignore_errors=True)
         _raise_if_abandoned(site, run_id, run_dir, job, log_file)
         last_lines = tail(log_file, 40)
-        said = logged_disk_full(last_lines)
-        if said is not None:  # a full disk before the spider ran (Scrapy's start, the JOBDIR's first write)
+        full = logged_disk_full(last_lines) or logged_disk_full(proc.output_tail)
+        if full is not None:  # a full disk before the spider ran (Scrapy's start, the JOBDIR's first write, its log)
             raise CrawlError(f"crawl of {site} (run {run_id}) failed: the disk filled up; free space and crawl again "
-                             f"(log {log_file})\n{last_lines}") from OSError(said, DISK_FULL[said])
+                             f"(log {log_file})\n{proc.last_lines(15)}\n{last_lines}") from full
         raise CrawlError(
             f"crawl of {site} (run {run_id}) failed with exit code {proc.returncode} (log {log_file})\n"
-            f"{tail(proc.output, 15)}\n{tail(log_file)}"
+            f"{proc.last_lines(15)}\n{tail(log_file)}"
         )
     shutil.rmtree(job, ignore_errors=True)  # the JOBDIR's queue and the inputs
     if load_into is not None:  # a mark stays until the load

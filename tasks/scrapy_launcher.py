@@ -22,10 +22,12 @@ import math
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from arastance.base.stopping import StopRequested, stop_requested
 from arastance.config import Settings
@@ -45,14 +47,61 @@ class SpiderTimeout(TimeoutError):
     """A spider process that ran past its time limit and was stopped."""
 
 
+#: How much of a child's output the launcher keeps in memory, for its error messages.
+OUTPUT_TAIL_BYTES = 16 * 1024
+
+
 @dataclass(frozen=True)
 class SpiderProcess:
-    """A finished spider process: its exit code and the file holding its output."""
+    """A finished spider process: its exit code, the file holding its output, and that output's
+    end as the launcher read it (whether or not the file could be written)."""
 
     spider: str
     returncode: int
     output: Path
     elapsed_s: float
+    output_tail: str = ""
+
+    def last_lines(self, lines: int) -> str:
+        """The last ``lines`` lines of the child's output."""
+        return "\n".join(self.output_tail.splitlines()[-lines:]) or "(no output)"
+
+
+class _OutputCopy(threading.Thread):
+    """Copies a child's output into its file and keeps the last :data:`OUTPUT_TAIL_BYTES`.
+
+    The child wrote into the file itself before, and a child that failed because its disk was full
+    (the log's and the output's, one directory) left an empty file: its traceback, which says so,
+    was lost with it, and the crawl failed with nothing but an exit code. A write that fails here
+    stops the copying, never the reading, so the child is not blocked on a full pipe.
+    """
+
+    def __init__(self, source: IO[bytes], target: IO[bytes]) -> None:
+        super().__init__(name="spider-output", daemon=True)
+        self.source, self.target = source, target
+        self.tail = b""
+
+    def run(self) -> None:
+        copying = True
+        try:
+            for chunk in iter(lambda: self.source.read1(1 << 16), b""):  # type: ignore[attr-defined]
+                self.tail = (self.tail + chunk)[-OUTPUT_TAIL_BYTES:]
+                copying = copying and self._write(memoryview(chunk))
+        except ValueError:  # the launcher closed the pipe: a grandchild held it open past the child's end
+            return
+
+    def _write(self, left: memoryview) -> bool:
+        """Write all of ``left`` (the file is unbuffered, so nothing is left to fail at close, and a
+        write may be short); False once the file takes no more."""
+        try:
+            while left:
+                written = self.target.write(left)
+                if not written:
+                    return False
+                left = left[written:]
+        except OSError:
+            return False
+        return True
 
 
 def child_environment(settings: Settings, base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -133,11 +182,18 @@ def run_scrapy(
     stop_file.unlink(missing_ok=True)
     cmd += ["-s", f"ARASTANCE_STOP_FILE={stop_file}"]
     started = time.monotonic()
-    with open(output, "w", encoding="utf-8") as out:
-        proc = subprocess.Popen(cmd, env=child_environment(settings), cwd=Path.cwd(), stdout=out, stderr=subprocess.STDOUT,
+    with open(output, "wb", buffering=0) as out:
+        proc = subprocess.Popen(cmd, env=child_environment(settings), cwd=Path.cwd(), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT,
                                 process_group=0)  # a terminal's Ctrl-C reaches this process only: it stops the child
+        assert proc.stdout is not None
+        copy = _OutputCopy(proc.stdout, out)
+        copy.start()
         try:
             _wait_for(proc, spider, stop_file, timeout_s)
         finally:
             stop_file.unlink(missing_ok=True)
-    return SpiderProcess(spider, proc.returncode, output, time.monotonic() - started)
+            copy.join(timeout=10)  # the child's end closes the pipe
+            proc.stdout.close()
+    return SpiderProcess(spider, proc.returncode, output, time.monotonic() - started,
+                         copy.tail.decode("utf-8", errors="replace"))

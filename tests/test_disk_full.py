@@ -14,7 +14,7 @@ import torch
 from safetensors.torch import save_file
 from tokenizers import Tokenizer, models
 
-from arastance.base.disk_full import full_disk_error, read_only_error
+from arastance.base.disk_full import full_disk_error, logged_disk_full, read_only_error
 from helpers_disk import read_only, small_disk
 from tasks.crawl_runner import CrawlError
 
@@ -98,3 +98,14 @@ def test_a_system_error_behind_any_wrapper_is_told() -> None:
         found = read_only_error(error)
     assert found is not None and found[1] == "Read-only file system"
     assert full_disk_error(OSError(errno.EROFS, "Read-only file system")) is None
+
+def test_a_full_disk_is_read_off_a_tracebacks_last_line_never_off_quoted_words() -> None:
+    # it was: the words anywhere in the log's last 40 lines made a crawl that failed for another reason
+    # "failed: the disk filled up", and the flow did not retry it
+    quoted = ("2026-12-04 15:24:46 [dabegad] WARNING: WordPress REST page count missing "
+              "header=b'OSError: [Errno 28] No space left on device'\n"
+              "ValueError: invalid literal for int() with base 10: b'[Errno 28] No space left on device'\n")
+    assert logged_disk_full(quoted) is None
+    assert logged_disk_full(quoted + "PermissionError: [Errno 13] Permission denied: '/x'\n") is None
+    assert logged_disk_full(quoted + "OSError: [Errno 28] No space left on device\n").errno == 28
+    assert logged_disk_full("builtins.OSError: [Errno 122] Disk quota exceeded: '/jobs/x'\n" + quoted).errno == 122

@@ -337,6 +337,23 @@ def test_a_crawl_whose_staging_directory_is_read_only_stops_at_its_first_page_sa
     assert not list((tmp_path / "data" / "crawl_jobs").glob("norumors-*"))
 
 
+def test_a_crawl_whose_log_disk_is_full_fails_saying_so(server: SnapshotServer, tmp_path: Path) -> None:
+    # it was: "failed with exit code 1" and an empty log: the child's traceback went into its output
+    # file, on the same full disk, so nothing said why, and the flow retried it
+    from arastance.cli import refused_write_message
+
+    with small_disk(tmp_path, 1) as disk:
+        (tmp_path / "data").mkdir()
+        (tmp_path / "data" / "logs").symlink_to(disk.root)
+        (disk.root / "crawl").mkdir()
+        disk.fill(leave=0)
+        with pytest.raises(CrawlError, match=r"failed: the disk filled up; free space and crawl again") as failed:
+            crawl("norumors", tmp_path / "data", server)
+    assert failed.value.__cause__.errno == errno.ENOSPC  # the flow does not retry it
+    assert "OSError: [Errno 28] No space left on device" in str(failed.value), "the child's own traceback"
+    assert refused_write_message(failed.value).startswith("no space left on device")
+
+
 def test_a_crawl_whose_log_directory_is_read_only_leaves_nothing_to_resume(server: SnapshotServer, tmp_path: Path) -> None:
     # it was: each attempt left a crawl_jobs/<run>/known_urls.txt that no later crawl removed
     logs = tmp_path / "data" / "logs"

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from arastance.config import load_settings
 from arastance.base.staging import DISK_FULL_LOG, LOST_WRITE_LOG
-from tasks.crawl_runner import (AWAITING_LOAD, crawl_log_file, crawl_staging_dir, logged_disk_full, unfinished_run,
-                                unloaded_runs)
+from tasks.crawl_runner import AWAITING_LOAD, crawl_log_file, crawl_staging_dir, unfinished_run, unloaded_runs
 
 
 def _run(name: str, *, launched: bool = True, finished: bool = True, warehouse: Path | None = None) -> Path:
@@ -92,14 +91,3 @@ def test_a_crawl_that_lost_writes_is_never_resumed_however_its_jobdir_survived()
                  f"run; free space and crawl again error='[Errno 28] No space left on device'\n", encoding="utf-8")
     assert unfinished_run(settings, "norumors", "live") is None
 
-
-def test_a_full_disk_is_read_off_a_tracebacks_last_line_never_off_quoted_words() -> None:
-    # it was: the words anywhere in the log's last 40 lines made a crawl that failed for another reason
-    # "failed: the disk filled up", and the flow did not retry it
-    quoted = ("2026-12-04 15:24:46 [dabegad] WARNING: WordPress REST page count missing "
-              "header=b'OSError: [Errno 28] No space left on device'\n"
-              "ValueError: invalid literal for int() with base 10: b'[Errno 28] No space left on device'\n")
-    assert logged_disk_full(quoted) is None
-    assert logged_disk_full(quoted + "PermissionError: [Errno 13] Permission denied: '/x'\n") is None
-    assert logged_disk_full(quoted + "OSError: [Errno 28] No space left on device\n") == 28
-    assert logged_disk_full("builtins.OSError: [Errno 122] Disk quota exceeded: '/jobs/x'\n" + quoted) == 122

@@ -10,6 +10,7 @@ line turns it into one line saying so; a crawl stops on it (:mod:`spiders.disk_f
 from __future__ import annotations
 
 import errno
+import re
 
 #: The system's words for each error number that means there is no room left to write.
 DISK_FULL = {errno.ENOSPC: "No space left on device", errno.EDQUOT: "Disk quota exceeded"}
@@ -72,3 +73,12 @@ def full_disk_error(exc: BaseException | None) -> tuple[BaseException, str] | No
 def read_only_error(exc: BaseException | None) -> tuple[BaseException, str] | None:
     """The error in ``exc``'s chain that says the disk takes no writes, with the system's words; None if none does."""
     return system_error(exc, READ_ONLY)
+
+def logged_disk_full(text: str) -> OSError | None:
+    """The full disk (or quota) whose error ends a traceback in a child process's log or output
+    ``text`` (``OSError: [Errno 28] No space left on device``, or Twisted's ``builtins.OSError: …``),
+    as an OSError to chain, or None. Only a traceback's last line counts, never the words elsewhere
+    in the text, which also quotes the web."""
+    found = re.findall(r"^[\w.]*(?:Error|Exception): \[Errno (\d+)\] ", text, re.MULTILINE)
+    number = next((int(n) for n in reversed(found) if int(n) in DISK_FULL), None)
+    return None if number is None else OSError(number, DISK_FULL[number])
