@@ -6,7 +6,8 @@ and plays the faults of the build's ``faults.json``: a path that always answers 
 fails ``times`` times and then recovers, one that answers slowly; a test may add a path that
 redirects (``{"redirect": location}`` in :attr:`SnapshotServer.faults`). A WordPress REST collection
 is paged as WordPress pages it (:mod:`snapshots.wp_rest_emulator`); a test may replace its answer's
-headers (``{"headers": {name: value}}``), as a proxy or a hostile server would. Every request is logged in
+headers (``{"headers": {name: value}}``) or have it ignore ``page`` (``{"pages_ignored": true}``), as a
+proxy, a cache or a hostile server would. Every request is logged in
 :attr:`SnapshotServer.requests` so that tests can check what a crawler asked for.
 """
 
@@ -109,7 +110,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         collection = owner.rest_collection(path)
         if collection is not None:
-            answer = answer_collection(json.loads(collection.read_text(encoding="utf-8")), query)
+            asked = "&".join(p for p in query.split("&") if not p.startswith("page=")) if fault.get("pages_ignored") else query
+            answer = answer_collection(json.loads(collection.read_text(encoding="utf-8")), asked)
             replaced: dict[str, str] = fault.get("headers", {})  # type: ignore[assignment]
             headers = tuple((n, v) for n, v in answer.headers if n not in replaced) + tuple(replaced.items())
             self._send(answer.status, answer.body, content_type=answer.content_type, send_body=send_body,

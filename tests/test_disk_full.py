@@ -67,7 +67,31 @@ def test_a_librarys_own_error_on_a_read_only_disk_is_told(write: Callable[[Path]
     assert full_disk_error(error) is None
 
 
-def test_the_systems_words_as_text_from_the_web_or_a_user_are_not_a_full_disk() -> None:
+def _duckdb_quoting_a_key(tmp_path: Path) -> list[BaseException]:
+    """DuckDB's errors for a key and a value that quote a file and the system's words as DuckDB would."""
+    key = 'claim": No space left on device'
+    errors = []
+    with duckdb.connect(str(tmp_path / "keys.duckdb")) as con:
+        con.execute("CREATE TABLE claims (url VARCHAR PRIMARY KEY)")
+        first, second = con.cursor(), con.cursor()
+        first.execute("BEGIN")
+        second.execute("BEGIN")
+        first.execute("INSERT INTO claims VALUES (?)", [key])
+        second.execute("INSERT INTO claims VALUES (?)", [key])
+        first.execute("COMMIT")
+        with pytest.raises(duckdb.TransactionException) as conflict:  # "… duplicate key "claim": No space …"
+            second.execute("COMMIT")
+        errors.append(conflict.value)
+        with pytest.raises(duckdb.ConstraintException) as duplicate:
+            con.execute("INSERT INTO claims VALUES (?)", [key])
+        errors.append(duplicate.value)
+        with pytest.raises(duckdb.ConversionException) as cast:
+            con.execute("SELECT CAST(? AS INTEGER)", ['file "x": No space left on device']).fetchall()
+        errors.append(cast.value)
+    return errors
+
+
+def test_the_systems_words_as_text_from_the_web_or_a_user_are_not_a_full_disk(tmp_path: Path) -> None:
     # it was: any error whose text held the words counted, and a crawl whose server sent a page count
     # "No space left on device" was stopped as if its disk were full and its staging run removed
     quoted = "No space left on device (os error 28)"  # even in a library's form
@@ -78,7 +102,8 @@ def test_the_systems_words_as_text_from_the_web_or_a_user_are_not_a_full_disk() 
     with duckdb.connect() as con, pytest.raises(duckdb.ConversionException) as bad_cast:
         con.execute("SELECT CAST(? AS INTEGER)", [quoted]).fetchall()
     own = CrawlError(f"crawl of x stopped: a page said {quoted}")
-    for error in (bad_header.value, bad_key.value, bad_cast.value, own):
+    own_plain = RuntimeError(f"crawl or load failed for x: {quoted!r}")  # a flow's summary of its sites' reasons
+    for error in (bad_header.value, bad_key.value, bad_cast.value, own, own_plain, *_duckdb_quoting_a_key(tmp_path)):
         assert full_disk_error(error) is None, repr(error)
     assert read_only_error(ValueError("Read-only file system (os error 30)")) is None
     assert full_disk_error(RuntimeError("a page said: No space left on device")) is None, "not as a library quotes it"
@@ -98,6 +123,7 @@ def test_a_system_error_behind_any_wrapper_is_told() -> None:
         found = read_only_error(error)
     assert found is not None and found[1] == "Read-only file system"
     assert full_disk_error(OSError(errno.EROFS, "Read-only file system")) is None
+
 
 def test_a_full_disk_is_read_off_a_tracebacks_last_line_never_off_quoted_words() -> None:
     # it was: the words anywhere in the log's last 40 lines made a crawl that failed for another reason

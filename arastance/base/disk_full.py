@@ -22,14 +22,18 @@ READ_ONLY = {errno.EROFS: "Read-only file system"}
 
 
 #: The libraries' errors that pass a write's failure on, by the module and names of their types
-#: (None: any of the module's), and how each quotes the system's words (``{words}``) and error
-#: number (``{number}``): tokenizers raises ``Exception`` with Rust's I/O error and PyTorch
-#: ``RuntimeError`` with the C library's ``strerror``; safetensors its own error with Rust's; DuckDB
-#: its I/O and commit errors (and the fatal error they may lead to) with the file's quoted path.
-LIBRARY_QUOTES: tuple[tuple[str, frozenset[str] | None, tuple[str, ...]], ...] = (
-    ("builtins", frozenset({"Exception", "RuntimeError"}), ("{words} (os error {number})", "strerror: {words}")),
-    ("safetensors", None, ("{words} (os error {number})",)),
-    ("_duckdb", frozenset({"IOException", "TransactionException", "FatalException"}), ('": {words}',)),
+#: (None: any of the module's), and how each begins when it quotes the system's words (``{words}``)
+#: and error number (``{number}``): tokenizers raises ``Exception`` with Rust's I/O error alone and
+#: PyTorch ``RuntimeError`` with its ``enforce fail`` and the C library's ``strerror``; safetensors
+#: its own error with Rust's; DuckDB its errors with the file's quoted path (after "Original error"
+#: in the fatal error a failed write may lead to). Each is matched from the error's start, and no
+#: quote mark may come before the library's own: text from the web or a user (a key, a value that
+#: could not be converted) is quoted, so it can only come after it.
+LIBRARY_QUOTES: tuple[tuple[str, frozenset[str] | None, str], ...] = (
+    ("builtins", frozenset({"Exception"}), r"{words} \(os error {number}\)$"),
+    ("builtins", frozenset({"RuntimeError"}), r"\[enforce fail at [^\]\n]*\][^\"'\n]*strerror: {words}"),
+    ("safetensors", None, r"[^\"'\n]*{words} \(os error {number}\)"),
+    ("_duckdb", None, r"(?:[^\"']*Original error: \")?[^\"'\n]*file \"[^\"\n]*\": {words}"),
 )
 
 
@@ -37,15 +41,16 @@ def _quotes_system(exc: BaseException, number: int, words: str) -> bool:
     """Whether ``exc`` (not an OSError) is a library's error quoting the system's ``words``.
 
     The words alone are not enough: errors also carry text from the web and from users (a header
-    value, a claim, a value DuckDB could not convert), and a crawl whose server sent "No space left
-    on device" as a page count was stopped as if its disk were full, its staging run removed. So the
-    error must be of a type that a library raises for a failed write, quoting the words as it does.
+    value, a claim, a key, a value DuckDB could not convert), and a crawl whose server sent "No space
+    left on device" as a page count was stopped as if its disk were full, its staging run removed.
+    So the error must be of a type that a library raises for a failed write, and begin as its
+    quote of the system does.
     """
     kind = type(exc)
     text = str(exc)
     return any(kind.__module__.split(".")[0] == module and (names is None or kind.__name__ in names)
-               and any(quote.format(words=words, number=number) in text for quote in quotes)
-               for module, names, quotes in LIBRARY_QUOTES)
+               and re.match(quote.format(words=re.escape(words), number=number), text) is not None
+               for module, names, quote in LIBRARY_QUOTES)
 
 
 def system_error(exc: BaseException | None, words: dict[int, str]) -> tuple[BaseException, str] | None:
@@ -73,6 +78,7 @@ def full_disk_error(exc: BaseException | None) -> tuple[BaseException, str] | No
 def read_only_error(exc: BaseException | None) -> tuple[BaseException, str] | None:
     """The error in ``exc``'s chain that says the disk takes no writes, with the system's words; None if none does."""
     return system_error(exc, READ_ONLY)
+
 
 def logged_disk_full(text: str) -> OSError | None:
     """The full disk (or quota) whose error ends a traceback in a child process's log or output

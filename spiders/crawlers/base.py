@@ -70,7 +70,7 @@ def parse_flag(value: str | bool, name: str) -> bool:
 
 #: The request meta keys this spider sets; Scrapy's own (redirect chains, retry counts, download
 #: slots) belong to the request that got them, not to the requests made from its response.
-OWN_META = ("discovery", "candidate", "nested", "rest_page")
+OWN_META = ("discovery", "candidate", "nested", "rest_page", "rest_counted")
 
 
 def own_meta(meta: dict[str, Any]) -> dict[str, Any]:
@@ -151,6 +151,8 @@ class SiteSpider(scrapy.Spider):
         self.discovery_order = order
         self.wp_rest_per_page = (self.config.wp_rest_per_page if wp_rest_per_page is None
                                  else parse_wp_rest_per_page(wp_rest_per_page, "spider argument wp_rest_per_page"))
+        #: Post links the REST pages gave so far: a page that gives none new ends the paging.
+        self._rest_links: set[str] = set()
         self.urls: SiteUrls
 
     @classmethod
@@ -266,23 +268,44 @@ class SiteSpider(scrapy.Spider):
 
     def parse_wp_rest(self, response: Response) -> Iterator[Any]:
         """One page of ``/wp-json/wp/v2/posts``; the next page while ``X-WP-TotalPages`` says there is one
-        (or, without a count, while the page is full)."""
+        (or, without a believable count, while the page is full), and never after a page that gives no
+        post link not given before: a server that ignores ``page`` (a static export, a cache that drops
+        the query) would otherwise be read until the crawl's time-out, and again on each resume."""
         urls = self._document(response, parse_wp_rest)
         page = int(response.meta.get("rest_page", 1))
         if isinstance(urls, DiscoveryError) or (not urls and page == 1):
             yield from self._discovery_failed(response.meta, str(urls) if isinstance(urls, DiscoveryError) else "no posts", response.url)
             return
         self._page(response, "skipped", keep=False)
-        yield from self._posts("wp_rest", urls)
+        new = [url for url in dict.fromkeys(urls) if url not in self._rest_links]
+        self._rest_links.update(new)
+        yield from self._posts("wp_rest", new)
         total = wp_rest_total_pages(response.headers.get("X-WP-TotalPages"), response.headers.get("X-WP-Total"),
                                     self.wp_rest_per_page)
-        if total is None:
-            log.warning("WordPress REST page count missing or not a number: reading on while pages are full",
+        if total is None or (urls and total < page):  # none, or one that this very page contradicts
+            log.warning("WordPress REST page count missing or not believable: reading on while pages are full",
                         extra={"site": self.name, "url": response.url, "run_id": self.run_id,
                                "header": response.headers.get("X-WP-TotalPages")})
-        if urls and (page < total if total is not None else len(urls) >= self.wp_rest_per_page):
-            yield scrapy.Request(wp_rest_page_url(response.url, page + 1), callback=self.parse_wp_rest, errback=self.on_error,
-                                 meta={**own_meta(response.meta), "rest_page": page + 1}, priority=LISTING_PRIORITY)
+            total = None
+        if urls and not new:
+            self._stat("discovery/wp_rest_repeated_page")
+            log.warning("WordPress REST page repeats the posts of earlier pages: not reading further",
+                        extra={"site": self.name, "url": response.url, "run_id": self.run_id})
+        elif urls and (page < total if total is not None else len(urls) >= self.wp_rest_per_page):
+            yield scrapy.Request(wp_rest_page_url(response.url, page + 1), callback=self.parse_wp_rest,
+                                 errback=self.on_rest_page_error, priority=LISTING_PRIORITY,
+                                 meta={**own_meta(response.meta), "rest_page": page + 1, "rest_counted": total is not None})
+
+    def on_rest_page_error(self, failure: Failure) -> None:
+        """A REST page after the first that could not be fetched: a failed page, but for WordPress'
+        HTTP 400 past the last page, which a crawl reading without a count asks for when the last
+        page is full: that is the end of the posts."""
+        request = failure.request  # type: ignore[attr-defined]
+        if (failure.check(HttpError) and failure.value.response.status == 400
+                and not request.meta.get("rest_counted", True)):
+            self._stat("discovery/wp_rest_past_the_end")
+            return
+        self.on_error(failure)
 
     def _page(self, response: Response, status: str, error: str | None = None, keep: bool = True) -> PageItem:
         return self._record(response.url, response.body, response.status, status, error, keep)
