@@ -35,7 +35,15 @@ def _duckdb(path: Path) -> None:
 
 
 def _torch(path: Path) -> None:
-    torch.save({"w": torch.zeros(10)}, str(path / "state.pt"))
+    torch.save({"w": torch.zeros(100_000)}, str(path / "state.pt"))  # as Trainer saves its training arguments
+
+
+def _duckdb_spill(path: Path) -> None:
+    """A query larger than DuckDB's memory, spilling into a temporary directory on ``path``."""
+    config = {"temp_directory": str(path / "spill"), "memory_limit": "200MB", "preserve_insertion_order": False,
+              "threads": 1}
+    with duckdb.connect(config=config) as con:
+        con.execute("CREATE TABLE t AS SELECT repeat('x', 200) || i::VARCHAR AS v FROM range(1500000) r(i)")
 
 
 def _raised(write: Callable[[Path], None], path: Path) -> BaseException:
@@ -45,7 +53,8 @@ def _raised(write: Callable[[Path], None], path: Path) -> BaseException:
     return caught.value
 
 
-@pytest.mark.parametrize("write", [_tokenizer, _weights, _duckdb], ids=["tokenizers", "safetensors", "duckdb"])
+@pytest.mark.parametrize("write", [_tokenizer, _weights, _duckdb, _torch, _duckdb_spill],
+                         ids=["tokenizers", "safetensors", "duckdb", "torch", "duckdb-spill"])
 def test_a_librarys_own_error_on_a_full_disk_is_told(write: Callable[[Path], None], tmp_path: Path) -> None:
     with small_disk(tmp_path, 2) as disk:
         disk.fill(leave=4096)
@@ -103,6 +112,8 @@ def test_the_systems_words_as_text_from_the_web_or_a_user_are_not_a_full_disk(tm
         con.execute("SELECT CAST(? AS INTEGER)", [quoted]).fetchall()
     own = CrawlError(f"crawl of x stopped: a page said {quoted}")
     own_plain = RuntimeError(f"crawl or load failed for x: {quoted!r}")  # a flow's summary of its sites' reasons
+    assert full_disk_error(RuntimeError("crawl failed: '[enforce fail at inline_container.cc:1] . unexpected pos 1 vs 2'")) \
+        is None
     for error in (bad_header.value, bad_key.value, bad_cast.value, own, own_plain, *_duckdb_quoting_a_key(tmp_path)):
         assert full_disk_error(error) is None, repr(error)
     assert read_only_error(ValueError("Read-only file system (os error 30)")) is None

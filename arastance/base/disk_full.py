@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import re
+from typing import NamedTuple
 
 #: The system's words for each error number that means there is no room left to write.
 DISK_FULL = {errno.ENOSPC: "No space left on device", errno.EDQUOT: "Disk quota exceeded"}
@@ -21,36 +22,52 @@ DISK_FULL = {errno.ENOSPC: "No space left on device", errno.EDQUOT: "Disk quota 
 READ_ONLY = {errno.EROFS: "Read-only file system"}
 
 
-#: The libraries' errors that pass a write's failure on, by the module and names of their types
-#: (None: any of the module's), and how each begins when it quotes the system's words (``{words}``)
-#: and error number (``{number}``): tokenizers raises ``Exception`` with Rust's I/O error alone and
-#: PyTorch ``RuntimeError`` with its ``enforce fail`` and the C library's ``strerror``; safetensors
-#: its own error with Rust's; DuckDB its errors with the file's quoted path (after "Original error"
-#: in the fatal error a failed write may lead to). Each is matched from the error's start, and no
-#: quote mark may come before the library's own: text from the web or a user (a key, a value that
+class LibraryQuote(NamedTuple):
+    """How a library's error begins when a write failed: the module and names of its types (None:
+    any of the module's), a pattern with the system's words (``{words}``) and error number
+    (``{number}``), and the error numbers it stands for when it names none (None: those it quotes)."""
+
+    module: str
+    names: frozenset[str] | None
+    pattern: str
+    numbers: frozenset[int] | None = None
+
+
+#: tokenizers raises ``Exception`` with Rust's I/O error alone and PyTorch ``RuntimeError`` with its
+#: ``enforce fail`` and the C library's ``strerror`` (a failed open) or a position it did not reach (a
+#: short write, which a regular file gives only when the disk has no room); safetensors its own error
+#: with Rust's; DuckDB its errors with the file's quoted path (after "Original error" in the fatal
+#: error a failed write may lead to), or a block it could not offload to its temporary directory,
+#: whose size is by default the room left on that disk. Each is matched from the error's start, and
+#: no quote mark may come before the library's own: text from the web or a user (a key, a value that
 #: could not be converted) is quoted, so it can only come after it.
-LIBRARY_QUOTES: tuple[tuple[str, frozenset[str] | None, str], ...] = (
-    ("builtins", frozenset({"Exception"}), r"{words} \(os error {number}\)$"),
-    ("builtins", frozenset({"RuntimeError"}), r"\[enforce fail at [^\]\n]*\][^\"'\n]*strerror: {words}"),
-    ("safetensors", None, r"[^\"'\n]*{words} \(os error {number}\)"),
-    ("_duckdb", None, r"(?:[^\"']*Original error: \")?[^\"'\n]*file \"[^\"\n]*\": {words}"),
+LIBRARY_QUOTES = (
+    LibraryQuote("builtins", frozenset({"Exception"}), r"{words} \(os error {number}\)$"),
+    LibraryQuote("builtins", frozenset({"RuntimeError"}), r"\[enforce fail at [^\]\n]*\][^\"'\n]*strerror: {words}"),
+    LibraryQuote("builtins", frozenset({"RuntimeError"}),
+                 r"\[enforce fail at inline_container\.cc:\d+\] \. unexpected pos \d+ vs \d+$",
+                 frozenset({errno.ENOSPC})),
+    LibraryQuote("safetensors", None, r"[^\"'\n]*{words} \(os error {number}\)"),
+    LibraryQuote("_duckdb", None, r"(?:[^\"']*Original error: \")?[^\"'\n]*file \"[^\"\n]*\": {words}"),
+    LibraryQuote("_duckdb", frozenset({"OutOfMemoryException"}), r"Out of Memory Error: failed to offload data block ",
+                 frozenset({errno.ENOSPC})),
 )
 
 
 def _quotes_system(exc: BaseException, number: int, words: str) -> bool:
-    """Whether ``exc`` (not an OSError) is a library's error quoting the system's ``words``.
+    """Whether ``exc`` (not an OSError) is a library's error for a write that failed with ``number``.
 
     The words alone are not enough: errors also carry text from the web and from users (a header
     value, a claim, a key, a value DuckDB could not convert), and a crawl whose server sent "No space
     left on device" as a page count was stopped as if its disk were full, its staging run removed.
-    So the error must be of a type that a library raises for a failed write, and begin as its
-    quote of the system does.
+    So the error must be of a type that a library raises for a failed write, and begin as it does.
     """
     kind = type(exc)
     text = str(exc)
-    return any(kind.__module__.split(".")[0] == module and (names is None or kind.__name__ in names)
-               and re.match(quote.format(words=re.escape(words), number=number), text) is not None
-               for module, names, quote in LIBRARY_QUOTES)
+    return any(kind.__module__.split(".")[0] == quote.module and (quote.names is None or kind.__name__ in quote.names)
+               and (quote.numbers is None or number in quote.numbers)
+               and re.match(quote.pattern.format(words=re.escape(words), number=number), text) is not None
+               for quote in LIBRARY_QUOTES)
 
 
 def system_error(exc: BaseException | None, words: dict[int, str]) -> tuple[BaseException, str] | None:
