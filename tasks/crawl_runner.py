@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import errno
 import json
+import os
 import re
 import shutil
 from collections.abc import Callable, Iterable, Mapping
@@ -135,14 +136,14 @@ def unloaded_runs(settings: Settings, site: str, mode: str, warehouse: Path,
 
 def warehouse_mark(settings: Settings, warehouse: Path) -> str:
     """How a job directory's :data:`AWAITING_LOAD` names ``warehouse``: relative to the data
-    directory when it lies inside it (the default), so that a data directory moved or mounted
-    elsewhere still finds the runs that wait for its warehouse (an absolute path no longer matched,
-    and they waited for good); absolute otherwise."""
-    target = Path(warehouse).resolve()
-    try:
-        return target.relative_to(settings.data_dir.resolve()).as_posix()
-    except ValueError:
-        return str(target)
+    directory when it lies inside it (the default; a link inside it is not followed out of it), so
+    that a data directory moved or mounted elsewhere still finds the runs that wait for its warehouse
+    (an absolute path no longer matched, and they waited for good); absolute otherwise."""
+    for base, target in ((Path(os.path.abspath(settings.data_dir)), Path(os.path.abspath(warehouse))),
+                         (settings.data_dir.resolve(), Path(warehouse).resolve())):  # links kept, then followed
+        if target.is_relative_to(base):
+            return target.relative_to(base).as_posix()
+    return str(Path(warehouse).resolve())
 
 
 def release_run(settings: Settings, run_id: str) -> None:

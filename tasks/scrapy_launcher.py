@@ -49,6 +49,8 @@ class SpiderTimeout(TimeoutError):
 
 #: How much of a child's output the launcher keeps in memory, for its error messages.
 OUTPUT_TAIL_BYTES = 16 * 1024
+#: How long the launcher waits, after the child's end, for the rest of its output.
+OUTPUT_WAIT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,9 @@ class _OutputCopy(threading.Thread):
     The child wrote into the file itself before, and a child that failed because its disk was full
     (the log's and the output's, one directory) left an empty file: its traceback, which says so,
     was lost with it, and the crawl failed with nothing but an exit code. A write that fails here
-    stops the copying, never the reading, so the child is not blocked on a full pipe.
+    stops the copying, never the reading, so the child is not blocked on a full pipe. The thread
+    owns the pipe and ends with it; the launcher only waits a while for it, so that neither a process
+    holding the pipe after the child's end nor a Ctrl-C during that wait keeps it.
     """
 
     def __init__(self, source: IO[bytes], target: IO[bytes]) -> None:
@@ -83,12 +87,10 @@ class _OutputCopy(threading.Thread):
 
     def run(self) -> None:
         copying = True
-        try:
-            for chunk in iter(lambda: self.source.read1(1 << 16), b""):  # type: ignore[attr-defined]
+        with self.source:  # closed here, at its end: a close elsewhere would wait for a blocked read
+            while chunk := os.read(self.source.fileno(), 1 << 16):  # no buffer lock to wait on, unlike read1
                 self.tail = (self.tail + chunk)[-OUTPUT_TAIL_BYTES:]
                 copying = copying and self._write(memoryview(chunk))
-        except ValueError:  # the launcher closed the pipe: a grandchild held it open past the child's end
-            return
 
     def _write(self, left: memoryview) -> bool:
         """Write all of ``left`` (the file is unbuffered, so nothing is left to fail at close, and a
@@ -99,7 +101,7 @@ class _OutputCopy(threading.Thread):
                 if not written:
                     return False
                 left = left[written:]
-        except OSError:
+        except (OSError, ValueError):  # ValueError: the launcher closed the file, its child gone
             return False
         return True
 
@@ -126,13 +128,18 @@ def tail(path: Path, lines: int = 30) -> str:
 
 
 def _stop_gracefully(proc: subprocess.Popen[bytes], stop_file: Path, grace_s: float = 30.0) -> None:
-    """Ask the child to stop (Scrapy finishes the requests in flight and saves its JOBDIR); kill it if it hangs."""
+    """Ask the child to stop (Scrapy finishes the requests in flight and saves its JOBDIR); kill it
+    if it hangs, or if the wait is interrupted (a second Ctrl-C: the child was left running, and,
+    its parent alive, nothing else stopped it)."""
     stop_file.touch()
     try:
         proc.wait(timeout=grace_s)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        pass
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def _wait_for(proc: subprocess.Popen[bytes], spider: str, stop_file: Path, timeout_s: float | None) -> None:
@@ -193,7 +200,6 @@ def run_scrapy(
             _wait_for(proc, spider, stop_file, timeout_s)
         finally:
             stop_file.unlink(missing_ok=True)
-            copy.join(timeout=10)  # the child's end closes the pipe
-            proc.stdout.close()
+            copy.join(timeout=OUTPUT_WAIT_S)  # the child's end closes the pipe, unless a process it started holds it
     return SpiderProcess(spider, proc.returncode, output, time.monotonic() - started,
                          copy.tail.decode("utf-8", errors="replace"))

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from arastance.config import load_settings
 from arastance.base.staging import DISK_FULL_LOG, LOST_WRITE_LOG
-from tasks.crawl_runner import AWAITING_LOAD, crawl_log_file, crawl_staging_dir, unfinished_run, unloaded_runs
+from tasks.crawl_runner import (AWAITING_LOAD, crawl_log_file, crawl_staging_dir, unfinished_run, unloaded_runs,
+                                warehouse_mark)
 
 
 def _run(name: str, *, launched: bool = True, finished: bool = True, warehouse: Path | None = None) -> Path:
@@ -91,3 +92,17 @@ def test_a_crawl_that_lost_writes_is_never_resumed_however_its_jobdir_survived()
                  f"run; free space and crawl again error='[Errno 28] No space left on device'\n", encoding="utf-8")
     assert unfinished_run(settings, "norumors", "live") is None
 
+
+def test_a_warehouse_is_marked_by_its_place_in_the_data_directory(tmp_path: Path) -> None:
+    data, elsewhere = tmp_path / "data", tmp_path / "elsewhere"
+    (data / "real").mkdir(parents=True)
+    elsewhere.mkdir()
+    (data / "real" / "sym.duckdb").symlink_to("../../elsewhere/wh.duckdb")  # moves with the data directory
+    (tmp_path / "link").symlink_to(data)
+    settings = load_settings(data_dir=data)
+    assert warehouse_mark(settings, data / "warehouse.duckdb") == "warehouse.duckdb"
+    # it was (review): the link was followed out of the data directory, so the mark was absolute
+    assert warehouse_mark(settings, data / "real" / "sym.duckdb") == "real/sym.duckdb"
+    assert warehouse_mark(load_settings(data_dir=tmp_path / "link"), data / "warehouse.duckdb") == "warehouse.duckdb"
+    assert warehouse_mark(settings, elsewhere / "wh.duckdb") == str((elsewhere / "wh.duckdb").resolve())
+    assert warehouse_mark(settings, data / ".." / "elsewhere" / "wh.duckdb") == str((elsewhere / "wh.duckdb").resolve())

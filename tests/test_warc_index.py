@@ -170,6 +170,23 @@ def test_every_cut_of_a_warc_file_is_reported_but_at_a_record_boundary_or_in_its
         assert stats.counts["cut_short"] == 1 and len(records) == 1, label
 
 
+def test_an_arc_file_is_read_and_its_cut_header_reported(tmp_path: Path) -> None:
+    # it was (review): a record had to declare a WARC Content-Length, so every ARC file (whose header line
+    # ends with its length) was refused as "not one whole record"
+    http = b"HTTP/1.0 200 OK\nContent-Type: text/html; charset=utf-8\n\n" + _html("خبر", DAM, "2016-05-03")
+    version = b"1 0 AraStance\nURL IP-address Archive-date Content-type Archive-length\n"
+    arc = (b"filedesc://news.arc 0.0.0.0 20160503000000 text/plain %d\n%s\n" % (len(version), version)
+           + b"https://www.youm7.com/story/2016/5/3/dam 192.0.2.1 20160503000000 text/html %d\n%s\n" % (len(http), http))
+    whole = tmp_path / "news.arc"
+    whole.write_bytes(arc)
+    records, stats = read_warc(str(whole), _flt(), extract=extract_article)
+    assert [r.url for r in records] == ["https://www.youm7.com/story/2016/5/3/dam"] and "cut_short" not in stats.counts
+    cut = tmp_path / "cut.arc"
+    cut.write_bytes(arc[:arc.index(b"text/html ") + len(b"text/html ")])  # the length broken off
+    records, stats = read_warc(str(cut), _flt(), extract=extract_article)
+    assert records == [] and stats.counts["cut_short"] == 1 and stats.counts["records"] == 1
+
+
 def test_padding_after_the_last_record_is_no_cut_and_damage_in_the_middle_or_whole_file_gzip_is_refused(
         tmp_path: Path) -> None:
     import gzip

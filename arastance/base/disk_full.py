@@ -98,10 +98,11 @@ def read_only_error(exc: BaseException | None) -> tuple[BaseException, str] | No
 
 
 def logged_disk_full(text: str) -> OSError | None:
-    """The full disk (or quota) whose error ends a traceback in a child process's log or output
-    ``text`` (``OSError: [Errno 28] No space left on device``, or Twisted's ``builtins.OSError: …``),
-    as an OSError to chain, or None. Only a traceback's last line counts, never the words elsewhere
-    in the text, which also quotes the web."""
+    """The full disk (or quota) that a child process's log or output ``text`` reports as an
+    exception, on a line of a traceback that names the exception (``OSError: [Errno 28] No space left
+    on device``, or Twisted's ``builtins.OSError: …``), as an OSError to chain; None if no such line
+    does. The words elsewhere in the text never count: it also quotes the web. A full disk reported
+    there is what to mend first, even when a later error (in the clean-up it broke) ended the process."""
     found = re.findall(r"^[\w.]*(?:Error|Exception): \[Errno (\d+)\] ", text, re.MULTILINE)
     number = next((int(n) for n in reversed(found) if int(n) in DISK_FULL), None)
     return None if number is None else OSError(number, DISK_FULL[number])

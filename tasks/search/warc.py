@@ -285,11 +285,19 @@ def record_follows(rest: bytes) -> bool:
     return False
 
 
+#: The header fields of a record's length and address, by format: an ARC record's header is one
+#: line (URL, IP address, date, content type, length), which warcio names ``uri`` … ``length``.
+LENGTH_FIELD = {"warc": "Content-Length", "arc": "length"}
+TARGET_FIELD = {"warc": "WARC-Target-URI", "arc": "uri"}
+
+
 def declares_length(record: Any) -> bool:
-    """Whether a record's header gives its length, as every WARC record's must. warcio reads a
-    header without one as no length, and one broken off right after ``Content-Length:`` as a
+    """Whether a record's header gives its length, as every WARC and ARC record's must. warcio reads
+    a header without one as no length, and one broken off right after ``Content-Length:`` as a
     length of 0: a whole record of nothing, so the cut went unreported."""
-    declared = record.rec_headers.get_header("Content-Length") if record.length is not None else None
+    if record.length is None:
+        return False
+    declared = record.rec_headers.get_header(LENGTH_FIELD.get(record.format, "Content-Length"))
     return declared is not None and declared.strip().isdigit()
 
 
@@ -366,7 +374,7 @@ def read_warc(source: str, flt: WarcFilter, *, extract: Extractor,
                 if html is None:
                     stats.counts["not_html_200"] += 1
                     continue
-                target = record.rec_headers.get_header("WARC-Target-URI") or ""
+                target = record.rec_headers.get_header(TARGET_FIELD.get(record.format, "WARC-Target-URI")) or ""
                 rec = page_record(original_url(target), html, flt, stats, extract)
                 if rec is not None:
                     out.append(rec)

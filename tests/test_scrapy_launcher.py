@@ -1,0 +1,72 @@
+"""The launcher of crawl children (:mod:`tasks.scrapy_launcher`) with stand-in children: shell
+scripts run where ``python -m scrapy`` would be, so that a child holding its output open or
+ignoring its stop file is played exactly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from arastance.config import load_settings
+from tasks import scrapy_launcher
+from tasks.scrapy_launcher import run_scrapy
+
+
+def _child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
+    """Make ``body`` (a shell script) the child that ``run_scrapy`` starts."""
+    script = tmp_path / "child.sh"
+    script.write_text(f"#!/bin/sh\n{body}\n", encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setattr(sys, "executable", str(script))
+    monkeypatch.setattr(scrapy_launcher, "OUTPUT_WAIT_S", 1.0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_child_whose_own_child_holds_its_output_is_not_waited_for(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was (review): closing the pipe waited for the reading thread, and so for every process holding it
+    _child(tmp_path, monkeypatch, f"echo first; (sleep 30; echo late) & echo $! > {tmp_path / 'held'}; "
+                                  "echo 'OSError: [Errno 28] No space left on device' >&2; exit 1")
+    started = time.monotonic()
+    done = run_scrapy("norumors", load_settings(), output=tmp_path / "child.out")
+    try:
+        assert time.monotonic() - started < 10, "the launcher waited for the process holding the output"
+        assert done.returncode == 1 and done.last_lines(2) == "first\nOSError: [Errno 28] No space left on device"
+        assert (tmp_path / "child.out").read_text(encoding="utf-8").startswith("first\n")
+    finally:
+        os.kill(int((tmp_path / "held").read_text()), signal.SIGKILL)
+
+
+def test_a_second_interrupt_kills_a_child_that_does_not_stop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: the second Ctrl-C ended the launcher's wait for a graceful stop and left the child running
+    # (its parent alive, nothing else stopped it); and (review) the Ctrl-Cs after it were not heard
+    pid_file = tmp_path / "pid"
+    _child(tmp_path, monkeypatch, f"echo $$ > {pid_file}; exec sleep 60")  # it never reads its stop file
+
+    def interrupt() -> None:
+        while not pid_file.exists():
+            time.sleep(0.05)
+        for _ in range(2):
+            time.sleep(0.5)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_scrapy("norumors", load_settings(), output=tmp_path / "child.out")
+    assert time.monotonic() - started < 10
+    assert not _alive(int(pid_file.read_text())), "the child was killed"
