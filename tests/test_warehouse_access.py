@@ -3,6 +3,7 @@
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,18 @@ def test_read_only_connections_refuse_write_batches(tmp_path: Path) -> None:
 def test_missing_file_opened_read_only_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(WarehouseError, match="does not exist"):
         Warehouse(tmp_path / "absent.duckdb", read_only=True)
+
+
+def test_a_file_under_a_path_that_says_lock_is_refused_at_once_for_what_it_is(tmp_path: Path) -> None:
+    # it was: "lock" anywhere in DuckDB's error counted as another writer's lock, so this file was waited
+    # for and reported as "locked by another process", and flows retried it as busy
+    bad = tmp_path / "blockchain" / "warehouse.duckdb"
+    bad.parent.mkdir()
+    bad.write_bytes(b"not a DuckDB database file, whatever its name says " * 200)
+    started = time.monotonic()
+    with pytest.raises(WarehouseError, match="not a valid DuckDB database file") as refused:
+        Warehouse(bad, wait_s=5)
+    assert not isinstance(refused.value, WarehouseBusyError) and time.monotonic() - started < 3
 
 
 def test_a_second_writer_process_waits_then_gets_a_clear_error(tmp_path: Path) -> None:

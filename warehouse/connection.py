@@ -33,7 +33,11 @@ class WarehouseBusyError(WarehouseError):
 
 
 def _is_lock_error(exc: duckdb.Error) -> bool:
-    return "lock" in str(exc).lower()
+    """Whether DuckDB refused the file because another process holds its lock. Its own words, from
+    the error's start: "lock" anywhere matched a path too (``/srv/blockchain/…``), so a warehouse
+    there that could not be opened for another reason (not a DuckDB file, refused) was waited for
+    and then reported as locked by another process, and flows retried it."""
+    return str(exc).startswith('IO Error: Could not set lock on file "')
 
 
 def _newer_storage_hint(exc: duckdb.Error) -> str:
