@@ -80,8 +80,8 @@ def wp_rest_total_pages(total_pages: bytes | None, total_posts: bytes | None, pe
     its disk were full.
     """
     for value, divisor in ((total_pages, 1), (total_posts, per_page)):
-        text = (value or b"").decode("ascii", "replace").strip()
-        if text.isascii() and text.isdigit():
+        text = (value or b"").decode("ascii", "replace").strip()  # a byte past ASCII is no digit then
+        if text.isdigit():
             return -(-int(text) // divisor)
     return None
 

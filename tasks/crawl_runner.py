@@ -89,11 +89,11 @@ def unfinished_run(settings: Settings, site: str, mode: str = "live") -> str | N
         job = settings.crawl_jobs_dir / run_id
         if not (job / "scrapy").is_dir() or (crawl_staging_dir(settings) / run_id / RUN_FILE).exists():
             continue
-        reason = _abandoned_for(crawl_log_file(settings, run_id))
-        if reason is None:
+        abandoned = _abandoned_for(crawl_log_file(settings, run_id))
+        if abandoned is None:
             return run_id
         log.warning("not resuming a crawl that lost writes; the crawl starts afresh",
-                    extra={"site": site, "run_id": run_id, "reason": reason})
+                    extra={"site": site, "run_id": run_id, "reason": abandoned[0]})
         shutil.rmtree(job, ignore_errors=True)
     return None
 
@@ -213,21 +213,16 @@ ABANDONED_LINES = {DISK_FULL_REASON: ("spiders.disk_full", DISK_FULL_LOG),
                    LOST_WRITE_REASON: ("spiders.pipelines", LOST_WRITE_LOG)}
 
 
-def _logged_lines(text: str, reason: str) -> list[str]:
-    """The lines of a crawl's log ``text`` that abandon its run for ``reason``.
+def _abandoning_line(text: str, reason: str) -> str | None:
+    """The last line of a crawl's log ``text`` that abandons its run for ``reason``, or None.
 
     Only a line as that logger writes it counts (Scrapy's ``LOG_FORMAT``: time, ``[logger]``, level,
     message): a log also quotes the web (a header value, an error's text), and a server that sent the
     message's words made a crawl that was going well look abandoned, never loaded or resumed.
     """
     logger, message = ABANDONED_LINES[reason]
-    return re.findall(rf"^\S+ \S+ \[{re.escape(logger)}\] ERROR: {re.escape(message)}.*$", text, re.MULTILINE)
-
-
-def _read_log(log_file: Path) -> str:
-    """The whole log: Scrapy's stats, dumped after the line, fill the tail, and a resumed crawl's
-    sessions share the log."""
-    return log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
+    found = re.findall(rf"^\S+ \S+ \[{re.escape(logger)}\] ERROR: {re.escape(message)}.*$", text, re.MULTILINE)
+    return found[-1] if found else None
 
 
 def _logged_field(line: str, key: str) -> str | None:
@@ -240,13 +235,15 @@ def _logged_field(line: str, key: str) -> str | None:
     return ast.literal_eval(value) if value[0] in "'\"" else value
 
 
-def _abandoned_for(log_file: Path) -> str | None:
-    """Why the crawl logged in ``log_file`` abandoned its run (a full disk, another lost write),
-    or None. The spider logs it as an error when it decides to stop (:mod:`spiders.disk_full`,
-    :mod:`spiders.pipelines`), and removes the run when it closes; the whole log is read, because
-    a time-out may cut the close short."""
-    text = _read_log(log_file)
-    return next((reason for reason in ABANDONED_LINES if _logged_lines(text, reason)), None)
+def _abandoned_for(log_file: Path) -> tuple[str, str] | None:
+    """Why the crawl logged in ``log_file`` abandoned its run (a full disk, another lost write), with
+    the line saying so, or None. The spider logs it as an error when it decides to stop
+    (:mod:`spiders.disk_full`, :mod:`spiders.pipelines`), and removes the run when it closes; the
+    whole log is read, because a time-out may cut the close short (and Scrapy's stats, dumped after
+    the line, fill the tail), and a resumed crawl's sessions share the log."""
+    text = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
+    return next(((reason, line) for reason in ABANDONED_LINES
+                 if (line := _abandoning_line(text, reason)) is not None), None)
 
 
 def _raise_if_abandoned(site: str, run_id: str, run_dir: Path, job: Path, log_file: Path) -> None:
@@ -254,9 +251,10 @@ def _raise_if_abandoned(site: str, run_id: str, run_dir: Path, job: Path, log_fi
     a crawl resumed from it would not fetch again the pages whose writes were lost (Scrapy counts
     them as seen). A full disk's error has the system's error as its cause, by which callers tell
     it (the flow does not retry one)."""
-    reason = _abandoned_for(log_file)
-    if reason is None:
+    abandoned = _abandoned_for(log_file)
+    if abandoned is None:
         return
+    reason, line = abandoned
     shutil.rmtree(job, ignore_errors=True)
     kept = ("no partial staging run is kept" if not run_dir.exists() else
             f"its partial staging run {run_dir} could not be removed (remove it once the disk is mended; it is "
@@ -265,7 +263,7 @@ def _raise_if_abandoned(site: str, run_id: str, run_dir: Path, job: Path, log_fi
         kept += (f"; its JOBDIR {job} could not be removed either: remove it, or the next crawl resumes the run "
                  f"and skips the pages it lost")
     last_lines = tail(log_file, 40)
-    error = _logged_field(_logged_lines(_read_log(log_file), reason)[-1], "error")
+    error = _logged_field(line, "error")
     if reason == DISK_FULL_REASON:
         said = [number for number, words in DISK_FULL.items() if words in (error or "")] or [errno.ENOSPC]
         raise CrawlError(f"crawl of {site} (run {run_id}) stopped: the disk filled up, and {kept}; free space and "
