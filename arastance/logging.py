@@ -16,10 +16,13 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from arastance.base.secrets import REDACTED, redact_secrets, register_secrets
 
-__all__ = ["REDACTED", "KeyValueFormatter", "configure_logging", "get_logger", "redact_secrets", "register_secrets"]
+__all__ = ["REDACTED", "KeyValueFormatter", "configure_logging", "get_logger", "redact_secrets", "register_secrets",
+           "shown_once"]
 
 _STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
 PROJECT_LOGGERS = ("arastance", "flows", "tasks", "warehouse", "spiders", "snapshots")
@@ -131,6 +134,41 @@ class PrefectRunHandler(logging.Handler):
             self._api = APILogHandler()
             self._api.setFormatter(KeyValueFormatter("%(message)s"))
         self._api.handle(record)
+
+
+class _ShownOnce(logging.Filter):
+    """Lets each distinct message through once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message in self.seen:
+            return False
+        self.seen.add(message)
+        return True
+
+
+@contextmanager
+def shown_once(*names: str) -> Iterator[None]:
+    """Within the block, each distinct message of the loggers ``names`` is shown once.
+
+    For work repeated on the same input: several encoders loaded from one checkpoint each get
+    transformers' ten-line report of the same new classification head, which an operator would
+    otherwise read once per encoder in the terminal or a worker's output. A filter sits on
+    the named loggers only (records of their children pass) and is taken off afterwards.
+    """
+    once = _ShownOnce()
+    loggers = [logging.getLogger(name) for name in names]
+    for logger in loggers:
+        logger.addFilter(once)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(once)
 
 
 def _default_level() -> str:

@@ -102,7 +102,8 @@ def main() -> None:
     train_seconds = time.perf_counter() - started
     outcome = model.outcome
     members = f" ({len(model.outcomes)} members, each)" if len(model.outcomes) > 1 else ""
-    print(f"{model.name}: {outcome.epochs_run} epochs (best {outcome.best_epoch}){members} in {train_seconds:.0f} s "
+    kept = f"best {outcome.best_epoch}" if outcome.best_epoch is not None else "the last kept: no pairs held out"
+    print(f"{model.name}: {outcome.epochs_run} epochs ({kept}){members} in {train_seconds:.0f} s "
           f"on {outcome.device} ({outcome.precision})")
 
     published = PUBLISHED.get(config.encoder, {}).get(args.dataset)

@@ -152,6 +152,23 @@ def test_members_are_the_next_seeds_runs_averaged_and_are_saved_and_loaded_toget
         load_model(directory)
 
 
+def test_several_members_show_transformers_report_of_the_new_head_once(tiny_config: TransformerConfig) -> None:
+    # transformers' own handler does not propagate; a handler on the reporting logger sees what passes its filters.
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
+    reporter = logging.getLogger("transformers.modeling_utils")
+    reporter.addHandler(handler)
+    try:
+        config, train = replace(tiny_config, epochs=1, dev_fraction=0.0), toy_examples(32, seed=5, prefix="s")
+        TransformerStanceModel(replace(config, members=3)).fit(train)
+        assert sum("LOAD REPORT" in message for message in seen) == 1  # it was 3: one per member
+        TransformerStanceModel(config).fit(train)  # the next training reports again
+        assert sum("LOAD REPORT" in message for message in seen) == 2
+    finally:
+        reporter.removeHandler(handler)
+
+
 def test_early_stopping_halts_after_patience_epochs_without_dev_gain(
     tiny_config: TransformerConfig, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
 ) -> None:

