@@ -152,7 +152,9 @@ def test_members_are_the_next_seeds_runs_averaged_and_are_saved_and_loaded_toget
         load_model(directory)
 
 
-def test_several_members_show_transformers_report_of_the_new_head_once(tiny_config: TransformerConfig) -> None:
+def test_several_members_show_transformers_report_of_the_new_head_once_and_say_how_long_the_rest_takes(
+    tiny_config: TransformerConfig, caplog: pytest.LogCaptureFixture
+) -> None:
     # transformers' own handler does not propagate; a handler on the reporting logger sees what passes its filters.
     seen: list[str] = []
     handler = logging.Handler()
@@ -161,10 +163,21 @@ def test_several_members_show_transformers_report_of_the_new_head_once(tiny_conf
     reporter.addHandler(handler)
     try:
         config, train = replace(tiny_config, epochs=1, dev_fraction=0.0), toy_examples(32, seed=5, prefix="s")
-        TransformerStanceModel(replace(config, members=3)).fit(train)
+        with caplog.at_level(logging.INFO, logger="tasks.stance.transformer"):
+            TransformerStanceModel(replace(config, members=3)).fit(train)
         assert sum("LOAD REPORT" in message for message in seen) == 1  # it was 3: one per member
-        TransformerStanceModel(config).fit(train)  # the next training reports again
+        # each member is one whole training: several on the CPU are warned about, and each says what is left
+        [warning] = [r for r in caplog.records if r.levelno == logging.WARNING and r.name == "tasks.stance.transformer"]
+        assert warning.getMessage().startswith("several encoders on the CPU") and warning.members == 3
+        trained = [r for r in caplog.records if r.getMessage() == "member trained"]
+        assert [(r.member, r.members) for r in trained] == [(1, 3), (2, 3), (3, 3)]
+        assert trained[0].left_s >= trained[1].left_s >= trained[2].left_s == 0 and trained[0].seconds >= 0
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="tasks.stance.transformer"):
+            TransformerStanceModel(config).fit(train)  # the next training reports again; one member says nothing more
         assert sum("LOAD REPORT" in message for message in seen) == 2
+        assert not [r for r in caplog.records if r.name == "tasks.stance.transformer"
+                    and (r.levelno == logging.WARNING or r.getMessage() == "member trained")]
     finally:
         reporter.removeHandler(handler)
 

@@ -42,12 +42,14 @@ from __future__ import annotations
 
 import random
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 from safetensors import SafetensorError
 from transformers import (
     AutoConfig,
@@ -68,7 +70,7 @@ from tasks.stance.model import require_labels
 from tasks.stance.persistence import ModelFormatError, read_manifest, saved_settings, write_manifest
 from tasks.stance.provenance import library_versions
 from tasks.stance.sentence_pairs import is_sentence_pair, swapped, symmetric_training_pairs
-from tasks.stance.transformer_data import encode_pairs
+from tasks.stance.transformer_data import PairDataset, encode_pairs
 from tasks.stance.transformer_training import (
     Device,
     FineTuneArguments,
@@ -297,7 +299,35 @@ class TransformerStanceModel:
         dev_set = encode_pairs(dev, tokenizer, max_length=config.max_length, mode=config.evidence,
                                label_ids=dev_ids) if dev else None
         weights = balanced_class_weights(train_ids, len(self.labels)) if config.class_weighted else None
+        self.models, self.outcomes = self._train_members(source, tokenizer, train_set, dev_set, weights, runtime,
+                                                         work_dir)
+        self.tokenizer = tokenizer
+        return self
+
+    def _train_members(
+        self,
+        source: str,
+        tokenizer: PreTrainedTokenizerBase,
+        train_set: PairDataset,
+        dev_set: PairDataset | None,
+        weights: torch.Tensor | None,
+        runtime: Runtime,
+        work_dir: Path | None,
+    ) -> tuple[list[PreTrainedModel], list[TrainingOutcome]]:
+        """Train ``config.members`` encoders, each the same run with the next seed.
+
+        Each member is one whole training, so several are warned about on the CPU (ten e5-small
+        encoders take over 80 minutes on 2 cores), and each member trained says how long the rest
+        should take: an operator watching the terminal or the Prefect run's log knows when to
+        expect the end, or that it is time to stop and move to a GPU.
+        """
+        config = self.config
+        index = {label: i for i, label in enumerate(self.labels)}
+        if config.members > 1 and runtime.device == "cpu":
+            log.warning("several encoders on the CPU: each member is one whole training, so this is meant for a GPU",
+                        extra={"members": config.members})
         models, outcomes = [], []
+        started = time.monotonic()
         # Every member loads the same checkpoint and aligns the same tokenizer: transformers' reports
         # of the new classification head and of the aligned tokens are shown for the first only.
         with shown_once("transformers.modeling_utils", "transformers.trainer_utils"):
@@ -318,12 +348,15 @@ class TransformerStanceModel:
                     trained, outcome = fine_tune(
                         model, tokenizer, train_set, dev_set, arguments, labels=self.labels, class_weights=weights,
                         output_dir=output_dir if config.members == 1 else output_dir / member_directory(member))
-                if config.members > 1:
-                    trained.to("cpu")  # one member on the accelerator at a time (50 base-size BERTs would not fit)
                 models.append(trained)
                 outcomes.append(outcome)
-        self.models, self.outcomes, self.tokenizer = models, outcomes, tokenizer
-        return self
+                if config.members > 1:
+                    trained.to("cpu")  # one member on the accelerator at a time (50 base-size BERTs would not fit)
+                    spent = time.monotonic() - started
+                    log.info("member trained", extra={
+                        "member": member + 1, "members": config.members, "seconds": round(spent / (member + 1)),
+                        "left_s": round(spent / (member + 1) * (config.members - member - 1))})
+        return models, outcomes
 
     def _fitted(self) -> tuple[list[PreTrainedModel], PreTrainedTokenizerBase]:
         if not self.models or self.tokenizer is None:
