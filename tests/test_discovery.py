@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,6 +160,45 @@ def test_a_rest_api_without_a_believable_page_count_is_read_while_its_pages_are_
     believable = total_pages.isdigit() and int(total_pages) > 0
     assert ("WordPress REST page count missing or not believable" in result.log_file.read_text(encoding="utf-8")) \
         == (not believable)
+
+
+def test_a_crawl_resumed_from_its_jobdir_still_knows_the_rest_links_of_the_pages_before_its_stop(tmp_path: Path) -> None:
+    # it was: the links lived in the spider object only, so a crawl stopped with page 2 in its queue and resumed took
+    # page 2's repeats (a server that ignores `page`) for new posts and asked for page 3. Scrapy's own SpiderState
+    # extension saves and restores the state, as it does in a crawl with a JOBDIR.
+    from scrapy.extensions.spiderstate import SpiderState
+    from scrapy.http import Request, TextResponse
+    from scrapy.utils.test import get_crawler
+
+    from spiders.crawlers.sites import SPIDERS
+
+    posts = [canonical_post_url(post) for post in world().posts_of("dabegad")[:3]]
+    api = "http://127.0.0.1:9/dabegad/wp-json/wp/v2/posts"
+
+    def session() -> tuple[Any, SpiderState]:
+        crawler = get_crawler(SPIDERS["dabegad"], {"JOBDIR": str(tmp_path / "job")})
+        crawler._apply_settings()
+        spider = SPIDERS["dabegad"].from_crawler(crawler, base_url="http://127.0.0.1:9/dabegad/",
+                                                 discovery="wp_rest", wp_rest_per_page="3")
+        crawler.spider = spider
+        state = SpiderState.from_crawler(crawler)
+        state.spider_opened(spider)
+        return spider, state
+
+    def page(spider: Any, number: int) -> list[Any]:
+        url = f"{api}?per_page=3&page={number}"
+        response = TextResponse(url, body=json.dumps([{"link": link} for link in posts]).encode(),
+                                headers={"X-WP-TotalPages": "5"}, request=Request(url, meta={"rest_page": number}))
+        return list(spider.parse_wp_rest(response))
+
+    first, state = session()
+    asked = page(first, 1)
+    assert [r.url for r in asked if r.callback == first.parse_wp_rest] == [f"{api}?per_page=3&page=2"]
+    assert len([r for r in asked if r.callback == first.parse_detail]) == len(posts) == 3
+    state.spider_closed(first)  # the graceful stop, with page 2 still queued in the JOBDIR
+    resumed, _ = session()
+    assert page(resumed, 2) == [], "page 2 repeats page 1: no post is new and no page 3 is asked for"
+    assert resumed.crawler.stats.get_value("arastance/discovery/wp_rest_repeated_page") == 1
 
 
 @pytest.mark.slow

@@ -151,8 +151,9 @@ class SiteSpider(scrapy.Spider):
         self.discovery_order = order
         self.wp_rest_per_page = (self.config.wp_rest_per_page if wp_rest_per_page is None
                                  else parse_wp_rest_per_page(wp_rest_per_page, "spider argument wp_rest_per_page"))
-        #: Post links the REST pages gave so far: a page that gives none new ends the paging.
-        self._rest_links: set[str] = set()
+        #: What a crawl resumed from its JOBDIR still needs to know: Scrapy's SpiderState extension saves
+        #: it there when the spider closes and puts it back when the resumed one opens.
+        self.state: dict[str, Any] = {}
         self.urls: SiteUrls
 
     @classmethod
@@ -168,6 +169,13 @@ class SiteSpider(scrapy.Spider):
         log.info("spider configured", extra={"site": spider.name, "base_url": spider.urls.base_url,
                                               "run_id": spider.run_id, "known_urls": len(spider.known)})
         return spider
+
+    @property
+    def _rest_links(self) -> set[str]:
+        """Post links the REST pages gave so far: a page that gives none new ends the paging. Kept in the
+        spider's state, so that a crawl resumed after page k knows the links of pages 1 to k."""
+        links: set[str] = self.state.setdefault("wp_rest_links", set())
+        return links
 
     def _stat(self, key: str, count: int = 1) -> None:
         assert self.crawler.stats is not None
