@@ -144,7 +144,10 @@ class _ShownOnce(logging.Filter):
         self.seen: set[str] = set()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a record that cannot be formatted goes on, for its handler to report
+            return True
         if message in self.seen:
             return False
         self.seen.add(message)

@@ -46,6 +46,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arastance.config import load_settings  # noqa: E402
+from arastance.logging import configure_logging  # noqa: E402
 from tasks.stance.datasets import LOADERS, load_split  # noqa: E402
 from tasks.stance.metrics import evaluate, interval_text  # noqa: E402
 from tasks.stance.transformer import TransformerConfig, TransformerStanceModel  # noqa: E402
@@ -80,6 +81,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="use only the first N pairs of each split (smoke run)")
     parser.add_argument("--test", action="store_true", help="also score the test split")
     args = parser.parse_args()
+    configure_logging()  # training takes minutes: show its progress, and each member's time left
 
     settings = load_settings().model
     overrides = {key: value for key, value in {

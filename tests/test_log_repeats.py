@@ -15,7 +15,10 @@ class _Kept(logging.Handler):
         self.messages: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
+        try:
+            self.messages.append(record.getMessage())
+        except Exception:  # noqa: BLE001 - as logging's own handlers do
+            self.handleError(record)
 
 
 @pytest.fixture()
@@ -51,3 +54,22 @@ def test_the_filter_is_taken_off_when_the_block_fails(kept: _Kept) -> None:
     with pytest.raises(RuntimeError), shown_once("arastance-test-repeats"):
         raise RuntimeError("a member failed")
     assert logging.getLogger("arastance-test-repeats").filters == []
+
+
+def test_a_record_that_cannot_be_formatted_goes_on_to_its_handler_instead_of_raising_into_the_caller() -> None:
+    # it was: the filter formatted the record itself, so logging's own error report (handleError) was skipped and
+    # the TypeError reached the code that logged
+    reported: list[logging.LogRecord] = []
+    handler = _Kept()
+    handler.handleError = reported.append  # type: ignore[method-assign]
+    logger = logging.getLogger("arastance-test-repeats")
+    logger.addHandler(handler)
+    logger.propagate = False  # pytest's own handler fails the test on such a record
+    try:
+        with shown_once("arastance-test-repeats"):
+            logger.warning("member %d of %d", "one")
+            logger.warning("member %d of %d", "one")
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = True
+    assert [r.msg for r in reported] == ["member %d of %d"] * 2 and handler.messages == []

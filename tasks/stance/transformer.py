@@ -328,6 +328,7 @@ class TransformerStanceModel:
                         extra={"members": config.members})
         models, outcomes = [], []
         started = time.monotonic()
+        member_started = started
         # Every member loads the same checkpoint and aligns the same tokenizer: transformers' reports
         # of the new classification head and of the aligned tokens are shown for the first only.
         with shown_once("transformers.modeling_utils", "transformers.trainer_utils"):
@@ -352,10 +353,12 @@ class TransformerStanceModel:
                 outcomes.append(outcome)
                 if config.members > 1:
                     trained.to("cpu")  # one member on the accelerator at a time (50 base-size BERTs would not fit)
-                    spent = time.monotonic() - started
+                    now = time.monotonic()
+                    mean = (now - started) / (member + 1)
                     log.info("member trained", extra={
-                        "member": member + 1, "members": config.members, "seconds": round(spent / (member + 1)),
-                        "left_s": round(spent / (member + 1) * (config.members - member - 1))})
+                        "member": member + 1, "members": config.members, "seconds": round(now - member_started),
+                        "left_s": round(mean * (config.members - member - 1))})  # the members so far, on average
+                    member_started = now
         return models, outcomes
 
     def _fitted(self) -> tuple[list[PreTrainedModel], PreTrainedTokenizerBase]:
