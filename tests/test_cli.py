@@ -75,3 +75,21 @@ def test_a_path_the_system_refuses_ends_the_command_with_one_line_naming_it(
     err = capsys.readouterr().err
     assert f"error: is a directory: {target}" in err.replace("\n", "")
     assert "Traceback" not in err and list(target.iterdir()) == []
+
+
+def test_a_path_error_raised_with_a_message_of_its_own_ends_the_command_with_that_message(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # it was: "error: filenotfounderror", the message lost (such errors carry no strerror or filename)
+    from arastance import cli
+
+    def refuse() -> None:
+        raise FileNotFoundError("no local search index in data/index; build it with `arastance index build`")
+
+    monkeypatch.setattr(cli, "app", refuse)
+    monkeypatch.setattr(sys, "argv", ["arastance", "retrieve"])
+    with pytest.raises(SystemExit) as stop:
+        cli.main()
+    assert stop.value.code == 2
+    assert "error: no local search index in data/index; build it with `arastance index build`" in \
+        capsys.readouterr().err.replace("\n", "")
+    assert cli.path_error_message(FileExistsError(17, "File exists", "out")) == "file exists: out"

@@ -57,9 +57,13 @@ def _paths(exc: OSError) -> str:
 
 
 def path_error_message(exc: OSError) -> str:
-    """``exc`` as one line naming its path(s), e.g. ``not a directory: out.txt/pilot-1``."""
+    """``exc`` as one line naming its path(s), e.g. ``not a directory: out.txt/pilot-1``; one raised
+    with a message of the project's own (``FileNotFoundError("no local search index in …")``) is
+    that message."""
+    if exc.strerror is None:
+        return str(exc) or type(exc).__name__
     paths = _paths(exc)
-    reason = (exc.strerror or type(exc).__name__).lower()
+    reason = exc.strerror.lower()
     return f"{reason}: {paths}" if paths else reason
 
 
