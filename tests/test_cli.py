@@ -93,3 +93,18 @@ def test_a_path_error_raised_with_a_message_of_its_own_ends_the_command_with_tha
     assert "error: no local search index in data/index; build it with `arastance index build`" in \
         capsys.readouterr().err.replace("\n", "")
     assert cli.path_error_message(FileExistsError(17, "File exists", "out")) == "file exists: out"
+
+
+def test_a_command_run_in_process_ends_a_refused_path_with_the_same_one_line(tmp_path) -> None:
+    # it was: only the installed command's entry point gave the line; CliRunner and a notebook calling app()
+    # got the IsADirectoryError's traceback (exit code 1)
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+
+    target = tmp_path / "settings"
+    target.mkdir()
+    result = CliRunner().invoke(app, ["config", "preset", "paper", "--out", str(target), "--force"])
+    assert result.exit_code == 2
+    assert f"error: is a directory: {target}" in result.output.replace("\n", "")
+    assert "Traceback" not in result.output

@@ -11,16 +11,35 @@ import os
 import pkgutil
 import signal
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
+import click
 import typer
+from typer.core import TyperGroup
 
 from arastance.base.disk_full import full_disk_error, read_only_error
 from arastance.cli import commands
 from arastance.cli.common import fail
 from arastance.config import SettingsError
 
+class OneLineErrors(TyperGroup):
+    """The command group that ends a command failing on a refused path, a bad setting, a stage
+    already running or a full or read-only disk with one error line and exit code 2, also when the
+    command runs in process (``CliRunner``, a notebook calling ``app()``), where :func:`main`'s
+    handling never runs and such an error ended in a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:  # noqa: BLE001 - those named by one_line_error; anything else goes on up
+            message = one_line_error(exc)
+            if message is None:
+                raise
+            fail(message)
+
+
 app = typer.Typer(
+    cls=OneLineErrors,
     name="arastance",
     help="Build and keep current an Arabic claim-article stance dataset, and train its models.",
     no_args_is_help=True,
@@ -97,22 +116,32 @@ def exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 def main() -> None:
-    """Console-script entry point: configuration errors, a stage already running and a path the
-    system refuses end the run with their message (not a traceback)."""
-    from tasks.stage_locks import StageBusyError
-
+    """Console-script entry point: Prefect's defaults, SIGTERM as an exception, and one error line
+    (:func:`one_line_error`) for what fails outside a command's run, where :class:`OneLineErrors`
+    does not reach."""
     for name, value in PREFECT_DEFAULTS.items():
         os.environ.setdefault(name, value)
     signal.signal(signal.SIGTERM, exit_on_sigterm)
     try:
         app()
-    except (SettingsError, StageBusyError, *PATH_ERRORS) as exc:  # raised outside a command's own handling
-        _exit_with(path_error_message(exc) if isinstance(exc, OSError) else str(exc))
-    except Exception as exc:  # noqa: BLE001 - a full or read-only disk, wherever it struck; anything else goes on up
-        message = refused_write_message(exc)
+    except Exception as exc:  # noqa: BLE001 - outside a command's run (parsing, --help to a full disk); anything else goes on up
+        message = one_line_error(exc)
         if message is None:
             raise
         _exit_with(message)
+
+
+def one_line_error(exc: BaseException) -> str | None:
+    """The one line that ends a command failing with ``exc``, or None for an error that keeps its
+    traceback: a settings error, a stage already running, a path the system refuses (these name
+    what to change), or a full or read-only disk, wherever it struck."""
+    from tasks.stage_locks import StageBusyError
+
+    if isinstance(exc, PATH_ERRORS):
+        return path_error_message(exc)
+    if isinstance(exc, (SettingsError, StageBusyError)):
+        return str(exc)
+    return refused_write_message(exc)
 
 
 def _exit_with(message: str) -> NoReturn:
