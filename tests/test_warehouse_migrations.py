@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -108,8 +109,10 @@ def test_a_warehouse_migrated_by_a_newer_version_is_refused_for_writing_and_left
     assert published_path(path).stat().st_mtime_ns == before  # nothing republished from a refused open
 
 
-def test_a_report_on_a_readers_copy_older_than_the_installation_says_to_migrate() -> None:
-    # right after an upgrade, before any writer: `stats` crashed with DuckDB's catalog error on a view added since
+def test_a_report_on_a_readers_copy_older_than_the_installation_reads_a_private_copy_brought_up_to_date(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # right after an upgrade, before any writer: `stats` crashed with DuckDB's catalog error on a view added since,
+    # then was refused until someone who can write migrated the warehouse
     from typer.testing import CliRunner
 
     from arastance.cli import app
@@ -119,15 +122,35 @@ def test_a_report_on_a_readers_copy_older_than_the_installation_says_to_migrate(
     path.parent.mkdir(parents=True, exist_ok=True)
     with Warehouse(path) as wh:  # as an earlier version left it, and published it
         apply_migrations(wh, up_to=63)
-    pending = ", ".join(f"{m.version:03d}_{m.name}" for m in available_migrations() if m.version > 63)
+        wh.con.execute("INSERT INTO sources (source_id, name, kind, base_url) VALUES ('s1', 'Site', 'fact_check', 'https://s.example')")
+    shared = published_path(path)
+    before = (shared.stat().st_mtime_ns, path.stat().st_mtime_ns)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     for command in (["stats"], ["annotate", "status"]):
-        refused = CliRunner().invoke(app, command)
-        said = " ".join(refused.output.split())
-        assert refused.exit_code == 2 and f"lacks migrations this installation ships ({pending}); run `arastance " \
-                                          f"warehouse migrate`" in said, (command, refused.output)
+        report = CliRunner().invoke(app, command)
+        said = " ".join(report.output.split())
+        assert report.exit_code == 0, (command, report.output)
+        assert "the readers' copy is older than this installation: this report reads a private copy" in said
+    assert (shared.stat().st_mtime_ns, path.stat().st_mtime_ns) == before, "neither the shared copy nor the warehouse changed"
+    with duckdb.connect(str(shared), read_only=True) as con:
+        assert con.execute("SELECT max(version) FROM schema_version").fetchone() == (63,)
+    assert list(scratch.iterdir()) == [], "the private copy is gone once the report has opened it"
+
+    # where no private copy can be made, the report says both what is wrong and what to run
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-dir"))
+    pending = ", ".join(f"{m.version:03d}_{m.name}" for m in available_migrations() if m.version > 63)
+    refused = CliRunner().invoke(app, ["stats"])
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 2 and f"lacks migrations this installation ships ({pending}); run `arastance " \
+                                      f"warehouse migrate`" in said, refused.output
+    assert f"a private copy brought up to date for this report could not be made in {tmp_path / 'no-such-dir'} either" in said
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     assert CliRunner().invoke(app, ["warehouse", "migrate"]).exit_code == 0
     for command in (["stats"], ["annotate", "status"]):
-        assert CliRunner().invoke(app, command).exit_code == 0, command
+        report = CliRunner().invoke(app, command)
+        assert report.exit_code == 0 and "private copy" not in report.output, command
 
 
 def test_a_report_on_a_copy_with_no_arastance_schema_says_so() -> None:

@@ -114,6 +114,10 @@ def _refuse_newer(wh: Warehouse, applied: set[int], shipped: Sequence[Migration]
             "installation before writing to it (reading it with `arastance sql` works)")
 
 
+class SchemaBehindError(WarehouseError):
+    """A migrated warehouse that lacks migrations this installation ships: right after an upgrade."""
+
+
 def require_current_schema(wh: Warehouse, what: str | None = None) -> None:
     """Refuse a warehouse (a readers' copy, :func:`warehouse.publish.open_report`; ``what`` names it)
     that lacks migrations this installation ships, or holds no AraStance schema at all."""
@@ -125,8 +129,9 @@ def require_current_schema(wh: Warehouse, what: str | None = None) -> None:
     pending = [f"{m.version:03d}_{m.name}" for m in available_migrations() if m.version not in applied]
     if pending:
         lacks = f"lacks migrations this installation ships ({', '.join(pending)})" if applied else "was never migrated"
-        raise WarehouseError(f"{what} {lacks}; run `arastance warehouse migrate` (or any command that writes to the "
-                             "warehouse) as a user who can write to it, then this again")
+        error = SchemaBehindError if applied else WarehouseError
+        raise error(f"{what} {lacks}; run `arastance warehouse migrate` (or any command that writes to the "
+                    "warehouse) as a user who can write to it, then this again")
 
 
 def apply_migrations(wh: Warehouse, up_to: int | None = None) -> list[int]:

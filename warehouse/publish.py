@@ -23,6 +23,8 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+import duckdb
+
 from arastance.logging import get_logger
 from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, open_warehouse
 
@@ -153,18 +155,54 @@ def open_published(primary: str | Path) -> Warehouse:
 
 
 def open_report(primary: str | Path) -> Warehouse:
-    """:func:`open_published` for a report of this installation's (``stats``, ``annotate status``, …):
-    a copy whose schema lacks migrations this installation ships is refused, saying to migrate.
+    """:func:`open_published` for a report of this installation's (``stats``, ``annotate status``, …),
+    on a schema this installation knows.
 
-    Right after an upgrade the readers' copy keeps the older schema until a writer migrates it,
-    and a report reading a view or column added since crashed with DuckDB's catalog error.
+    Right after an upgrade the readers' copy keeps the older schema until a writer migrates it (a
+    report reading a view or column added since crashed with DuckDB's catalog error, and was then
+    refused until someone who can write ran a migration). The report now reads a private copy
+    brought up to date (:func:`_migrated_private_copy`). A copy that was never migrated is refused.
     Queries of the user's own (``sql``) and ``warehouse status`` read any schema."""
-    from warehouse.migrate import require_current_schema
+    from warehouse.migrate import SchemaBehindError, require_current_schema
 
     wh = open_published(primary)
     copy = Path(wh.location) == published_path(primary)
-    return _checked(wh, lambda opened: require_current_schema(
-        opened, f"the readers' copy of warehouse {primary} ({opened.location})" if copy else None))
+    try:
+        return _checked(wh, lambda opened: require_current_schema(
+            opened, f"the readers' copy of warehouse {primary} ({opened.location})" if copy else None))
+    except SchemaBehindError as behind:
+        if not copy:  # the writer's own file (a DuckLake): its next writer migrates it
+            raise
+        return _migrated_private_copy(Path(primary), published_path(primary), behind)
+
+
+def _migrated_private_copy(primary: Path, published: Path, behind: WarehouseError) -> Warehouse:
+    """A read-only connection to a private copy of ``published`` with this installation's migrations.
+
+    The shared copy is left as it is: a user who can only read cannot change it, and the next
+    writer migrates the warehouse and publishes it anew. The private file, in a temporary
+    directory, is removed as soon as it is open (the open connection keeps reading it), so a report
+    killed after that leaves nothing behind; it costs the warehouse's size on that disk meanwhile.
+    """
+    from warehouse.migrate import apply_migrations
+
+    where = tempfile.gettempdir()
+    try:
+        with tempfile.TemporaryDirectory(prefix="arastance-report-", dir=where, ignore_cleanup_errors=True) as scratch:
+            private = Path(scratch) / published.name
+            shutil.copyfile(published, private)
+            with Warehouse(private, publish=False, wait_s=0) as writer:
+                apply_migrations(writer)
+            quoted = where.replace("'", "''")  # DuckDB's default temp_directory, beside the file, goes with it
+            wh = _checked(Warehouse(private, read_only=True),
+                          lambda opened: opened.con.execute(f"SET temp_directory = '{quoted}'"))
+    except (OSError, WarehouseError, duckdb.Error) as exc:
+        raise WarehouseError(f"{behind}; a private copy brought up to date for this report could not be made in "
+                             f"{where} either ({exc})") from exc
+    log.warning("the readers' copy is older than this installation: this report reads a private copy brought up to "
+                "date; the shared one is brought up to date by the next write (`arastance warehouse migrate` is one "
+                "that changes nothing else)", extra={"warehouse": str(primary), "published": str(published)})
+    return wh
 
 
 def _checked(wh: Warehouse, check: Callable[[Warehouse], None]) -> Warehouse:
