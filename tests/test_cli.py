@@ -108,3 +108,32 @@ def test_a_command_run_in_process_ends_a_refused_path_with_the_same_one_line(tmp
     assert result.exit_code == 2
     assert f"error: is a directory: {target}" in result.output.replace("\n", "")
     assert "Traceback" not in result.output
+
+
+def test_a_command_that_ended_itself_on_a_full_disk_keeps_its_one_line_and_exit_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was (review): the command group caught the command's own typer.Exit, followed its context back to the full
+    # disk and printed a second error line, with exit code 2 instead of the crawl's 1
+    import errno
+
+    import flows.crawl_sources
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+
+    def full_disk(**_: object) -> None:
+        try:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        except OSError as exc:
+            raise RuntimeError("crawl of norumors (run r1) stopped: the disk filled up; free space and crawl again") from exc
+
+    monkeypatch.setattr(flows.crawl_sources, "crawl_sources", full_disk)
+    result = CliRunner().invoke(app, ["crawl", "--site", "norumors"])
+    assert result.exit_code == 1 and result.output.count("error:") == 1, result.output
+    assert "error: crawl of norumors (run r1) stopped: the disk filled up" in result.output
+
+
+def test_a_path_error_keeps_the_case_of_the_paths_its_text_names() -> None:
+    from arastance.cli import path_error_message
+
+    refused = FileNotFoundError(2, "No usable temporary directory found in ['/srv/TMP.AbC']")
+    assert path_error_message(refused) == "no usable temporary directory found in ['/srv/TMP.AbC']"

@@ -186,8 +186,9 @@ def _migrated_private_copy(primary: Path, published: Path, behind: WarehouseErro
     """
     from warehouse.migrate import apply_migrations
 
-    where = tempfile.gettempdir()
+    where = "the temporary directory"
     try:
+        where = tempfile.gettempdir()  # raises where no directory is usable
         with tempfile.TemporaryDirectory(prefix="arastance-report-", dir=where, ignore_cleanup_errors=True) as scratch:
             private = Path(scratch) / published.name
             shutil.copyfile(published, private)

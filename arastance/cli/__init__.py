@@ -31,6 +31,8 @@ class OneLineErrors(TyperGroup):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise  # a command's own ending (its error already said) or click's: never a second line
         except Exception as exc:  # noqa: BLE001 - those named by one_line_error; anything else goes on up
             message = one_line_error(exc)
             if message is None:
@@ -82,7 +84,7 @@ def path_error_message(exc: OSError) -> str:
     if exc.strerror is None:
         return str(exc) or type(exc).__name__
     paths = _paths(exc)
-    reason = exc.strerror.lower()
+    reason = exc.strerror[:1].lower() + exc.strerror[1:]  # "Is a directory"; a path in the text keeps its case
     return f"{reason}: {paths}" if paths else reason
 
 
