@@ -186,6 +186,10 @@ def _migrated_private_copy(primary: Path, published: Path, behind: WarehouseErro
     """
     from warehouse.migrate import apply_migrations
 
+    log.warning("the readers' copy is older than this installation: this report reads a private copy brought up to "
+                "date (the migrations below); the shared one is brought up to date by the next write (`arastance "
+                "warehouse migrate` is one that changes nothing else)",
+                extra={"warehouse": str(primary), "published": str(published)})
     where = "the temporary directory"
     try:
         where = tempfile.gettempdir()  # raises where no directory is usable
@@ -200,9 +204,6 @@ def _migrated_private_copy(primary: Path, published: Path, behind: WarehouseErro
     except (OSError, WarehouseError, duckdb.Error) as exc:
         raise WarehouseError(f"{behind}; a private copy brought up to date for this report could not be made in "
                              f"{where} either ({exc})") from exc
-    log.warning("the readers' copy is older than this installation: this report reads a private copy brought up to "
-                "date; the shared one is brought up to date by the next write (`arastance warehouse migrate` is one "
-                "that changes nothing else)", extra={"warehouse": str(primary), "published": str(published)})
     return wh
 
 
