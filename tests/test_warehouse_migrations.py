@@ -162,6 +162,44 @@ def test_a_report_on_a_readers_copy_older_than_the_installation_reads_a_private_
         assert report.exit_code == 0 and "private copy" not in report.output, command
 
 
+def test_a_report_after_an_upgrade_makes_no_private_copy_on_a_temporary_disk_without_room_for_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: the copy went ahead while that disk had room for it alone (leaving the shared disk all but full), or
+    # filled it to the last byte before failing, so every other program writing there failed meanwhile; the error
+    # named a vanished file and did not say where else a copy could go
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+    from arastance.config import load_settings
+    from helpers_disk import small_disk
+
+    path = load_settings().warehouse
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with Warehouse(path) as wh:  # about 9 MiB, as an earlier version left it
+        apply_migrations(wh, up_to=63)
+        wh.con.execute("INSERT INTO sources (source_id, name, kind, base_url) SELECT 's' || i, md5(i::VARCHAR) || "
+                       "md5((i * 7)::VARCHAR), 'fact_check', 'https://s.example/' || md5((i * 3)::VARCHAR) "
+                       "FROM range(60000) t(i)")
+    size = published_path(path).stat().st_size
+    with small_disk(tmp_path, 48) as disk:
+        monkeypatch.setattr(tempfile, "tempdir", str(disk.root))
+        disk.fill(leave=size + (4 << 20))  # room for the copy, but the disk would be left all but full
+        free = disk.available()
+        refused = CliRunner().invoke(app, ["stats"])
+        said = " ".join(refused.output.split())
+        assert refused.exit_code == 2 and "lacks migrations this installation ships" in said, refused.output
+        needed = -(-(size + (8 << 20)) // (1 << 20))
+        assert f"could not be made in {disk.root} either (it needs about {needed} MiB there and that disk has " \
+               f"{free >> 20} MiB free; set TMPDIR to a directory on a disk with room)" in said, said
+        assert sorted(p.name for p in disk.root.iterdir()) == [".filler"]
+
+        disk.free()  # with the margin's room, the report reads its private copy
+        disk.fill(leave=size + (10 << 20))
+        report = CliRunner().invoke(app, ["stats"])
+        assert report.exit_code == 0 and "Claims, articles and stances per source" in report.output, report.output
+        assert sorted(p.name for p in disk.root.iterdir()) == [".filler"]
+
+
 def test_a_report_on_a_copy_with_no_arastance_schema_says_so() -> None:
     # it was: DuckDB's "Table with name schema_version does not exist!" as a traceback
     from typer.testing import CliRunner

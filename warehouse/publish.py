@@ -31,6 +31,7 @@ from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, 
 log = get_logger(__name__)
 
 PUBLISHED_DIR = "published"
+_MIB = 1 << 20
 
 
 def published_path(primary: str | Path) -> Path:
@@ -182,7 +183,8 @@ def _migrated_private_copy(primary: Path, published: Path, behind: WarehouseErro
     The shared copy is left as it is: a user who can only read cannot change it, and the next
     writer migrates the warehouse and publishes it anew. The private file, in a temporary
     directory, is removed as soon as it is open (the open connection keeps reading it), so a report
-    killed after that leaves nothing behind; it costs the warehouse's size on that disk meanwhile.
+    killed after that leaves nothing behind; it costs the warehouse's size on that disk meanwhile,
+    and is not started on a disk without that room (:func:`_require_room`).
     """
     from warehouse.migrate import apply_migrations
 
@@ -193,6 +195,7 @@ def _migrated_private_copy(primary: Path, published: Path, behind: WarehouseErro
     where = "the temporary directory"
     try:
         where = tempfile.gettempdir()  # raises where no directory is usable
+        _require_room(published, where)
         with tempfile.TemporaryDirectory(prefix="arastance-report-", dir=where, ignore_cleanup_errors=True) as scratch:
             private = Path(scratch) / published.name
             shutil.copyfile(published, private)
@@ -205,6 +208,22 @@ def _migrated_private_copy(primary: Path, published: Path, behind: WarehouseErro
         raise WarehouseError(f"{behind}; a private copy brought up to date for this report could not be made in "
                              f"{where} either ({exc})") from exc
     return wh
+
+
+def _require_room(published: Path, where: str) -> None:
+    """Refuse a private copy of ``published`` that the disk under ``where`` has no room for.
+
+    A copy that fills the disk fails anyway, only later, and one that just fits leaves it all but
+    full: meanwhile every other program writing to that shared temporary directory goes without
+    space. The margin is for the migrations, which add about 1 MiB of tables and views, and for
+    DuckDB's write-ahead log.
+    """
+    needed = published.stat().st_size
+    needed += max(needed // 10, 8 * _MIB)
+    free = shutil.disk_usage(where).free
+    if free < needed:
+        raise WarehouseError(f"it needs about {-(-needed // _MIB)} MiB there and that disk has {free // _MIB} MiB free; "
+                             "set TMPDIR to a directory on a disk with room")
 
 
 def _checked(wh: Warehouse, check: Callable[[Warehouse], None]) -> Warehouse:
