@@ -152,7 +152,9 @@ class SnapshotServer:
     ) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
-            raise FileNotFoundError(f"snapshot directory {self.root} does not exist; run `arastance snapshots build`")
+            problem = ("is a file; give the directory that `arastance snapshots build` wrote" if self.root.exists()
+                       else "does not exist; run `arastance snapshots build`")
+            raise FileNotFoundError(f"snapshot directory {self.root} {problem}")
         fault_file = self.root / FAULTS_FILE
         self.faults: dict[str, dict[str, object]] = (
             json.loads(fault_file.read_text(encoding="utf-8")) if faults and fault_file.exists() else {}

@@ -1,6 +1,7 @@
 """The command line: stage commands listed, SQL read-only by default, config errors named."""
 
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -93,6 +94,29 @@ def test_a_path_error_raised_with_a_message_of_its_own_ends_the_command_with_tha
     assert "error: no local search index in data/index; build it with `arastance index build`" in \
         capsys.readouterr().err.replace("\n", "")
     assert cli.path_error_message(FileExistsError(17, "File exists", "out")) == "file exists: out"
+
+
+def test_an_out_directory_that_is_a_file_is_named_as_such(tmp_path: Path) -> None:
+    # it was: "error: file exists: out.txt", which did not say that a directory was wanted there
+    from typer.testing import CliRunner
+
+    from arastance.cli import app, path_error_message
+
+    a_file = tmp_path / "out.txt"
+    a_file.write_text("kept\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["dataset", "export", "--out", str(a_file)])
+    assert result.exit_code == 2 and f"error: is a file, not a directory: {a_file}" in result.output.replace("\n", ""), \
+        result.output
+    demo = CliRunner().invoke(app, ["demo", "--data-dir", str(a_file)])  # it was: named its staging path, after starting
+    assert demo.exit_code == 2 and f"--data-dir {a_file} is a file; the demo's warehouse" in demo.output.replace("\n", "")
+    serve = CliRunner().invoke(app, ["snapshots", "serve", "--root", str(a_file)])  # it was: "does not exist"
+    assert serve.exit_code == 2 and f"snapshot directory {a_file} is a file" in serve.output.replace("\n", ""), serve.output
+    assert a_file.read_text(encoding="utf-8") == "kept\n"
+    (tmp_path / "dir").mkdir()  # a directory or a dangling link there: the system's own words
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    for there in ("dir", "dangling"):
+        assert path_error_message(FileExistsError(17, "File exists", str(tmp_path / there))) == \
+            f"file exists: {tmp_path / there}"
 
 
 def test_a_command_run_in_process_ends_a_refused_path_with_the_same_one_line(tmp_path) -> None:

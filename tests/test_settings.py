@@ -61,6 +61,19 @@ def test_invalid_values_fail_naming_the_setting(monkeypatch: pytest.MonkeyPatch,
     assert str(err.value).count(repr(value)) <= 1, "the value is quoted once"  # it was: "got '…' (got '…')"
 
 
+def test_a_data_directory_that_is_a_file_is_refused_naming_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # it was: accepted, and each command failed later naming a path under it ("warehouse afile/warehouse.duckdb does
+    # not exist; run `arastance warehouse migrate`", which then failed too)
+    a_file = tmp_path / "data"
+    a_file.write_text("kept\n", encoding="utf-8")
+    monkeypatch.setenv("ARASTANCE_DATA_DIR", str(a_file))
+    with pytest.raises(SettingsError, match=f"data_dir \\(ARASTANCE_DATA_DIR\\): Value error, '{a_file}' is a file; "
+                                            "the data directory must be a directory"):
+        load_settings()
+    monkeypatch.setenv("ARASTANCE_DATA_DIR", str(tmp_path / "not-yet"))  # one made on first use is fine
+    assert load_settings().data_dir == tmp_path / "not-yet"
+
+
 def test_unknown_key_in_toml_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "arastance.toml").write_text("[search]\nbakend = 'local'\n", encoding="utf-8")
     with pytest.raises(SettingsError, match=r"search\.bakend"):

@@ -76,7 +76,10 @@ def test_bad_requests_are_named(migrated: Path) -> None:
     parquet_to_stdout = _sql("--format", "parquet", QUERY)
     assert parquet_to_stdout.returncode == 2 and "--out" in parquet_to_stdout.stderr
     no_dir = _sql("--out", str(migrated / "nowhere" / "x.csv"), "--format", "csv", QUERY)
-    assert no_dir.returncode == 2 and "does not exist" in no_dir.stderr
+    assert no_dir.returncode == 2 and f"{migrated / 'nowhere'} does not exist" in no_dir.stderr.replace("\n", "")
+    (migrated / "a-file").write_text("kept\n", encoding="utf-8")  # it was: "directory …/a-file does not exist"
+    file_dir = _sql("--out", str(migrated / "a-file" / "x.csv"), "--format", "csv", QUERY)
+    assert file_dir.returncode == 2 and f"{migrated / 'a-file'} is not a directory" in file_dir.stderr.replace("\n", "")
     bad_sql = _sql("SELECT * FROM no_such_table")
     assert bad_sql.returncode == 2 and "no_such_table" in bad_sql.stderr
     bad_format = _sql("--format", "xml", QUERY)

@@ -86,6 +86,14 @@ class Settings(BaseSettings):
             raise ValueError(f"log_level must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {value!r}")
         return value.upper()
 
+    @field_validator("data_dir")
+    @classmethod
+    def _a_directory(cls, value: Path) -> Path:
+        # every command writes under it: a file there failed later, naming a path under it that does not exist
+        if value.exists() and not value.is_dir():
+            raise ValueError(f"{str(value)!r} is a file; the data directory must be a directory (or not exist yet)")
+        return value
+
     @field_validator("warehouse_catalog_url")
     @classmethod
     def _postgres_catalog(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:

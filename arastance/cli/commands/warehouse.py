@@ -79,7 +79,8 @@ def sql(
     if fmt is ResultFormat.parquet and out is None:
         fail("--format parquet writes a binary file: give it --out FILE")
     if out is not None and not out.parent.is_dir():
-        fail(f"--out {out}: directory {out.parent} does not exist")
+        missing = "is not a directory" if out.parent.exists() else "does not exist"
+        fail(f"--out {out}: {out.parent} {missing}")
     if out is not None and out.is_dir():
         fail(f"--out {out} is a directory; give a file name")
     try:
