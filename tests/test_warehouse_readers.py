@@ -130,6 +130,20 @@ def test_a_warehouse_from_before_publishing_gets_its_copy_on_first_read(tmp_path
         open_published(tmp_path / "absent.duckdb")
 
 
+def test_a_warehouse_path_that_is_a_directory_is_named_as_one_by_readers_and_writers(tmp_path: Path) -> None:
+    # it was: a report said "warehouse … does not exist; run `arastance warehouse migrate`", and migrate then failed
+    # with DuckDB's "IO Error: Could not read from file …: Is a directory"
+    a_dir = tmp_path / "warehouse.duckdb"
+    a_dir.mkdir()
+    (a_dir / "kept.txt").write_text("kept\n", encoding="utf-8")
+    said = f"warehouse {a_dir} is a directory, not a DuckDB file; set warehouse_path (ARASTANCE_WAREHOUSE_PATH"
+    for opening in (lambda: open_published(a_dir), lambda: open_warehouse(a_dir), lambda: Warehouse(a_dir, read_only=True)):
+        with pytest.raises(WarehouseError) as refused:
+            opening()
+        assert said in str(refused.value)
+    assert [p.name for p in a_dir.iterdir()] == ["kept.txt"] and not published_path(a_dir).exists()
+
+
 def test_a_reader_never_copies_the_warehouse_again_itself(tmp_path: Path) -> None:
     primary = tmp_path / "warehouse.duckdb"
     with open_warehouse(primary) as wh:

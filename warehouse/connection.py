@@ -32,6 +32,16 @@ class WarehouseBusyError(WarehouseError):
     """Another process holds the warehouse file's write lock."""
 
 
+def unusable_path_error(path: Path) -> WarehouseError:
+    """Why no warehouse can be opened at ``path``: nothing there yet, or a directory (DuckDB's own
+    error for that read "Could not read from file …: Is a directory", and a report said "does not
+    exist")."""
+    if path.is_dir():
+        return WarehouseError(f"warehouse {path} is a directory, not a DuckDB file; set warehouse_path "
+                              "(ARASTANCE_WAREHOUSE_PATH, or a flow's warehouse_path parameter) to the file")
+    return WarehouseError(f"warehouse {path} does not exist; run `arastance warehouse migrate`")
+
+
 def _is_lock_error(exc: duckdb.Error) -> bool:
     """Whether DuckDB refused the file because another process holds its lock. Its own words, from
     the error's start: "lock" anywhere matched a path too (``/srv/blockchain/…``), so a warehouse
@@ -67,8 +77,8 @@ class Warehouse:
         self.path = Path(path)
         self.read_only = read_only
         self.publish = publish and not read_only
-        if read_only and not self.path.exists():
-            raise WarehouseError(f"warehouse {self.path} does not exist; run `arastance warehouse migrate`")
+        if self.path.is_dir() or (read_only and not self.path.exists()):
+            raise unusable_path_error(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + wait_s
         while True:

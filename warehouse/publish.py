@@ -26,7 +26,8 @@ from pathlib import Path
 import duckdb
 
 from arastance.logging import get_logger
-from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, open_warehouse
+from warehouse.connection import (Warehouse, WarehouseBusyError, WarehouseError, open_warehouse,
+                                  unusable_path_error)
 
 log = get_logger(__name__)
 
@@ -134,7 +135,7 @@ def open_published(primary: str | Path) -> Warehouse:
     target = published_path(primary)
     if not target.is_file():
         if not primary.is_file():
-            raise WarehouseError(f"warehouse {primary} does not exist; run `arastance warehouse migrate`")
+            raise unusable_path_error(primary)
         try:
             writer = Warehouse(primary, wait_s=0)
             try:  # a DuckDB file of other data is not copied for this project's readers
