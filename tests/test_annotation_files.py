@@ -231,5 +231,5 @@ def test_csv_with_broken_quoting_or_unknown_suffix_is_refused(warehouse: Warehou
     other.write_bytes(b"PK")
     with pytest.raises(AnnotationFileError, match="unknown file type '.xlsx'"):
         import_annotations(warehouse, other)
-    with pytest.raises(AnnotationFileError, match="no such file"):
+    with pytest.raises(AnnotationFileError, match="missing.json: nothing imported: does not exist"):
         import_annotations(warehouse, tmp_path / "missing.json")

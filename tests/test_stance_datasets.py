@@ -271,7 +271,7 @@ def test_warehouse_claims_left_out_of_the_dataset_never_reach_the_models(warehou
 
 
 def test_warehouse_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(DatasetError, match="warehouse not found"):
+    with pytest.raises(DatasetError, match="none.duckdb does not exist"):
         load_split("warehouse", tmp_path / "none.duckdb", "train")
 
 

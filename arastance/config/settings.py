@@ -16,6 +16,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from arastance.base.input_paths import not_a_file
 from arastance.base.secrets import register_secrets
 from arastance.base.text_files import read_utf8
 from arastance.config.annotation import AnnotationSettings
@@ -256,7 +257,7 @@ def load_settings(**overrides: Any) -> Settings:
     """
     toml_path = Path(os.environ.get(CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE))
     if CONFIG_FILE_ENV in os.environ and not toml_path.is_file():
-        raise SettingsError(f"config file {toml_path} named by {CONFIG_FILE_ENV} does not exist")
+        raise SettingsError(f"config file {toml_path} named by {CONFIG_FILE_ENV} {not_a_file(toml_path)}")
     if toml_path.is_file():
         read_utf8(toml_path, SettingsError)  # an encoding problem names the file and line
     try:

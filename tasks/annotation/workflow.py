@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from arastance.base.ids import stable_id
+from arastance.base.input_paths import not_a_file
 from arastance.config.annotation import AnnotationSettings
 from arastance.logging import get_logger
 from tasks.annotation.agreement import RoundAgreement, group_labels, round_agreement
@@ -230,7 +231,7 @@ def _import(
 ) -> ImportResult:
     data = path.read_bytes() if path.is_file() else None
     if data is None:
-        raise AnnotationFileError(str(path), ["no such file"])
+        raise AnnotationFileError(str(path), [not_a_file(path)])
     digest = hashlib.sha256(data).hexdigest()
     earlier = store.import_record(wh, digest)
     if earlier is not None:

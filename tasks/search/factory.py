@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 
+from arastance.base.input_paths import not_a_file
 from arastance.config import Settings
 from arastance.logging import get_logger
 from tasks.search.base import SearchBackend, SearchError
@@ -88,7 +89,7 @@ def local_index(settings: Settings) -> LocalIndex:
                 "with `arastance index build`, or use a web backend (search.backend = serpapi, brave or searxng)")
         if not corpus.is_file():
             raise NoSearchIndex(f"no local search index in {directory}, and the corpus search.corpus_path = "
-                                f"{corpus} does not exist")
+                                f"{corpus} {not_a_file(corpus)}")
         log.info("building the local search index from the configured corpus",
                  extra={"corpus": str(corpus), "index_dir": str(directory)})
         return LocalIndex.build(read_corpus(corpus), directory)

@@ -36,6 +36,7 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
 
 from arastance.base.arabic import arabic_ratio, normalize
+from arastance.base.input_paths import not_a_file
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from arastance.logging import get_logger
 from arastance.processes import worker_pool
@@ -163,7 +164,7 @@ def open_warc(source: str, client: httpx.Client | None = None) -> Iterator[IO[by
         return
     path = Path(source)
     if not path.is_file():
-        raise WarcError(f"WARC file {source} does not exist")
+        raise WarcError(f"WARC file {source} {not_a_file(path)}")
     with path.open("rb") as handle:  # buffered: check_archive_start peeks at it
         yield handle
 

@@ -8,6 +8,7 @@ from typing import get_args
 
 import typer
 
+from arastance.base.input_paths import not_a_file
 from arastance.cli.common import console, fail, print_table, require_choice, settings
 from arastance.config.model import ModelSettings
 from tasks.stance.labels import Scheme
@@ -127,7 +128,7 @@ def predict(
 def _read_articles(path: Path) -> list[str]:
     """A JSON list of strings, or plain text with one article per line."""
     if not path.is_file():
-        fail(f"{path}: articles file not found")
+        fail(f"articles file {path} {not_a_file(path)}")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

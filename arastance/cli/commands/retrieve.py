@@ -13,6 +13,7 @@ from typing import Optional, get_args
 
 import typer
 
+from arastance.base.input_paths import not_a_file
 from arastance.cli.common import console, fail, print_table, settings
 from arastance.config.search import SearchSettings
 from tasks.search.base import DateWindow, SearchError
@@ -206,7 +207,7 @@ def build_index(
                 fail("no corpus: give --warc, --captures, --corpus, set search.corpus_path "
                      "(ARASTANCE_SEARCH__CORPUS_PATH) or use --world")
             elif not path.is_file():
-                fail(f"corpus file {path} does not exist")
+                fail(f"corpus file {path} {not_a_file(path)}")
             else:
                 records = read_corpus(path)
             started = time.monotonic()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from arastance.base.input_paths import not_a_file
 from tasks.stance.datasets.common import DatasetError, check_scheme, check_split, parse_label, require_text
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
@@ -25,7 +26,7 @@ class WarehouseGold:
         check_split(split, str(self.path))
         check_scheme(self.native_scheme, scheme, str(self.path))
         if not warehouse_exists(self.path):
-            raise DatasetError(f"{self.path}: warehouse not found")
+            raise DatasetError(f"warehouse {self.path} {not_a_file(self.path)}")
         try:
             with open_warehouse(self.path, read_only=True) as wh:
                 rows = gold_examples(wh, split)
