@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from arastance.base.input_paths import not_a_directory
 from arastance.logging import get_logger
 from snapshots.paths import query_file_key
 from snapshots.archive_emulator import INDEX_FILE, PREFIX as ARCHIVE_PREFIX, WaybackEmulator
@@ -152,9 +153,10 @@ class SnapshotServer:
     ) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
-            problem = ("is a file; give the directory that `arastance snapshots build` wrote" if self.root.exists()
+            blocker = not_a_directory(Path(root))
+            problem = (f"{blocker}; give the directory that `arastance snapshots build` wrote" if blocker
                        else "does not exist; run `arastance snapshots build`")
-            raise FileNotFoundError(f"snapshot directory {self.root} {problem}")
+            raise FileNotFoundError(f"snapshot directory {root} {problem}")
         fault_file = self.root / FAULTS_FILE
         self.faults: dict[str, dict[str, object]] = (
             json.loads(fault_file.read_text(encoding="utf-8")) if faults and fault_file.exists() else {}

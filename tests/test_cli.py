@@ -1,5 +1,6 @@
 """The command line: stage commands listed, SQL read-only by default, config errors named."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -107,16 +108,22 @@ def test_an_out_directory_that_is_a_file_is_named_as_such(tmp_path: Path) -> Non
     result = CliRunner().invoke(app, ["dataset", "export", "--out", str(a_file)])
     assert result.exit_code == 2 and f"error: is a file, not a directory: {a_file}" in result.output.replace("\n", ""), \
         result.output
-    demo = CliRunner().invoke(app, ["demo", "--data-dir", str(a_file)])  # it was: named its staging path, after starting
-    assert demo.exit_code == 2 and f"--data-dir {a_file} is a file; the demo's warehouse" in demo.output.replace("\n", "")
+    for data_dir in (a_file, a_file / "below"):  # it was: the staging path under it named, after Prefect started
+        demo = CliRunner().invoke(app, ["demo", "--data-dir", str(data_dir)])
+        said = demo.output.replace("\n", "")
+        assert demo.exit_code == 2 and (f"is a file, not a directory: {a_file}" in said or
+                                        f"not a directory: {data_dir}" in said), demo.output
+        assert "Prefect" not in said and ".snapshots" not in said, demo.output
     serve = CliRunner().invoke(app, ["snapshots", "serve", "--root", str(a_file)])  # it was: "does not exist"
-    assert serve.exit_code == 2 and f"snapshot directory {a_file} is a file" in serve.output.replace("\n", ""), serve.output
+    assert serve.exit_code == 2 and f"snapshot directory {a_file} is a file, not a directory" in \
+        serve.output.replace("\n", ""), serve.output
     assert a_file.read_text(encoding="utf-8") == "kept\n"
-    (tmp_path / "dir").mkdir()  # a directory or a dangling link there: the system's own words
+    (tmp_path / "dir").mkdir()  # a directory there: the system's own words
+    assert path_error_message(FileExistsError(17, "File exists", str(tmp_path / "dir"))) == f"file exists: {tmp_path / 'dir'}"
     (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
-    for there in ("dir", "dangling"):
-        assert path_error_message(FileExistsError(17, "File exists", str(tmp_path / there))) == \
-            f"file exists: {tmp_path / there}"
+    os.mkfifo(tmp_path / "fifo")
+    for there, said in (("dangling", "is a symbolic link to nothing, not a directory"), ("fifo", "is not a directory")):
+        assert path_error_message(FileExistsError(17, "File exists", str(tmp_path / there))) == f"{said}: {tmp_path / there}"
 
 
 def test_a_command_run_in_process_ends_a_refused_path_with_the_same_one_line(tmp_path) -> None:

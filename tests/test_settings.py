@@ -67,8 +67,12 @@ def test_a_data_directory_that_is_a_file_is_refused_naming_it(monkeypatch: pytes
     a_file = tmp_path / "data"
     a_file.write_text("kept\n", encoding="utf-8")
     monkeypatch.setenv("ARASTANCE_DATA_DIR", str(a_file))
-    with pytest.raises(SettingsError, match=f"data_dir \\(ARASTANCE_DATA_DIR\\): Value error, '{a_file}' is a file; "
-                                            "the data directory must be a directory"):
+    with pytest.raises(SettingsError, match=f"data_dir \\(ARASTANCE_DATA_DIR\\): Value error, '{a_file}' is a file, "
+                                            "not a directory; the data directory is one, or is made where nothing is"):
+        load_settings()
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")  # mkdir fails there too
+    monkeypatch.setenv("ARASTANCE_DATA_DIR", str(tmp_path / "dangling"))
+    with pytest.raises(SettingsError, match="dangling' is a symbolic link to nothing, not a directory"):
         load_settings()
     monkeypatch.setenv("ARASTANCE_DATA_DIR", str(tmp_path / "not-yet"))  # one made on first use is fine
     assert load_settings().data_dir == tmp_path / "not-yet"

@@ -32,8 +32,9 @@ def migrated(tmp_path: Path) -> Path:
 def _sql(*args: str) -> subprocess.CompletedProcess:
     """The installed command, with stdout a pipe (as in ``arastance sql … | cut``)."""
     command = [sys.executable, "-c", "from arastance.cli import main; main()", "sql", *args]
-    return subprocess.run(command, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "COLUMNS": "60"})
+    here = str(Path(__file__).resolve().parents[1])  # this checkout's code, also where another one's venv runs it
+    return subprocess.run(command, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "60", "PYTHONPATH": here})
 
 
 def test_piped_table_keeps_each_row_on_one_line(migrated: Path) -> None:
@@ -78,8 +79,10 @@ def test_bad_requests_are_named(migrated: Path) -> None:
     no_dir = _sql("--out", str(migrated / "nowhere" / "x.csv"), "--format", "csv", QUERY)
     assert no_dir.returncode == 2 and f"{migrated / 'nowhere'} does not exist" in no_dir.stderr.replace("\n", "")
     (migrated / "a-file").write_text("kept\n", encoding="utf-8")  # it was: "directory …/a-file does not exist"
-    file_dir = _sql("--out", str(migrated / "a-file" / "x.csv"), "--format", "csv", QUERY)
-    assert file_dir.returncode == 2 and f"{migrated / 'a-file'} is not a directory" in file_dir.stderr.replace("\n", "")
+    for out in (migrated / "a-file" / "x.csv", migrated / "a-file" / "below" / "x.csv"):  # the file is named
+        file_dir = _sql("--out", str(out), "--format", "csv", QUERY)
+        assert file_dir.returncode == 2 and f"--out {out}: {migrated / 'a-file'} is a file, not a directory" in \
+            file_dir.stderr.replace("\n", ""), file_dir.stderr
     bad_sql = _sql("SELECT * FROM no_such_table")
     assert bad_sql.returncode == 2 and "no_such_table" in bad_sql.stderr
     bad_format = _sql("--format", "xml", QUERY)

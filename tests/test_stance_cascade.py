@@ -152,13 +152,13 @@ def test_a_routed_pair_reuses_every_block_but_e5_from_the_static_pass(cascade, m
     model, _, _ = cascade
     pairs = _unseen(tiny_examples())
     rows: dict[str, int] = {"evidence": 0, "similarity": 0, "e5": 0}
-    for name, cls in (("evidence", EvidenceStep), ("similarity", SimilarityFeatures), ("e5", E5Features)):
-        def counting(self, X, _transform=cls.transform, _name=name):
-            rows[_name] += len(X)
-            return _transform(self, X)
-        monkeypatch.setattr(cls, "transform", counting)
-    proba = model.predict_proba(pairs)
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:  # undone alone: monkeypatch.undo() also undid the isolated settings
+        for name, cls in (("evidence", EvidenceStep), ("similarity", SimilarityFeatures), ("e5", E5Features)):
+            def counting(self, X, _transform=cls.transform, _name=name):
+                rows[_name] += len(X)
+                return _transform(self, X)
+            patched.setattr(cls, "transform", counting)
+        proba = model.predict_proba(pairs)
     routed = int((model._proba(model.fast_pipeline, pairs).max(axis=1) < model.cascade["route_below"]).sum())
     assert 0 < routed < len(pairs)
     # evidence and the similarity block once per pair; e5 once per pair (static) and again per routed pair

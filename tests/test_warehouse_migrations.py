@@ -150,11 +150,11 @@ def test_a_report_on_a_readers_copy_older_than_the_installation_reads_a_private_
     def none_usable() -> str:  # what tempfile says where no directory is usable (review: the message was lost)
         raise FileNotFoundError(2, "No usable temporary directory found in ['/tmp', '/var/tmp']")
 
-    monkeypatch.setattr(tempfile, "gettempdir", none_usable)
-    said = " ".join(CliRunner().invoke(app, ["stats"]).output.split())
+    with monkeypatch.context() as patched:  # undone alone: monkeypatch.undo() also undid the isolated data directory
+        patched.setattr(tempfile, "gettempdir", none_usable)
+        said = " ".join(CliRunner().invoke(app, ["stats"]).output.split())
     assert f"lacks migrations this installation ships ({pending})" in said and "could not be made in the temporary " \
         "directory either ([Errno 2] No usable temporary directory found in ['/tmp', '/var/tmp'])" in said, said
-    monkeypatch.undo()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     assert CliRunner().invoke(app, ["warehouse", "migrate"]).exit_code == 0
     for command in (["stats"], ["annotate", "status"]):

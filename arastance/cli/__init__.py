@@ -11,6 +11,7 @@ import os
 import pkgutil
 import signal
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
@@ -18,6 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 from arastance.base.disk_full import full_disk_error, read_only_error
+from arastance.base.input_paths import not_a_directory
 from arastance.cli import commands
 from arastance.cli.common import fail
 from arastance.config import SettingsError
@@ -77,19 +79,16 @@ def _paths(exc: OSError) -> str:
     return " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p is not None)
 
 
-def _a_file(path: object) -> bool:
-    """Whether ``path`` names a regular file (or a link to one); a dangling link is not one."""
-    return isinstance(path, (str, os.PathLike)) and os.path.isfile(path)
-
-
 def path_error_message(exc: OSError) -> str:
     """``exc`` as one line naming its path(s), e.g. ``not a directory: out.txt/pilot-1``; one raised
     with a message of the project's own (``FileNotFoundError("no local search index in …")``) is
     that message."""
     if exc.strerror is None:
         return str(exc) or type(exc).__name__
-    if isinstance(exc, FileExistsError) and exc.filename2 is None and _a_file(exc.filename):
-        return f"is a file, not a directory: {exc.filename}"  # a mkdir's target: "file exists" said nothing of why
+    if isinstance(exc, FileExistsError) and exc.filename2 is None and isinstance(exc.filename, (str, os.PathLike)):
+        blocker = not_a_directory(Path(exc.filename))  # a mkdir's target: "file exists" said nothing of why
+        if blocker is not None:
+            return f"{blocker}: {exc.filename}"
     paths = _paths(exc)
     reason = exc.strerror[:1].lower() + exc.strerror[1:]  # "Is a directory"; a path in the text keeps its case
     return f"{reason}: {paths}" if paths else reason

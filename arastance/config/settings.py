@@ -16,7 +16,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from arastance.base.input_paths import not_a_file
+from arastance.base.input_paths import not_a_directory, not_a_file
 from arastance.base.secrets import register_secrets
 from arastance.base.text_files import read_utf8
 from arastance.config.annotation import AnnotationSettings
@@ -91,8 +91,9 @@ class Settings(BaseSettings):
     @classmethod
     def _a_directory(cls, value: Path) -> Path:
         # every command writes under it: a file there failed later, naming a path under it that does not exist
-        if value.exists() and not value.is_dir():
-            raise ValueError(f"{str(value)!r} is a file; the data directory must be a directory (or not exist yet)")
+        blocker = not_a_directory(value)
+        if blocker is not None:
+            raise ValueError(f"{str(value)!r} {blocker}; the data directory is one, or is made where nothing is yet")
         return value
 
     @field_validator("warehouse_catalog_url")

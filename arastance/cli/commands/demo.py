@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.common import console, print_table, settings
 from tasks.pipeline_report import stage_rows
 from warehouse import open_published, published_path
 from warehouse.model_runs import model_runs, run_results
@@ -39,8 +39,7 @@ def demo(
 ) -> None:
     """Run every stage on the offline demo world, then print the dataset and model tables."""
     demo_dir = data_dir or settings().data_dir / "demo"
-    if demo_dir.exists() and not demo_dir.is_dir():  # else named as the environment variable set below
-        fail(f"{'--data-dir ' if data_dir else ''}{demo_dir} is a file; the demo's warehouse and files go in a directory")
+    demo_dir.mkdir(parents=True, exist_ok=True)  # a file there or above it is named now, not after Prefect started
     os.environ["ARASTANCE_DATA_DIR"] = str(demo_dir)
     os.environ["ARASTANCE_WAREHOUSE_PATH"] = str(demo_dir / "warehouse.duckdb")
     s = settings()

@@ -5,6 +5,7 @@ from pathlib import Path
 import duckdb
 import typer
 
+from arastance.base.input_paths import not_a_directory
 from arastance.cli.common import err_console, fail, print_table, settings
 from arastance.cli.result_output import ResultFormat, write_result
 from arastance.cli.shown_text import shown
@@ -78,9 +79,9 @@ def sql(
         fail("--allow-drop only applies with --write (the default reads a read-only copy)")
     if fmt is ResultFormat.parquet and out is None:
         fail("--format parquet writes a binary file: give it --out FILE")
-    if out is not None and not out.parent.is_dir():
-        missing = "is not a directory" if out.parent.exists() else "does not exist"
-        fail(f"--out {out}: {out.parent} {missing}")
+    if out is not None and not out.parent.is_dir():  # the nearest one in the way, e.g. a file two levels up
+        fail(next((f"--out {out}: {above} {blocker}" for above in out.parents
+                   if (blocker := not_a_directory(above)) is not None), f"--out {out}: {out.parent} does not exist"))
     if out is not None and out.is_dir():
         fail(f"--out {out} is a directory; give a file name")
     try:
