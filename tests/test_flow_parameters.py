@@ -48,6 +48,10 @@ def test_a_flow_refuses_a_warehouse_path_that_does_not_exist(tmp_path: Path) -> 
     with pytest.raises(WarehouseError, match=f"warehouse_path {typo} does not exist"):
         select_true_claims.fn(warehouse_path=str(typo))
     assert not typo.parent.exists()  # no empty warehouse was created for the run to "succeed" on
+    a_dir = tmp_path / "a-dir.duckdb"  # it was: accepted, and the run failed on it after training (review)
+    a_dir.mkdir()
+    with pytest.raises(WarehouseError, match=f"warehouse {a_dir} is a directory, not a DuckDB file"):
+        flow_warehouse(str(a_dir), settings)
 
 
 @pytest.mark.parametrize("parameters", [{"sample": 0}, {"threshold": 5.0}, {"threshold": -1.0}])

@@ -11,18 +11,22 @@ from typer.testing import CliRunner
 from arastance.base.input_paths import not_a_file
 from arastance.cli import app
 from arastance.config import SettingsError, load_settings
+from tasks.search.factory import NoSearchIndex, local_index
 from tasks.stance.datasets import DatasetError, load_split
+from warehouse import WarehouseError, open_published, open_warehouse
 
 
-def test_not_a_file_tells_a_directory_and_a_fifo_from_a_path_with_nothing_there(tmp_path: Path) -> None:
+def test_not_a_file_tells_a_directory_a_fifo_and_a_dangling_link_from_a_path_with_nothing_there(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
     assert not_a_file(tmp_path) == "is a directory, not a file"
     assert not_a_file(tmp_path / "fifo") == "is not a regular file"
+    assert not_a_file(tmp_path / "dangling") == "is a symbolic link to nothing"
     assert not_a_file(tmp_path / "nowhere") == "does not exist"
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["index", "build", "--corpus", "{dir}"], "corpus file {dir} is a directory"),  # it was: "… does not exist"
+    (["index", "build", "--corpus", "{dir}"], "corpus file {dir} (--corpus) is a directory"),  # "… does not exist"
     (["index", "build", "--warc", "{dir}"], "WARC file {dir} is a directory"),  # "… does not exist"
     (["predict", "--model", "{dir}", "--claim", "x", "--articles-file", "{dir}"],
      "articles file {dir} is a directory"),  # "…: articles file not found"
@@ -35,10 +39,36 @@ def test_a_command_given_a_directory_for_an_input_file_says_so(tmp_path: Path, a
     assert "does not exist" not in said and "not found" not in said
 
 
-def test_a_directory_given_as_the_warehouse_corpus_or_the_config_file_is_named_as_one(
+def test_a_directory_given_as_a_corpus_file_a_model_file_or_the_config_file_is_named_as_one(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(DatasetError, match=f"warehouse {tmp_path} is a directory, not a file"):  # "warehouse not found"
         load_split("warehouse", tmp_path, "train")
+    (tmp_path / "khouja" / "train.csv").mkdir(parents=True)  # it was: "…: Khouja train file not found"
+    with pytest.raises(DatasetError, match="Khouja train file .*train.csv is a directory, not a file"):
+        load_split("khouja", tmp_path / "khouja", "train")
+    (tmp_path / "arastance" / "train.jsonl").mkdir(parents=True)  # it was: "… not found (run `… download …`)"
+    with pytest.raises(DatasetError, match="AraStance train file .*train.jsonl is a directory, not a file$"):
+        load_split("arastance", tmp_path / "arastance", "train")
+    (tmp_path / "model" / "manifest.json").mkdir(parents=True)  # it was: "not a saved stance model (no manifest.json)"
+    predicted = CliRunner().invoke(app, ["predict", "--model", str(tmp_path / "model"), "--claim", "x", "--article", "y"])
+    assert predicted.exit_code == 2 and "not a saved stance model (manifest.json is a directory, not a file)" in \
+        " ".join(predicted.output.split()), predicted.output
+    monkeypatch.setenv("ARASTANCE_SEARCH__CORPUS_PATH", str(tmp_path))  # named as the setting it came from
+    built = CliRunner().invoke(app, ["index", "build"])
+    assert built.exit_code == 2 and f"corpus file {tmp_path} (search.corpus_path (ARASTANCE_SEARCH__CORPUS_PATH)) is a " \
+        "directory, not a file" in " ".join(built.output.split()), built.output
+    with pytest.raises(NoSearchIndex, match=f"search.corpus_path = {tmp_path} is a directory, not a file"):
+        local_index(load_settings())  # a search that would build the index from it
     monkeypatch.setenv("ARASTANCE_CONFIG", str(tmp_path))
     with pytest.raises(SettingsError, match=f"config file {tmp_path} named by ARASTANCE_CONFIG is a directory"):
         load_settings()
+
+
+@pytest.mark.timeout(60)  # on the old code DuckDB waited on the FIFO for ever
+def test_a_warehouse_path_that_is_a_fifo_is_refused_without_waiting_on_it(tmp_path: Path) -> None:
+    # it was: a report said "does not exist; run `arastance warehouse migrate`", and migrate waited on the FIFO for ever
+    fifo = tmp_path / "warehouse.duckdb"
+    os.mkfifo(fifo)
+    for opening in (lambda: open_published(fifo), lambda: open_warehouse(fifo)):
+        with pytest.raises(WarehouseError, match=f"warehouse {fifo} is a FIFO or a device, not a DuckDB file"):
+            opening()

@@ -63,7 +63,7 @@ def test_arastance_malformed_lines_name_file_and_line(tmp_path: Path, line: str,
 
 
 def test_arastance_missing_file_and_unknown_split(tmp_path: Path) -> None:
-    with pytest.raises(DatasetError, match="test file not found.*datasets download arastance"):
+    with pytest.raises(DatasetError, match="test file .* does not exist \\(run `arastance datasets download arastance`"):
         load_split("arastance", tmp_path, "test")
     with pytest.raises(DatasetError, match="unknown split 'validation'"):
         load_split("arastance", tmp_path, "validation")
@@ -108,7 +108,7 @@ def test_baly_missing_claim_file_of_a_requested_fold_is_a_clear_error(tmp_path: 
     root = _baly_corpus(tmp_path)
     (root / "dataset" / "R-5.json").unlink()
     assert load_split("baly", root, "dev")  # other folds still load
-    with pytest.raises(DatasetError, match=r"R-5\.json: claim file of fold 5 \(claim R-5\) is missing"):
+    with pytest.raises(DatasetError, match=r"claim file .*R-5\.json of fold 5 \(claim R-5\) does not exist"):
         load_split("baly", root, "test")
 
 

@@ -33,13 +33,20 @@ class WarehouseBusyError(WarehouseError):
 
 
 def unusable_path_error(path: Path) -> WarehouseError:
-    """Why no warehouse can be opened at ``path``: nothing there yet, or a directory (DuckDB's own
-    error for that read "Could not read from file …: Is a directory", and a report said "does not
-    exist")."""
-    if path.is_dir():
-        return WarehouseError(f"warehouse {path} is a directory, not a DuckDB file; set warehouse_path "
-                              "(ARASTANCE_WAREHOUSE_PATH, or a flow's warehouse_path parameter) to the file")
-    return WarehouseError(f"warehouse {path} does not exist; run `arastance warehouse migrate`")
+    """Why no warehouse can be opened at ``path``: nothing there yet, or something that is not a
+    file (for a directory DuckDB's own error read "Could not read from file …: Is a directory", a
+    report said "does not exist", and on a FIFO DuckDB waited for a writer for ever)."""
+    if not os.path.exists(path):  # nothing there, or a link to nothing: a writer creates the file
+        return WarehouseError(f"warehouse {path} does not exist; run `arastance warehouse migrate`")
+    what = "a directory" if os.path.isdir(path) else "a FIFO or a device"
+    return WarehouseError(f"warehouse {path} is {what}, not a DuckDB file; set warehouse_path "
+                          "(ARASTANCE_WAREHOUSE_PATH, or a flow's warehouse_path parameter) to the file")
+
+
+def _not_a_warehouse_file(path: Path) -> bool:
+    """Something is at ``path`` that DuckDB cannot open as a database file (a dangling link is not:
+    a writer creates the file it names)."""
+    return os.path.exists(path) and not os.path.isfile(path)
 
 
 def _is_lock_error(exc: duckdb.Error) -> bool:
@@ -77,7 +84,7 @@ class Warehouse:
         self.path = Path(path)
         self.read_only = read_only
         self.publish = publish and not read_only
-        if self.path.is_dir() or (read_only and not self.path.exists()):
+        if _not_a_warehouse_file(self.path) or (read_only and not self.path.exists()):
             raise unusable_path_error(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + wait_s
@@ -365,6 +372,8 @@ def flow_warehouse(warehouse_path: str | None, settings: Settings) -> Path:
     if not warehouse_path:
         return settings.warehouse
     path = Path(warehouse_path)
+    if settings.warehouse_backend == "duckdb" and _not_a_warehouse_file(path):  # refused now, not after training
+        raise unusable_path_error(path)
     if (settings.warehouse_backend == "duckdb" and not path.exists()
             and path.resolve() != Path(settings.warehouse).resolve()):
         raise WarehouseError(f"warehouse_path {path} does not exist: a flow works on an existing warehouse; fix the "

@@ -14,14 +14,14 @@ from pathlib import Path
 
 
 def not_a_file(path: Path) -> str:
-    """``"does not exist"``, ``"is a directory, not a file"`` or ``"is not a regular file"`` (a
-    FIFO or a device, which a read would block on or never finish), for a ``path`` that is not a
-    regular file."""
+    """``"does not exist"``, ``"is a directory, not a file"``, ``"is not a regular file"`` (a FIFO
+    or a device, which a read would block on or never finish) or ``"is a symbolic link to nothing"``,
+    for a ``path`` that is not a regular file."""
     if os.path.isdir(path):
         return "is a directory, not a file"
     if os.path.exists(path):
         return "is not a regular file"
-    return "does not exist"
+    return "is a symbolic link to nothing" if os.path.islink(path) else "does not exist"
 
 
 def not_a_directory(path: Path) -> str | None:

@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arastance.base.input_paths import not_a_file
 from tasks.stance.provenance import library_versions
 
 #: 2 (2026-12-04): the CPU model's cascade (``fast_model.joblib``, the ``cascade`` threshold and the
@@ -44,7 +45,7 @@ def load_pickled(path: Path) -> Any:
     import joblib  # only loading a model needs it
 
     if not path.is_file():
-        raise ModelFormatError(f"{path}: missing, so the model directory is incomplete; copy it again or retrain")
+        raise ModelFormatError(f"{path} {not_a_file(path)}, so the model directory is incomplete; copy it again or retrain")
     try:
         return joblib.load(path)
     except Exception as exc:  # noqa: BLE001 - see the docstring
@@ -74,7 +75,7 @@ def read_manifest(directory: Path, *, kind: str | None = None, exact: tuple[str,
     """Read and check a manifest: format version, kind, and the versions of the ``exact`` libraries."""
     path = Path(directory) / MANIFEST
     if not path.is_file():
-        raise ModelFormatError(f"{directory}: not a saved stance model (no {MANIFEST})")
+        raise ModelFormatError(f"{directory}: not a saved stance model ({MANIFEST} {not_a_file(path)})")
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:

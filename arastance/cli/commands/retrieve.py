@@ -207,7 +207,8 @@ def build_index(
                 fail("no corpus: give --warc, --captures, --corpus, set search.corpus_path "
                      "(ARASTANCE_SEARCH__CORPUS_PATH) or use --world")
             elif not path.is_file():
-                fail(f"corpus file {path} {not_a_file(path)}")
+                given = "--corpus" if corpus else "search.corpus_path (ARASTANCE_SEARCH__CORPUS_PATH)"
+                fail(f"corpus file {path} ({given}) {not_a_file(path)}")
             else:
                 records = read_corpus(path)
             started = time.monotonic()

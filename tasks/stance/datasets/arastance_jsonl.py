@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from arastance.base.ids import stable_id
+from arastance.base.input_paths import not_a_file
 from arastance.base.jsonl import json_lines
 from tasks.stance.datasets.common import (
     DatasetError,
@@ -38,7 +39,9 @@ class AraStanceJsonl:
         path = self.path_of(split)
         check_scheme(self.native_scheme, scheme, str(path))
         if not path.is_file():
-            raise DatasetError(f"{path}: AraStance {split} file not found (run `arastance datasets download arastance`)")
+            problem = not_a_file(path)
+            hint = " (run `arastance datasets download arastance`)" if problem == "does not exist" else ""
+            raise DatasetError(f"AraStance {split} file {path} {problem}{hint}")
         first_seen: dict[str, str] = {}  # a record twice would weigh double (a file appended to itself)
         with path.open("rb") as fh:
             for where, record in json_lines(fh, path, DatasetError):

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from arastance.base.input_paths import not_a_file
 from arastance.base.text_files import read_utf8
 from tasks.stance.datasets.common import (
     DatasetError,
@@ -40,7 +41,7 @@ class BalyCorpus:
     def folds(self) -> dict[int, list[str]]:
         """Fold number -> claim ids, as listed in the splits file."""
         if not self.splits_file.is_file():
-            raise DatasetError(f"{self.splits_file}: fold file not found")
+            raise DatasetError(f"fold file {self.splits_file} {not_a_file(self.splits_file)}")
         folds: dict[int, list[str]] = {}
         for lineno, line in enumerate(read_utf8(self.splits_file, DatasetError).splitlines(), start=1):
             if not line.strip():
@@ -68,7 +69,7 @@ class BalyCorpus:
             for claim_id in folds[fold]:
                 path = self.claims_dir / f"{claim_id}.json"
                 if not path.is_file():
-                    raise DatasetError(f"{path}: claim file of fold {fold} (claim {claim_id}) is missing")
+                    raise DatasetError(f"claim file {path} of fold {fold} (claim {claim_id}) {not_a_file(path)}")
                 yield from self._parse_claim(path, claim_id, scheme)
 
     def _parse_claim(self, path: Path, claim_id: str, scheme: Scheme) -> Iterator[StanceExample]:

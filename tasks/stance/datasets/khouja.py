@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from arastance.base.ids import stable_id
+from arastance.base.input_paths import not_a_file
 from arastance.base.text_files import read_utf8
 from tasks.stance.datasets.common import DatasetError, check_scheme, check_split, parse_label, require_text
 from tasks.stance.examples import StanceExample
@@ -37,7 +38,7 @@ class KhoujaCsv:
         path = self.path_of(split)
         check_scheme(self.native_scheme, scheme, str(path))
         if not path.is_file():
-            raise DatasetError(f"{path}: Khouja {split} file not found")
+            raise DatasetError(f"Khouja {split} file {path} {not_a_file(path)}")
         with io.StringIO(read_utf8(path, DatasetError, allow_bom=True), newline="") as fh:
             reader = csv.DictReader(fh)
             missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
