@@ -154,8 +154,10 @@ def test_known_url_files_are_canonicalised_and_bad_lines_named(tmp_path: Path) -
     bad.write_text("https://araanews.ae/a\nnot a url\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad\.txt:2"):
         read_known_urls(bad)
-    with pytest.raises(FileNotFoundError, match="missing.txt"):
+    with pytest.raises(FileNotFoundError, match="missing.txt does not exist"):
         read_known_urls(tmp_path / "missing.txt")
+    with pytest.raises(FileNotFoundError, match=f"known_urls file {tmp_path} is a directory, not a file"):
+        read_known_urls(tmp_path)  # it was: "… does not exist"
 
 
 def test_small_parts() -> None:
