@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arastance.base.input_paths import not_a_file
+from arastance.base.input_paths import not_a_directory, not_a_file
 from arastance.cli import app
 from arastance.config import SettingsError, load_settings
 from tasks.search.factory import NoSearchIndex, local_index
@@ -23,6 +23,28 @@ def test_not_a_file_tells_a_directory_a_fifo_and_a_dangling_link_from_a_path_wit
     assert not_a_file(tmp_path / "fifo") == "is not a regular file"
     assert not_a_file(tmp_path / "dangling") == "is a symbolic link to nothing"
     assert not_a_file(tmp_path / "nowhere") == "does not exist"
+    (tmp_path / "loop-a").symlink_to(tmp_path / "loop-b")
+    (tmp_path / "loop-b").symlink_to(tmp_path / "loop-a")
+    assert not_a_file(tmp_path / "loop-a") == "is a loop of symbolic links"
+    assert not_a_directory(tmp_path / "loop-a") == "is a loop of symbolic links, not a directory"
+    assert not_a_directory(tmp_path / "dangling") == "is a symbolic link to nothing, not a directory"
+    assert not_a_directory(tmp_path / "fifo") == "is not a directory"
+    assert not_a_directory(tmp_path) is None and not_a_directory(tmp_path / "nowhere") is None
+
+
+@pytest.mark.parametrize("args", [
+    ["dataset", "export", "--out", "{long}"],
+    ["sql", "--out", "{long}.csv", "SELECT 1"],
+    ["index", "build", "--corpus", "{long}"],
+])
+def test_a_path_name_too_long_for_the_file_system_ends_the_command_with_one_line(args: list[str]) -> None:
+    # it was: OSError's traceback ("[Errno 36] File name too long"), which is no subclass the command line named
+    long = "a" * 300
+    result = CliRunner().invoke(app, [a.replace("{long}", long) for a in args])
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert result.exit_code == 2 and len(errors) == 1 and errors[0].startswith("error: file name too long: aaa"), \
+        result.output
+    assert "Traceback" not in result.output
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -9,29 +9,40 @@ directory the user may not search.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
 
 def not_a_file(path: Path) -> str:
     """``"does not exist"``, ``"is a directory, not a file"``, ``"is not a regular file"`` (a FIFO
-    or a device, which a read would block on or never finish) or ``"is a symbolic link to nothing"``,
-    for a ``path`` that is not a regular file."""
+    or a device, which a read would block on or never finish), ``"is a symbolic link to nothing"``
+    or ``"is a loop of symbolic links"``, for a ``path`` that is not a regular file."""
     if os.path.isdir(path):
         return "is a directory, not a file"
     if os.path.exists(path):
         return "is not a regular file"
-    return "is a symbolic link to nothing" if os.path.islink(path) else "does not exist"
+    return _broken_link(path) if os.path.islink(path) else "does not exist"
 
 
 def not_a_directory(path: Path) -> str | None:
-    """What is in the way of a directory at ``path``: ``"is a file, not a directory"``, ``"is a
-    symbolic link to nothing, not a directory"`` or ``"is not a directory"`` (a FIFO, a device);
-    None where a directory is there or can be made (nothing is there)."""
+    """What is in the way of a directory at ``path``: ``"is a file, not a directory"``, a broken
+    link (``"is a symbolic link to nothing, not a directory"``, or a loop of them) or ``"is not a
+    directory"`` (a FIFO, a device); None where a directory is there or can be made (nothing is)."""
     if os.path.isdir(path) or not os.path.lexists(path):
         return None
     if os.path.isfile(path):
         return "is a file, not a directory"
     if not os.path.exists(path):
-        return "is a symbolic link to nothing, not a directory"
+        return f"{_broken_link(path)}, not a directory"
     return "is not a directory"
+
+
+def _broken_link(path: Path) -> str:
+    """A symbolic link that leads nowhere: to nothing, or round a loop of links."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a loop of symbolic links"
+    return "is a symbolic link to nothing"

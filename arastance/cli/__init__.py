@@ -6,6 +6,7 @@ Each stage adds its commands in its own module of :mod:`arastance.cli.commands`,
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import pkgutil
@@ -73,6 +74,13 @@ PREFECT_DEFAULTS = {"PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180",
 # directory that does not exist, one that cannot be written. Raised wherever a command opens an
 # --out, --dest or --dir, these name the path, and a traceback adds nothing for the user.
 PATH_ERRORS = (FileExistsError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
+# The same, raised as a plain OSError: a name longer than the file system takes, a loop of links.
+PATH_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.ELOOP})
+
+
+def _path_error(exc: BaseException) -> OSError | None:
+    """``exc`` where it is the system refusing a path, else None."""
+    return exc if isinstance(exc, OSError) and (isinstance(exc, PATH_ERRORS) or exc.errno in PATH_ERRNOS) else None
 
 
 def _paths(exc: OSError) -> str:
@@ -145,8 +153,9 @@ def one_line_error(exc: BaseException) -> str | None:
     what to change), or a full or read-only disk, wherever it struck."""
     from tasks.stage_locks import StageBusyError
 
-    if isinstance(exc, PATH_ERRORS):
-        return path_error_message(exc)
+    refused = _path_error(exc)
+    if refused is not None:
+        return path_error_message(refused)
     if isinstance(exc, (SettingsError, StageBusyError)):
         return str(exc)
     return refused_write_message(exc)
