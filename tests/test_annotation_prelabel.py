@@ -92,6 +92,7 @@ def test_export_command_refuses_an_empty_round_size_and_a_damaged_model(tmp_path
     assert f"{pickled}: damaged, cannot be unpickled" in broken.output.replace("\n", "")
     pickled.unlink()
     missing = runner.invoke(app, ["annotate", "export", "production", "--model", str(damaged)])
-    assert missing.exit_code == 2 and f"{pickled}: missing" in missing.output.replace("\n", "")
+    assert missing.exit_code == 2 and f"{pickled} does not exist, so the model directory is incomplete" in \
+        missing.output.replace("\n", "")
     with open_warehouse(load_settings().warehouse) as wh:
         assert store.round_kinds(wh) == {}  # nothing refused left a round behind
