@@ -94,3 +94,18 @@ def test_a_warehouse_path_that_is_a_fifo_is_refused_without_waiting_on_it(tmp_pa
     for opening in (lambda: open_published(fifo), lambda: open_warehouse(fifo)):
         with pytest.raises(WarehouseError, match=f"warehouse {fifo} is a FIFO or a device, not a DuckDB file"):
             opening()
+
+
+@pytest.mark.parametrize(("corpus", "holds"), [
+    ("khouja", "train.csv, dev.csv and test.csv"),
+    ("arastance", "train.jsonl, dev.jsonl and test.jsonl"),
+    ("baly", "train_test_splits.txt and dataset/"),
+])
+def test_a_corpus_path_that_names_a_file_of_the_corpus_says_to_give_its_directory(
+        tmp_path: Path, corpus: str, holds: str) -> None:
+    # it was: "Khouja train file …/train.csv/train.csv does not exist", for --path train.csv
+    a_file = tmp_path / "train.csv"
+    a_file.write_text("s1,s2,stance\n", encoding="utf-8")
+    with pytest.raises(DatasetError) as refused:
+        load_split(corpus, a_file, "train")
+    assert str(refused.value) == f"corpus directory {a_file} is a file, not a directory: give the directory that holds {holds}"

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from arastance.base.ids import stable_id
-from arastance.base.input_paths import not_a_file
 from arastance.base.jsonl import json_lines
 from tasks.stance.datasets.common import (
     DatasetError,
@@ -16,6 +15,7 @@ from tasks.stance.datasets.common import (
     check_split,
     claim_examples,
     require_text,
+    unreadable_corpus_file,
 )
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
@@ -39,9 +39,8 @@ class AraStanceJsonl:
         path = self.path_of(split)
         check_scheme(self.native_scheme, scheme, str(path))
         if not path.is_file():
-            problem = not_a_file(path)
-            hint = " (run `arastance datasets download arastance`)" if problem == "does not exist" else ""
-            raise DatasetError(f"AraStance {split} file {path} {problem}{hint}")
+            raise unreadable_corpus_file(f"AraStance {split} file", path, self.root, "train.jsonl, dev.jsonl and "
+                                         "test.jsonl", if_absent=" (run `arastance datasets download arastance`)")
         first_seen: dict[str, str] = {}  # a record twice would weigh double (a file appended to itself)
         with path.open("rb") as fh:
             for where, record in json_lines(fh, path, DatasetError):

@@ -15,6 +15,7 @@ from tasks.stance.datasets.common import (
     check_split,
     claim_examples,
     require_text,
+    unreadable_corpus_file,
 )
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
@@ -41,7 +42,8 @@ class BalyCorpus:
     def folds(self) -> dict[int, list[str]]:
         """Fold number -> claim ids, as listed in the splits file."""
         if not self.splits_file.is_file():
-            raise DatasetError(f"fold file {self.splits_file} {not_a_file(self.splits_file)}")
+            raise unreadable_corpus_file("fold file", self.splits_file, self.root,
+                                         f"{self.splits_file.name} and {self.claims_dir.name}/")
         folds: dict[int, list[str]] = {}
         for lineno, line in enumerate(read_utf8(self.splits_file, DatasetError).splitlines(), start=1):
             if not line.strip():

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Protocol
 
+from arastance.base.input_paths import not_a_directory, not_a_file
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import LABELS, Scheme, to_scheme
 
@@ -24,6 +26,17 @@ class StanceDataset(Protocol):
     def examples(self, split: str, scheme: Scheme = "4way") -> Iterator[StanceExample]:
         """Yield the split's pairs with labels in ``scheme``."""
         ...
+
+
+def unreadable_corpus_file(what: str, path: Path, root: Path, holds: str, *, if_absent: str = "") -> DatasetError:
+    """Why ``what`` (``path``, under the corpus directory ``root``) cannot be read. Where ``root`` is
+    itself a file (``--path train.csv`` for the directory that holds it), that is what it says, not
+    that ``train.csv/train.csv`` does not exist; ``if_absent`` is advice for a file that is not there."""
+    blocker = not_a_directory(root)
+    if blocker is not None:
+        return DatasetError(f"corpus directory {root} {blocker}: give the directory that holds {holds}")
+    problem = not_a_file(path)
+    return DatasetError(f"{what} {path} {problem}{if_absent if problem == 'does not exist' else ''}")
 
 
 def check_split(split: str, where: str) -> None:

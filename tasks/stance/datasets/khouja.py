@@ -8,9 +8,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from arastance.base.ids import stable_id
-from arastance.base.input_paths import not_a_file
 from arastance.base.text_files import read_utf8
-from tasks.stance.datasets.common import DatasetError, check_scheme, check_split, parse_label, require_text
+from tasks.stance.datasets.common import (
+    DatasetError,
+    check_scheme,
+    check_split,
+    parse_label,
+    require_text,
+    unreadable_corpus_file,
+)
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
 
@@ -38,7 +44,7 @@ class KhoujaCsv:
         path = self.path_of(split)
         check_scheme(self.native_scheme, scheme, str(path))
         if not path.is_file():
-            raise DatasetError(f"Khouja {split} file {path} {not_a_file(path)}")
+            raise unreadable_corpus_file(f"Khouja {split} file", path, self.root, "train.csv, dev.csv and test.csv")
         with io.StringIO(read_utf8(path, DatasetError, allow_bom=True), newline="") as fh:
             reader = csv.DictReader(fh)
             missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
