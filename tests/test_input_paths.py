@@ -108,4 +108,9 @@ def test_a_corpus_path_that_names_a_file_of_the_corpus_says_to_give_its_director
     a_file.write_text("s1,s2,stance\n", encoding="utf-8")
     with pytest.raises(DatasetError) as refused:
         load_split(corpus, a_file, "train")
-    assert str(refused.value) == f"corpus directory {a_file} is a file, not a directory: give the directory that holds {holds}"
+    assert str(refused.value) == f"corpus directory {a_file} is a file, not a directory; give the directory that holds {holds}"
+    with pytest.raises(DatasetError) as below:  # it was: "…/train.csv/below/train.csv does not exist" (review)
+        load_split(corpus, a_file / "below", "train")
+    assert str(below.value).startswith(f"corpus directory {a_file / 'below'}: {a_file} is a file, not a directory; give")
+    with pytest.raises(DatasetError, match=f"corpus directory {tmp_path / 'nowhere'} does not exist"):
+        load_split(corpus, tmp_path / "nowhere", "train")

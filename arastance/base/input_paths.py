@@ -38,6 +38,17 @@ def not_a_directory(path: Path) -> str | None:
     return "is not a directory"
 
 
+def blocked_directory(path: Path) -> tuple[Path, str] | None:
+    """The nearest of ``path`` and the directories above it that is something other than a
+    directory, with :func:`not_a_directory`'s words for it: ``train.csv/sub`` is refused because
+    ``train.csv`` is a file, which "sub does not exist" hid. None where the way is clear."""
+    for above in (path, *path.parents):
+        blocker = not_a_directory(above)
+        if blocker is not None:
+            return above, blocker
+    return None
+
+
 def _broken_link(path: Path) -> str:
     """A symbolic link that leads nowhere: to nothing, or round a loop of links."""
     try:

@@ -5,7 +5,7 @@ from pathlib import Path
 import duckdb
 import typer
 
-from arastance.base.input_paths import not_a_directory
+from arastance.base.input_paths import blocked_directory
 from arastance.cli.common import err_console, fail, print_table, settings
 from arastance.cli.result_output import ResultFormat, write_result
 from arastance.cli.shown_text import shown
@@ -80,8 +80,8 @@ def sql(
     if fmt is ResultFormat.parquet and out is None:
         fail("--format parquet writes a binary file: give it --out FILE")
     if out is not None and not out.parent.is_dir():  # the nearest one in the way, e.g. a file two levels up
-        fail(next((f"--out {out}: {above} {blocker}" for above in out.parents
-                   if (blocker := not_a_directory(above)) is not None), f"--out {out}: {out.parent} does not exist"))
+        blocked = blocked_directory(out.parent)
+        fail(f"--out {out}: {blocked[0]} {blocked[1]}" if blocked else f"--out {out}: {out.parent} does not exist")
     if out is not None and out.is_dir():
         fail(f"--out {out} is a directory; give a file name")
     try:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
-from arastance.base.input_paths import not_a_directory, not_a_file
+from arastance.base.input_paths import blocked_directory, not_a_file
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import LABELS, Scheme, to_scheme
 
@@ -32,9 +33,13 @@ def unreadable_corpus_file(what: str, path: Path, root: Path, holds: str, *, if_
     """Why ``what`` (``path``, under the corpus directory ``root``) cannot be read. Where ``root`` is
     itself a file (``--path train.csv`` for the directory that holds it), that is what it says, not
     that ``train.csv/train.csv`` does not exist; ``if_absent`` is advice for a file that is not there."""
-    blocker = not_a_directory(root)
-    if blocker is not None:
-        return DatasetError(f"corpus directory {root} {blocker}: give the directory that holds {holds}")
+    blocked = blocked_directory(root)
+    if blocked is not None:
+        above, blocker = blocked
+        where = f"{root} {blocker}" if above == root else f"{root}: {above} {blocker}"
+        return DatasetError(f"corpus directory {where}; give the directory that holds {holds}")
+    if not os.path.isdir(root):
+        return DatasetError(f"corpus directory {root} does not exist{if_absent}")
     problem = not_a_file(path)
     return DatasetError(f"{what} {path} {problem}{if_absent if problem == 'does not exist' else ''}")
 
