@@ -95,6 +95,7 @@ def test_a_path_error_raised_with_a_message_of_its_own_ends_the_command_with_tha
     assert "error: no local search index in data/index; build it with `arastance index build`" in \
         capsys.readouterr().err.replace("\n", "")
     assert cli.path_error_message(FileExistsError(17, "File exists", "out")) == "file exists: out"
+    assert cli.path_error_message(OSError(36, "File name too long", b"/srv/\xd8\xa3")) == "file name too long: /srv/أ"
 
 
 def test_an_out_directory_that_is_a_file_is_named_as_such(tmp_path: Path) -> None:

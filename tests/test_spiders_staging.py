@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers_disk import read_only, small_disk
 
-from spiders.crawlers.base import parse_flag, read_known_urls
+from spiders.crawlers.base import parse_flag, read_captures, read_known_urls
 from arastance.base.staging import DetailFields, new_run_id
 from spiders.items import claim_item, page_item
 from spiders.staging import StagingRun, failure_reason, read_run
@@ -158,6 +158,8 @@ def test_known_url_files_are_canonicalised_and_bad_lines_named(tmp_path: Path) -
         read_known_urls(tmp_path / "missing.txt")
     with pytest.raises(FileNotFoundError, match=f"known_urls file {tmp_path} is a directory, not a file"):
         read_known_urls(tmp_path)  # it was: "… does not exist"
+    with pytest.raises(FileNotFoundError, match=f"captures file {tmp_path} is a directory, not a file"):
+        read_captures(tmp_path)
 
 
 def test_small_parts() -> None:

@@ -110,6 +110,12 @@ def test_baly_missing_claim_file_of_a_requested_fold_is_a_clear_error(tmp_path: 
     assert load_split("baly", root, "dev")  # other folds still load
     with pytest.raises(DatasetError, match=r"claim file .*R-5\.json of fold 5 \(claim R-5\) does not exist"):
         load_split("baly", root, "test")
+    long_id = "R-" + "9" * 300  # it was: OSError's traceback, naming neither the split file nor the fold (review)
+    splits = root / "train_test_splits.txt"
+    splits.write_text(splits.read_text(encoding="utf-8").replace("R-5", long_id), encoding="utf-8")
+    with pytest.raises(DatasetError, match=f"train_test_splits.txt: fold 5 lists claim '{long_id[:60]}', which names "
+                                           "no claim file \\(file name too long\\)"):
+        load_split("baly", root, "test")
 
 
 @pytest.mark.parametrize(

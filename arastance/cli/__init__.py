@@ -84,7 +84,8 @@ def _path_error(exc: BaseException) -> OSError | None:
 
 
 def _paths(exc: OSError) -> str:
-    return " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p is not None)
+    return " -> ".join(os.fsdecode(p) if isinstance(p, bytes) else str(p)  # bytes: as a name, not b'…'
+                       for p in (exc.filename, exc.filename2) if p is not None)
 
 
 def path_error_message(exc: OSError) -> str:

@@ -70,7 +70,12 @@ class BalyCorpus:
                 raise DatasetError(f"{self.splits_file}: no fold {fold} (folds present: {sorted(folds)})")
             for claim_id in folds[fold]:
                 path = self.claims_dir / f"{claim_id}.json"
-                if not path.is_file():
+                try:
+                    found = path.is_file()
+                except OSError as exc:  # an id the file system cannot name: the traceback named neither file nor line
+                    raise DatasetError(f"{self.splits_file}: fold {fold} lists claim {claim_id[:60]!r}, which names no "
+                                       f"claim file ({exc.strerror.lower() if exc.strerror else exc})") from None
+                if not found:
                     raise DatasetError(f"claim file {path} of fold {fold} (claim {claim_id}) {not_a_file(path)}")
                 yield from self._parse_claim(path, claim_id, scheme)
 
