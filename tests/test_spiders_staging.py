@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 import gzip
 import json
 from datetime import datetime, timezone
@@ -156,10 +157,18 @@ def test_known_url_files_are_canonicalised_and_bad_lines_named(tmp_path: Path) -
         read_known_urls(bad)
     with pytest.raises(FileNotFoundError, match="missing.txt does not exist"):
         read_known_urls(tmp_path / "missing.txt")
-    with pytest.raises(FileNotFoundError, match=f"known_urls file {tmp_path} is a directory, not a file"):
-        read_known_urls(tmp_path)  # it was: "… does not exist"
-    with pytest.raises(FileNotFoundError, match=f"captures file {tmp_path} is a directory, not a file"):
+    with pytest.raises(IsADirectoryError, match=f"known_urls file {tmp_path} is a directory, not a file"):
+        read_known_urls(tmp_path)  # it was: "… does not exist", then FileNotFoundError with the right words
+    with pytest.raises(IsADirectoryError, match=f"captures file {tmp_path} is a directory, not a file"):
         read_captures(tmp_path)
+    fifo = tmp_path / "captures.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="is not a regular file") as raised:
+        read_captures(fifo)  # refused before a read that would wait on the pipe for ever
+    assert type(raised.value) is OSError
+    (tmp_path / "gone.txt").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(FileNotFoundError, match="is a symbolic link to nothing"):
+        read_known_urls(tmp_path / "gone.txt")
 
 
 def test_small_parts() -> None:

@@ -25,6 +25,17 @@ def not_a_file(path: Path) -> str:
     return _broken_link(path) if os.path.islink(path) else "does not exist"
 
 
+def input_file_error(path: Path, what: str) -> OSError:
+    """The error for an input file (``what`` names it: "captures file") that :func:`not_a_file`
+    refuses, of the type a caller catching the operating system's own would expect: a directory
+    raises IsADirectoryError, not FileNotFoundError, which sent a caller's handler down the
+    "create it" branch for a path that is right there."""
+    problem = not_a_file(path)
+    kind = {"does not exist": FileNotFoundError, "is a symbolic link to nothing": FileNotFoundError,
+            "is a directory, not a file": IsADirectoryError}.get(problem, OSError)
+    return kind(f"{what} {path} {problem}")
+
+
 def not_a_directory(path: Path) -> str | None:
     """What is in the way of a directory at ``path``: ``"is a file, not a directory"``, a broken
     link (``"is a symbolic link to nothing, not a directory"``, or a loop of them) or ``"is not a

@@ -41,7 +41,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
 from arastance.base.captures import capture_time, capture_url, parse_capture_url, to_site_url
-from arastance.base.input_paths import not_a_file
+from arastance.base.input_paths import input_file_error
 from arastance.base.sites import SiteConfig, load_site_config, parse_wp_rest_per_page
 from arastance.base.staging import PageItem, new_run_id
 from arastance.base.urls import UrlError, canonicalize_url
@@ -83,7 +83,7 @@ def read_known_urls(path: str | Path) -> set[str]:
     """Canonical URLs, one a line (blank lines and ``#`` comments ignored)."""
     file = Path(path)
     if not file.is_file():
-        raise FileNotFoundError(f"known_urls file {file} {not_a_file(file)}")
+        raise input_file_error(file, "known_urls file")
     known: set[str] = set()
     for lineno, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
         url = line.strip()
@@ -100,7 +100,7 @@ def read_captures(path: str | Path) -> list[dict[str, str]]:
     """The captures an archive crawl fetches: JSON Lines with ``timestamp`` and ``original``."""
     file = Path(path)
     if not file.is_file():
-        raise FileNotFoundError(f"captures file {file} {not_a_file(file)}")
+        raise input_file_error(file, "captures file")
     captures = []
     for lineno, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
