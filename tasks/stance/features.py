@@ -118,7 +118,22 @@ def _cosine_rows(a: sparse.csr_matrix, b: sparse.csr_matrix) -> np.ndarray:
     return np.asarray(a.multiply(b).sum(axis=1)).ravel()
 
 
-class SimilarityFeatures(BaseEstimator, TransformerMixin):
+class _StandardisedRows(BaseEstimator, TransformerMixin):
+    """A block of hand-made numeric features, one row a pair (``_raw``), standardised so that it
+    weighs like the other blocks; the scaler is the block's only fitted state."""
+
+    def fit(self, X: Sequence[PairView], y: Any = None) -> "_StandardisedRows":
+        self.scaler_ = StandardScaler().fit(self._raw(X))
+        return self
+
+    def _raw(self, X: Sequence[PairView]) -> np.ndarray:
+        raise NotImplementedError
+
+    def transform(self, X: Sequence[PairView]) -> np.ndarray:
+        return self.scaler_.transform(self._raw(X))
+
+
+class SimilarityFeatures(_StandardisedRows):
     """How much the article says what the claim says: TF-IDF cosines (words, characters) of the
     claim against the evidence and the best sentence, token overlaps, the BM25 score of the best
     sentence, and the article's length. Standardised, so they weigh like the other features."""
@@ -129,8 +144,7 @@ class SimilarityFeatures(BaseEstimator, TransformerMixin):
                                              sublinear_tf=True, dtype=np.float32).fit(texts)
         self.chars_ = ReusingTfidfVectorizer(analyzer="char_wb", preprocessor=normalize, ngram_range=(3, 4),
                                              sublinear_tf=True, max_features=100000, dtype=np.float32).fit(texts)
-        self.scaler_ = StandardScaler().fit(self._raw(X))
-        return self
+        return super().fit(X)
 
     def _raw(self, X: Sequence[PairView]) -> np.ndarray:
         claims = [v.claim for v in X]
@@ -157,17 +171,10 @@ class SimilarityFeatures(BaseEstimator, TransformerMixin):
             ])
         return np.column_stack(columns + [np.asarray(overlap, dtype=np.float64)])
 
-    def transform(self, X: Sequence[PairView]) -> np.ndarray:
-        return self.scaler_.transform(self._raw(X))
 
-
-class CueFeatures(BaseEstimator, TransformerMixin):
+class CueFeatures(_StandardisedRows):
     """Refutation and negation cues in the claim, in the best-matching sentences and in the whole
     evidence, and whether claim and best sentence disagree on negation."""
-
-    def fit(self, X: Sequence[PairView], y: Any = None) -> "CueFeatures":
-        self.scaler_ = StandardScaler().fit(self._raw(X))
-        return self
 
     @staticmethod
     def _raw(X: Sequence[PairView]) -> np.ndarray:
@@ -183,9 +190,6 @@ class CueFeatures(BaseEstimator, TransformerMixin):
                         float((in_claim > 0) != (in_best > 0))]
             rows.append(row)
         return np.log1p(np.asarray(rows, dtype=np.float64))
-
-    def transform(self, X: Sequence[PairView]) -> np.ndarray:
-        return self.scaler_.transform(self._raw(X))
 
 
 class OneSideTokens(BaseEstimator, TransformerMixin):
@@ -218,7 +222,7 @@ def _ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
 _DIGIT = re.compile(r"\d")
 
 
-class DiffFeatures(BaseEstimator, TransformerMixin):
+class DiffFeatures(_StandardisedRows):
     """How the claim differs from its best-matching sentence, word order included.
 
     An altered claim (Khouja's s2) keeps most words of its source and contradicts it by a few
@@ -226,10 +230,6 @@ class DiffFeatures(BaseEstimator, TransformerMixin):
     misses the order; uni/bi/trigram Jaccard and containment see it. Counts of one-side words,
     one-side numbers and negation/refutation cues among the one-side words say what was edited.
     """
-
-    def fit(self, X: Sequence[PairView], y: Any = None) -> "DiffFeatures":
-        self.scaler_ = StandardScaler().fit(self._raw(X))
-        return self
 
     @staticmethod
     def _raw(X: Sequence[PairView]) -> np.ndarray:
@@ -249,9 +249,6 @@ class DiffFeatures(BaseEstimator, TransformerMixin):
                     count_cues(sorted(only_claim), REFUTATION), count_cues(sorted(only_best), REFUTATION)]
             rows.append(row)
         return np.asarray(rows, dtype=np.float64)
-
-    def transform(self, X: Sequence[PairView]) -> np.ndarray:
-        return self.scaler_.transform(self._raw(X))
 
 
 class ReplacementPairs(BaseEstimator, TransformerMixin):
