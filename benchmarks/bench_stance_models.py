@@ -163,6 +163,15 @@ sentences' coverage, the article's length (ten features, standardised, at block 
 CV .454 / .464 / .472, dev .513 / .501 / .506; coverage alone dev .525, coverage and the shares
 .523, the two best sentences .540. Train CV and dev disagree in direction, within dev's interval.
 
+Also tried 2026-12-04, not adopted: what the model says about a claim's other articles (static e5,
+C 0.3, e5 weight 1; 3-fold claim-grouped out-of-fold probabilities on train). A class-weighted
+logistic regression on a pair's own log-probabilities and its siblings' mean and maximum
+probabilities, their number and the pair's rank by P(unrelated) among them: dev .437-.443 at C 0.1-10,
+against .427 on the own log-probabilities alone, so the siblings add about .01 but any stacker on
+out-of-fold probabilities loses to the model itself (.543), as the boosting above did. Without a
+learned stacker, log p + a * log(siblings' mean p): train out-of-fold .447-.452 for every a in 0-1
+(flat), dev .543 at a 0, .525 at 0.1, .476 at 1.
+
 The one combination that came near Khouja's .85 (2026-12-02, quiet machine, a script outside the
 product): the default CPU model (.787, trained in 74 s) and e5-small fine-tuned with every layer
 (embeddings frozen, 3 epochs on all of train, learning rate 5e-5, class-weighted, 64 tokens; .788,
