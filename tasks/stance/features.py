@@ -144,7 +144,8 @@ class SimilarityFeatures(_StandardisedRows):
                                              sublinear_tf=True, dtype=np.float32).fit(texts)
         self.chars_ = ReusingTfidfVectorizer(analyzer="char_wb", preprocessor=normalize, ngram_range=(3, 4),
                                              sublinear_tf=True, max_features=100000, dtype=np.float32).fit(texts)
-        return super().fit(X)
+        super().fit(X)  # the scaler, on rows that read the vectorisers just fitted
+        return self
 
     def _raw(self, X: Sequence[PairView]) -> np.ndarray:
         claims = [v.claim for v in X]
