@@ -154,9 +154,10 @@ class SnapshotServer:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             blocker = not_a_directory(Path(root))
-            problem = (f"{blocker}; give the directory that `arastance snapshots build` wrote" if blocker
-                       else "does not exist; run `arastance snapshots build`")
-            raise FileNotFoundError(f"snapshot directory {root} {problem}")
+            if blocker:  # something else is there: not the "create it" case that FileNotFoundError means
+                raise NotADirectoryError(f"snapshot directory {root} {blocker}; give the directory that "
+                                         "`arastance snapshots build` wrote")
+            raise FileNotFoundError(f"snapshot directory {root} does not exist; run `arastance snapshots build`")
         fault_file = self.root / FAULTS_FILE
         self.faults: dict[str, dict[str, object]] = (
             json.loads(fault_file.read_text(encoding="utf-8")) if faults and fault_file.exists() else {}

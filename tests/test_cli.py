@@ -118,6 +118,11 @@ def test_an_out_directory_that_is_a_file_is_named_as_such(tmp_path: Path) -> Non
     serve = CliRunner().invoke(app, ["snapshots", "serve", "--root", str(a_file)])  # it was: "does not exist"
     assert serve.exit_code == 2 and f"snapshot directory {a_file} is a file, not a directory" in \
         serve.output.replace("\n", ""), serve.output
+    from snapshots.server import SnapshotServer
+    with pytest.raises(NotADirectoryError, match="is a file, not a directory"):  # it was FileNotFoundError
+        SnapshotServer(a_file)
+    with pytest.raises(FileNotFoundError, match="does not exist; run `arastance snapshots build`"):
+        SnapshotServer(tmp_path / "nowhere")
     assert a_file.read_text(encoding="utf-8") == "kept\n"
     (tmp_path / "dir").mkdir()  # a directory there: the system's own words
     assert path_error_message(FileExistsError(17, "File exists", str(tmp_path / "dir"))) == f"file exists: {tmp_path / 'dir'}"
