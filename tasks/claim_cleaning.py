@@ -23,22 +23,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from arastance.base.arabic import arabic_ratio, normalize, strip_diacritics, tokenize
+from arastance.base.arabic import CHARACTER_FOLDS, arabic_ratio, normalize, strip_diacritics, tokenize
 
 DEFAULT_PATTERNS_PATH = Path(__file__).with_name("debunk_patterns.toml")
 
 ClaimStatus = Literal["active", "excluded", "review"]
 
-# One character for one character, so a match on the folded text has the same span in the
-# display text; patterns are written in this folded spelling.
-_FOLD_PAIRS: tuple[tuple[str, str], ...] = (
-    ("أ", "ا"), ("إ", "ا"), ("آ", "ا"), ("ٱ", "ا"), ("ى", "ي"), ("ة", "ه"), ("ؤ", "و"), ("ئ", "ي"),
-    ("،", ","), ("؛", ";"), ("؟", "?"),
-    *((chr(0x0660 + i), str(i)) for i in range(10)),
-    *((chr(0x06F0 + i), str(i)) for i in range(10)),
-)
 _SPACES = re.compile(r"\s+")
-_EDGE = " \t\"'«»“”„‘’`:؛;,،.-–—|…!؟?*•"
+# Stripped from both ends of a claim, with quotation marks, which are stripped only as a pair
+# or when their partner is not in the text (a quotation inside the claim keeps both marks).
+_EDGE = " \t:؛;,،.-–—|…!؟?*•"
+_QUOTE_PAIRS: dict[str, str] = {'"': '"', "'": "'", "`": "`", "«": "»", "“": "”", "„": "“", "‘": "’"}
+_QUOTES = frozenset(_QUOTE_PAIRS) | frozenset(_QUOTE_PAIRS.values())
 _MAX_STRIP_ROUNDS = 4
 _FOREIGN_LETTER = re.compile(r"[^\W\d_\u0600-\u06ff\u0750-\u077f]")
 
@@ -94,14 +90,15 @@ def fold(text: str) -> str:
     Chained ``str.replace`` of the few characters present is several times faster than
     ``str.translate`` with a mapping, and this runs on every claim of every load.
     """
-    for variant, folded in _FOLD_PAIRS:
+    for variant, folded in CHARACTER_FOLDS:
         if variant in text:
             text = text.replace(variant, folded)
     return text
 
 
 def _display(text: str) -> str:
-    """Display text without tashkeel/tatweel and with single spaces (patterns ignore those)."""
+    """Display text without tashkeel, tatweel or invisible marks and with single spaces: patterns
+    ignore those, and a right-to-left mark before "حقيقة" must not hide the framing."""
     return _SPACES.sub(" ", strip_diacritics(unicodedata.normalize("NFKC", text))).strip()
 
 
@@ -151,7 +148,21 @@ def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
 
 
 def _strip_edges(text: str) -> str:
-    return _SPACES.sub(" ", text.strip(_EDGE)).strip(_EDGE)
+    """Drop punctuation and spaces at both ends, and quotation marks that enclose the whole text
+    or have lost their partner (the framing took it); ``"إغلاق المدارس" في الرياض`` keeps both."""
+    while True:
+        text = _SPACES.sub(" ", text).strip(_EDGE)
+        if not text:
+            return text
+        first, last = text[0], text[-1]
+        if len(text) > 1 and _QUOTE_PAIRS.get(first) == last and not _QUOTES.intersection(text[1:-1]):
+            text = text[1:-1]
+        elif first in _QUOTE_PAIRS and _QUOTE_PAIRS[first] not in text[1:]:
+            text = text[1:]
+        elif last in _QUOTES and not any(_QUOTE_PAIRS.get(c) == last for c in text[:-1]):
+            text = text[:-1]
+        else:
+            return text
 
 
 def _first_prefix(patterns: DebunkPatterns, folded: str) -> tuple[Framing, re.Match[str]] | None:
@@ -193,7 +204,14 @@ def strip_framing(current: str, patterns: DebunkPatterns) -> tuple[str, tuple[st
     return current, tuple(used)
 
 
-def _review_reason(statement: str, normalized: str, patterns: DebunkPatterns) -> str | None:
+def _ends_in_question_mark(text: str) -> bool:
+    """Whether a text ends with ؟ or ? (before closing quotes or a final stop), which the edge
+    stripping removes from the statement."""
+    return fold(text).rstrip(" \t\"'«»“”„‘’`!.…").endswith("?")
+
+
+def _review_reason(statement: str, normalized: str, patterns: DebunkPatterns, *, asked: bool) -> str | None:
+    """Why a false claim needs a person, if it does. ``asked``: the post itself is a question."""
     tokens = tokenize(normalized)
     if len(tokens) < patterns.min_tokens:
         return "too_short"
@@ -202,7 +220,7 @@ def _review_reason(statement: str, normalized: str, patterns: DebunkPatterns) ->
     # Only a text with some non-Arabic letter can fall under the ratio; most claims skip the count.
     if _FOREIGN_LETTER.search(statement) and arabic_ratio(statement) < patterns.min_arabic_ratio:
         return "not_arabic"
-    if "?" in fold(statement):
+    if asked or "?" in fold(statement):
         return "question"
     if patterns.residual.search(fold(statement)):
         return "residual_framing"
@@ -238,14 +256,18 @@ def clean_claim(
 ) -> CleanedClaim:
     """Turn a published claim into the statement it makes (false) or keep it as is (true).
 
-    ``claim_reviewed`` (schema.org ClaimReview) stands in when the page shows no claim text.
+    ``claim_reviewed`` (schema.org ClaimReview) stands in when the page shows no claim text, or
+    only punctuation.
     Reuters headlines (``veracity='true'``) carry no debunk framing and never go to review.
     ``noun_phrases="review"`` sends a false claim that is a bare noun phrase once its framing is
     stripped to review (reason ``noun_phrase``).
     """
     pats = patterns or load_patterns()
-    source = claim_text if claim_text and claim_text.strip() else claim_reviewed
-    shown = _strip_edges(_display(source)) if source else ""
+    source = claim_text or ""
+    shown = _strip_edges(_display(source))
+    if not shown and claim_reviewed:  # no claim block, or one of marks alone ("-", "…")
+        source = claim_reviewed
+        shown = _strip_edges(_display(source))
     if not shown:
         return CleanedClaim(None, "", "excluded", "empty_text")
     statement, rules = strip_framing(shown, pats) if veracity == "false" else (shown, ())
@@ -254,7 +276,10 @@ def clean_claim(
     if not statement:  # nothing but framing ("حقيقة"): a person must say what the claim was
         return CleanedClaim(shown, normalize(shown), "review", "framing_only", rules)
     normalized = normalize(statement)
-    reason = _review_reason(statement, normalized, pats) if veracity == "false" else None
+    # A question mark that closed a stripped framing ("ما حقيقة ...؟") is the framing's; on a
+    # post with no framing it makes the claim a question ("هل تغلق الحكومة المدارس غدا؟").
+    asked = not rules and _ends_in_question_mark(source)
+    reason = _review_reason(statement, normalized, pats, asked=asked) if veracity == "false" else None
     if reason is None and veracity == "false" and noun_phrases == "review" and rules and is_bare_noun_phrase(statement, pats):
         reason = "noun_phrase"
     return CleanedClaim(statement, normalized, "review" if reason else "active", reason, rules)

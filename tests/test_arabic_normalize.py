@@ -9,6 +9,16 @@ def test_every_fold_digit_and_punctuation_mark_is_mapped() -> None:
     assert normalize("أإآٱ ىةؤئ") == "اااا يهوي"
     assert normalize("٠١٢٣٤٥٦٧٨٩ ۰۱۲۳۴۵۶۷۸۹") == "0123456789 0123456789"
     assert normalize("نعم، لا؛ لماذا؟ ٥٠٪") == "نعم, لا; لماذا? 50%"
+    # the Arabic decimal and thousands separators: "٣٫٥" is the number "3.5", not 3 and 5
+    assert normalize("٣٫٥ جنيه و١٬٠٠٠ ريال") == normalize("3.5 جنيه و1,000 ريال") == "3.5 جنيه و1,000 ريال"
+
+
+def test_invisible_format_marks_leave_no_trace() -> None:
+    # RLM (&rlm;), LRM, ALM, zero-width space / non-joiner / joiner, bidi isolates, word joiner, BOM
+    marks = "\u200f\u200e\u061c\u200b\u200c\u200d\u2067\u2069\u2060\ufeff\u00ad"
+    for mark in marks:
+        assert normalize(f"{mark}إغلاق مدار{mark}س جدة{mark}") == "اغلاق مدارس جده", repr(mark)
+    assert tokenize("\u200fوفاة\u200c الفنان") == ["وفاه", "الفنان"]
 
 
 def test_diacritics_tatweel_case_and_white_space() -> None:

@@ -174,3 +174,96 @@ def test_bare_noun_phrases_after_the_framing_go_to_review_when_asked(published: 
     assert (cleaned.status, cleaned.status_reason) == (("review", "noun_phrase") if noun_phrase else ("active", None))
     # a headline, or a claim that never had a framing, is never one
     assert clean_claim("وفاة الفنان محمود", veracity="false", noun_phrases="review").status == "active"
+
+
+@pytest.mark.parametrize(
+    ("published", "claim"),
+    [
+        # after "لخبر / لأنباء / لأخبار" the claim follows: its own "من / عن" is not the framing's
+        ("لا صحة لأنباء إغلاق المدارس في جدة من الأسبوع المقبل", "إغلاق المدارس في جدة من الأسبوع المقبل"),
+        ("لا صحة لأخبار تأجيل الامتحانات عن موعدها في مصر", "تأجيل الامتحانات عن موعدها في مصر"),
+        ("لا صحة لخبر إغلاق المدارس في جدة من الأسبوع المقبل", "إغلاق المدارس في جدة من الأسبوع المقبل"),
+        # ... unless a word of circulation says the framing goes on to "حول / عن"
+        ("لا صحة لأخبار متداولة حول إغلاق المدارس من الأسبوع المقبل", "إغلاق المدارس من الأسبوع المقبل"),
+        ("لا صحة لأنباء يتم تداولها عن وفاة الفنان سامي", "وفاة الفنان سامي"),
+    ],
+)
+def test_the_claim_own_preposition_is_not_taken_for_the_framing(published: str, claim: str) -> None:
+    assert clean_claim(published, veracity="false").cleaned_text == claim
+
+
+@pytest.mark.parametrize(
+    ("published", "kept", "status"),
+    [
+        # a verdict word inside a word, or the claim's own closing words, is not a verdict
+        ("وزارة التجارة تحذر من الإعلان المضلل", "وزارة التجارة تحذر من الإعلان المضلل", "active"),
+        ("الحكومة تغرم الشركات بسبب الإعلان المضلل", "الحكومة تغرم الشركات بسبب الإعلان المضلل", "active"),
+        # the verdict's word without a separator: kept whole, and a person decides
+        ("مواطن يقاضي صحيفة بسبب خبر كاذب", "مواطن يقاضي صحيفة بسبب خبر كاذب", "review"),
+        # still verdicts: after a separator, after "هو / هي", or a phrase that is only ever one
+        ("إغلاق المدارس في دبي - مضلل", "إغلاق المدارس في دبي", "active"),
+        ("إغلاق المدارس في دبي هو شائعة", "إغلاق المدارس في دبي", "active"),
+        ("ما يتم تداوله عن رفع أسعار الخبز غير صحيح", "رفع أسعار الخبز", "active"),
+    ],
+)
+def test_verdict_suffixes_are_whole_words_after_a_separator(published: str, kept: str, status: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == (kept, status)
+
+
+@pytest.mark.parametrize("mark", ["\u200f", "\u200e", "\u200b", "\ufeff", "\u061c"])
+def test_an_invisible_mark_before_the_framing_hides_nothing(mark: str) -> None:
+    cleaned = clean_claim(f"{mark}حقيقة إغلاق\u200c مدارس جدة", veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == ("إغلاق مدارس جدة", "active")
+    assert cleaned.normalized_text == clean_claim("إغلاق مدارس جدة", veracity="false").normalized_text
+    video = clean_claim(f"{mark}فيديو: لحظة انهيار جسر في جدة", veracity="false")
+    assert (video.status, video.status_reason) == ("excluded", "multimedia")
+
+
+@pytest.mark.parametrize(
+    ("published", "veracity", "claim"),
+    [
+        ('لا صحة لما يتم تداوله حول "إغلاق المدارس" في الرياض', "false", '"إغلاق المدارس" في الرياض'),
+        ("حقيقة «وفاة الفنان» محمد علي", "false", "«وفاة الفنان» محمد علي"),
+        ('وزير الصحة: "اللقاح آمن تماما"', "true", 'وزير الصحة: "اللقاح آمن تماما"'),
+        # quotation marks around the whole claim, or left without their partner, go
+        ("حقيقة: «الحكومة تلغي دعم الخبز»", "false", "الحكومة تلغي دعم الخبز"),
+        ('"الحكومة تلغي دعم الخبز', "false", "الحكومة تلغي دعم الخبز"),
+        ("الحكومة تلغي دعم الخبز»", "false", "الحكومة تلغي دعم الخبز"),
+    ],
+)
+def test_quotation_marks_stay_paired(published: str, veracity: str, claim: str) -> None:
+    assert clean_claim(published, veracity=veracity).cleaned_text == claim  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "multimedia"),
+    [
+        ("شاهد عيان: انفجار قرب السفارة في بيروت", False),   # an eyewitness
+        ("صور تستقبل آلاف النازحين من الجنوب", False),        # the city of Tyre
+        ("مقطع من خط أنابيب النفط يتعرض لهجوم", False),       # a section of a pipeline
+        ("شاهد لحظة انهيار الجسر", True),
+        ("صور مسربة من داخل السجن", True),
+        ("مقطع يظهر سقوط الطائرة", True),
+        ("صورة: الرئيس في المستشفى", True),
+    ],
+)
+def test_multimedia_words_that_name_something_else_are_statements(text: str, multimedia: bool) -> None:
+    for veracity in ("false", "true"):
+        cleaned = clean_claim(text, veracity=veracity)  # type: ignore[arg-type]
+        assert (cleaned.status_reason == "multimedia") is multimedia, (text, veracity)
+
+
+@pytest.mark.parametrize("block", ["-", "…", "ـــ", "\u200f", "«»"])
+def test_claim_review_stands_in_for_a_claim_block_of_marks_alone(block: str) -> None:
+    cleaned = clean_claim(block, veracity="false", claim_reviewed="الحكومة ستلغي دعم الوقود")
+    assert (cleaned.cleaned_text, cleaned.status) == ("الحكومة ستلغي دعم الوقود", "active")
+
+
+def test_a_post_that_asks_a_question_goes_to_review_but_a_question_framing_does_not() -> None:
+    asked = clean_claim("هل تغلق الحكومة المدارس غدا؟", veracity="false")
+    assert (asked.status, asked.status_reason) == ("review", "question")
+    assert clean_claim("«هل تغلق الحكومة المدارس غدا؟»", veracity="false").status_reason == "question"
+    framed = clean_claim("ما حقيقة إغلاق المدارس في الرياض؟", veracity="false")
+    assert (framed.cleaned_text, framed.status) == ("إغلاق المدارس في الرياض", "active")
+    assert clean_claim("هل تغلق الحكومة المدارس غدا؟", veracity="true").status == "active"  # headlines never

@@ -4,7 +4,10 @@ The normalised form is only ever used to compare texts (hashing, TF-IDF, BM25, s
 display text is kept as published. Normalisation folds the variation that carries no meaning
 for retrieval: diacritics (tashkeel), tatweel, alef variants (أ إ آ ٱ -> ا), alef maqsura
 (ى -> ي), taa marbuta (ة -> ه), hamza carriers (ؤ -> و, ئ -> ي), Arabic-Indic and Persian digits
-(٠-٩, ۰-۹ -> 0-9), Arabic punctuation (، ؛ ؟ -> , ; ?) and Latin case.
+(٠-٩, ۰-۹ -> 0-9), Arabic punctuation and number signs (، ؛ ؟ ٪ ٫ ٬ -> , ; ? % . ,), Latin case,
+and invisible format marks (bidi marks such as the RLM of ``&rlm;``, zero-width joiners and
+spaces, the byte-order mark): web pages scatter them through Arabic text, where they change
+neither its reading nor, after this, its matching form.
 """
 
 from __future__ import annotations
@@ -13,12 +16,19 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-_DIACRITICS = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]")
+# Tashkeel and Quranic marks, then the invisible format marks: the Arabic letter mark, soft
+# hyphen, zero-width space / non-joiner / joiner, LRM / RLM, bidi embeddings and isolates, word
+# joiner, byte-order mark.
+_MARKS = re.compile(
+    "[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
+    "\u061c\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
 _TATWEEL = "\u0640"
-_FOLDS: tuple[tuple[str, str], ...] = (
+#: One character for one character (so a match on folded text has the same span in the original).
+CHARACTER_FOLDS: tuple[tuple[str, str], ...] = (
     ("أ", "ا"), ("إ", "ا"), ("آ", "ا"), ("ٱ", "ا"),
     ("ى", "ي"), ("ة", "ه"), ("ؤ", "و"), ("ئ", "ي"),
-    ("،", ","), ("؛", ";"), ("؟", "?"), ("٪", "%"),
+    ("،", ","), ("؛", ";"), ("؟", "?"), ("٪", "%"), ("٫", "."), ("٬", ","),
     *((chr(0x0660 + i), str(i)) for i in range(10)),
     *((chr(0x06F0 + i), str(i)) for i in range(10)),
 )
@@ -27,8 +37,8 @@ _TOKEN = re.compile(r"[0-9A-Za-z\u0621-\u064a\u066e-\u06d3\u06fa-\u06ff]+")
 
 
 def strip_diacritics(text: str) -> str:
-    """Remove tashkeel and tatweel, keeping every letter."""
-    return _DIACRITICS.sub("", text).replace(_TATWEEL, "")
+    """Remove tashkeel, tatweel and invisible format marks, keeping every letter."""
+    return _MARKS.sub("", text).replace(_TATWEEL, "")
 
 
 def to_western_digits(text: str) -> str:
@@ -43,7 +53,7 @@ def normalize(text: str | None) -> str:
     text = strip_diacritics(unicodedata.normalize("NFKC", text))
     # One str.replace per fold that occurs: each is a C scan (~5 ns/char), where str.translate
     # with a dict looks every character up (~130 ns/char); normalize runs over whole articles.
-    for old, new in _FOLDS:
+    for old, new in CHARACTER_FOLDS:
         if old in text:
             text = text.replace(old, new)
     return " ".join(text.lower().split())
