@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -12,6 +15,10 @@ from arastance.base.ids import stable_id
 
 T0 = datetime(2021, 1, 1, 12, 0, 0)
 SOURCES = ("araanews", "dabegad", "norumors", "reuters")
+#: csv's default cell limit, in characters.
+CSV_DEFAULT_CELL_LIMIT = 131_072
+#: An article longer than that: about 270 KB of UTF-8, a long report or live blog.
+LONG_ARTICLE = "نص الخبر الطويل. " * 9000
 
 
 def add_claims(
@@ -85,3 +92,14 @@ def add_gold(wh: Warehouse, labels: dict[str, str]) -> None:
     wh.insert_rows("gold_labels", [
         {"pair_id": p, "label": label, "method": "agreed", "decided_at": T0} for p, label in labels.items()
     ], on_conflict="update")
+
+
+@contextmanager
+def csv_cell_limit(limit: int) -> Iterator[None]:
+    """csv's process-wide cell limit set to ``limit`` for the block, then put back: a test of long
+    cells must start from csv's default, whatever an earlier test or the code under test set."""
+    before = csv.field_size_limit(limit)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(before)

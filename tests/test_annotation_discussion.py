@@ -6,7 +6,15 @@ import csv
 from pathlib import Path
 
 import pytest
-from helpers_annotation import add_claims, ls_annotation, ls_task, write_json
+from helpers_annotation import (
+    CSV_DEFAULT_CELL_LIMIT,
+    LONG_ARTICLE,
+    add_claims,
+    csv_cell_limit,
+    ls_annotation,
+    ls_task,
+    write_json,
+)
 from helpers_disk import read_only
 from typer.testing import CliRunner
 
@@ -97,6 +105,26 @@ def test_writing_the_sheet_again_keeps_what_the_discussion_filled_in(warehouse: 
     adjudicate(warehouse, cfg, tmp_path / "tasks")  # not imported yet: the sheet is rewritten
     kept = {r["pair_id"]: (r["decision"], r["reason"]) for r in _sheet(sheet)}
     assert kept[pairs[2]] == ("discuss", "same strike, no position taken") and kept[pairs[1]] == ("", "")
+
+
+def test_a_sheet_with_an_article_longer_than_csvs_cell_limit_is_rewritten_and_imported(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    pairs, round_dir = _pilot(warehouse, tmp_path)
+    warehouse.con.execute("UPDATE articles SET text = ?", [LONG_ARTICLE])
+    cfg = load_settings().annotation
+    sheet = round_dir / "discussion.csv"
+    with csv_cell_limit(CSV_DEFAULT_CELL_LIMIT):
+        adjudicate(warehouse, cfg, tmp_path / "tasks")
+    with csv_cell_limit(10 * len(LONG_ARTICLE)):  # the discussion's spreadsheet has no such limit
+        _fill(sheet, sheet, {pairs[2]: ("discuss", "same strike, no position taken")})
+    with csv_cell_limit(CSV_DEFAULT_CELL_LIMIT):  # both were refused: "line 1: malformed CSV: field larger than ..."
+        adjudicate(warehouse, cfg, tmp_path / "tasks")  # rereads the sheet to keep what was filled in
+        done = import_discussion(warehouse, sheet)
+    assert (done.decisions, done.new, done.waiting) == (1, 1, 1)
+    with csv_cell_limit(10 * len(LONG_ARTICLE)):
+        rows = {r["pair_id"]: r for r in _sheet(sheet)}
+    assert rows[pairs[2]]["decision"] == "discuss" and len(rows[pairs[1]]["article"]) == len(LONG_ARTICLE)
 
 
 @pytest.mark.parametrize(

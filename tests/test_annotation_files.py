@@ -8,7 +8,16 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from helpers_annotation import add_claims, add_round, ls_annotation, ls_task, write_json
+from helpers_annotation import (
+    CSV_DEFAULT_CELL_LIMIT,
+    LONG_ARTICLE,
+    add_claims,
+    add_round,
+    csv_cell_limit,
+    ls_annotation,
+    ls_task,
+    write_json,
+)
 
 from arastance.config import load_settings
 from tasks.annotation.label_studio import labeling_config
@@ -191,6 +200,21 @@ def test_csv_sheet_imports_skipping_empty_labels(warehouse: Warehouse, tmp_path:
     assert rows[pairs[0]]["label"] == "unrelated" and str(rows[pairs[0]]["annotated_at"]) == "2021-04-01 06:30:00"
     assert rows[pairs[1]]["label"] == "agree" and rows[pairs[1]]["round_kind"] == "pilot"
     assert import_annotations(warehouse, path).already_imported
+
+
+def test_an_exported_sheet_with_an_article_longer_than_csvs_cell_limit_imports(warehouse: Warehouse, tmp_path: Path) -> None:
+    add_claims(warehouse, 1, 2)
+    warehouse.con.execute("UPDATE articles SET text = ? WHERE article_id = (SELECT min(article_id) FROM articles)",
+                          [LONG_ARTICLE])
+    done = export_round(warehouse, "pilot", load_settings().annotation, tmp_path / "tasks", size=2)
+    with csv_cell_limit(10 * len(LONG_ARTICLE)):  # the annotator's spreadsheet has no such limit
+        with (done.directory / "ann-1.csv").open(encoding="utf-8", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    assert max(len(r["article"]) for r in rows) == len(LONG_ARTICLE) > CSV_DEFAULT_CELL_LIMIT
+    filled = _write_csv(tmp_path / "ann-1-filled.csv", [{**r, "label": "agree"} for r in rows], list(rows[0]))
+    with csv_cell_limit(CSV_DEFAULT_CELL_LIMIT):  # it was refused: "line 2: malformed CSV: field larger than field limit"
+        result = import_annotations(warehouse, filled)
+    assert (result.annotations, result.new) == (2, 2)
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,9 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from helpers_annotation import add_claims, ls_annotation, ls_task, write_json
+from helpers_annotation import T0, add_claims, add_gold, add_round, ls_annotation, ls_task, write_json
 
+from arastance.base.ids import stable_id
 from arastance.config import load_settings
 from snapshots.demo.annotators import simulate_export, simulated_label
 from snapshots.demo.campaign import run_demo_campaign
@@ -17,7 +18,7 @@ from tasks.annotation.assignment import adjudication_assignment, pilot_assignmen
 from tasks.annotation.gold import decide
 from tasks.annotation.records import AnnotationTask
 from tasks.annotation.workflow import NoPairsLeftError, adjudicate, export_round, import_annotations, round_reports
-from warehouse import Warehouse
+from warehouse import Warehouse, WarehouseError
 from warehouse import annotation as store
 
 POOL = ["ann-1", "ann-2", "ann-3"]
@@ -57,26 +58,26 @@ def _row(annotator: str, label: str, kind: str = "production", minute: int = 0) 
 
 
 def test_gold_decision_rules() -> None:
-    agreed = decide("p", [_row("a", "agree", minute=1), _row("b", "agree", minute=5)], annotators_per_pair=2)
+    agreed = decide("p", [_row("a", "agree", minute=1), _row("b", "agree", minute=5)], expected_labels=2)
     assert (agreed.status, agreed.label, agreed.method, agreed.decided_at.minute) == ("gold", "agree", "agreed", 5)
-    disputed = decide("p", [_row("a", "agree"), _row("b", "discuss")], annotators_per_pair=2)
+    disputed = decide("p", [_row("a", "agree"), _row("b", "discuss")], expected_labels=2)
     assert (disputed.status, disputed.label, disputed.annotators) == ("disputed", None, ("a", "b"))
-    adjudicated = decide("p", [_row("a", "agree"), _row("b", "discuss"), _row("c", "discuss", "adjudication", 9)], annotators_per_pair=2)
+    adjudicated = decide("p", [_row("a", "agree"), _row("b", "discuss"), _row("c", "discuss", "adjudication", 9)], expected_labels=2)
     assert (adjudicated.label, adjudicated.method) == ("discuss", "adjudicated")
     # a pilot disagreement is settled by discussion, never by a 2-of-3 majority
     pilot_rows = [_row("a", "agree", "pilot"), _row("b", "agree", "pilot"), _row("c", "unrelated", "pilot")]
-    majority = decide("p", pilot_rows, annotators_per_pair=2)
+    majority = decide("p", pilot_rows, expected_labels=3)
     assert (majority.status, majority.label) == ("discussion", None)
-    discussed = decide("p", pilot_rows, annotators_per_pair=2,
+    discussed = decide("p", pilot_rows, expected_labels=3,
                        discussed={"label": "unrelated", "decided_at": datetime(2021, 2, 1)})
     assert (discussed.status, discussed.label, discussed.method) == ("gold", "unrelated", "adjudicated")
-    unanimous = decide("p", pilot_rows[:2], annotators_per_pair=2)
+    unanimous = decide("p", pilot_rows[:2], expected_labels=2)
     assert (unanimous.status, unanimous.label, unanimous.method) == ("gold", "agree", "agreed")
     # in production a third annotator's label still decides a two-against-one
-    prod3 = decide("p", [_row("a", "agree"), _row("b", "agree"), _row("c", "unrelated")], annotators_per_pair=2)
+    prod3 = decide("p", [_row("a", "agree"), _row("b", "agree"), _row("c", "unrelated")], expected_labels=2)
     assert (prod3.label, prod3.method) == ("agree", "adjudicated")
-    assert decide("p", [_row("a", "agree")], annotators_per_pair=2).status == "pending"
-    single = decide("p", [_row("a", "agree")], annotators_per_pair=1)
+    assert decide("p", [_row("a", "agree")], expected_labels=2).status == "pending"
+    single = decide("p", [_row("a", "agree")], expected_labels=1)
     assert (single.status, single.method) == ("gold", "single")
 
 
@@ -87,6 +88,94 @@ def _label_file(tasks_file: Path, labels: dict[tuple[str, str], str], out: Path)
                 [ls_annotation(t["data"]["annotator_id"], labels[(t["data"]["pair_id"], t["data"]["annotator_id"])])], i)
         for i, t in enumerate(tasks, start=1)
     ])
+
+
+def test_a_pair_waits_for_every_label_its_round_assigned() -> None:
+    for kind in ("pilot", "production"):
+        two_agree = decide("p", [_row("a", "agree", kind), _row("b", "agree", kind)], expected_labels=3)
+        two_differ = decide("p", [_row("a", "agree", kind), _row("b", "discuss", kind)], expected_labels=3)
+        # it was: gold "agreed" (the third may differ) and "disputed" or "discussion" (the third may break it)
+        assert (two_agree.status, two_agree.label) == ("pending", None)
+        assert (two_differ.status, two_differ.label) == ("pending", None)
+    all_in = decide("p", [_row("a", "agree"), _row("b", "discuss"), _row("c", "discuss")], expected_labels=3)
+    assert (all_in.status, all_in.label, all_in.method) == ("gold", "discuss", "adjudicated")
+
+
+def test_with_three_annotators_per_pair_a_pair_missing_a_label_is_pending_not_adjudicated(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    cfg = load_settings().annotation.model_copy(update={"annotators_per_pair": 3})
+    [pair] = add_claims(warehouse, 1, 1)
+    prod = export_round(warehouse, "production", cfg, tmp_path / "tasks")
+    labels = {(pair, "ann-1"): "agree", (pair, "ann-2"): "discuss", (pair, "ann-3"): "discuss"}
+    for annotator in ("ann-1", "ann-2"):
+        import_annotations(warehouse, _label_file(prod.directory / f"{annotator}.json", labels, tmp_path / f"{annotator}.json"))
+    waiting = adjudicate(warehouse, cfg, tmp_path / "tasks")
+    # it was: disputed, and adjudication-1 gave the pair to ann-3, who still had it open in prod-1
+    assert (waiting.gold, waiting.disputed, waiting.pending, waiting.new_round) == (0, 0, 1, None)
+    assert list(store.round_kinds(warehouse)) == ["prod-1"]
+    import_annotations(warehouse, _label_file(prod.directory / "ann-3.json", labels, tmp_path / "ann-3.json"))
+    final = adjudicate(warehouse, cfg, tmp_path / "tasks")
+    assert (final.gold, final.disputed, final.pending, final.new_round) == (1, 0, 0, None)
+    assert warehouse.query("SELECT label, method FROM gold_labels") == [{"label": "discuss", "method": "adjudicated"}]
+
+
+def test_a_gold_label_is_withdrawn_once_its_pair_is_no_longer_decided(warehouse: Warehouse, tmp_path: Path) -> None:
+    cfg = load_settings().annotation
+    [pair] = add_claims(warehouse, 1, 1)
+    pilot = export_round(warehouse, "pilot", cfg, tmp_path / "tasks", size=1)
+    labels = {(pair, "ann-1"): "agree", (pair, "ann-2"): "agree", (pair, "ann-3"): "unrelated"}
+    for annotator in ("ann-1", "ann-2"):
+        import_annotations(warehouse, _label_file(pilot.directory / f"{annotator}.json", labels, tmp_path / f"{annotator}.json"))
+    add_gold(warehouse, {pair: "agree"})  # what deciding on two of the three pilot labels stored
+    waiting = adjudicate(warehouse, cfg, tmp_path / "tasks")
+    assert (waiting.gold, waiting.pending, waiting.discussion_sheets) == (0, 1, [])
+    assert warehouse.query("SELECT * FROM gold_labels") == []  # the dataset and status would take it as labelled
+    import_annotations(warehouse, _label_file(pilot.directory / "ann-3.json", labels, tmp_path / "ann-3.json"))
+    disputed = adjudicate(warehouse, cfg, tmp_path / "tasks")
+    assert (disputed.gold, disputed.discussion, disputed.discussion_sheets) == (0, 1, [pilot.directory / "discussion.csv"])
+    assert warehouse.query("SELECT * FROM gold_labels") == [] and store.gold_summary(warehouse) == []
+
+
+def test_the_status_report_counts_a_pilot_dispute_only_once_every_label_is_in(warehouse: Warehouse, tmp_path: Path) -> None:
+    cfg = load_settings().annotation
+    [pair] = add_claims(warehouse, 1, 1)
+    pilot = export_round(warehouse, "pilot", cfg, tmp_path / "tasks", size=1)
+    labels = {(pair, "ann-1"): "agree", (pair, "ann-2"): "agree", (pair, "ann-3"): "unrelated"}
+    for annotator in ("ann-1", "ann-3"):
+        import_annotations(warehouse, _label_file(pilot.directory / f"{annotator}.json", labels, tmp_path / f"{annotator}.json"))
+    # two differing labels of three: pending, so not disputed nor waiting for a discussion (it was: both)
+    assert store.pilot_discussion_report(warehouse) == []
+    import_annotations(warehouse, _label_file(pilot.directory / "ann-2.json", labels, tmp_path / "ann-2.json"))
+    [report] = store.pilot_discussion_report(warehouse)
+    assert (report["pilot_pairs"], report["disputed"], report["waiting"]) == (1, 1, 1)
+
+
+def test_gold_labels_are_withdrawn_and_written_in_one_transaction(warehouse: Warehouse) -> None:
+    pairs = add_claims(warehouse, 1, 2)
+    add_gold(warehouse, {pairs[0]: "agree"})
+    bad = [{"pair_id": pairs[1], "label": "maybe", "method": "agreed", "decided_at": T0}]
+    with pytest.raises(WarehouseError):
+        store.upsert_gold_labels(warehouse, bad, undecided=[pairs[0]])
+    assert warehouse.query("SELECT pair_id, label FROM gold_labels") == [{"pair_id": pairs[0], "label": "agree"}]
+    good = [{"pair_id": pairs[1], "label": "discuss", "method": "agreed", "decided_at": T0}]
+    assert store.upsert_gold_labels(warehouse, good, undecided=[pairs[0]]) == 1
+    assert warehouse.query("SELECT pair_id, label FROM gold_labels") == [{"pair_id": pairs[1], "label": "discuss"}]
+
+
+def test_rounds_are_reported_in_round_order_not_as_text(warehouse: Warehouse) -> None:
+    pairs = add_claims(warehouse, 11, 1)
+    rows = []
+    for i, pair in enumerate(pairs, start=1):
+        name = f"prod-{i}"  # created in the same second, as a script's rounds are
+        add_round(warehouse, name, "production", [(pair, "ann-1"), (pair, "ann-2")])
+        rows += [{"annotation_id": stable_id(pair, a, name), "pair_id": pair, "annotator_id": a, "label": "agree",
+                  "round": name, "round_kind": "production", "annotated_at": T0, "source_file": "x"}
+                 for a in ("ann-1", "ann-2")]
+    warehouse.insert_rows("annotations", rows)
+    in_order = [f"prod-{i}" for i in range(1, 12)]
+    assert [r.round for r in round_reports(warehouse)] == in_order  # it was: prod-1, prod-10, prod-11, prod-2, ...
+    assert list(dict.fromkeys(r["round"] for r in store.progress(warehouse))) == in_order
 
 
 def test_a_round_whose_files_find_the_disk_full_is_not_stored_and_leaves_no_files(warehouse: Warehouse, tmp_path: Path) -> None:

@@ -17,6 +17,9 @@ WHERE c.status <> 'excluded'
 """
 
 
+_WITHDRAW_GOLD = "DELETE FROM gold_labels WHERE pair_id IN (SELECT unnest(?::VARCHAR[]))"
+
+
 _GOLD_SUMMARY = """
 SELECT method, label, count(*) AS pairs FROM gold_labels GROUP BY ALL ORDER BY method, label
 """
@@ -58,8 +61,9 @@ def pair_tasks(wh: Warehouse, pair_ids: Iterable[str]) -> dict[str, dict[str, An
 
 
 def round_kinds(wh: Warehouse) -> dict[str, str]:
-    """Round name -> round kind, for every round created so far."""
-    return {r["round"]: r["round_kind"] for r in wh.query("SELECT round, round_kind FROM annotation_rounds")}
+    """Round name -> round kind, for every round created so far, in round order (creation time,
+    then prod-2 before prod-10), so that reports list rounds as they happened."""
+    return {r["round"]: r["round_kind"] for r in wh.query(load_sql("annotation_rounds"))}
 
 
 def next_round_name(wh: Warehouse, kind: str) -> str:
@@ -128,14 +132,22 @@ def annotations(wh: Warehouse, round_name: str | None = None) -> list[dict[str, 
     return wh.query(load_sql("annotation_labels"), {"round": round_name, "pair_ids": None})
 
 
+def assigned_annotators(wh: Warehouse) -> dict[str, int]:
+    """Pair -> annotators its pilot and production rounds assigned it to: the labels it waits for."""
+    return {r["pair_id"]: int(r["annotators"]) for r in wh.query(load_sql("annotation_assigned_per_pair"))}
+
+
 def progress(wh: Warehouse) -> list[dict[str, Any]]:
     """Per round and annotator: pairs assigned and pairs labelled."""
     return wh.query(load_sql("annotation_progress"))
 
 
-def upsert_gold_labels(wh: Warehouse, rows: Sequence[dict[str, Any]]) -> int:
-    """Write gold labels, replacing a pair's earlier decision; return how many pairs are new."""
+def upsert_gold_labels(wh: Warehouse, rows: Sequence[dict[str, Any]], *, undecided: Iterable[str]) -> int:
+    """Write gold labels, replacing a pair's earlier decision, and withdraw the gold label of the
+    ``undecided`` pairs (a later label put them back in dispute) in the same transaction, so that
+    no reader sees a disputed pair as labelled; return how many pairs are new."""
     with wh.transaction():
+        wh.con.execute(_WITHDRAW_GOLD, [_ids(undecided)])
         return wh.insert_rows("gold_labels", rows, on_conflict="update")
 
 

@@ -40,6 +40,17 @@ def tasks_to_csv(tasks: Sequence[AnnotationTask]) -> str:
     return buf.getvalue()
 
 
+def sheet_reader(text: str) -> csv.DictReader:
+    """A reader over a whole sheet's ``text`` that takes a cell as long as the text itself.
+
+    The sheets carry each article whole, and a long one (a live blog, a report: a few hundred KiB)
+    is longer than csv's default cell limit of 131,072 characters, which refused the product's
+    own sheets as "malformed". No cell can be longer than the text it is in, so that bound always
+    reads a sheet back; the limit is process-wide, and it is only ever raised."""
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    return csv.DictReader(io.StringIO(text))
+
+
 def _parse_time(raw: str) -> datetime | None:
     try:
         ts = datetime.fromisoformat(raw.strip())
@@ -57,7 +68,7 @@ def parse_csv(path: Path, *, round_override: str | None = None) -> list[Annotati
     except OSError as exc:
         raise AnnotationFileError(str(path), [f"cannot read the file: {exc.strerror or exc}"]) from None
     file_time = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc).replace(tzinfo=None, microsecond=0)
-    reader = csv.DictReader(io.StringIO(text))
+    reader = sheet_reader(text)
     header = reader.fieldnames or []
     needed = list(REQUIRED_COLUMNS) + ([] if round_override else ["round"])
     missing = [c for c in needed if c not in header]

@@ -22,7 +22,7 @@ from pathlib import Path
 from tasks.annotation.gold import GoldDecision
 from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
 from tasks.annotation.guidelines import guidelines_markdown
-from tasks.annotation.csv_io import WEB_TEXT_COLUMNS
+from tasks.annotation.csv_io import WEB_TEXT_COLUMNS, sheet_reader
 from tasks.annotation.records import AnnotationFileError, parse_label
 from tasks.annotation.sheet_cells import SHEET_QUOTING, inert_cell
 from tasks.stance.labels import FOUR_WAY
@@ -60,7 +60,7 @@ def _read_sheet(path: Path) -> tuple[list[dict[str, str]], csv.DictReader]:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise AnnotationFileError(str(path), [f"cannot read the file: {exc}"]) from None
-    reader = csv.DictReader(io.StringIO(text))
+    reader = sheet_reader(text)
     try:
         rows = list(reader)
     except csv.Error as exc:

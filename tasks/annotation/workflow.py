@@ -270,15 +270,17 @@ class AdjudicationResult:
 
 
 def decide_gold_labels(wh: Warehouse, cfg: AnnotationSettings) -> list[GoldDecision]:
-    """Decide every annotated pair and store the gold labels of the decided ones."""
+    """Decide every annotated pair and store the gold labels of the decided ones; a pair no longer
+    decided (a late label disagreed) loses its earlier gold label, so the dataset never takes it."""
     discussions = {d["pair_id"]: d for d in store.pilot_discussions(wh)}
-    decisions = decide_all(store.annotations(wh), annotators_per_pair=cfg.annotators_per_pair, discussions=discussions)
+    decisions = decide_all(store.annotations(wh), assigned=store.assigned_annotators(wh),
+                           annotators_per_pair=cfg.annotators_per_pair, discussions=discussions)
     gold = [
         {"pair_id": d.pair_id, "label": d.label, "method": d.method, "decided_at": d.decided_at}
         for d in decisions
         if d.status == "gold"
     ]
-    store.upsert_gold_labels(wh, gold)
+    store.upsert_gold_labels(wh, gold, undecided=(d.pair_id for d in decisions if d.status != "gold"))
     return decisions
 
 
@@ -320,7 +322,7 @@ def adjudicate(
 def round_reports(wh: Warehouse) -> list[RoundAgreement]:
     """Agreement of every pilot and production round that has labels, in round order."""
     reports = []
-    for name, kind in sorted(store.round_kinds(wh).items()):
+    for name, kind in store.round_kinds(wh).items():
         if kind == "adjudication":
             continue
         labels = group_labels(store.annotations(wh, name))

@@ -1,12 +1,19 @@
 -- Per pilot round: pairs whose annotators disagreed, how many the discussion has decided (by
 -- label) and how many still wait for it. A pair is disputed when its annotators' labels in the
--- round are not all the same.
-WITH per_pair AS (
+-- round are not all the same, once every annotator the round assigned it to has labelled it
+-- (two differing labels of three are no dispute yet: the pair is pending, as gold decisions say).
+WITH assigned AS (
+    SELECT round, pair_id, count(DISTINCT annotator_id) AS annotators
+    FROM annotation_assignments
+    GROUP BY round, pair_id
+),
+per_pair AS (
     SELECT a.round, a.pair_id, count(DISTINCT a.label) AS labels
     FROM annotations a
+    LEFT JOIN assigned s ON s.round = a.round AND s.pair_id = a.pair_id
     WHERE a.round_kind = 'pilot'
-    GROUP BY a.round, a.pair_id
-    HAVING count(DISTINCT a.annotator_id) >= 2
+    GROUP BY a.round, a.pair_id, s.annotators
+    HAVING count(DISTINCT a.annotator_id) >= greatest(2, coalesce(s.annotators, 2))
 )
 SELECT
     p.round,
