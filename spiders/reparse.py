@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable
-from datetime import timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 from scrapy.http import HtmlResponse
 
+from arastance.base.captures import to_site_url
 from arastance.base.sites import load_site_config
 from arastance.base.staging import RunSummary, StoredPage, new_run_id
 from arastance.logging import get_logger
@@ -24,6 +25,11 @@ from spiders.site_urls import SiteUrls
 from spiders.staging import StagingRun
 
 log = get_logger(__name__)
+
+
+def _utc(moment: datetime) -> datetime:
+    """The warehouse keeps naive UTC timestamps; relative dates need aware ones."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def reparse_pages(
@@ -38,12 +44,17 @@ def reparse_pages(
     with StagingRun(run_dir, run_id, site) as run:
         for stored in track(pages, f"reparse {site}", total=total, unit="pages"):
             body = zlib.decompress(stored.html_zlib)
-            fetched_at = stored.fetched_at if stored.fetched_at.tzinfo else stored.fetched_at.replace(tzinfo=timezone.utc)
+            fetched_at = _utc(stored.fetched_at)
+            captured_at = _utc(stored.captured_at) if stored.captured_at else None
             common = dict(run_id=run_id, source_id=site, url=stored.url, body=body,
-                          http_status=stored.http_status, fetched_at=fetched_at)
+                          http_status=stored.http_status, fetched_at=fetched_at,
+                          original_url=stored.original_url, captured_at=captured_at)
+            # An archived page is read as the crawl's archive mode read it (parse_capture): at its
+            # original address on the real site, its relative dates counted from the capture.
+            page_url = to_site_url(stored.original_url, config.canonical_base) if stored.original_url else stored.url
             text = HtmlResponse(url=stored.url, body=body).text
             try:
-                fields = extract_detail(text, stored.url, config, urls, fetched_at=fetched_at)
+                fields = extract_detail(text, page_url, config, urls, fetched_at=captured_at or fetched_at)
             except Exception as exc:  # noqa: BLE001 - one bad page never stops the others
                 error = parse_failure(exc)
                 failed += 1

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-from arastance.base.urls import UrlError, canonicalize_url
+from arastance.base.captures import to_site_url
+from arastance.base.urls import canonicalize_url
 
 
 @dataclass(frozen=True)
@@ -40,10 +41,15 @@ class SiteUrls:
         return url
 
     def canonical(self, url: str) -> str:
-        """The canonical URL of a page fetched at (or linked as) ``url``."""
+        """The canonical URL of a page fetched at (or linked as) ``url``.
+
+        The real site's host in any scheme or ``www.`` spelling is put on ``canonical_base``'s: an
+        old capture's own ``<link rel=canonical>`` names ``http://www.`` and the live page ``https://``,
+        and one post must keep one key. Other hosts are left as they are.
+        """
         if self.on_site(url):
             url = self.canonical_base + url[len(self.base_url):]
         try:
-            return canonicalize_url(url)
-        except UrlError:
+            return canonicalize_url(to_site_url(url, self.canonical_base))
+        except ValueError:  # UrlError, or a host urlsplit cannot read ("http://[::1/")
             return url

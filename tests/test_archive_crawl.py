@@ -55,10 +55,13 @@ def test_an_archive_crawl_reads_every_post_with_its_capture_as_provenance(server
     assert summary["stats"]["retry/count"] > 0, "the emulator's 429s were retried"
 
 
+@pytest.mark.parametrize("stored_as", ["https://", "http://www."])
 def test_an_incremental_archive_crawl_skips_known_pages_and_a_resumed_one_keeps_its_run(
-    server: SnapshotServer, tmp_path: Path
+    server: SnapshotServer, tmp_path: Path, stored_as: str
 ) -> None:
-    known = tuple(canonical_post_url(p) for p in world().posts_of("norumors"))
+    # http://www.: the key an old capture's own canonical link gave a claim before it was put on
+    # canonical_base; the post is still known (it was: crawled again as a second claim)
+    known = tuple(canonical_post_url(p).replace("https://", stored_as) for p in world().posts_of("norumors"))
     settings = crawl_settings(tmp_path / "data", server, archive_url=server.archive_url, archive_delay_s=0.0)
     again = run_spider("norumors", settings, mode="archive", known_urls=known, timeout_s=120)
     assert again.summary["items"] == 0 and again.summary["dropped"]["already_known"] == len(known)

@@ -6,6 +6,8 @@ import asyncio
 import errno
 import json
 import os
+import zlib
+from datetime import datetime
 from pathlib import Path
 from unittest import mock
 
@@ -13,6 +15,7 @@ import pytest
 from prefect.testing.utilities import prefect_test_harness
 from typer.testing import CliRunner
 
+from arastance.base.ids import content_hash, stable_id
 from arastance.cli import app
 from arastance.config import load_settings
 from helpers_disk import small_disk
@@ -216,3 +219,46 @@ def test_reparse_without_a_warehouse_says_so() -> None:
     result = runner.invoke(app, ["reparse", "--site", "norumors"])
     assert result.exit_code == 2
     assert "does not exist" in result.output + str(result.stderr)
+
+
+def _dabegad_page(title: str, claim: str) -> bytes:
+    """A Dabegad post with no canonical link and a relative date, as old WordPress themes printed it."""
+    return f"""<html><head><title>{title}</title></head><body>
+<h1 class="entry-title">{title}</h1>
+<div class="entry"><blockquote>{claim}</blockquote><p>راجعنا المصادر الرسمية ولم نجد ما يؤكد الخبر.</p></div>
+<time class="entry-date">منذ يومين</time></body></html>""".encode()
+
+
+def _raw_page(url: str, html: bytes, fetched_at: datetime, *, original: str | None = None,
+              captured_at: datetime | None = None) -> dict:
+    """A ``raw_pages`` row as the crawl loader stores it (an archived page: the capture's address in ``url``)."""
+    digest = content_hash(html)
+    return {"page_id": stable_id(url, digest), "url": url, "source_id": "dabegad", "fetched_at": fetched_at,
+            "http_status": 200, "content_hash": digest, "html_zlib": zlib.compress(html), "parse_status": "ok",
+            "original_url": original, "captured_at": captured_at}
+
+
+def test_reparse_keys_and_dates_an_archived_page_as_the_archive_crawl_did() -> None:
+    # it was: the claim was keyed by the web.archive.org address (a second claim for the post on every
+    # reparse) and "منذ يومين" was counted from the day the archive was fetched, not from the capture
+    original = "http://www.dabegad.com/society/2207-fake-bread-prices/"
+    capture = f"https://web.archive.org/web/20160305120000id_/{original}"
+    rows = [
+        _raw_page(capture, _dabegad_page("شائعة رفع سعر الخبز", "الحكومة ترفع سعر رغيف الخبز إلى جنيه"),
+                  datetime(2026, 11, 1), original=original, captured_at=datetime(2016, 3, 5, 12)),
+        _raw_page("https://dabegad.com/society/2300-fake-school-closure/",
+                  _dabegad_page("شائعة إغلاق المدارس", "إغلاق جميع المدارس في القاهرة أسبوعا"), datetime(2026, 11, 1)),
+    ]
+    with open_warehouse(load_settings().warehouse) as wh:
+        wh.insert_rows("raw_pages", rows)
+    result = runner.invoke(app, ["reparse", "--site", "dabegad", "--no-load"])
+    assert result.exit_code == 0, result.output
+    [run_dir] = (load_settings().staging_dir / "crawl").iterdir()
+    claims = [json.loads(line) for line in (run_dir / "claims.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted((c["url"], c["published_date"]) for c in claims) == [
+        ("https://dabegad.com/society/2207-fake-bread-prices", "2016-03-03"),
+        ("https://dabegad.com/society/2300-fake-school-closure", "2026-10-30"),
+    ]
+    pages = [json.loads(line) for line in (run_dir / "pages.jsonl").read_text(encoding="utf-8").splitlines()]
+    archived = next(p for p in pages if p["url"] == capture)
+    assert archived["original_url"] == original and archived["captured_at"].startswith("2016-03-05T12:00")

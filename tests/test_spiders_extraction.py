@@ -25,6 +25,7 @@ from spiders.extraction import ExtractionError, extract_detail, extract_listing
 from spiders.layers import claim_review_fields
 from spiders.site_config import SiteConfigError, load_site_config, parse_site_config
 from spiders.site_urls import SiteUrls
+from arastance.base.captures import to_site_url
 from arastance.base.urls import canonicalize_url
 
 FACT_CHECK_SITES = ("araanews", "dabegad", "norumors")
@@ -142,9 +143,33 @@ def test_site_urls_key_snapshot_pages_by_the_real_site() -> None:
     urls = SiteUrls("http://127.0.0.1:8800/dabegad/", "https://dabegad.com/")
     assert urls.canonical("http://127.0.0.1:8800/dabegad/health/3401-x/?utm_source=fb") == "https://dabegad.com/health/3401-x"
     assert urls.canonical("https://www.dabegad.com/health/3401-x/") == "https://dabegad.com/health/3401-x"
+    assert urls.canonical("http://www.dabegad.com/health/3401-x/") == "https://dabegad.com/health/3401-x"
+    assert urls.canonical("http://www.elsewhere.example/health/3401-x/") == "http://elsewhere.example/health/3401-x"
     assert not urls.on_site("http://127.0.0.1:8800/norumors/rumors/1/")
     with pytest.raises(ValueError, match="base_url"):
         SiteUrls("http://127.0.0.1:8800/dabegad", "https://dabegad.com/")
+
+
+def _rumour_page(canonical_href: str) -> str:
+    return f"""<html><head><link rel="canonical" href="{canonical_href}"></head><body>
+<h1 class="rumor__title">انقطاع الكهرباء عن حي النخيل ثلاثة أيام</h1>
+<div class="rumor__text"><p>الكهرباء ستنقطع عن حي النخيل ثلاثة أيام متتالية</p></div>
+<div class="rumor__truth"><p>نفت الشركة الخبر وقالت إن الصيانة تستغرق ساعتين فقط.</p></div></body></html>"""
+
+
+def test_a_post_read_live_and_from_an_old_capture_naming_its_http_address_is_one_claim() -> None:
+    # it was: the capture's own <link rel=canonical> kept http://, so one post gave two claim ids
+    config = load_site_config("norumors")
+    urls = SiteUrls(config.canonical_base, config.canonical_base)  # the archive crawl's
+    live = extract_detail(_rumour_page("https://norumors.net/rumors/742/"), "https://norumors.net/rumors/742/",
+                          config, urls)
+    original = "http://www.norumors.net/rumors/742/"
+    archived = extract_detail(_rumour_page(original), to_site_url(original, config.canonical_base), config, urls)
+    assert live.url == archived.url == "https://norumors.net/rumors/742"
+    # a canonical link naming another site is that site's address, left as it is
+    elsewhere = extract_detail(_rumour_page("http://www.other-news.example/a/742/"),
+                               "https://norumors.net/rumors/742/", config, urls)
+    assert elsewhere.url == "http://other-news.example/a/742"
 
 
 def test_a_bad_site_configuration_names_the_file_and_key() -> None:

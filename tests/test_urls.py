@@ -58,6 +58,24 @@ def test_distinct_pages_stay_distinct() -> None:
     assert canonicalize_url("https://news.example.com/a") != canonicalize_url("https://example.com/a")
 
 
+def test_slugs_that_are_not_utf8_keep_their_bytes_and_stay_distinct() -> None:
+    # it was: every windows-1256 byte decoded to U+FFFD, so two slugs of one length were one URL (one claim id)
+    first = canonicalize_url("http://ara.example.com/news/%C7%E1%CE%C8%D1-1")
+    second = canonicalize_url("http://ara.example.com/news/%D4%C7%C6%DA%C9-1")
+    assert first == "http://ara.example.com/news/%C7%E1%CE%C8%D1-1"
+    assert second == "http://ara.example.com/news/%D4%C7%C6%DA%C9-1"
+    # only the escapes' case is made uniform; a stray % and raw characters are escaped as in a UTF-8 slug
+    assert canonicalize_url("http://ara.example.com/news/%c7%e1%ce%c8%d1-1/") == first
+    assert canonicalize_url("http://ara.example.com/%C7 خبر%zz") == "http://ara.example.com/%C7%20%D8%AE%D8%A8%D8%B1%25zz"
+
+
+def test_utf8_slugs_keep_the_canonical_urls_already_stored() -> None:
+    # claim ids derive from these: a UTF-8 slug, however spelled, must give what it gave before
+    stored = "https://example.com/%D8%B4%D8%A7%D8%A6%D8%B9%D8%A9/100%25-%D8%B5%D8%AD%D9%8A%D8%AD"
+    for spelling in ("https://example.com/شائعة/100%-صحيح/", "https://example.com/%d8%b4%d8%a7%d8%a6%d8%b9%d8%a9/100%25-صحيح"):
+        assert canonicalize_url(spelling) == stored
+
+
 @pytest.mark.parametrize("url", ["/relative/path", "ftp://example.com/x", "https://", "not a url", "http://[::1/x",
                                  "https://a.example/ok?x=1\nhttps://b.example/other", "https://a.example/\x00x"])
 def test_bad_urls_name_the_input(url: str) -> None:

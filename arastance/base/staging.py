@@ -164,6 +164,10 @@ class StoredPage:
     http_status: int | None
     content_hash: str
     html_zlib: bytes
+    #: For a page read from a web archive (``url`` is the capture's address): the page's own URL
+    #: and when the archive captured it, which a re-parse keys and dates the claim by.
+    original_url: str | None = None
+    captured_at: datetime | None = None
 
 
 def page_id_of(url: str, body: bytes) -> tuple[str, str]:

@@ -26,6 +26,8 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _DEFAULT_DOCUMENTS = ("index.html", "index.htm", "index.php")
 _AMP_CACHE = re.compile(r"^[^/]+\.cdn\.ampproject\.org$")
 _SEGMENT_SAFE = "!$&'()*+,;=:@-._~"
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 class UrlError(ValueError):
@@ -56,8 +58,22 @@ def _unwrap_amp_cache(scheme: str, host: str, path: str) -> tuple[str, str, str]
     return scheme, rest[0].lower(), "/" + "/".join(rest[1:])
 
 
+def _normalize_segment(segment: str) -> str:
+    """One path segment, percent-encoded one way whether it came encoded or not.
+
+    A segment that is UTF-8 once decoded is re-encoded. One that is not (a windows-1256 slug of an
+    old Arabic site) keeps its bytes, only its escapes upper-cased: decoding it would turn every
+    byte into U+FFFD, and two different slugs of one length into one URL, so one claim id.
+    """
+    try:
+        return quote(unquote(segment, errors="strict"), safe=_SEGMENT_SAFE)
+    except UnicodeDecodeError:
+        kept = _STRAY_PERCENT.sub("%25", quote(segment, safe=_SEGMENT_SAFE + "%"))
+        return _ESCAPE.sub(lambda escape: escape[0].upper(), kept)
+
+
 def _normalize_path(path: str) -> str:
-    segments = [quote(unquote(seg), safe=_SEGMENT_SAFE) for seg in path.split("/") if seg]
+    segments = [_normalize_segment(seg) for seg in path.split("/") if seg]
     if segments and segments[-1].lower() in _DEFAULT_DOCUMENTS:
         segments.pop()
     if segments and segments[-1].lower() == "amp":

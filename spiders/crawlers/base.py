@@ -166,6 +166,9 @@ class SiteSpider(scrapy.Spider):
         if not base:
             raise ValueError(f"no base URL for site {spider.name!r}: set sites.{spider.name} or -a base_url=...")
         spider.urls = SiteUrls(base if base.endswith("/") else base + "/", spider.config.canonical_base)
+        # Keys stored before a capture's http://www. canonical link was put on canonical_base still
+        # name a known post: read them as today's keys, so a re-crawl adds no second claim.
+        spider.known = {spider.urls.canonical(url) for url in spider.known}
         crawler.signals.connect(spider.on_dropped, signal=signals.request_dropped)
         log.info("spider configured", extra={"site": spider.name, "base_url": spider.urls.base_url,
                                               "run_id": spider.run_id, "known_urls": len(spider.known)})
@@ -186,7 +189,7 @@ class SiteSpider(scrapy.Spider):
         self._crawling = True
         if self.mode == "archive":
             for capture in self.captures:
-                if self.urls.canonical(to_site_url(capture["original"], self.config.canonical_base)) in self.known:
+                if self.urls.canonical(capture["original"]) in self.known:
                     self._stat("known_skipped")
                     continue
                 assert self.archive_url is not None
