@@ -59,6 +59,7 @@ class Query:
     window_end: date | None
     analyzer: str
     also_kinds: tuple[QueryKind, ...] = ()
+    inputs: str = ""  # query_inputs() of the claim it was built for: the set it belongs to
 
     @property
     def query_id(self) -> str:
@@ -109,6 +110,20 @@ def _as_date(value: object, claim_id: str) -> date | None:
     raise ValueError(f"claim {claim_id}: field 'published_date' is not a date (YYYY-MM-DD): {value!r}")
 
 
+def query_inputs(claim: QueryClaim | Mapping[str, Any], window_months: int) -> str:
+    """Fingerprint of what a claim's queries are built from: its text (spacing aside), veracity,
+    date and the date window's size (``search.date_window_months``; an undated claim has no window).
+
+    Stored with the queries (``query_sets``): a claim whose fingerprint changed (a reviewer
+    restated it, its date was corrected, the window setting changed) gets its queries built again.
+    The analyzer and ``nlp.max_query_entities`` are left out on purpose: installing Stanza or
+    changing a setting of the analysis does not make every claim's queries be searched again.
+    """
+    c = claim if isinstance(claim, QueryClaim) else QueryClaim.from_row(claim)
+    months = window_months if c.published_date is not None else None
+    return stable_id(_join(c.text), c.veracity, c.published_date, months)
+
+
 def _analyzer(kind: QueryKind, analysis: ClaimAnalysis | None, current: str) -> str:
     """The analyzer behind a query once ``kind`` is one of the kinds it stands for."""
     return analysis.analyzer if kind in ANALYSED_KINDS and analysis is not None else current
@@ -150,6 +165,7 @@ def build_queries(
         texts["vp_date"] = _join(analysis.verb_phrase)
         texts["vp_entities_date"] = _join(entities, analysis.verb_phrase)
 
+    inputs = query_inputs(c, s.search.date_window_months)
     queries: list[Query] = []
     by_key: dict[tuple[str, date | None], int] = {}
     for kind in kinds:
@@ -163,7 +179,7 @@ def build_queries(
             continue
         analyzer = _analyzer(kind, analysis, "none")
         by_key[key] = len(queries)
-        queries.append(Query(c.claim_id, kind, texts[kind], start, end, analyzer))
+        queries.append(Query(c.claim_id, kind, texts[kind], start, end, analyzer, inputs=inputs))
     return queries
 
 

@@ -3,7 +3,8 @@ dead-link archive fallback), ranking on article text, pairs.
 
 Plain functions of a warehouse and the settings; the Prefect flow
 (:mod:`flows.retrieve_documents`) only calls them from its tasks and fans the searches out.
-Every step is idempotent: stored queries are reused, the cache answers the searches that
+Every step is idempotent: stored queries are reused while the claim's text, date and the window
+setting they were built from stay the same, the cache answers the searches that
 already succeeded, and each claim's progress is stored (``claim_retrieval``), so a failed
 run resumes with the claims not done and nothing is sent twice.
 """
@@ -19,6 +20,7 @@ from typing import Any
 from arastance.config import Settings
 from arastance.config.crawl import CrawlSettings
 from arastance.config.search import SearchSettings
+from arastance.logging import get_logger
 from tasks.articles import article_rows, read_fetched
 from tasks.date_window import enforce_date_window
 from tasks.documents import (
@@ -33,7 +35,7 @@ from tasks.documents import (
     rank_fetched,
     select_documents,
 )
-from tasks.queries import build_queries_for
+from tasks.queries import build_queries_for, query_inputs
 from tasks.search.base import SearchBudgetExceeded, SearchResult
 from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, query_spec
 from tasks.search.cache import refund_queries, remember, reserve_queries
@@ -53,7 +55,9 @@ from warehouse.retrieval import (
     unknown_claim_ids,
     update_decisions,
 )
-from warehouse.retrieval_queries import claims_with_queries, queries_of_claim, store_queries
+from warehouse.retrieval_queries import claims_with_current_queries, queries_of_claim, store_queries
+
+log = get_logger(__name__)
 
 
 def utc_now() -> datetime:
@@ -76,7 +80,8 @@ class RetrievalPlan:
 def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | None, limit: int | None,
                    redo: bool) -> RetrievalPlan:
     """Pending claims dated within the setting ``period``, their queries (built and stored when
-    missing) and the uncached ones.
+    missing, or when what they were built from changed: :func:`tasks.queries.query_inputs`) and
+    the uncached ones.
 
     The uncached queries of metered backends are counted against today's budget claim by claim
     before anything is sent; claims that no longer fit are deferred to another day. With no
@@ -93,13 +98,15 @@ def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | Non
     if not claims:  # nothing to search: no backend (nor index) needed
         return plan
     backend = configured_backend(settings)
-    have = claims_with_queries(wh)
+    inputs = {c["claim_id"]: query_inputs(c, settings.search.date_window_months) for c in claims}
+    have = claims_with_current_queries(wh, inputs)
     missing = [c for c in claims if c["claim_id"] not in have]
     if missing:
         store_queries(wh, build_queries_for(missing, settings, progress=False))
     for claim in claims:
-        plan.claims[claim["claim_id"]] = claim
-        plan.queries[claim["claim_id"]] = [query_spec(q, backend.name, num) for q in queries_of_claim(wh, claim["claim_id"])]
+        claim_id = claim["claim_id"]
+        plan.claims[claim_id] = claim
+        plan.queries[claim_id] = [query_spec(q, backend.name, num) for q in queries_of_claim(wh, claim_id, inputs[claim_id])]
     cached = cached_results(wh, [q.cache_key for specs in plan.queries.values() for q in specs])
     for claim_id, specs in plan.queries.items():
         todo = [q for q in specs if q.cache_key not in cached]
@@ -239,16 +246,22 @@ def create_pairs(wh: Warehouse, search_settings: SearchSettings, claim_ids: list
 
     First each kept document is checked against its date window (``search.date_window_scope``,
     :func:`tasks.date_window.enforce_date_window`): those dated outside it are dropped, with the reason stored.
+    The claims' pairs become those of their kept documents (:func:`warehouse.retrieval.store_pairs`):
+    a claim ranked again loses the pairs of the documents it dropped, except those annotation
+    has touched, which stay and are logged; the counts include them.
     """
     limit = search_settings.max_documents_per_claim
     enforce_date_window(wh, claim_ids, search_settings.date_window_scope)
     kept = kept_articles(wh, claim_ids)
     rows = pair_rows(kept, utc_now())
-    pairs = {claim_id: 0 for claim_id in claim_ids}
-    for row in rows:
-        pairs[row["claim_id"]] += 1
     retry = claims_with_failed_fetches(wh, claim_ids, limit=limit)
     with wh.transaction():
-        store_pairs(wh, rows)
+        annotated = store_pairs(wh, claim_ids, rows)
+        pairs = {claim_id: 0 for claim_id in claim_ids}
+        for row in [*rows, *annotated]:
+            pairs[row["claim_id"]] += 1
         mark_claims_done(wh, {c: n for c, n in pairs.items() if c not in retry})
+    for claim_id in dict.fromkeys(p["claim_id"] for p in annotated):
+        log.warning("pairs of documents no longer kept stay: annotation has started on them", extra={
+            "claim_id": claim_id, "pair_ids": [p["pair_id"] for p in annotated if p["claim_id"] == claim_id]})
     return [{"claim_id": c, "status": "searched" if c in retry else "done", "pairs": n} for c, n in pairs.items()]

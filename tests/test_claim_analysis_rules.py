@@ -102,7 +102,30 @@ def test_a_boundary_too_close_to_the_start_is_passed_over(rules: RuleAnalyzer) -
     # A cut after one word leaves no usable query; the next boundary is taken instead.
     result = rules.analyze("عاجل، الحكومة تقرر تعطيل الدوام الرسمي، والمدارس تغلق أبوابها")
     assert result.verb_phrase == "عاجل، الحكومة تقرر تعطيل الدوام الرسمي"
-    assert RuleAnalyzer(min_cut_words=1).analyze("عاجل، الحكومة تقرر").verb_phrase == "عاجل"
+    # min_cut_words sets how close: with 1, a one-word cut is taken (a claim with no verb, whose
+    # commas still cut; before a verb a comma is passed over, as the tests below show)
+    assert rules.analyze("عاجل، انهيار سد مأرب").verb_phrase == "عاجل، انهيار سد مأرب"
+    assert RuleAnalyzer(min_cut_words=1).analyze("عاجل، انهيار سد مأرب").verb_phrase == "عاجل"
+
+
+@pytest.mark.parametrize(
+    ("claim", "phrase", "reason"),
+    [
+        # an apposition between commas before the verb: the cut was "محمد صلاح", with no verb
+        ("محمد صلاح، لاعب نادي ليفربول، يعلن اعتزاله اللعب الدولي",
+         "محمد صلاح، لاعب نادي ليفربول، يعلن اعتزاله اللعب الدولي", "none"),
+        ("وزير الصحة المصري، الدكتور أحمد عماد، يعلن إلغاء الدعم، والأسعار ترتفع",
+         "وزير الصحة المصري، الدكتور أحمد عماد، يعلن إلغاء الدعم", "comma"),
+        # a tag before the claim, whatever min_cut_words
+        ("عاجل، الحكومة تقرر تعطيل الدوام", "عاجل، الحكومة تقرر تعطيل الدوام", "none"),
+        # a semicolon or a sentence end closes a clause that needs no verb: it still cuts
+        ("وفاة الفنان في مستشفى بالقاهرة؛ وأسرته تنفي الخبر", "وفاة الفنان في مستشفى بالقاهرة", "semicolon"),
+    ],
+)
+def test_a_comma_before_the_first_verb_is_no_cut(claim: str, phrase: str, reason: str) -> None:
+    for analyzer in (RuleAnalyzer(), RuleAnalyzer(min_cut_words=1)):
+        result = analyzer.analyze(claim)
+        assert (result.verb_phrase, result.cut_reason) == (phrase, reason)
 
 
 def test_mixed_latin_text_is_kept_and_matched(rules: RuleAnalyzer) -> None:

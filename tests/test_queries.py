@@ -10,12 +10,15 @@ import pytest
 from arastance.config import Settings, load_settings
 from tasks.claim_analysis import ClaimAnalysis, Entity
 from tasks.claim_analysis.stanza_doc import analysis_from_document
-from tasks.queries import FALSE_CLAIM_KINDS, Query, QueryClaim, build_queries, build_queries_for
+from tasks.queries import FALSE_CLAIM_KINDS, Query, QueryClaim, build_queries, build_queries_for, query_inputs
+from tasks.retrieval import plan_retrieval
 from warehouse import Warehouse
 from arastance.base.ids import stable_id
-from warehouse.retrieval_queries import claims_with_queries, queries_of_claim, store_queries
+from warehouse.claims import set_override
+from warehouse.retrieval_queries import claims_with_current_queries, queries_of_claim, store_queries
 
 from helpers_claim_analysis import conllu_doc
+from helpers_search import false_claim_row
 CLAIM = "أعلنت وزارة الصحة إغلاق المدارس في دبي، وقررت تأجيل الامتحانات"
 PLAIN = "ارتفاع أسعار النفط"  # no entity, no clause to cut
 
@@ -162,19 +165,70 @@ def test_storing_twice_adds_nothing_and_reads_back(warehouse: Warehouse, rules_s
     first = build_queries(claim(), settings=rules_settings) + build_queries(claim(PLAIN, claim_id="c2"), settings=rules_settings)
     assert store_queries(warehouse, first, created_at=datetime(2026, 1, 1)) == 7
     assert store_queries(warehouse, first) == 0
-    stored = queries_of_claim(warehouse, "c2")
+    inputs = {c: query_inputs(claim(text, claim_id=c), 2) for c, text in (("c1", CLAIM), ("c2", PLAIN))}
+    stored = queries_of_claim(warehouse, "c2", inputs["c2"])
     assert [(s.kind, s.text, s.window_start, s.also_kinds, s.analyzer) for s in stored] == [
         ("claim", PLAIN, None, (), "none"),
         ("claim_date", PLAIN, date(2020, 1, 15), ("entities_date", "vp_date", "vp_entities_date"), "rules"),
     ]
     assert all(s.created_at == datetime(2026, 1, 1) for s in stored)
-    assert [s.query_id for s in queries_of_claim(warehouse, "c1")] == [q.query_id for q in first[:5]]
-    assert claims_with_queries(warehouse) == {"c1", "c2"}
-    # a corrected claim text gives new queries; the old ones stay (nothing stored is lost)
-    corrected = build_queries(claim(PLAIN + " عالميا", claim_id="c2"), settings=rules_settings)
+    assert [s.query_id for s in queries_of_claim(warehouse, "c1", inputs["c1"])] == [q.query_id for q in first[:5]]
+    assert claims_with_current_queries(warehouse, inputs) == {"c1", "c2"}
+    # a corrected claim text gives new queries, the claim's current ones; the old ones stay stored
+    corrected_claim = claim(PLAIN + " عالميا", claim_id="c2")
+    assert claims_with_current_queries(warehouse, {"c2": query_inputs(corrected_claim, 2)}) == set()
+    corrected = build_queries(corrected_claim, settings=rules_settings)
     assert store_queries(warehouse, corrected) == 2
-    assert len(queries_of_claim(warehouse, "c2")) == 4
-    assert queries_of_claim(warehouse, "unknown") == []
+    assert queries_of_claim(warehouse, "c2", query_inputs(corrected_claim, 2)) == queries_of_claim(
+        warehouse, "c2", corrected[0].inputs)
+    assert [s.text for s in queries_of_claim(warehouse, "c2", corrected[0].inputs)] == [PLAIN + " عالميا"] * 2
+    assert warehouse.scalar("SELECT count(*) FROM queries WHERE claim_id = 'c2'") == 4
+    assert queries_of_claim(warehouse, "unknown", inputs["c1"]) == []
+
+
+def test_a_query_without_its_inputs_is_refused(warehouse: Warehouse) -> None:
+    with pytest.raises(ValueError, match="no inputs fingerprint"):
+        store_queries(warehouse, [Query("c1", "claim", "نص", None, None, "none")])
+
+
+def test_what_queries_are_built_from_changes_their_fingerprint() -> None:
+    base = query_inputs(claim(), 2)
+    assert query_inputs(claim(CLAIM.replace(" ", "  ")), 2) == base  # spacing aside
+    assert len({base, query_inputs(claim(PLAIN), 2), query_inputs(claim(day=date(2020, 3, 16)), 2),
+                query_inputs(claim(), 3), query_inputs(claim(veracity="true"), 2)}) == 5
+    assert query_inputs(claim(day=None), 2) == query_inputs(claim(day=None), 3)  # no window to size
+
+
+def test_a_restated_redated_or_rewindowed_claim_is_searched_with_new_queries(
+        warehouse: Warehouse, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_SEARCH__BACKEND", "searxng")
+    monkeypatch.setenv("ARASTANCE_SEARCH__SEARXNG_URL", "http://127.0.0.1:9/search")
+    monkeypatch.setenv("ARASTANCE_NLP__ANALYZER", "rules")
+    old, new = "السعودية تمنع دخول الحجاج القطريين", "قطر تمنع مواطنيها من أداء الحج"
+    warehouse.insert_rows("claims", [false_claim_row("c1", old, date(2017, 7, 10))])
+
+    every: set[str] = set()  # the query ids of every plan
+
+    def sent(redo: bool = False) -> set[tuple[str, date | None, date | None]]:
+        plan = plan_retrieval(warehouse, load_settings(), None, None, redo)
+        every.update(q.query_id for q in plan.queries["c1"])
+        return {(q.text, q.window_start, q.window_end) for q in plan.queries["c1"]}
+
+    first = sent()
+    assert {t for t, _, _ in first} >= {old} and {w for _, w, _ in first} == {None, date(2017, 5, 10)}
+    set_override(warehouse, "c1", new, normalized_text=new, content_hash="h", reviewer="r", reviewed_at=datetime(2017, 8, 1))
+    restated = sent(redo=True)  # it was: the old text, for ever
+    assert all(new in t for t, _, _ in restated) and {w for _, w, _ in restated} == {None, date(2017, 5, 10)}
+    monkeypatch.setenv("ARASTANCE_SEARCH__DATE_WINDOW_MONTHS", "3")
+    assert {(s, e) for _, s, e in sent()} == {(None, None), (date(2017, 4, 10), date(2017, 10, 10))}
+    warehouse.con.execute("UPDATE claims SET published_date = DATE '2017-08-20' WHERE claim_id = 'c1'")
+    assert {(s, e) for _, s, e in sent()} == {(None, None), (date(2017, 5, 20), date(2017, 11, 20))}
+    # back to what a set was built from: that set again, with no new query; nothing stored is lost
+    stored = warehouse.scalar("SELECT count(*) FROM queries")
+    warehouse.con.execute("UPDATE claims SET published_date = DATE '2017-07-10' WHERE claim_id = 'c1'")
+    monkeypatch.delenv("ARASTANCE_SEARCH__DATE_WINDOW_MONTHS")
+    assert sent() == restated
+    assert warehouse.scalar("SELECT count(*) FROM queries") == stored == len(every)
 
 
 def test_query_is_a_value() -> None:

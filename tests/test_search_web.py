@@ -97,12 +97,34 @@ def test_brave_sends_token_header_freshness_and_offset_paging() -> None:
         brave = BraveSearch(KEY, endpoint=server.url + "/res/v1/web/search", backoff_s=0, sleep=lambda s: None)
         results = brave.search("سد النهضة", WINDOW, 25)
     assert len(results) == 25 and [r.rank for r in results] == list(range(1, 26))
-    assert [(q.params["offset"], q.params["count"]) for q in server.requests] == [("0", "20"), ("1", "5")]
+    # offset is a page number of `count` results: the count stays 20 and the second page is cut to 5
+    # (it was count 5 at offset 1: results 6-10 twice, 21-25 never)
+    assert [r.url for r in results] == [f"https://brave{i % 2}.example.org/n/{i}" for i in range(1, 26)]
+    assert [(q.params["offset"], q.params["count"]) for q in server.requests] == [("0", "20"), ("1", "20")]
     first = server.requests[0]
     assert first.headers["x-subscription-token"] == KEY and "key" not in first.params
     assert first.params["freshness"] == "2016-04-01to2016-06-30" and first.params["search_lang"] == "ar"
     assert results[0].title == "خبر سد النهضة 1" and results[0].snippet == "وصف الخبر 1"
     assert results[0].published_date == date(2016, 6, 2)
+
+
+def test_brave_keeps_one_result_per_url_and_stops_on_a_page_with_nothing_new() -> None:
+    # a server whose second page overlaps the first (its ranking moved between requests) and
+    # whose third repeats the second
+    every = brave_body("q", 0, 60, 60)["web"]["results"]
+
+    def page(offset: int) -> dict:
+        body = brave_body("q", 0, 20, 60)  # more results available
+        first = 0 if offset == 0 else 15
+        body["web"]["results"] = every[first:first + 20]
+        return body
+
+    server = ApiServer(lambda r: Reply(body=page(int(r.params["offset"]))))
+    with server.running():
+        results = BraveSearch(KEY, endpoint=server.url + "/res/v1/web/search", sleep=lambda s: None).search("q", None, 60)
+    assert [r.url for r in results] == [f"https://brave{i % 2}.example.org/n/{i}" for i in range(1, 36)]
+    assert [r.rank for r in results] == list(range(1, 36))
+    assert [q.params["offset"] for q in server.requests] == ["0", "1", "2"]  # page 2 added nothing: stop
 
 
 def test_brave_429_waits_for_the_rate_limit_reset() -> None:

@@ -231,6 +231,18 @@ def kept_articles(wh: Warehouse, claim_ids: Sequence[str]) -> list[dict[str, Any
     return wh.query(load_sql("retrieval_kept_with_articles"), {"claim_ids": list(claim_ids)})
 
 
-def store_pairs(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> int:
-    """Claim-article pairs for annotation; an existing pair (maybe annotated already) is kept."""
-    return wh.insert_rows("claim_article_pairs", rows, on_conflict="ignore")
+def store_pairs(wh: Warehouse, claim_ids: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Make ``rows`` the claim-article pairs of ``claim_ids`` (call inside a transaction); returns
+    the pairs of documents no longer kept that stay because annotation has touched them.
+
+    A claim ranked again (a page that failed for a passing reason fetched on the next run, or
+    ``retrieve --redo``) keeps other documents: the pairs of those it dropped are deleted, or
+    annotation would draw them and a claim would end up with more than its
+    ``max_documents_per_claim`` pairs. A pair annotation has touched is never deleted (its labels
+    would point at nothing). A pair stored before keeps its ``created_at``; its rank, similarity
+    and reason are those of the new ranking.
+    """
+    params = {"claim_ids": list(claim_ids), "pair_ids": [r["pair_id"] for r in rows]}
+    wh.con.execute(load_sql("retrieval_delete_unannotated_pairs"), params)
+    wh.insert_rows("claim_article_pairs", rows, on_conflict="update", update_columns=["rank", "similarity", "reason"])
+    return wh.query(load_sql("retrieval_pairs_not_kept"), params)

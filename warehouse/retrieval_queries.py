@@ -1,16 +1,15 @@
-"""Storing and reading the retrieval queries of claims (table ``queries``, migration 030)."""
+"""Storing and reading the retrieval queries of claims (tables ``queries``, migration 030, and
+``query_sets``, migration 075: which queries each version of a claim gave)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Protocol
 
 from warehouse.connection import Warehouse
 from warehouse.sql import load_sql
-
-_CLAIMS_WITH_QUERIES = "SELECT DISTINCT claim_id FROM queries"
 
 
 class QueryRecord(Protocol):
@@ -32,6 +31,8 @@ class QueryRecord(Protocol):
     def analyzer(self) -> str: ...
     @property
     def also_kinds(self) -> Sequence[str]: ...
+    @property
+    def inputs(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -50,11 +51,17 @@ class StoredQuery:
 
 
 def store_queries(wh: Warehouse, queries: Sequence[QueryRecord], *, created_at: datetime | None = None) -> int:
-    """Store a batch of queries in one transaction; return how many are new.
+    """Store a batch of queries, each in the set of its claim's inputs, in one transaction; return
+    how many queries are new.
 
     Idempotent: a query already stored (same claim, kind, text and window, hence the same
-    ``query_id``) is kept as it is, with its first ``created_at``.
+    ``query_id``) is kept as it is, with its first ``created_at``; it joins the set of these
+    inputs if another set holds it already. A query without ``inputs`` is refused: it would
+    belong to no set, and retrieval would never send it.
     """
+    if bad := [q.query_id for q in queries if not q.inputs]:
+        raise ValueError(f"queries {', '.join(bad)} have no inputs fingerprint (tasks.queries.query_inputs); "
+                         "build them with tasks.queries.build_queries")
     stamp = created_at or datetime.now(timezone.utc).replace(tzinfo=None)
     rows = [
         {
@@ -70,18 +77,24 @@ def store_queries(wh: Warehouse, queries: Sequence[QueryRecord], *, created_at: 
         }
         for q in queries
     ]
+    sets = [{"claim_id": q.claim_id, "inputs": q.inputs, "query_id": q.query_id, "built_at": stamp} for q in queries]
     with wh.transaction():
+        wh.insert_rows("query_sets", sets, on_conflict="ignore")
         return wh.insert_rows("queries", rows, on_conflict="ignore")
 
 
-def queries_of_claim(wh: Warehouse, claim_id: str) -> list[StoredQuery]:
-    """Every stored query of a claim, in the method's order of kinds."""
+def queries_of_claim(wh: Warehouse, claim_id: str, inputs: str) -> list[StoredQuery]:
+    """The claim's current queries, those built from ``inputs`` (its current fingerprint,
+    :func:`tasks.queries.query_inputs`), in the method's order of kinds."""
     return [
         StoredQuery(**{**row, "also_kinds": tuple(row["also_kinds"] or ())})
-        for row in wh.query(load_sql("retrieval_queries_of_claim"), {"claim_id": claim_id})
+        for row in wh.query(load_sql("retrieval_queries_of_claim"), {"claim_id": claim_id, "inputs": inputs})
     ]
 
 
-def claims_with_queries(wh: Warehouse) -> set[str]:
-    """Ids of the claims that already have stored queries (to build only the missing ones)."""
-    return {row["claim_id"] for row in wh.query(_CLAIMS_WITH_QUERIES)}
+def claims_with_current_queries(wh: Warehouse, inputs_by_claim: Mapping[str, str]) -> set[str]:
+    """Those of the claims (id -> current inputs fingerprint) whose queries were built from these
+    inputs; the others (new, restated, redated, another window) need theirs built."""
+    claim_ids = list(inputs_by_claim)
+    return {row["claim_id"] for row in wh.query(load_sql("queries_current_sets"), {
+        "claim_ids": claim_ids, "inputs": [inputs_by_claim[c] for c in claim_ids]})}

@@ -12,8 +12,9 @@ relative pronoun (الذي، التي، الذين ...). The method cuts the cla
 phrase, so once a verb has been read, و + any present-tense verb opens the next clause even when
 the verb is not listed ("... تقرر إلغاء الدعم وتستبدله بمبالغ نقدية"): a word shaped like a
 present-tense verb (ي/ت/ست/سي + a stem, an object pronoun allowed), not a verbal noun of the
-تفعيل or تفاعل shapes (وتعيين، وتعاون) and no listed name. A boundary that would leave fewer than
-``min_cut_words`` words is passed over.
+تفعيل or تفاعل shapes (وتعيين، وتعاون) and no listed name. A comma before the claim's first verb is
+passed over (an apposition: "محمد صلاح، لاعب نادي ليفربول، يعلن ..."), so the cut keeps the verb;
+so is a boundary that would leave fewer than ``min_cut_words`` words.
 """
 
 from __future__ import annotations
@@ -155,14 +156,29 @@ class RuleAnalyzer:
         """Whether a verb was read before token ``i``, so the first verb phrase has begun."""
         return any(self._is_present_verb(t.norm) for t in tokens[:i])
 
+    def _is_verb(self, norm: str) -> bool:
+        """A verb form, alone or after the proclitic و or ف ("وتعلن")."""
+        return self._is_present_verb(norm) or (norm[:1] in "وف" and self._is_present_verb(norm[1:]))
+
     def cut(self, text: str, tokens: Sequence[Token]) -> tuple[str, str]:
-        """The claim up to its first clause boundary, and the boundary's kind (``none`` if uncut)."""
+        """The claim up to its first clause boundary, and the boundary's kind (``none`` if uncut).
+
+        A comma before the claim's first verb is passed over: it sets off an apposition or a tag
+        ("محمد صلاح، لاعب نادي ليفربول، يعلن ..."; "عاجل، ..."), and a cut there would leave the
+        verb phrase without its verb. A semicolon or a sentence end still cuts there, as it closes
+        a clause that needs no verb (a nominal sentence: "وفاة الفنان في مستشفى بالقاهرة؛ ...");
+        so does a comma in a claim with no verb at all.
+        """
+        first_verb = next((t.start for t in tokens if self._is_verb(t.norm)), None)
         boundaries: list[tuple[int, str]] = []
         for m in _PUNCTUATION.finditer(text):
             before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
             if m.group() in ",." and before.isalnum() and after.isalnum():
                 continue  # inside a number (1,000 / 2.5) or a name (example.com)
-            boundaries.append((m.start(), _PUNCTUATION_REASONS[m.group()]))
+            reason = _PUNCTUATION_REASONS[m.group()]
+            if reason == "comma" and first_verb is not None and m.start() < first_verb:
+                continue  # an apposition or a tag before the verb, not the end of its phrase
+            boundaries.append((m.start(), reason))
         for i in range(len(tokens)):
             reason = self._opens_clause(tokens, i)
             if reason:
@@ -376,9 +392,7 @@ class RuleAnalyzer:
 def has_verb(text: str) -> bool:
     """Whether ``text`` has a listed verb form or a word shaped like a present-tense verb, alone or
     after the proclitic و or ف ("وتعلن")."""
-    analyzer = _default_analyzer()
-    return any(analyzer._is_present_verb(t.norm) or (t.norm[:1] in "وف" and analyzer._is_present_verb(t.norm[1:]))
-               for t in word_tokens(text))
+    return any(_default_analyzer()._is_verb(t.norm) for t in word_tokens(text))
 
 
 @cache

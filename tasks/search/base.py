@@ -71,6 +71,31 @@ class SearchResult:
         )
 
 
+class RankedResults:
+    """One query's results across its pages, in the order found, one per URL, ranked 1, 2, ...
+
+    A web engine repeats links across pages (its ranking moved between two requests, or a paging
+    parameter was off); a repeat kept would take a rank, and a place in the top ``num``, from a
+    result not seen yet. The paged web clients collect their hits here.
+    """
+
+    def __init__(self) -> None:
+        self.results: list[SearchResult] = []
+        self._seen: set[str] = set()
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def add(self, url: object, *, title: str | None, snippet: str | None, published_date: date | None) -> bool:
+        """Keep a hit unless its URL is missing, not a string, or kept already; whether it was kept."""
+        if not isinstance(url, str) or not url or url in self._seen:
+            return False
+        self._seen.add(url)
+        self.results.append(SearchResult(url=url, title=title, snippet=snippet, published_date=published_date,
+                                         rank=len(self.results) + 1))
+        return True
+
+
 @runtime_checkable
 class SearchBackend(Protocol):
     """``name`` keys the cache; ``metered`` backends count against the daily query budget."""

@@ -15,7 +15,7 @@ import httpx
 from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
-from tasks.search.base import DateWindow, SearchResult
+from tasks.search.base import DateWindow, RankedResults, SearchResult
 from tasks.search.http import JsonClient, require_key, result_items
 
 PAGE_SIZE = 20
@@ -55,30 +55,30 @@ class BraveSearch:
         return f"BraveSearch(endpoint={self.endpoint!r})"
 
     def search(self, query_text: str, window: DateWindow | None, num: int) -> list[SearchResult]:
-        results: list[SearchResult] = []
+        """Pages of one fixed ``count``: Brave's ``offset`` is a page number (it skips
+        offset × count results), so a last page asked with a smaller count would skip fewer and
+        answer results already read. The last page is cut to ``num`` here instead."""
+        found = RankedResults()
+        if num < 1:
+            return found.results
         headers = {"X-Subscription-Token": self._key.get_secret_value(), "Accept": "application/json"}
-        offset = 0
-        while len(results) < num and offset <= MAX_OFFSET:
-            page = min(PAGE_SIZE, num - len(results))
-            params: dict[str, Any] = {"q": query_text, "count": page, "offset": offset}
+        count = min(PAGE_SIZE, num)
+        for offset in range(MAX_OFFSET + 1):
+            params: dict[str, Any] = {"q": query_text, "count": count, "offset": offset}
             if window:
                 params["freshness"] = f"{window.start.isoformat()}to{window.end.isoformat()}"
             if self.language:
                 params["search_lang"] = self.language
             body = self.http.get(self.endpoint, params, headers)
             items = result_items(body, ("web", "results"), self.name, "url")
+            before = len(found)
             for item in items:
-                if not item.get("url"):
-                    continue
                 age = item.get("page_age")
-                results.append(SearchResult(
-                    url=item["url"], title=_clean(item.get("title")), snippet=_clean(item.get("description")),
-                    published_date=parse_published(age).date if isinstance(age, str) else None,
-                    rank=len(results) + 1,
-                ))
+                found.add(item.get("url"), title=_clean(item.get("title")), snippet=_clean(item.get("description")),
+                          published_date=parse_published(age).date if isinstance(age, str) else None)
             query = body.get("query")
             more = query.get("more_results_available") if isinstance(query, dict) else None
-            if len(items) < page or more is False:
+            # each page is a paid request: none after a short page, the last one, or one with nothing new
+            if len(found) >= num or len(items) < count or more is False or len(found) == before:
                 break
-            offset += 1
-        return results[:num]
+        return found.results[:num]

@@ -24,7 +24,7 @@ import httpx
 from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
-from tasks.search.base import DateWindow, SearchError, SearchResult
+from tasks.search.base import DateWindow, RankedResults, SearchError, SearchResult
 from tasks.search.http import JsonClient
 
 MAX_PAGES = 5
@@ -90,8 +90,7 @@ class SearxngSearch:
         headers = {"Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key.get_secret_value()}"
-        results: list[SearchResult] = []
-        seen: set[str] = set()
+        found = RankedResults()
         for page in range(1, MAX_PAGES + 1):
             body = self.http.get(self.endpoint, self._params(query_text, window, page), headers)
             items = body.get("results")
@@ -105,16 +104,11 @@ class SearxngSearch:
                     raise SearchError(f"searxng search: no results and engines failed: {reasons}")
                 break
             for item in items:
-                url = item.get("url") if isinstance(item, dict) else None
-                if not isinstance(url, str) or not url or url in seen:
+                if not isinstance(item, dict):
                     continue
-                seen.add(url)
                 day = item.get("publishedDate")
-                results.append(SearchResult(
-                    url=url, title=item.get("title") or None, snippet=item.get("content") or None,
-                    published_date=parse_published(day).date if isinstance(day, str) and day else None,
-                    rank=len(results) + 1,
-                ))
-                if len(results) >= num:
-                    return results
-        return results
+                found.add(item.get("url"), title=item.get("title") or None, snippet=item.get("content") or None,
+                          published_date=parse_published(day).date if isinstance(day, str) and day else None)
+                if len(found) >= num:
+                    return found.results
+        return found.results

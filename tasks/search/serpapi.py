@@ -22,7 +22,7 @@ import httpx
 from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
-from tasks.search.base import DateWindow, SearchError, SearchResult
+from tasks.search.base import DateWindow, RankedResults, SearchError, SearchResult
 from tasks.search.http import JsonClient, require_key
 
 PAGE_SIZE = 10
@@ -97,28 +97,20 @@ class SerpApiSearch:
 
     def search(self, query_text: str, window: DateWindow | None, num: int) -> list[SearchResult]:
         num = min(num, MAX_RESULTS)
-        results: list[SearchResult] = []
-        seen: set[str] = set()
+        found = RankedResults()
         start = 0
         # Each page is a paid search: never more pages than ``num`` needs, and none after a page
         # that added nothing new (a server repeating its links and its "next" paged for ever).
         for _ in range(-(-num // PAGE_SIZE)):
             body = self.http.get(self.endpoint, self._params(query_text, window, start))
             items = _results_of(body)
-            before = len(results)
+            before = len(found)
             for item in items:
-                link = item.get("link")
-                if not isinstance(link, str) or not link or link in seen:
-                    continue
-                seen.add(link)
                 shown = item.get("date")
-                results.append(SearchResult(
-                    url=link, title=item.get("title"), snippet=item.get("snippet"),
-                    published_date=parse_published(shown).date if isinstance(shown, str) else None,
-                    rank=len(results) + 1,
-                ))
+                found.add(item.get("link"), title=item.get("title"), snippet=item.get("snippet"),
+                          published_date=parse_published(shown).date if isinstance(shown, str) else None)
             pagination = body.get("serpapi_pagination")
-            if len(results) == before or len(results) >= num or not (isinstance(pagination, dict) and pagination.get("next")):
+            if len(found) == before or len(found) >= num or not (isinstance(pagination, dict) and pagination.get("next")):
                 break
             start += len(items)
-        return results[:num]
+        return found.results[:num]
