@@ -19,6 +19,7 @@ from tasks.stance.cpu_model import (
     tuning_folds,
 )
 from tasks.stance.features import E5Features, EvidenceStep, SimilarityFeatures
+from tasks.stance.metrics import evaluate
 from tasks.stance.persistence import ModelFormatError
 
 
@@ -93,6 +94,22 @@ def test_choose_route_passes_on_the_pairs_the_contextual_model_gets_right_and_on
     assert choose_route(fast, wrong, y, 0.5, folds)["share"] == 0.0  # the contextual model only hurts
     capped = choose_route(fast, right, y, 0.1, folds)
     assert capped["share"] <= 0.1 and capped["candidates"][-1]["share"] == 0.1
+
+
+def test_choose_route_scores_each_fold_as_evaluation_scores_macro_f1() -> None:
+    """Fold 0 holds no disagree pair, yet the model predicts one there: evaluation counts that class as
+    F1 0 (an invented class), and so must the cascade's choice (it left the class out: one rule chose
+    the model, another reported it)."""
+    y = np.array(["agree", "agree", "other", "agree", "disagree", "other"])
+    answers = [0, 1, 2, 0, 1, 1]  # fold 0: one agree taken for disagree; fold 1: one other for disagree
+    proba = np.eye(3)[answers] * 0.8 + 0.2 / 3
+    folds = [np.arange(3), np.arange(3, 6)]
+    labels = tuple(np.unique(y))
+    expected = np.mean([evaluate(list(y[f]), [labels[a] for a in np.asarray(answers)[f]], labels).macro_f1
+                        for f in folds])
+    route = choose_route(proba, proba, y, 0.1, folds)
+    assert all(c["cv_macro_f1"] == pytest.approx(expected) for c in route["candidates"])
+    assert expected == pytest.approx(((2 / 3 + 0 + 1) / 3 + (1 + 2 / 3 + 0) / 3) / 2)
 
 
 def test_choose_route_does_not_pay_for_a_gain_within_the_spread_of_the_folds() -> None:

@@ -236,6 +236,31 @@ def test_auto_tune_picks_the_best_cross_validated_candidate_and_keeps_it(tmp_pat
     assert loaded.tuned == model.tuned
 
 
+def test_tuning_scores_each_fold_as_evaluation_scores_macro_f1(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only claim c1 has discuss pairs, so most folds hold none, yet the classifier answers discuss on
+    each fold's first pair: evaluation counts discuss there as F1 0 (an invented class), and so must
+    tuning (it left the class out: one rule chose C and the e5 weight, another reported the model)."""
+    import tasks.stance.cpu_model as cpu_model
+    from tasks.stance.metrics import evaluate
+
+    examples = [e for e in tiny_examples() if e.label != "discuss" or e.claim_id == "c1"]
+    y = np.asarray([e.label for e in examples])
+    classes = np.unique(y)
+
+    def answers(test: np.ndarray) -> np.ndarray:  # right, but discuss on the fold's first pair
+        return np.where(np.arange(len(test)) == 0, "discuss", y[test])
+
+    def fold_proba(config, X, y, classes, train, test):  # noqa: ANN001, ARG001 - as _fold_proba
+        return (classes[None, :] == answers(test)[:, None]).astype(float)
+
+    monkeypatch.setattr(cpu_model, "_fold_proba", fold_proba)
+    config = CpuModelConfig(variant="tfidf", jobs=1, tune_folds=3)
+    tuning = cpu_model.tune(config, examples, y)
+    expected = np.mean([evaluate(list(y[test]), list(answers(test)), tuple(classes)).macro_f1 for test in tuning.folds])
+    assert any("discuss" not in y[test] for test in tuning.folds)  # the case that the two rules score apart
+    assert all(c["cv_macro_f1"] == pytest.approx(expected) for c in tuning.candidates)
+
+
 def test_without_auto_tune_or_with_one_claim_the_configured_values_are_used() -> None:
     train, _ = _split(tiny_examples())
     fixed = CpuStanceModel(CpuModelConfig(variant="tfidf_sim", auto_tune=False, C=0.7)).fit(train)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers_stance import arastance_records, khouja_rows, tiny_examples, write_arastance, write_baly, write_khouja
 
-from tasks.stance.datasets import DatasetError, load_split, open_dataset
+from tasks.stance.datasets import DatasetError, WarehouseGold, load_split, open_dataset
 from tasks.stance.labels import to_scheme
 
 # -- AraStance JSON Lines ------------------------------------------------------------------------
@@ -151,6 +151,30 @@ def test_baly_broken_json_and_fold_file(tmp_path: Path) -> None:
         load_split("baly", root, "dev")
 
 
+def test_baly_claim_listed_twice_is_an_error_naming_the_line_and_the_claim(tmp_path: Path) -> None:
+    """A claim twice in one fold would weigh double; in two folds it could be in train and dev at once."""
+    root = _baly_corpus(tmp_path)
+    splits = root / "train_test_splits.txt"
+    splits.write_text("Fold_1: R-1 V-9 R-1\nFold_2: R-2\nFold_3: R-3\nFold_4: R-4\nFold_5: R-5\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"train_test_splits\.txt, line 1: claim 'R-1' of fold 1 is already "
+                                           r"listed in fold 1 \(line 1\) \(duplicated\)"):
+        load_split("baly", root, "train")
+    splits.write_text("Fold_1: R-1 V-9\nFold_2: R-2\nFold_3: R-3 R-4\nFold_4: R-4\nFold_5: R-5\n", encoding="utf-8")
+    for split in ("train", "dev", "test"):  # the file is wrong whichever split is read
+        with pytest.raises(DatasetError, match=r"train_test_splits\.txt, line 4: claim 'R-4' of fold 4 is already "
+                                               r"listed in fold 3 \(line 3\)"):
+            load_split("baly", root, split)
+
+
+def test_baly_files_with_a_utf8_bom_are_read(tmp_path: Path) -> None:
+    """As the Khouja loader reads them; the splits file's first line was refused as not 'Fold_<n>: ...'."""
+    root = _baly_corpus(tmp_path)
+    expected = load_split("baly", root, "train")
+    for path in (root / "train_test_splits.txt", root / "dataset" / "R-1.json"):
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert load_split("baly", root, "train") == expected
+
+
 # -- Khouja 2020 (ANS) ---------------------------------------------------------------------------
 
 
@@ -217,6 +241,8 @@ def test_warehouse_gold_pairs_by_split_with_claim_override(warehouse, tmp_path: 
     path = warehouse.path
     warehouse.close()
     train = load_split("warehouse", path, "train")
+    # the count, without reading the pairs, counts what the split gives (not the excluded claim k3)
+    assert [WarehouseGold(path).pair_count(split) for split in ("train", "dev", "test")] == [2, 1, 0]
     assert [(e.claim, e.article_id, e.label) for e in train] == [("ادعاء مصحح", "a1", "agree"), ("ادعاء مصحح", "a2", "unrelated")]
     assert train[0].article_title == "عنوان a1" and train[0].article_url == "https://n/a1"
     assert [e.label for e in load_split("warehouse", path, "dev", "3way")] == ["disagree"]

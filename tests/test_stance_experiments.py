@@ -4,7 +4,9 @@ CLI (real Prefect flows), with their tables in the warehouse, heat maps and arti
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers_stance import (
@@ -20,9 +22,10 @@ from typer.testing import CliRunner
 
 from arastance.cli import app
 from arastance.config import load_settings
-from tasks.stance.experiments.imbalance import resample
-from tasks.stance.experiments.training import in_scheme
-from warehouse import open_warehouse
+from tasks.stance.experiments.cross_dataset import locate_corpora
+from tasks.stance.experiments.imbalance import check_strategies, imbalance, resample
+from tasks.stance.experiments.training import in_scheme, model_factory
+from warehouse import Warehouse, open_warehouse
 from warehouse.experiments import experiment_cells
 
 runner = CliRunner()
@@ -63,6 +66,84 @@ def test_resampling_balances_the_training_labels_only() -> None:
     with pytest.raises(ValueError, match="'up' or 'down'"):
         resample(examples, "sideways")
     assert {e.label for e in in_scheme(examples, "3way")} == {"agree", "disagree", "other"}
+
+
+class _Answering:
+    """A trained model's stand-in that answers every pair right: what imbalance asks for is under test."""
+
+    labels = ("agree", "disagree", "discuss", "unrelated")
+
+    def fit(self, examples, dev=None):  # noqa: ANN001, ANN201, ARG002
+        return self
+
+    def predict(self, examples):  # noqa: ANN001, ANN201
+        return [e.label for e in examples]
+
+
+class _Recording:
+    """A model factory of ``kind`` that builds the real model (when given ``real``), keeps it and the
+    overrides it was asked for, and hands back a stand-in that trains in no time."""
+
+    def __init__(self, kind: str, real: Any = None) -> None:
+        self.kind, self.real, self.asked, self.built = kind, real, [], []
+
+    def __call__(self, scheme, **overrides):  # noqa: ANN001, ANN003, ANN204
+        self.asked.append(overrides)
+        if self.real is not None:
+            self.built.append(self.real(scheme, **overrides))
+        return _Answering()
+
+
+def test_only_the_two_step_row_is_two_stage_whatever_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With model.two_stage on, every row was two-stage: the others never said two_stage=False."""
+    monkeypatch.setenv("ARASTANCE_MODEL__TWO_STAGE", "true")
+    cpu = _Recording("cpu", model_factory(load_settings(), "cpu"))
+    imbalance("tiny", tiny_examples(), tiny_examples(), "4way", cpu)
+    assert [m.config.two_stage for m in cpu.built] == [False, False, False, False, True]
+    ensemble = _Recording("ensemble", model_factory(load_settings(), "ensemble"))
+    imbalance("tiny", tiny_examples(), tiny_examples(), "4way", ensemble, ["none", "two_step"])
+    assert [m.cpu.config.two_stage for m in ensemble.built] == [False, True]
+    # a model without a CPU part has no stages: nothing is passed (its config would refuse it)
+    transformer = _Recording("transformer")
+    imbalance("tiny", tiny_examples(), tiny_examples(), "4way", transformer, ["none", "class_weighted"])
+    assert transformer.asked == [{"class_weighted": False}, {"class_weighted": True}]
+
+
+def test_a_repeated_strategy_is_refused_before_any_training(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"imbalance strategies \['none'\] given more than once"):
+        check_strategies(["none", "class_weighted", "none"], "cpu")
+    paths = _write_corpora(tmp_path / "corpora")
+    done = runner.invoke(app, ["experiment", "imbalance", "--dataset", "khouja", "--path", str(paths["khouja"]),
+                               "--strategy", "upsampled", "--strategy", "none", "--strategy", "upsampled"])
+    assert done.exit_code == 2 and "imbalance strategies ['upsampled'] given more than once" in done.output
+    assert not (load_settings().data_dir / "experiments").exists()  # nothing ran
+
+
+def _add_gold_training_pair(wh: Warehouse) -> None:
+    now = datetime(2024, 1, 1)
+    wh.insert_rows("claims", [{"claim_id": "k1", "source_id": "araanews", "url": "https://a/k1",
+                               "canonical_url": "https://a/k1", "cleaned_text": "ادعاء", "veracity": "false",
+                               "first_seen": now, "last_seen": now, "status": "active"}])
+    wh.insert_rows("articles", [{"article_id": "a1", "url": "https://n/a1", "canonical_url": "https://n/a1",
+                                 "title": "عنوان", "text": "نص المقال", "fetch_status": "ok"}])
+    wh.insert_rows("claim_article_pairs", [{"pair_id": "p1", "claim_id": "k1", "article_id": "a1", "created_at": now}])
+    wh.insert_rows("gold_labels", [{"pair_id": "p1", "label": "agree", "method": "agreed", "decided_at": now}])
+    wh.insert_rows("splits", [{"claim_id": "k1", "split": "train", "assigned_at": now}])
+
+
+def test_cross_dataset_takes_the_warehouse_only_once_it_has_gold_training_pairs(tmp_path: Path) -> None:
+    """Any run creates the warehouse (this experiment's first run too, storing its table): by its file
+    alone a second run took it as a corpus, and failed on its empty train split."""
+    paths = _write_corpora(tmp_path / "corpora")
+    settings = load_settings()
+    with open_warehouse(settings.warehouse):
+        pass  # a migrated warehouse with no gold pairs, where the settings put it
+    assert list(locate_corpora(settings, None, paths)) == ["arastance", "baly", "khouja"]
+    # named, it is used as it is (its loader then says which split has no examples)
+    assert list(locate_corpora(settings, ["warehouse", "baly"], paths)) == ["warehouse", "baly"]
+    with open_warehouse(settings.warehouse) as wh:
+        _add_gold_training_pair(wh)
+    assert list(locate_corpora(settings, None, paths)) == ["warehouse", "arastance", "baly", "khouja"]
 
 
 @pytest.mark.slow

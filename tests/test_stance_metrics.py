@@ -26,10 +26,31 @@ def test_per_class_f1_accuracy_macro_f1_by_hand() -> None:
     np.testing.assert_array_equal(ev.confusion, [[1, 1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 1]])
 
 
-def test_absent_class_counts_as_zero_in_macro_f1() -> None:
-    ev = evaluate(["agree", "disagree"], ["agree", "agree"], THREE_WAY)
-    assert ev.f1 == {"agree": pytest.approx(2 / 3), "disagree": 0.0, "other": 0.0}
-    assert ev.macro_f1 == pytest.approx(2 / 9)
+def test_a_missed_or_invented_class_counts_as_zero_in_macro_f1_one_on_neither_side_is_left_out() -> None:
+    missed = evaluate(["agree", "disagree"], ["agree", "agree"], THREE_WAY)  # disagree never predicted
+    assert missed.f1 == {"agree": pytest.approx(2 / 3), "disagree": 0.0, "other": 0.0}
+    assert missed.macro_f1 == pytest.approx((2 / 3 + 0) / 2)  # other: in neither gold nor predictions
+    invented = evaluate(["agree", "agree"], ["agree", "other"], THREE_WAY)  # other predicted, not in gold
+    assert invented.macro_f1 == pytest.approx((2 / 3 + 0) / 2)
+    # a perfect model on a split without one of the classes is perfect (it read .67: F1 0 for disagree)
+    assert evaluate(["agree", "other", "other"], ["agree", "other", "other"], THREE_WAY).macro_f1 == 1.0
+
+
+def test_a_perfect_models_interval_is_not_pulled_down_by_draws_without_the_rare_class() -> None:
+    """Only one claim of 20 has disagree pairs, so about a third of the draws hold none; every pair is
+    right. Those draws scored .67 (disagree counted as F1 0), and the interval read [.67–1]."""
+    gold, groups = [], []
+    for c in range(20):
+        gold += ["disagree"] * 3 if c == 0 else ["agree", "other", "other"]
+        groups += [f"c{c}"] * 3
+    ev = evaluate(gold, list(gold), THREE_WAY, groups=groups)
+    assert ev.macro_f1 == 1.0 and ev.macro_f1_interval == (1.0, 1.0)
+    draws = bootstrap_macro_f1(gold, list(gold), THREE_WAY, groups, resamples=200)
+    assert np.all(draws == 1.0)
+    # a model that misses disagree is still marked down, in the draws that hold c0 (and only those)
+    wrong = ["agree" if g == "disagree" else g for g in gold]
+    draws = bootstrap_macro_f1(gold, wrong, THREE_WAY, groups, resamples=200)
+    assert 0 < np.mean(draws == 1.0) < 1 and draws.min() < 0.7
 
 
 def test_bad_inputs_are_errors() -> None:
@@ -59,7 +80,8 @@ def test_results_table_layout_rows_models_column_groups_datasets() -> None:
     lines = table.strip().splitlines()
     assert lines[0] == ("| Model | Baly A | Baly D | Baly Ds | Baly U | Baly Acc | Baly F1 | "
                         "Khouja A | Khouja D | Khouja O | Khouja Acc | Khouja F1 |")
-    assert lines[2] == "| m1 | 0.50 | 0.67 | 1.00 | 0.67 | 0.67 | 0.71 | 1.00 | 0.00 | 1.00 | 1.00 | 0.67 |"
+    # Khouja D: no disagree in gold or predictions; its F1 shows as 0, but macro-F1 leaves it out
+    assert lines[2] == "| m1 | 0.50 | 0.67 | 1.00 | 0.67 | 0.67 | 0.71 | 1.00 | 0.00 | 1.00 | 1.00 | 1.00 |"
     assert lines[3].startswith("| m2 | – | – | – | – | – | – | 1.00 |")
 
 

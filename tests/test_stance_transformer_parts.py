@@ -105,13 +105,13 @@ def test_weighted_cross_entropy_by_hand() -> None:
     assert accumulated.item() == pytest.approx((0.5 * nll[0] + 3.0 * nll[1]) / 4, rel=1e-6)
 
 
-def test_dev_metric_is_macro_f1_over_every_label_of_the_scheme() -> None:
+def test_dev_metric_is_the_macro_f1_that_evaluation_reports() -> None:
     labels = ("agree", "disagree", "discuss", "unrelated")
     logits = np.array([[5, 0, 0, 0], [5, 0, 0, 0], [0, 0, 0, 5], [0, 0, 0, 5]], dtype=float)
     gold = np.array([0, 1, 3, 3])
     scores = DevMetrics(labels)(EvalPrediction(predictions=logits, label_ids=gold))
-    # agree F1 = 2/3, disagree 0, discuss 0 (absent, still averaged), unrelated 1
-    assert scores["macro_f1"] == pytest.approx((2 / 3 + 0 + 0 + 1) / 4)
+    # agree F1 = 2/3, disagree 0 (never predicted), unrelated 1; discuss, in neither gold nor predictions, is left out
+    assert scores["macro_f1"] == pytest.approx((2 / 3 + 0 + 1) / 3)
     assert scores["accuracy"] == pytest.approx(0.75)
 
 

@@ -57,9 +57,20 @@ def gold_examples(wh: Warehouse, split: str) -> list[dict[str, Any]]:
     try:
         return wh.query(load_sql("model_gold_examples"), [split])
     except duckdb.CatalogException as exc:
-        raise WarehouseError(
-            f"warehouse {wh.path} lacks the stance view (run `arastance warehouse migrate`): {exc}"
-        ) from None
+        raise _no_stance_view(wh, exc) from None
+
+
+def gold_pair_count(wh: Warehouse, split: str) -> int:
+    """How many pairs :func:`gold_examples` would return for ``split``, without reading them."""
+    try:
+        return int(wh.scalar(load_sql("model_gold_pair_count"), [split]))
+    except duckdb.CatalogException as exc:
+        raise _no_stance_view(wh, exc) from None
+
+
+def _no_stance_view(wh: Warehouse, exc: duckdb.CatalogException) -> WarehouseError:
+    """What to do about a warehouse older than the stance view (read-only opens do not migrate)."""
+    return WarehouseError(f"warehouse {wh.path} lacks the stance view (run `arastance warehouse migrate`): {exc}")
 
 
 def start_run(wh: Warehouse, run: ModelRun) -> None:

@@ -36,7 +36,6 @@ from joblib import Parallel, delayed
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import f1_score
 from sklearn.model_selection import GroupKFold
 from sklearn.pipeline import FeatureUnion, Pipeline
 
@@ -59,6 +58,7 @@ from tasks.stance.features import (
     word_tfidf,
 )
 from tasks.stance.labels import LABELS, Scheme
+from tasks.stance.metrics import macro_f1
 from tasks.stance.model import require_labels
 from tasks.stance.persistence import ModelFormatError, load_pickled, read_manifest, saved_settings, write_manifest
 from tasks.stance.provenance import library_versions
@@ -289,7 +289,7 @@ def tune(config: CpuModelConfig, examples: Sequence[StanceExample], y: np.ndarra
         for (_, test), proba in zip(splits, probas[i * folds : (i + 1) * folds]):
             out[test] = proba
             predicted = classes[np.argmax(proba, axis=1)]
-            scores.append(float(f1_score(y[test], predicted, labels=np.unique(y[test]), average="macro")))
+            scores.append(macro_f1(y[test], predicted, classes))
         results.append({"C": c, "e5_weight": w, "cv_macro_f1": float(np.mean(scores))})
         held_out.append(out)
     best = int(np.argmax([r["cv_macro_f1"] for r in results]))
@@ -307,7 +307,8 @@ def choose_route(fast: np.ndarray, full: np.ndarray, y: np.ndarray, max_share: f
     ``fast`` and ``full`` are the two pipelines' out-of-fold probabilities on the training pairs
     (columns the sorted labels of ``y``); ``folds`` the held-out indices of each fold. Every share
     from 0 to ``max_share`` in steps of 0.05 is tried: the pairs below that quantile of the static
-    model's confidence take the contextual answer, and each fold is scored (macro-F1 over its labels).
+    model's confidence take the contextual answer, and each fold is scored (macro-F1 as evaluation
+    scores it: :func:`tasks.stance.metrics.macro_f1_of`).
     The share kept is the smallest whose mean is within one standard error of the best mean (the
     one-standard-error rule of model selection): each routed pair costs an e5 pass, so a gain smaller
     than the folds' own spread does not buy it. On Baly's long articles the gain of routing stays
@@ -321,8 +322,7 @@ def choose_route(fast: np.ndarray, full: np.ndarray, y: np.ndarray, max_share: f
         threshold = float(np.quantile(confidence, share)) if share > 0 else 0.0
         routed = confidence < threshold
         predicted = classes[np.where(routed, full.argmax(axis=1), fast.argmax(axis=1))]
-        scores = [float(f1_score(y[test], predicted[test], labels=np.unique(y[test]), average="macro"))
-                  for test in folds]
+        scores = [macro_f1(y[test], predicted[test], classes) for test in folds]
         candidates.append({"share": float(share), "route_below": threshold, "routed": float(routed.mean()),
                            "cv_macro_f1": float(np.mean(scores)),
                            "cv_se": float(np.std(scores, ddof=1) / np.sqrt(len(scores))) if len(scores) > 1 else 0.0})

@@ -46,6 +46,30 @@ class Evaluation:
                 "precision": self.precision, "recall": self.recall, "support": self.support}
 
 
+def macro_f1_of(confusion: np.ndarray) -> np.ndarray:
+    """Macro-F1 of a confusion matrix (rows gold, columns predicted), or of each of a stack of them.
+
+    The mean runs over the classes present in gold or predictions: a class the model misses (gold
+    has it, nothing predicts it) or invents (predicted, gold lacks it) counts as F1 = 0, but a class
+    absent from both sides is left out. Counting that one as 0 too would mark down a split, or a
+    bootstrap draw, for lacking a rare class (a perfect model would score .67 on a 3-way split without
+    disagree), which says nothing about the model. Every macro-F1 of this project is this one:
+    :func:`evaluate`, each draw of :func:`bootstrap_macro_f1`, and the CPU model's tuning.
+    """
+    confusion = np.asarray(confusion, dtype=float)
+    hits = np.diagonal(confusion, axis1=-2, axis2=-1)
+    # 2 tp + fp + fn: row sum (tp + fn) plus column sum (tp + fp); zero only for a class on neither side
+    denominator = confusion.sum(axis=-1) + confusion.sum(axis=-2)
+    present = denominator > 0
+    f1 = np.divide(2 * hits, denominator, out=np.zeros_like(hits), where=present)
+    return f1.sum(axis=-1) / present.sum(axis=-1)
+
+
+def macro_f1(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> float:
+    """:func:`macro_f1_of` the pairs' confusion matrix over ``labels`` (which must hold every label used)."""
+    return float(macro_f1_of(confusion_matrix(gold, predicted, labels=list(labels))))
+
+
 def bootstrap_macro_f1(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str],
                        groups: Sequence[str], *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 42) -> np.ndarray:
     """Macro-F1 of ``resamples`` bootstrap draws in which a group's pairs are drawn together.
@@ -53,7 +77,8 @@ def bootstrap_macro_f1(gold: Sequence[str], predicted: Sequence[str], labels: Se
     A claim's pairs share its text and mostly its label, so they are not independent: drawing pairs
     one by one would understate the spread. Each draw takes as many groups as there are, with
     replacement (groups in order of first appearance, so a seed always gives the same draws), and
-    is scored from the summed confusion matrices of the groups drawn, as :func:`evaluate` would score it.
+    is scored from the summed confusion matrices of the groups drawn, as :func:`evaluate` would score
+    it (:func:`macro_f1_of`: a draw without any claim of a rare class is not marked down for it).
     """
     if not len(gold) == len(predicted) == len(groups):
         raise ValueError(f"{len(gold)} gold labels, {len(predicted)} predictions and {len(groups)} groups: "
@@ -68,18 +93,16 @@ def bootstrap_macro_f1(gold: Sequence[str], predicted: Sequence[str], labels: Se
     rng = np.random.default_rng(seed)
     drawn = np.stack([np.bincount(rng.integers(len(members), size=len(members)), minlength=len(members))
                       for _ in range(resamples)])
-    confusion = np.einsum("rg,gij->rij", drawn, per_group)
-    hits = np.diagonal(confusion, axis1=1, axis2=2)
-    errors = confusion.sum(axis=1) + confusion.sum(axis=2) - 2 * hits  # false positives + false negatives
-    f1 = np.divide(2 * hits, 2 * hits + errors, out=np.zeros_like(hits), where=(2 * hits + errors) > 0)
-    return f1.mean(axis=1)
+    return macro_f1_of(np.einsum("rg,gij->rij", drawn, per_group))
 
 
 def evaluate(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str],
              groups: Sequence[str] | None = None) -> Evaluation:
-    """Score predictions; macro-F1 averages over every label of the scheme, present or not,
-    as the paper does (a class the model never predicts counts as F1 = 0). With ``groups`` (each
-    pair's claim id) the evaluation also carries macro-F1's 95 % claim-bootstrap interval."""
+    """Score predictions. Macro-F1 averages over the labels present in gold or predictions
+    (:func:`macro_f1_of`): a class the model never predicts, or predicts where gold has none, counts
+    as F1 = 0, one absent from both is left out. The per-class figures cover every label of the
+    scheme, an absent class with F1 0 and support 0. With ``groups`` (each pair's claim id) the
+    evaluation also carries macro-F1's 95 % claim-bootstrap interval."""
     if len(gold) != len(predicted):
         raise ValueError(f"{len(gold)} gold labels but {len(predicted)} predictions")
     if not gold:
@@ -89,15 +112,16 @@ def evaluate(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str
     if foreign:
         raise ValueError(f"labels {foreign} are not in the scheme {labels}")
     p, r, f, s = precision_recall_fscore_support(gold, predicted, labels=list(labels), zero_division=0)
+    confusion = confusion_matrix(gold, predicted, labels=list(labels))
     return Evaluation(
         labels=labels,
         accuracy=float(accuracy_score(gold, predicted)),
-        macro_f1=float(np.mean(f)),
+        macro_f1=float(macro_f1_of(confusion)),
         f1={lab: float(v) for lab, v in zip(labels, f)},
         precision={lab: float(v) for lab, v in zip(labels, p)},
         recall={lab: float(v) for lab, v in zip(labels, r)},
         support={lab: int(v) for lab, v in zip(labels, s)},
-        confusion=confusion_matrix(gold, predicted, labels=list(labels)),
+        confusion=confusion,
         macro_f1_interval=None if groups is None else interval(bootstrap_macro_f1(gold, predicted, labels, groups)),
     )
 

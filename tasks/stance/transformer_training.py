@@ -117,7 +117,7 @@ class DevMetrics:
     """The Trainer's ``compute_metrics``: macro-F1 (the early-stopping metric) and accuracy.
 
     Scored by :func:`tasks.stance.metrics.evaluate`, so early stopping optimises exactly the
-    macro-F1 that evaluation reports (averaged over every label of the scheme).
+    macro-F1 that evaluation reports (over the labels present in gold or predictions).
     """
 
     def __init__(self, labels: Sequence[str]) -> None:

@@ -40,12 +40,15 @@ class BalyCorpus:
         self.claims_dir = self.root / "dataset"
 
     def folds(self) -> dict[int, list[str]]:
-        """Fold number -> claim ids, as listed in the splits file."""
+        """Fold number -> claim ids, as listed in the splits file (a UTF-8 BOM is allowed, as editors
+        on Windows write one). A claim listed twice is an error: in one fold it would weigh double, in
+        two folds it could be in both train and dev."""
         if not self.splits_file.is_file():
             raise unreadable_corpus_file("fold file", self.splits_file, self.root,
                                          f"{self.splits_file.name} and {self.claims_dir.name}/")
         folds: dict[int, list[str]] = {}
-        for lineno, line in enumerate(read_utf8(self.splits_file, DatasetError).splitlines(), start=1):
+        first_seen: dict[str, tuple[int, int]] = {}  # claim id -> (fold, line) where it was first listed
+        for lineno, line in enumerate(read_utf8(self.splits_file, DatasetError, allow_bom=True).splitlines(), start=1):
             if not line.strip():
                 continue
             m = _FOLD_LINE.match(line)
@@ -55,6 +58,12 @@ class BalyCorpus:
             if fold in folds:
                 raise DatasetError(f"{self.splits_file}, line {lineno}: fold {fold} listed twice")
             folds[fold] = m.group(2).split()
+            for claim_id in folds[fold]:
+                if claim_id in first_seen:
+                    earlier_fold, earlier_line = first_seen[claim_id]
+                    raise DatasetError(f"{self.splits_file}, line {lineno}: claim {claim_id[:60]!r} of fold {fold} is "
+                                       f"already listed in fold {earlier_fold} (line {earlier_line}) (duplicated)")
+                first_seen[claim_id] = (fold, lineno)
         return folds
 
     def examples(self, split: str, scheme: Scheme = "4way") -> Iterator[StanceExample]:
@@ -82,7 +91,7 @@ class BalyCorpus:
     def _parse_claim(self, path: Path, claim_id: str, scheme: Scheme) -> Iterator[StanceExample]:
         where = str(path)
         try:
-            raw = json.loads(read_utf8(path, DatasetError))
+            raw = json.loads(read_utf8(path, DatasetError, allow_bom=True))
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{where}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
         if not isinstance(raw, dict):

@@ -14,11 +14,13 @@ from pathlib import Path
 
 from arastance.config import Settings
 
+from tasks.stance.datasets import WarehouseGold
 from tasks.stance.examples import StanceExample
 from tasks.stance.experiments.results import ExperimentResult
 from tasks.stance.experiments.training import ModelFactory, train_and_score
 from tasks.stance.labels import Scheme
 from tasks.stance.runs import dataset_path
+from warehouse.connection import WarehouseBusyError
 
 CORPORA: tuple[str, ...] = ("warehouse", "arastance", "baly", "khouja")
 
@@ -35,13 +37,13 @@ class Corpus:
 
 def locate_corpora(settings: Settings, names: Sequence[str] | None,
                    paths: Mapping[str, str | Path]) -> dict[str, Path]:
-    """Corpus name -> location: the ``names`` asked for (default: every corpus whose data is
-    present), at ``paths`` where given, else where the settings put them. An unknown name, a
-    missing location or fewer than two corpora is a clear error."""
+    """Corpus name -> location: the ``names`` asked for (default: every corpus given in ``paths`` or
+    whose data is present where the settings put it), at ``paths`` where given, else where the
+    settings put them. An unknown name, a missing location or fewer than two corpora is a clear error."""
     unknown = sorted((set(names or []) | set(paths)) - set(CORPORA))
     if unknown:
         raise ValueError(f"unknown corpora {unknown}; expected some of {list(CORPORA)}")
-    chosen = list(names or [n for n in CORPORA if n in paths or dataset_path(settings, n).exists()])
+    chosen = list(names or [n for n in CORPORA if n in paths or has_data(settings, n)])
     located = {n: dataset_path(settings, n, Path(paths[n]) if n in paths else None) for n in chosen}
     for name, where in located.items():
         if not where.exists():
@@ -49,6 +51,21 @@ def locate_corpora(settings: Settings, names: Sequence[str] | None,
     if len(located) < 2:
         raise ValueError(f"cross-dataset needs at least two corpora, found {sorted(located) or 'none'}")
     return located
+
+
+def has_data(settings: Settings, name: str) -> bool:
+    """Whether corpus ``name`` is present where the settings put it. For the warehouse that means gold
+    training pairs, not just the file: any pipeline run creates it (this experiment too, storing its
+    table), long before a pair is labelled, and a warehouse without gold pairs has nothing to train on."""
+    where = dataset_path(settings, name)
+    if not where.exists():
+        return False
+    if name != "warehouse":
+        return True
+    try:
+        return WarehouseGold(where).pair_count("train") > 0
+    except WarehouseBusyError as exc:
+        raise ValueError(f"corpus 'warehouse': {exc}; to leave it out, name the corpora with --corpus") from None
 
 
 def common_scheme(a: Corpus, b: Corpus) -> Scheme:

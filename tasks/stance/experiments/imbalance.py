@@ -8,6 +8,7 @@ Resampling touches only the training pairs; evaluation pairs keep their natural 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,11 +38,15 @@ STRATEGIES: dict[str, Strategy] = {
 
 
 def check_strategies(strategies: Sequence[str], kind: str) -> list[str]:
-    """The strategies as a list; an unknown one, or two_step without a CPU model (alone or in the ensemble),
-    is an error."""
+    """The strategies as a list; an unknown or repeated one, or two_step without a CPU model (alone or in
+    the ensemble), is an error. Each is checked before any model trains: a repeated one would train its
+    model twice, then break the stored table's key (one row per strategy) after all the training."""
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
         raise ValueError(f"unknown imbalance strategies {unknown}; expected some of {list(STRATEGIES)}")
+    repeated = sorted(s for s, n in Counter(strategies).items() if n > 1)
+    if repeated:
+        raise ValueError(f"imbalance strategies {repeated} given more than once; give each strategy once")
     if kind not in WITH_CPU_MODEL and any(STRATEGIES[s].two_stage for s in strategies):
         raise ValueError(f"the two_step strategy needs the CPU model (kind cpu or ensemble), not a {kind} model")
     return list(strategies)
@@ -70,7 +75,10 @@ def resample(examples: Sequence[StanceExample], mode: str, seed: int = 42) -> li
 def imbalance(corpus: str, train: Sequence[StanceExample], evaluation: Sequence[StanceExample], scheme: Scheme,
               make_model: ModelFactory, strategies: Sequence[str] = tuple(STRATEGIES), seed: int = 42,
               config: dict | None = None) -> ExperimentResult:
-    """One row per strategy: the model trained that way on ``train``, scored on ``evaluation``."""
+    """One row per strategy: the model trained that way on ``train``, scored on ``evaluation``.
+
+    A model with a CPU part (kind cpu or ensemble) is told each strategy's ``two_stage`` either way,
+    so that a ``model.two_stage`` setting does not turn every row into the two_step one."""
     result = ExperimentResult("imbalance", {**(config or {}), "corpus": corpus, "scheme": scheme,
                                             "strategies": list(strategies)})
     pairs = in_scheme(train, scheme)
@@ -78,7 +86,7 @@ def imbalance(corpus: str, train: Sequence[StanceExample], evaluation: Sequence[
         strategy = STRATEGIES[name]
         used = resample(pairs, strategy.resample, seed) if strategy.resample else pairs
         overrides = {"class_weighted": strategy.class_weighted}
-        if strategy.two_stage:
-            overrides["two_stage"] = True
+        if make_model.kind in WITH_CPU_MODEL:
+            overrides["two_stage"] = strategy.two_stage
         result.cells += train_and_score(make_model, scheme, name, used, {corpus: evaluation}, **overrides)
     return result

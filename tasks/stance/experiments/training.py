@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from arastance.config import Settings
 from arastance.logging import get_logger
@@ -17,20 +17,33 @@ from tasks.stance.model import StanceModel, create_model, require_labels
 
 log = get_logger(__name__)
 
-# scheme and config overrides -> a new, untrained model (tasks.stance.model.create_model with the settings bound)
-ModelFactory = Callable[..., StanceModel]
+
+class ModelFactory(Protocol):
+    """Scheme and config overrides -> a new, untrained model of ``kind``. The kind is known before any
+    model is built, because which overrides apply depends on it (``two_stage`` is a CPU model's)."""
+
+    kind: str
+
+    def __call__(self, scheme: Scheme, **overrides: Any) -> StanceModel: ...
+
+
+@dataclass(frozen=True)
+class SettingsModelFactory:
+    """:func:`tasks.stance.model.create_model` with the settings, the kind and ``fixed`` overrides bound."""
+
+    settings: Settings
+    kind: str
+    fixed: dict[str, Any] = field(default_factory=dict)
+
+    def __call__(self, scheme: Scheme, **overrides: Any) -> StanceModel:
+        return create_model(self.kind, self.settings.model, scheme, embedding_cache=self.settings.embedding_cache,
+                            **{**self.fixed, **overrides})
 
 
 def model_factory(settings: Settings, kind: str | None, **fixed: Any) -> ModelFactory:
     """A factory of untrained models of ``kind`` (default: model.default) with ``fixed`` overrides:
     an experiment trains a fresh model per cell, each configured the same way."""
-    chosen = kind or settings.model.default
-
-    def make(scheme: Scheme, **overrides: Any) -> StanceModel:
-        return create_model(chosen, settings.model, scheme, embedding_cache=settings.embedding_cache,
-                            **{**fixed, **overrides})
-
-    return make
+    return SettingsModelFactory(settings, kind or settings.model.default, fixed)
 
 
 def in_scheme(examples: Sequence[StanceExample], scheme: Scheme) -> list[StanceExample]:
