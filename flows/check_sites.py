@@ -26,12 +26,13 @@ def check_one_site(site: str, archive: bool, sample: int, threshold: float) -> S
 
 
 @flow(name="check_sites", validate_parameters=True)
-def check_sites(sites: list[str] | None = None, archive: bool = False, sample: Annotated[int, Field(ge=1)] = 10,
+def check_sites(sites: Annotated[list[str], Field(min_length=1)] | None = None, archive: bool = False, sample: Annotated[int, Field(ge=1)] = 10,
                 threshold: Annotated[float, Field(ge=0, le=1)] = 0.8) -> list[dict[str, Any]]:
     """Check ``sites`` (default: the enabled ones); publish the per-field table; fail below ``threshold``.
 
     Args:
-        sites: sites to check (default: every site enabled in arastance/base/site_configs).
+        sites: sites to check (default: every site enabled in arastance/base/site_configs; an empty list is
+            refused, not read as all).
         archive: sample the sites' web-archive captures instead of the live sites.
         sample: claim pages per site.
         threshold: least share (0 to 1) of sampled claims that must have each gated field (title, claim, date).

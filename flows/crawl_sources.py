@@ -24,10 +24,11 @@ from __future__ import annotations
 import threading
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
+from pydantic import Field
 
 from arastance.base.sites import available_sites, crawl_modes, enabled_sites
 from arastance.base.stopping import check_stop, stop_on_exit
@@ -197,7 +198,7 @@ def _crawl_pass(sites: list[str], mode: str, settings: Settings, path: Path, inc
 
 @flow(name="crawl_sources", validate_parameters=True)
 def crawl_sources(
-    sites: list[str] | None = None,
+    sites: Annotated[list[str], Field(min_length=1)] | None = None,
     incremental: bool | None = None,
     warehouse_path: str | None = None,
     mode: Literal["live", "archive", "both"] | None = None,
@@ -208,7 +209,7 @@ def crawl_sources(
 
     Args:
         sites: spiders to run (default: the sites enabled in arastance/base/site_configs: araanews,
-            dabegad, norumors, reuters).
+            dabegad, norumors, reuters; an empty list is refused, not read as all).
         incremental: fetch only posts whose canonical URL is not yet in the warehouse, and stop
             paginating at the first listing page with nothing new (default: the
             crawl.incremental setting).

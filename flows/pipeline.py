@@ -77,7 +77,7 @@ def _stage_runners(path: Path, sites: list[str] | None, incremental: bool | None
 @flow(name="arastance_pipeline", validate_parameters=True)
 def arastance_pipeline(
     stages: Annotated[list[Stage], Field(min_length=1)] | None = None,
-    sites: list[str] | None = None,
+    sites: Annotated[list[str], Field(min_length=1)] | None = None,
     incremental: bool | None = None,
     retrieve_limit: Annotated[int, Field(ge=1)] | None = None,
     train: Literal["auto", "always", "never"] = "auto",
@@ -95,6 +95,9 @@ def arastance_pipeline(
     """
     asked = ALL_STAGES if stages is None else stages  # an empty list is refused by validation, never read as "all"
     chosen = [s for s in ALL_STAGES if s in asked and not (s == "train" and train == "never")]
+    if not chosen:  # a run that does nothing must not end Completed as if it had done what was asked
+        raise ValueError(f"no stage left to run: stages={list(asked)} with train={train!r}; ask for another stage, "
+                         "or train 'auto' or 'always'")
     path = load_settings().warehouse
     runners = _stage_runners(path, sites, incremental, retrieve_limit, train)
     outcomes: list[StageOutcome] = []

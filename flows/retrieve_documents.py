@@ -34,7 +34,7 @@ from tasks.retrieval import RetrievalPlan, utc_now
 from tasks.search.base import SearchBudgetExceeded
 from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, run_claim_queries
 from tasks.stage_locks import locked_stage
-from warehouse import open_warehouse
+from warehouse import flow_warehouse, open_warehouse
 
 log = get_logger(__name__)
 
@@ -155,7 +155,7 @@ def _search_and_store(path: Path, plan: RetrievalPlan, num: int, backend: str) -
 @flow(name="retrieve_documents", task_runner=ConfiguredTaskRunner(), validate_parameters=True)
 @locked_stage("retrieval")
 def retrieve_documents(claim_ids: list[str] | None = None, limit: Annotated[int, Field(ge=1)] | None = None, fetch: bool = True,
-                       redo: bool = False) -> list[dict[str, Any]]:
+                       redo: bool = False, warehouse_path: str | None = None) -> list[dict[str, Any]]:
     """Retrieve documents for the pending claims (or ``claim_ids``); returns a row per claim.
 
     Args:
@@ -164,9 +164,10 @@ def retrieve_documents(claim_ids: list[str] | None = None, limit: Annotated[int,
         fetch: fetch and extract the kept articles and create the claim-article pairs; off stops
             after the keep/drop decisions.
         redo: include claims already done (their searches come from the cache, so no quota is spent).
+        warehouse_path: the DuckDB warehouse; default: the configured one.
     """
     settings = load_settings()
-    path = settings.warehouse
+    path = flow_warehouse(warehouse_path, settings)
     backend = settings.search.backend
     plan = plan_retrieval(path, claim_ids, limit, redo)
     log.info("retrieval planned", extra={"claims": len(plan.claims), "backend": backend,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arastance.base.sites import load_site_config
+from arastance.base.sites import crawl_modes, load_site_config
 from arastance.config import Settings
 from tasks.crawl_runner import CrawlError, run_spider
 
@@ -92,10 +92,12 @@ def gated_fields(site: str) -> tuple[str, ...]:
 
 def check_site(site: str, settings: Settings, *, archive: bool = False, sample: int = 10,
                threshold: float = 0.8, timeout_s: float = 600) -> SiteCheck:
-    """Crawl ``sample`` claim pages of ``site`` (from its archive captures with ``archive``) and measure them."""
+    """Crawl ``sample`` claim pages of ``site`` (from its archive captures with ``archive``, or when its live
+    domain is not trusted, as Dabegad's is not) and measure them."""
     if sample < 1:
         raise ValueError(f"--sample must be at least 1, got {sample}")
-    mode = "archive" if archive else "live"
+    # a site whose live domain is no longer trusted (live = false) is read from the archive, as the crawl does
+    [mode] = crawl_modes(site, "archive" if archive else "live")
     check = SiteCheck(site, mode, sample, gated=gated_fields(site), threshold=threshold)
     check_settings = settings.model_copy(update={
         "data_dir": Path(settings.data_dir) / "site_checks",
@@ -103,7 +105,7 @@ def check_site(site: str, settings: Settings, *, archive: bool = False, sample: 
     try:
         result = run_spider(site, check_settings, incremental=False, mode=mode, timeout_s=timeout_s,
                             scrapy_settings={"CLOSESPIDER_ITEMCOUNT": str(2 * sample + 2)},
-                            archive_limit=sample if archive else None)
+                            archive_limit=sample if mode == "archive" else None)
     except CrawlError as exc:
         check.problem = str(exc).splitlines()[0]
         return check

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from arastance.config import load_settings
+from warehouse import flow_warehouse
 from arastance.logging import get_logger
 
 log = get_logger(__name__)
@@ -92,7 +93,8 @@ def locked_stage(stage: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorate a stage's entry point (under ``@flow``) so that it runs under the stage's lock.
 
     The lock sits next to the warehouse named by the call's ``warehouse_path`` argument, else
-    the configured one.
+    the configured one. That argument is checked first (:func:`warehouse.flow_warehouse`): a
+    mistyped path is refused by name, and leaves no lock directory where no warehouse is.
     """
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
@@ -101,7 +103,7 @@ def locked_stage(stage: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
         @functools.wraps(fn)
         def run(*args: P.args, **kwargs: P.kwargs) -> R:
             given = signature.bind_partial(*args, **kwargs).arguments.get("warehouse_path")
-            with stage_lock(warehouse_locks(given or load_settings().warehouse), stage):
+            with stage_lock(warehouse_locks(flow_warehouse(given, load_settings())), stage):
                 return fn(*args, **kwargs)
 
         # Prefect builds its parameter model from the wrapper: give it the resolved annotations

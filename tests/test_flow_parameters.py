@@ -68,3 +68,34 @@ def test_evaluating_an_unknown_dataset_names_it_before_looking_for_a_model() -> 
 
     with pytest.raises(DatasetError, match="unknown dataset 'bogus'"):
         evaluate_stance_model.fn(dataset="bogus")
+
+
+@pytest.mark.parametrize(("module", "name"), [
+    ("flows.crawl_sources", "crawl_sources"), ("flows.check_sites", "check_sites"), ("flows.pipeline", "arastance_pipeline")])
+def test_an_empty_sites_list_is_refused_not_read_as_every_site(module: str, name: str) -> None:
+    import importlib
+
+    flow = getattr(importlib.import_module(module), name)
+    with pytest.raises(ParameterTypeError):  # it was: every enabled site crawled, live ones included
+        flow.validate_parameters({"sites": []})
+    assert flow.validate_parameters({"sites": ["reuters"]})["sites"] == ["reuters"]
+
+
+def test_a_pipeline_left_with_no_stage_to_run_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"no stage left to run: stages=\['train'\] with train='never'"):
+        arastance_pipeline.fn(stages=["train"], train="never")  # it was: Completed, having done nothing
+
+
+@pytest.mark.parametrize("flow_name", ["train", "retrieve"])
+def test_a_locked_stage_names_a_mistyped_warehouse_before_taking_its_lock(tmp_path: Path, flow_name: str) -> None:
+    from flows.train import train_stance_model
+
+    flow = {"train": train_stance_model, "retrieve": retrieve_documents}[flow_name]
+    typo = tmp_path / "typo" / "warehouse.duckdb"
+    with pytest.raises(WarehouseError, match=f"warehouse_path {typo} does not exist"):
+        flow.fn(warehouse_path=str(typo))
+    assert not typo.parent.exists()  # it was: a stray typo/locks directory (and retrieval had no warehouse_path)
+    under_a_file = tmp_path / "file" / "warehouse.duckdb"
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(WarehouseError):  # it was: NotADirectoryError on .../file/locks
+        flow.fn(warehouse_path=str(under_a_file))

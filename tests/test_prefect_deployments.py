@@ -154,14 +154,16 @@ def test_a_worker_runs_the_selection_on_the_prepared_warehouse_and_its_completio
         ])
     with prefect_worker(deployed.server, POOL, cwd=REPO), api_client(deployed.server) as client:
         try:
-            run = run_deployment("select_true_claims/select-after-crawl", parameters={"window_months": 2},
-                                 timeout=120, poll_interval=1)
+            run = run_deployment("select_true_claims/select-after-crawl", timeout=120, poll_interval=1,
+                                 parameters={"window_months": 2, "warehouse_path": str(deployed.warehouse)})
             assert run.state is not None and run.state.is_completed(), f"{run.state}\n{deployed.worker_log()}"
             # its Completed event fires the retrieval deployment's trigger
             retrieval = wait_for(lambda: _started_by_automation(client, deployed.ids["retrieve-after-selection"]),
                                  60, "the retrieval run started by the selection's completion",
                                  lambda: f"{describe_runs(client)}\n{deployed.worker_log()}")
             assert len(retrieval) == 1
+            # on the warehouse the selection worked on (it was: no parameters, so the worker's default)
+            assert retrieval[0].parameters == {"warehouse_path": str(deployed.warehouse)}
             # The worker really ran it: it ends on its own, failing for want of a search index (this
             # world has none), and the message says how to get one. Waiting for that end also keeps
             # the clean-up below from cancelling a run that is finishing, which could leave it
@@ -206,6 +208,8 @@ def test_enough_new_gold_labels_emit_the_event_that_starts_training(deployed: De
             train = wait_for(lambda: _started_by_automation(client, deployed.ids["train-weekly"]), 60,
                              "the training run started by the gold-label event", lambda: describe_runs(client))
             assert len(train) == 1
+            # on the warehouse the event is about (it was: no parameters, so the worker's default)
+            assert train[0].parameters == {"warehouse_path": str(deployed.warehouse.resolve())}
         finally:
             settle_runs(client)
 

@@ -38,6 +38,11 @@ def test_sites_check_prints_coverage_and_fails_below_the_threshold(tmp_path: Pat
     assert "reuters: ok" in live.output and "css 4" in live.output
     archived = runner.invoke(app, ["sites", "check", "dabegad", "--offline", "--archive", "--sample", "3"])
     assert archived.exit_code == 0, archived.output
+    # Dabegad's live domain is not trusted (live = false): a live check reads its archive, as the crawl
+    # does (it was: the spider was sent to the live domain every week)
+    untrusted = runner.invoke(app, ["sites", "check", "dabegad", "--offline", "--sample", "3"], env={"COLUMNS": "200"})
+    assert untrusted.exit_code == 0, untrusted.output
+    assert "archive" in untrusted.output and "live" not in untrusted.output
     # Araanews prints no date on some posts: a strict threshold fails the check.
     strict = runner.invoke(app, ["sites", "check", "araanews", "--offline", "--sample", "20", "--min-coverage", "1.0"])
     assert strict.exit_code == 1 and "below 100% coverage" in strict.output + str(strict.stderr)
