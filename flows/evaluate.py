@@ -61,6 +61,19 @@ def load_optional_split_task(dataset: str, path: Path, split: str, scheme: Schem
         return None
 
 
+def load_evaluation_splits(dataset: str, path: Path, splits: Sequence[str] | None,
+                           scheme: Scheme | None) -> dict[str, list[StanceExample]]:
+    """The splits to score, by name: ``splits`` each, or by default dev and, where the corpus has one,
+    test. An unrequested test split may be absent (the public corpora withhold theirs): it was an
+    error here, after dev had been scored, and the dev score was lost."""
+    evaluation = {split: load_split_task(dataset, path, split, scheme) for split in splits or ["dev"]}
+    if not splits:
+        test = load_optional_split_task(dataset, path, "test", scheme)
+        if test is not None:
+            evaluation["test"] = test
+    return evaluation
+
+
 @task(cache_policy=NO_CACHE, task_run_name="evaluate-{dataset}-{split}")
 def evaluate_task(model: StanceModel, examples: list[StanceExample], dataset: str, split: str) -> SplitResult:
     return evaluate_split(model, examples, dataset, split)
@@ -124,20 +137,18 @@ def evaluate_stance_model(
             on the warehouse's gold data (so a weekly schedule re-scores it on the current splits).
         dataset: warehouse, arastance, baly or khouja.
         path: the dataset's directory (not needed for the warehouse).
-        splits: which splits to score (default dev and test).
+        splits: which splits to score (default dev, and test where the corpus has it).
         warehouse_path: the DuckDB warehouse; default: the configured one.
     """
     settings = load_settings()
     warehouse_file = flow_warehouse(warehouse_path, settings)
     source = dataset_path(settings, dataset, Path(path) if path else None)  # a bad dataset is named first
     directory = Path(model_dir) if model_dir else default_model_dir(warehouse_file)
-    model = load_model(directory, embedding_cache=settings.embedding_cache)
+    model = load_model(directory, embedding_cache=settings.embedding_cache, settings=settings.model)
     run = run_of_saved_model(directory)  # a damaged record is refused before the scoring, not after it
     scheme = scheme_of(model.labels)
-    results = []
-    for split in splits or ["dev", "test"]:
-        examples = load_split_task(dataset, source, split, scheme)
-        results.append(evaluate_task(quote(model), quote(examples), dataset, split))
+    evaluation = load_evaluation_splits(dataset, source, splits, scheme)
+    results = [evaluate_task(quote(model), quote(examples), dataset, split) for split, examples in evaluation.items()]
     record_task(warehouse_file, run, results, directory)
     publish_results(model.name, run.run_id, results, directory / "figures")
     return {"run_id": run.run_id, "model": model.name, "results": summary(results)}

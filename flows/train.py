@@ -17,7 +17,8 @@ from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
 from arastance.config.model import ModelKind
-from flows.evaluate import evaluate_task, load_optional_split_task, load_split_task, publish_results, record_task, summary
+from flows.evaluate import (evaluate_task, load_evaluation_splits, load_split_task, publish_results, record_task,
+                            summary)
 from tasks.stance.examples import StanceExample
 from tasks.stance.model import StanceModel, create_model
 from tasks.stance.model_card import write_model_card
@@ -85,12 +86,7 @@ def train_stance_model(
                               e5_mode=e5_mode, e5_engine=e5_engine, frozen_layers=frozen_layers)
     model = create_model(chosen_kind, settings.model, chosen, embedding_cache=settings.embedding_cache, **overrides)
     train = load_split_task(dataset, source, "train", chosen)
-    evaluation: dict[str, list[StanceExample]] = {split: load_split_task(dataset, source, split, chosen)
-                                                  for split in eval_splits or ["dev"]}
-    if not eval_splits:  # only an unrequested test split may be absent (the public corpora withhold theirs)
-        test = load_optional_split_task(dataset, source, "test", chosen)
-        if test is not None:
-            evaluation["test"] = test
+    evaluation = load_evaluation_splits(dataset, source, eval_splits, chosen)
     trained = train_task(quote(model), quote(train), Path(out_dir) if out_dir else settings.models_dir, dataset,
                          quote(evaluation.get("dev")))
     results = [evaluate_task(quote(model), quote(examples), dataset, split) for split, examples in evaluation.items()]

@@ -99,7 +99,7 @@ model = split = examples = evaluation = None
 if latest is None:
     print("no succeeded warehouse model with a saved directory yet: run `arastance demo` or `arastance train`")
 else:
-    model = load_model(Path(latest["artifact_path"]), embedding_cache=settings.embedding_cache)
+    model = load_model(Path(latest["artifact_path"]), embedding_cache=settings.embedding_cache, settings=settings.model)
     scheme = scheme_of(model.labels)
     for split in ("test", "dev"):
         try:

@@ -144,6 +144,12 @@ def test_confident_pairs_keep_the_static_answer_and_the_rest_get_the_contextual_
     assert model.predict(pairs) == [model.labels[i] for i in expected.argmax(axis=1)]
 
 
+def test_an_empty_batch_gets_an_empty_answer_from_the_cascade(cascade) -> None:
+    # it was: the empty batch went to the contextual pipeline, and scikit-learn refused it
+    model, _, _ = cascade
+    assert model.predict_proba([]).shape == (0, 4) and model.predict([]) == []
+
+
 def test_a_cold_predict_runs_e5_only_on_the_routed_pairs(cascade, monkeypatch: pytest.MonkeyPatch) -> None:
     model, directory, _ = cascade
     sent = record_e5_inputs(monkeypatch)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -73,6 +75,8 @@ def test_the_seed_decides_which_claims_share_a_tuning_fold() -> None:
                                                       "know: the model was saved by a newer version"),
         (lambda m: m["config"].update(e5_mode="sparse"), r"its config cannot be read \(unknown e5 mode 'sparse'"),
         (lambda m: m.update(config=[1]), "its config is not an object"),
+        # it was: AttributeError: 'str' object has no attribute 'get'
+        (lambda m: m.update(libraries="x"), 'manifest.json: its libraries are "x", not an object of library versions'),
     ],
 )
 def test_loading_a_mismatched_version_is_a_clear_error(tmp_path: Path, edit, message: str) -> None:
@@ -124,6 +128,36 @@ def test_a_models_directory_that_refuses_writes_is_found_before_training(tmp_pat
 def test_not_a_model_directory(tmp_path: Path) -> None:
     with pytest.raises(ModelFormatError, match="not a saved stance model"):
         load_model(tmp_path)
+
+
+@pytest.mark.parametrize("text", ["[]", '"model"', "3"])
+def test_a_manifest_that_is_not_a_json_object_is_named(tmp_path: Path, text: str) -> None:
+    # it was: AttributeError: 'list' object has no attribute 'get'
+    (tmp_path / "manifest.json").write_text(text, encoding="utf-8")
+    with pytest.raises(ModelFormatError, match=re.escape(f"{tmp_path / 'manifest.json'}: the manifest is {text}, "
+                                                         "not a JSON object")):
+        load_model(tmp_path)
+
+
+def test_an_empty_batch_gets_an_empty_answer() -> None:
+    # it was: ValueError: Found array with 0 sample(s) ... while a minimum of 1 is required by TfidfTransformer
+    for scheme in ("4way", "3way"):
+        model = CpuStanceModel(CpuModelConfig(variant="tfidf", scheme=scheme)).fit(_split(tiny_examples(scheme))[0])
+        assert model.predict_proba([]).shape == (0, len(model.labels)) and model.predict([]) == []
+
+
+def test_a_pickled_pipeline_of_another_label_scheme_is_refused_naming_both(tmp_path: Path) -> None:
+    # it was: loaded, then every prediction failed with "tuple.index(x): x not in tuple"
+    four, three = (CpuStanceModel(CpuModelConfig(variant="tfidf", scheme=scheme)).fit(_split(tiny_examples(scheme))[0])
+                   .save(tmp_path / scheme) for scheme in ("4way", "3way"))
+    shutil.copy(three / "model.joblib", four / "model.joblib")
+    with pytest.raises(ModelFormatError, match=re.escape(
+            f"{four / 'model.joblib'}: classifies into ['agree', 'disagree', 'other'], the manifest says "
+            "['agree', 'disagree', 'discuss', 'unrelated']")):
+        load_model(four)
+    fewer = [e for e in tiny_examples() if e.label != "discuss"]  # a label absent from training is no mismatch
+    directory = CpuStanceModel(CpuModelConfig(variant="tfidf")).fit(fewer).save(tmp_path / "fewer")
+    assert load_model(directory).predict_proba(fewer[:2])[:, 2].tolist() == [0.0, 0.0]
 
 
 def test_two_stage_chains_probabilities() -> None:

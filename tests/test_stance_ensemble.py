@@ -185,6 +185,8 @@ class TestTrainedEnsemble:
                                    + (1 - w) * trained.transformer.predict_proba(test))
         np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-6)
         assert evaluate([e.label for e in test], trained.predict(test), trained.labels).macro_f1 >= 0.8
+        # it was: the CPU member refused the empty batch (scikit-learn's "Found array with 0 sample(s)")
+        assert trained.predict_proba([]).shape == (0, 4) and trained.predict([]) == []
 
     def test_save_then_load_gives_identical_predictions(self, trained: EnsembleStanceModel, tmp_path: Path) -> None:
         directory = trained.save(tmp_path / "model", run_id="r1", data_fingerprint="abc")
@@ -202,6 +204,14 @@ class TestTrainedEnsemble:
         test = toy_examples(30, seed=4, prefix="y")
         np.testing.assert_allclose(loaded.predict_proba(test), trained.predict_proba(test), atol=1e-6)
         assert loaded.describe()["cpu"]["variant"] == "tfidf"
+        # the encoder runs where the loading machine's settings say, not where it was trained
+        here = load_model(directory, settings=ModelSettings(transformer_device="cpu", transformer_precision="fp32"))
+        assert isinstance(here, EnsembleStanceModel)
+        assert (here.transformer.config.device, here.transformer.config.precision) == ("cpu", "fp32")
+        # the encoder's tokenizer is checked as a transformer's is (it was: a lost tokenizer.json went unnoticed)
+        (directory / "transformer" / "tokenizer.json").unlink()
+        with pytest.raises(ModelFormatError, match=f"{directory / 'transformer'} lacks its tokenizer's tokenizer.json"):
+            load_model(directory)
 
     def test_a_damaged_saved_ensemble_is_a_clear_error(self, trained: EnsembleStanceModel, tmp_path: Path) -> None:
         directory = trained.save(tmp_path / "model")

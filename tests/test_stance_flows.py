@@ -59,6 +59,11 @@ def test_train_and_evaluate_commands_run_flows_and_record_runs(tmp_path: Path) -
         again = runner.invoke(app, ["evaluate", "--model", str(model_dir), "--dataset", "khouja", "--path", str(corpus),
                                     "--split", "dev"])
         assert again.exit_code == 0, again.output
+        # without --split: dev, and test only where the corpus has one (it was: "test file ... does not exist",
+        # after dev had been scored, and that score lost)
+        default = runner.invoke(app, ["evaluate", "--model", str(model_dir), "--dataset", "khouja", "--path", str(corpus)])
+        assert default.exit_code == 0, default.output
+        assert "khouja/dev" in default.output and "khouja/test" not in default.output
 
         from prefect import get_client
 
@@ -175,6 +180,26 @@ def test_predict_prints_labels_and_probabilities_as_json(tmp_path: Path) -> None
     latin1.write_bytes("caf\u00e9 ferm\u00e9\n".encode("latin-1"))
     undecodable = runner.invoke(app, ["predict", "--model", str(model_dir), "--claim", "خبر", "--articles-file", str(latin1)])
     assert undecodable.exit_code == 2 and "not UTF-8 text (byte 3)" in undecodable.output
+
+
+def test_predict_numbers_articles_by_their_input_position_and_names_the_blank_ones(tmp_path: Path) -> None:
+    # it was: blank articles were dropped before the numbering, so answers were attributed to the wrong input
+    examples = tiny_examples()
+    model_dir = CpuStanceModel(CpuModelConfig(variant="tfidf_sim")).fit(examples).save(tmp_path / "model")
+    c1 = [e for e in examples if e.claim_id == "c1"]
+    lines = tmp_path / "articles.txt"
+    lines.write_text(f"{c1[2].article}\n\n{c1[3].article}\n", encoding="utf-8")
+    result = runner.invoke(app, ["predict", "--model", str(model_dir), "--claim", c1[0].claim, "--article", "   ",
+                                 "--article", c1[1].article, "--articles-file", str(lines)])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert [(p["article"], p["label"]) for p in out["predictions"]] == [(1, "disagree"), (2, "discuss"),
+                                                                         (4, "unrelated")]
+    assert out["skipped"] == [{"article": 0, "reason": "blank"}, {"article": 3, "reason": "blank"}]
+    whole = runner.invoke(app, ["predict", "--model", str(model_dir), "--claim", c1[0].claim, "--article", c1[1].article])
+    assert "skipped" not in json.loads(whole.output)
+    blank = runner.invoke(app, ["predict", "--model", str(model_dir), "--claim", "خبر", "--article", " "])
+    assert blank.exit_code == 2 and "at least one non-empty --article" in blank.output
 
 
 def test_model_runs_and_evaluations_in_the_warehouse(warehouse) -> None:

@@ -93,6 +93,58 @@ def test_load_refuses_weights_that_disagree_with_the_manifest(trained: Transform
         load_model(directory)
 
 
+def test_load_refuses_a_tokenizer_that_lost_a_file_or_differs_from_its_record(
+    trained: TransformerStanceModel, tmp_path: Path
+) -> None:
+    # it was: without tokenizer.json a 5-token tokenizer was rebuilt from tokenizer_config.json (every word
+    # [UNK]), without tokenizer_config.json a default one folding أ into ا; both loaded and predicted, wrongly
+    test = toy_examples(16, seed=4, prefix="y")
+    directory = trained.save(tmp_path / "model")
+    manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    assert {"tokenizer.json", "tokenizer_config.json"} <= set(manifest["tokenizer"]["files"])
+    assert manifest["tokenizer"]["vocabulary"] == len(trained.tokenizer)
+    for lost in ("tokenizer.json", "tokenizer_config.json"):
+        trained.save(directory)
+        (directory / lost).unlink()
+        with pytest.raises(ModelFormatError, match=f"{directory} lacks its tokenizer's {lost}"):
+            load_model(directory)
+    trained.save(directory)
+    record = manifest["tokenizer"]
+    for damaged, message in (({**record, "vocabulary": record["vocabulary"] + 1},
+                               f"has {record['vocabulary']} tokens, the manifest says {record['vocabulary'] + 1}"),
+                              ({**record, "files": [*record["files"], "vocab.txt"]}, "lacks its tokenizer's vocab.txt"),
+                              ("bert", "its tokenizer is not an object"),
+                              ({**record, "vocabulary": "many"}, "its tokenizer cannot be read")):
+        (directory / MANIFEST).write_text(json.dumps({**manifest, "tokenizer": damaged}), encoding="utf-8")
+        with pytest.raises(ModelFormatError, match=message):
+            load_model(directory)
+    # a model saved before the record existed loads as before; the files every save wrote are still required
+    (directory / MANIFEST).write_text(json.dumps({k: v for k, v in manifest.items() if k != "tokenizer"}), encoding="utf-8")
+    np.testing.assert_array_equal(load_model(directory).predict_proba(test), trained.predict_proba(test))
+    (directory / "tokenizer.json").unlink()
+    with pytest.raises(ModelFormatError, match=f"{directory} lacks its tokenizer's tokenizer.json"):
+        load_model(directory)
+
+
+def test_a_model_trained_on_a_gpu_runs_where_it_is_loaded(trained: TransformerStanceModel, tmp_path: Path) -> None:
+    # it was: the saved device and precision bound the model, so one trained on cuda in bf16 failed on a CPU
+    # ("device 'cuda' was requested but torch ... sees no CUDA GPU"), whatever the settings said
+    test = toy_examples(16, seed=4, prefix="y")
+    directory = trained.save(tmp_path / "model")
+    manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    manifest["config"].update(device="cuda", precision="bf16")
+    (directory / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    loaded = load_model(directory)  # without settings: what this machine has
+    assert (loaded.config.device, loaded.config.precision) == ("auto", "auto")
+    np.testing.assert_array_equal(loaded.predict_proba(test), trained.predict_proba(test))
+    here = load_model(directory, settings=ModelSettings(transformer_device="cpu", transformer_precision="fp32"))
+    assert (here.config.device, here.config.precision) == ("cpu", "fp32")
+    assert here.runtime().device == "cpu"
+    np.testing.assert_array_equal(here.predict_proba(test), trained.predict_proba(test))
+    saved = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))["config"]
+    assert (saved["device"], saved["precision"]) == ("cuda", "bf16")  # kept as a record of the training
+
+
 def test_load_names_settings_saved_by_a_newer_version(trained: TransformerStanceModel, tmp_path: Path) -> None:
     directory = trained.save(tmp_path / "model")
     manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -311,6 +312,24 @@ def test_a_directory_without_a_model_is_refused(tmp_path: Path, encoder: Path) -
     with pytest.raises(EncoderUnavailableError, match="no config.json"):
         resolve_encoder(str(tmp_path / "empty"))
     assert resolve_encoder(str(encoder)) == str(encoder)
+
+
+def test_an_encoder_directory_without_weights_or_tokenizer_is_refused_before_training(tmp_path: Path,
+                                                                                     encoder: Path) -> None:
+    # it was: accepted for its config.json, then an OSError traceback from inside the training flow
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    shutil.copy(encoder / "config.json", partial)
+    with pytest.raises(EncoderUnavailableError, match=f"encoder directory {partial} holds no weights .*, no tokenizer"):
+        resolve_encoder(str(partial))
+    model = TransformerStanceModel(TransformerConfig(encoder=str(partial), max_length=32, epochs=1, device="cpu"))
+    with pytest.raises(EncoderUnavailableError, match="holds no weights"):
+        model.fit(toy_examples(8, seed=0))
+    shutil.copy(encoder / "model.safetensors", partial)
+    with pytest.raises(EncoderUnavailableError, match=r"holds no tokenizer \(tokenizer.json or vocab.txt"):
+        resolve_encoder(str(partial))
+    shutil.copy(encoder / "tokenizer.json", partial)
+    assert resolve_encoder(str(partial)) == str(partial)
 
 
 def test_predicting_before_training_and_training_on_unlabelled_pairs_are_errors(encoder: Path) -> None:

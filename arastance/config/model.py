@@ -93,7 +93,7 @@ class ModelSettings(SettingsGroup):
         default=False, description="weight the cross-entropy by inverse class frequency (balanced)"
     )
     transformer_device: Literal["auto", "cpu", "cuda"] = Field(
-        default="auto", description="where to fine-tune: the GPU when present ('auto'), or forced"
+        default="auto", description="where to fine-tune and where a saved encoder runs: the GPU when present ('auto'), or forced"
     )
     transformer_precision: Literal["auto", "bf16", "fp16", "fp32"] = Field(
         default="auto", description="mixed precision on the GPU: 'auto' = bf16 where supported, else fp16; fp32 on CPU"

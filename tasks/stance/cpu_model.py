@@ -445,7 +445,9 @@ class CpuStanceModel:
         threshold are answered by the contextual one, which alone runs e5 on new text.
         """
         pipeline = self._fitted()
-        if self.fast_pipeline is None or not len(examples):
+        if not len(examples):  # scikit-learn refuses an empty batch; an empty answer is what callers expect
+            return np.zeros((0, len(self.labels)))
+        if self.fast_pipeline is None:
             return self._proba(pipeline, examples)
         # Both pipelines select evidence with the same settings and fit every block but e5 on the same
         # views (unsupervised, deterministic: vocabularies, idf, scalers), so evidence and those blocks are
@@ -487,6 +489,15 @@ class CpuStanceModel:
                        **({"cascade": self.cascade} if self.cascade else {}), **provenance)
         return directory
 
+    def require_classes(self, path: Path, pipeline: Pipeline) -> None:
+        """Refuse a pickled pipeline that classifies into labels the manifest's scheme lacks (a file of
+        another model copied in), naming both; it failed at prediction as ``tuple.index(x): x not in tuple``.
+        A subset is fine: a label absent from training is never a class."""
+        classes = [str(label) for label in getattr(pipeline, "classes_", ())]
+        if not classes or not set(classes) <= set(self.labels):
+            raise ModelFormatError(f"{path}: classifies into {classes}, the manifest says {list(self.labels)}; "
+                                   "copy the model again or retrain it")
+
     @classmethod
     def load(cls, directory: Path, *, embedding_cache: Path | None = None) -> "CpuStanceModel":
         """Load a saved model; a different format or library version is a clear error."""
@@ -506,7 +517,8 @@ class CpuStanceModel:
             model.fast_pipeline = load_pickled(directory / FAST_MODEL_FILE)
             model.cascade = manifest["cascade"]
             pipelines.append(model.fast_pipeline)
-        for pipeline in pipelines:
+        for path, pipeline in zip((directory / MODEL_FILE, directory / FAST_MODEL_FILE), pipelines):
+            model.require_classes(path, pipeline)
             for name, step in pipeline.named_steps["features"].transformer_list:
                 if isinstance(step, E5Features):
                     step.embedder = model.embedder

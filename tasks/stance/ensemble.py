@@ -44,6 +44,7 @@ from tasks.stance.model import require_labels
 from tasks.stance.persistence import ModelFormatError, read_manifest, write_manifest
 from tasks.stance.provenance import library_versions
 from tasks.stance.transformer import LIBRARIES, TransformerConfig, TransformerStanceModel, split_dev_by_claim
+from tasks.stance.transformer_training import Device, Precision
 
 log = get_logger(__name__)
 
@@ -230,12 +231,15 @@ class EnsembleStanceModel:
         return directory
 
     @classmethod
-    def load(cls, directory: Path, *, embedding_cache: Path | None = None) -> "EnsembleStanceModel":
-        """Load both members (each checks its own format and library versions) and the weight."""
+    def load(cls, directory: Path, *, embedding_cache: Path | None = None, device: Device = "auto",
+             precision: Precision = "auto") -> "EnsembleStanceModel":
+        """Load both members (each checks its own format and library versions) and the weight; the
+        encoder runs on ``device`` in ``precision`` (the loading machine's, as :meth:`TransformerStanceModel.load`)."""
         directory = Path(directory)
         manifest = read_manifest(directory, kind=cls.kind)
         cpu = CpuStanceModel.load(directory / MEMBER_DIRS["cpu"], embedding_cache=embedding_cache)
-        transformer = TransformerStanceModel.load(directory / MEMBER_DIRS["transformer"])
+        transformer = TransformerStanceModel.load(directory / MEMBER_DIRS["transformer"], device=device,
+                                                  precision=precision)
         if cpu.labels != transformer.labels or list(cpu.labels) != list(manifest.get("labels", [])):
             raise ModelFormatError(f"{directory}: the members' labels (cpu {list(cpu.labels)}, transformer "
                                    f"{list(transformer.labels)}) do not match the manifest's {manifest.get('labels')}")

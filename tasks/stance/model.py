@@ -73,16 +73,24 @@ def create_model(kind: str, settings: ModelSettings, scheme: Scheme, *, embeddin
     raise ValueError(f"unknown model kind {kind!r}; known: {sorted(MODEL_KINDS)}")
 
 
-def load_model(directory: Path, *, embedding_cache: Path | None = None) -> StanceModel:
-    """Load any saved stance model, dispatching on the ``kind`` in its manifest."""
+def load_model(directory: Path, *, embedding_cache: Path | None = None,
+               settings: ModelSettings | None = None) -> StanceModel:
+    """Load any saved stance model, dispatching on the ``kind`` in its manifest.
+
+    A fine-tuned encoder runs where ``settings`` say (``transformer_device``, ``transformer_precision``:
+    this machine's settings, not those it was trained with), or on what this machine has without them.
+    """
     kind = read_manifest(Path(directory)).get("kind")
     if kind not in MODEL_KINDS:
         raise ModelFormatError(f"{directory}: unknown model kind {kind!r}; known: {sorted(MODEL_KINDS)}")
     module_name, class_name = MODEL_KINDS[kind].split(":")
     model_class = getattr(importlib.import_module(module_name), class_name)
+    options: dict[str, Any] = {}
     if kind in WITH_CPU_MODEL:
-        return model_class.load(Path(directory), embedding_cache=embedding_cache)
-    return model_class.load(Path(directory))
+        options["embedding_cache"] = embedding_cache
+    if kind in WITH_ENCODER and settings is not None:
+        options.update(device=settings.transformer_device, precision=settings.transformer_precision)
+    return model_class.load(Path(directory), **options)
 
 
 def require_labels(examples: Sequence[StanceExample], labels: Sequence[str]) -> list[str]:

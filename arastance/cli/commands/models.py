@@ -40,7 +40,7 @@ def train(
     frozen_layers: int | None = typer.Option(None, min=0, help="transformer and ensemble: freeze the embeddings "
                                              "and the lowest N layers (fast on a CPU); default: model.transformer_frozen_layers "
                                              "(ensemble: 0)"),
-    split: list[str] = typer.Option([], "--split", help="splits to evaluate on (repeatable); default dev and test"),
+    split: list[str] = typer.Option([], "--split", help="splits to evaluate on (repeatable); default dev, and test where the corpus has one"),
     out: Path | None = typer.Option(None, help="directory for the saved model; default <data_dir>/models"),
 ) -> None:
     """Train a stance model on a corpus's train split, evaluate it, and record the run (a Prefect flow)."""
@@ -76,7 +76,7 @@ def evaluate(
                                       "model trained on the warehouse"),
     dataset: str = typer.Option("warehouse", help=DATASET_HELP),
     path: Path | None = typer.Option(None, help="corpus directory (warehouse file); default from the settings"),
-    split: list[str] = typer.Option([], "--split", help="splits to evaluate on (repeatable); default dev and test"),
+    split: list[str] = typer.Option([], "--split", help="splits to evaluate on (repeatable); default dev, and test where the corpus has one"),
 ) -> None:
     """Evaluate a saved model and store its metrics with its run (a Prefect flow)."""
     s = settings()
@@ -99,7 +99,12 @@ def predict(
     article: list[str] = typer.Option([], "--article", help="an article text (repeatable)"),
     articles_file: Path | None = typer.Option(None, help="a JSON list of article texts, or one article per line"),
 ) -> None:
-    """Print the stance of each article towards the claim, with probabilities, as JSON."""
+    """Print the stance of each article towards the claim, with probabilities, as JSON.
+
+    Articles are numbered by their position in the input (the ``--article`` values first, then the
+    file's items or lines, from 0), so that an answer can be matched to its article; a blank one is
+    listed under ``skipped`` with its number instead of shifting the numbers of those after it.
+    """
     s = settings()
     from tasks.stance.examples import StanceExample
     from tasks.stance.model import load_model
@@ -107,22 +112,23 @@ def predict(
     texts = list(article)
     if articles_file is not None:
         texts += _read_articles(articles_file)
-    texts = [t for t in texts if t.strip()]
     if not claim.strip():
         fail("--claim is empty")
-    if not texts:
-        fail("give at least one non-empty --article or an --articles-file")
     examples = [StanceExample(claim=claim, article=t, label=None, claim_id="cli", article_id=str(i))
-                for i, t in enumerate(texts)]
+                for i, t in enumerate(texts) if t.strip()]
+    if not examples:
+        fail("give at least one non-empty --article or an --articles-file")
     try:
-        loaded = load_model(model, embedding_cache=s.embedding_cache)
+        loaded = load_model(model, embedding_cache=s.embedding_cache, settings=s.model)
         proba = loaded.predict_proba(examples)
     except ValueError as exc:  # a ModelFormatError, or an e5 export that cannot be written, each naming its file
         fail(str(exc))
-    out = [{"article": i, "label": loaded.labels[int(row.argmax())],
+    out = [{"article": int(ex.article_id), "label": loaded.labels[int(row.argmax())],
             "probabilities": {lab: round(float(p), 4) for lab, p in zip(loaded.labels, row)}}
-           for i, row in enumerate(proba)]
-    typer.echo(json.dumps({"model": loaded.name, "claim": claim, "predictions": out}, ensure_ascii=False, indent=2))
+           for ex, row in zip(examples, proba)]
+    skipped = [{"article": i, "reason": "blank"} for i, t in enumerate(texts) if not t.strip()]
+    typer.echo(json.dumps({"model": loaded.name, "claim": claim, "predictions": out,
+                           **({"skipped": skipped} if skipped else {})}, ensure_ascii=False, indent=2))
 
 
 def _read_articles(path: Path) -> list[str]:
