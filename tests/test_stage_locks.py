@@ -20,7 +20,7 @@ from tasks.annotation.workflow import import_annotations
 from tasks.crawl_runner import run_spider
 from tasks.claim_load.load import load_crawl_run
 from tasks.stage_locks import StageBusyError, stage_lock, warehouse_locks
-from warehouse import Warehouse
+from warehouse import Warehouse, open_warehouse
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -89,6 +89,9 @@ def test_retrieval_and_training_flows_take_their_stage_lock(tmp_path: Path) -> N
     assert retrieve_documents.validate_parameters({"limit": 3})["limit"] == 3
     assert "description" in train_stance_model.parameters.properties["dataset"]
     other = tmp_path / "elsewhere" / "w.duckdb"  # training honours its warehouse_path parameter
+    other.parent.mkdir()
+    with open_warehouse(other):  # a flow works on an existing warehouse (a mistyped path is refused first)
+        pass
     for stage, call, locks in (
         ("retrieval", lambda: retrieve_documents.fn(), warehouse_locks(load_settings().warehouse)),
         ("training", lambda: train_stance_model.fn(warehouse_path=str(other)), warehouse_locks(other)),
