@@ -129,3 +129,32 @@ def test_a_read_only_out_directory_is_one_line_naming_it_and_an_earlier_out_file
     assert failed.stderr.startswith(f"error: read-only file system: {out_dir}/.kept.csv.partial")
     assert "make that disk writable and run the command again" in failed.stderr.replace("\n", " ")
     assert kept.read_text(encoding="utf-8") == "an earlier result\n"
+
+
+def test_write_honours_out_and_format(migrated: Path) -> None:
+    # it was: --out and --format ignored with --write, a table printed, exit 0 and no file
+    out = migrated / "written.csv"
+    done = _sql("--write", "--format", "csv", "--out", str(out),
+                "INSERT INTO sources (source_id, name, kind) VALUES ('s1', 'S', 'news'); SELECT source_id, kind FROM sources")
+    assert done.returncode == 0, done.stderr
+    assert out.read_text(encoding="utf-8").splitlines() == ["source_id,kind", "s1,news"]
+    parquet = migrated / "written.parquet"
+    done = _sql("--write", "--format", "parquet", "--out", str(parquet), "SELECT source_id FROM sources")
+    assert done.returncode == 0, done.stderr
+    assert pq.read_table(parquet).column("source_id").to_pylist() == ["s1"]
+    as_json = _sql("--write", "--format", "json", "SELECT count(*) AS n FROM sources")
+    assert as_json.returncode == 0 and json.loads(as_json.stdout) == {"n": 1}, as_json.stderr
+
+
+def test_json_writes_an_interval_as_an_iso_duration_and_names_a_column_it_cannot_write(migrated: Path) -> None:
+    # it was a traceback: "TypeError: cannot write a timedelta value as JSON"
+    done = _sql("--format", "json", "SELECT TIMESTAMP '2024-01-02 01:30:00' - TIMESTAMP '2024-01-01' AS duration, "
+                "INTERVAL 90 SECOND AS short, INTERVAL 0 SECOND AS nothing, -INTERVAL 1 DAY AS back")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"duration": "P1DT1H30M", "short": "PT1M30S", "nothing": "PT0S", "back": "-P1D"}
+    kept = migrated / "kept.json"
+    kept.write_text("an earlier result\n", encoding="utf-8")
+    refused = _sql("--format", "json", "--out", str(kept), "SELECT 1 AS n, MAP {DATE '2020-01-01': 1} AS by_day")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "column 'by_day' cannot be written as JSON" in " ".join(refused.stderr.split())
+    assert kept.read_text(encoding="utf-8") == "an earlier result\n"

@@ -4,6 +4,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,13 @@ def test_a_second_writer_process_waits_then_gets_a_clear_error(tmp_path: Path) -
     assert "locked by another process" in done.stdout
     with Warehouse(path, read_only=True) as wh:  # the file is intact
         assert wh.scalar("SELECT count(*) FROM sources") == 2
+
+
+def test_a_value_arrow_cannot_convert_names_the_table_column_and_row(warehouse: Warehouse) -> None:
+    # it was pyarrow's "object of type <class 'str'> cannot be converted to int", naming none of them
+    warehouse.con.execute("CREATE TABLE u (k VARCHAR PRIMARY KEY, v DOUBLE, t TIMESTAMP)")
+    rows = [{"k": "c", "v": 1.0, "t": datetime(2024, 1, 1)}, {"k": "d", "v": 2.0, "t": "2024-01-02"},
+            {"k": "e", "v": 3.0, "t": datetime(2024, 1, 3)}]
+    with pytest.raises(WarehouseError, match=r"to 'u': column 't', row 1 \('2024-01-02'\)"):
+        warehouse.insert_rows("u", rows)
+    assert warehouse.scalar("SELECT count(*) FROM u") == 0

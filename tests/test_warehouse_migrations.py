@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from warehouse import Warehouse, WarehouseError
-from warehouse.migrate import applied_versions, apply_migrations, available_migrations
+from warehouse.migrate import Migration, applied_versions, apply_migrations, available_migrations
 from warehouse.publish import published_path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -273,3 +273,66 @@ def test_a_process_killed_while_creating_the_warehouse_leaves_none_or_a_whole_on
         with Warehouse(path) as wh:  # opening again and migrating always works
             assert set(apply_migrations(wh)) == (set() if existed else every)
     assert False in outcomes  # some kills landed while the schema was being built
+
+
+def test_warehouse_migrate_builds_a_new_warehouse_aside_so_a_failed_creation_leaves_none(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was built in place (open_warehouse(migrate=False)): a migrate killed part-way left a half schema at the
+    # path, which the next `sql` published
+    from typer.testing import CliRunner
+
+    import warehouse.migrate as migrate_module
+    from arastance.cli import app
+    from arastance.config import load_settings
+
+    path = load_settings().warehouse
+    shipped = available_migrations()
+    failing = Migration(shipped[-1].version + 1, "fails_part_way", "CREATE TABLE half (x INTEGER); SELECT error('killed')")
+    with monkeypatch.context() as patched:  # (undo() would also undo the test's own directory and settings)
+        patched.setattr(migrate_module, "available_migrations", lambda: [*shipped, failing])
+        failed = CliRunner().invoke(app, ["warehouse", "migrate"])
+    assert failed.exit_code != 0
+    assert not path.exists() and list(path.parent.iterdir()) == []  # no warehouse, no side file
+    done = CliRunner().invoke(app, ["warehouse", "migrate"])
+    assert done.exit_code == 0, done.output
+    assert f"applied {len(shipped)} migration(s)" in done.output
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert {v for (v,) in con.execute("SELECT version FROM schema_version").fetchall()} == {m.version for m in shipped}
+
+
+def test_warehouse_status_of_a_file_never_migrated_is_one_line_saying_to_migrate() -> None:
+    # it was a traceback ending "Catalog Error: Table with name schema_version does not exist"
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+    from arastance.config import load_settings
+
+    path = load_settings().warehouse
+    path.parent.mkdir(parents=True, exist_ok=True)
+    duckdb.connect(str(path)).close()  # opened once with duckdb: an empty file
+    refused = CliRunner().invoke(app, ["warehouse", "status"])
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 2 and refused.exception is not None and not isinstance(refused.exception, duckdb.Error)
+    assert f"warehouse {path} was never migrated" in said and "run `arastance warehouse migrate`" in said
+
+
+def test_experiment_cells_are_the_newest_run_of_each_experiment_and_run_cells_every_run(tmp_path: Path) -> None:
+    # it was every stored run: a second run of cross-dataset doubled the matrix
+    with Warehouse(tmp_path / "w.duckdb") as wh:
+        apply_migrations(wh)
+        runs = [("e1", "cross-dataset", "2026-01-01", 0.5), ("e2", "cross-dataset", "2026-02-01", 0.7),
+                ("i1", "imbalance", "2026-01-15", 0.6)]
+        wh.insert_rows("experiment_runs", [{"experiment_id": e, "experiment": kind, "started_at": day, "finished_at": day}
+                                           for e, kind, day, _ in runs])
+        wh.insert_rows("experiment_results", [
+            {"experiment_id": e, "row_key": "a", "column_key": key, "scheme": "4way", "metric": "macro_f1", "label": "",
+             "value": f1} for e, _, _, f1 in runs for key in ("a", "b")])
+        newest = wh.query("SELECT experiment, experiment_id, column_key, macro_f1 FROM v_experiment_cells ORDER BY ALL")
+        every = wh.scalar("SELECT count(DISTINCT experiment_id) FROM v_experiment_run_cells")
+    assert newest == [
+        {"experiment": "cross-dataset", "experiment_id": "e2", "column_key": "a", "macro_f1": 0.7},
+        {"experiment": "cross-dataset", "experiment_id": "e2", "column_key": "b", "macro_f1": 0.7},
+        {"experiment": "imbalance", "experiment_id": "i1", "column_key": "a", "macro_f1": 0.6},
+        {"experiment": "imbalance", "experiment_id": "i1", "column_key": "b", "macro_f1": 0.6},
+    ]
+    assert every == 3

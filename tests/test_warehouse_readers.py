@@ -227,3 +227,27 @@ def test_the_official_cli_reads_the_file_the_library_writes(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["source_id", "araanews", "dabegad"]
     assert duckdb.__version__ in subprocess.run([str(CLI), "--version"], capture_output=True, text=True).stdout
+
+
+def test_the_readers_copy_is_as_readable_as_the_warehouse(tmp_path: Path) -> None:
+    # it was 0600 (mkstemp's mode, kept by the rename): no user but the writer could read the copy meant for the others
+    primary = tmp_path / "data" / "warehouse.duckdb"
+    open_warehouse(primary).close()
+    primary.chmod(0o644)
+    with open_warehouse(primary) as wh:
+        wh.insert_rows("sources", SOURCES[:1])
+    assert published_path(primary).stat().st_mode & 0o777 == 0o644
+
+
+def test_a_copy_left_half_written_by_a_killed_writer_is_removed_by_the_next_publish(tmp_path: Path) -> None:
+    primary = tmp_path / "data" / "warehouse.duckdb"
+    open_warehouse(primary).close()
+    partial = published_path(primary).with_name(".warehouse.duckdb.k1ll3d_.tmp")  # as tempfile names it
+    partial.write_bytes(b"\0" * 4096)
+    other = published_path(primary).with_name(".other.duckdb.k1ll3d_.tmp")  # another warehouse's: not this one's to remove
+    other.write_bytes(b"\0")
+    with open_warehouse(primary) as wh:
+        wh.insert_rows("sources", SOURCES[:1])
+    assert not partial.exists() and other.exists()
+    with open_published(primary) as reader:
+        assert reader.scalar("SELECT count(*) FROM sources") == 1

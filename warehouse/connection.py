@@ -291,7 +291,11 @@ class Warehouse:
         for i, row in enumerate(rows):
             if list(row.keys()) != given:
                 raise WarehouseError(f"row {i} for table {table!r} has columns {list(row.keys())}, expected {given}")
-        batch = pa.Table.from_pylist([dict(r) for r in rows])
+        try:
+            batch = pa.Table.from_pylist([dict(r) for r in rows])
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise WarehouseError(f"cannot write {len(rows)} row(s) to {table!r}: {_unconvertible(rows, given)}: "
+                                 f"{exc}") from exc
         batch = batch.append_column("__row", pa.array(range(len(rows)), pa.int64()))  # the batch order
         before = int(self.scalar(f'SELECT count(*) FROM "{table}"'))
         self.con.register("__batch", batch)
@@ -322,6 +326,30 @@ class Warehouse:
         return [f'INSERT INTO "{table}" ({cols}) {select} ON CONFLICT{self._primary_keys[table]} DO UPDATE SET {sets}']
 
 
+def _unconvertible(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """Which column (and first row) of a batch Arrow cannot make one typed column of (a date given as
+    text among datetimes), so that the error names the input; found by converting column by column,
+    then the shortest failing run of that column's rows (bisection: a batch is converted log2(n) times)."""
+    for column in columns:
+        values = [row[column] for row in rows]
+        if _converts(values):
+            continue
+        good, bad = 0, len(values)  # values[:good] converts, values[:bad] does not
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            good, bad = (middle, bad) if _converts(values[:middle]) else (good, middle)
+        return f"column {column!r}, row {bad - 1} ({values[bad - 1]!r})"
+    return "the batch"
+
+
+def _converts(values: list[Any]) -> bool:
+    try:
+        pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return False
+    return True
+
+
 def warehouse_exists(path: str | Path) -> bool:
     """Whether there is a warehouse to read: the file at ``path``, or on a DuckLake always (the
     catalog is on another machine; attaching it says whether it was created)."""
@@ -330,9 +358,12 @@ def warehouse_exists(path: str | Path) -> bool:
     return load_settings().warehouse_backend == "ducklake" or Path(path).is_file()
 
 
-def _create_aside(path: Path) -> None:
-    """Build a new warehouse's whole schema in a side file, then link it into place.
+def create_aside(path: Path) -> list[int]:
+    """Build a new warehouse's whole schema in a side file, then link it into place; return the
+    migrations applied (none when something is at ``path`` already, or appeared there meanwhile).
 
+    Every writer creates a missing warehouse this way: :func:`open_warehouse`, and ``arastance
+    warehouse migrate``, which the errors recommend for creating one (it built the file in place).
     A process killed while creating a warehouse in place can leave a file that no longer opens:
     DuckDB 1.5 cannot replay some schema changes from its write-ahead log (an internal error on
     open; duckdb/duckdb#19712), and the migrations are schema changes. The side file is complete
@@ -341,6 +372,8 @@ def _create_aside(path: Path) -> None:
     """
     from warehouse.migrate import apply_migrations
 
+    if path.exists():
+        return []
     path.parent.mkdir(parents=True, exist_ok=True)
     scratch = path.with_name(f".{path.name}.creating-{os.getpid()}")
     side_files = (scratch, scratch.with_name(scratch.name + ".wal"))
@@ -349,12 +382,14 @@ def _create_aside(path: Path) -> None:
     fresh = Warehouse(scratch, publish=False)
     try:
         try:
-            apply_migrations(fresh)
+            applied = apply_migrations(fresh)
         finally:
             fresh.close()
         os.link(scratch, path)
+        return applied
     except FileExistsError:
         log.info("warehouse created by another process meanwhile", extra={"warehouse": str(path)})
+        return []
     finally:
         for leftover in side_files:
             leftover.unlink(missing_ok=True)
@@ -406,8 +441,8 @@ def open_warehouse(
 
         wh = DuckLakeWarehouse.from_settings(settings, path, read_only=read_only)
     else:
-        if migrate and not read_only and not Path(path).exists():
-            _create_aside(Path(path))
+        if migrate and not read_only:
+            create_aside(Path(path))
         wh = Warehouse(path, read_only=read_only, wait_s=wait_s, publish=publish)
     if migrate and not read_only:
         from warehouse.migrate import apply_migrations

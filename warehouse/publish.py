@@ -15,10 +15,13 @@ read_only=True)``) see the warehouse as of the last finished write session.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
+import stat
 import tempfile
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +35,8 @@ from warehouse.connection import (Warehouse, WarehouseBusyError, WarehouseError,
 log = get_logger(__name__)
 
 PUBLISHED_DIR = "published"
+_PARTIAL_PREFIX = ".{name}."  # + a random part + ".tmp": a copy being written beside the published one
+_PUBLISHING = threading.Lock()  # one copy at a time in a process (its writers share the file lock)
 _MIB = 1 << 20
 
 
@@ -85,6 +90,18 @@ def is_current(primary: str | Path) -> bool:
         return False
 
 
+def _remove_partial_copies(target: Path) -> None:
+    """Remove the temporary files of publishes that were killed mid-copy (kill -9, out of memory):
+    nothing else did, so each such kill kept up to a warehouse's size on the disk for good.
+
+    Safe because only the writer publishes, holding the warehouse file's lock (:func:`publish`
+    refuses a read-only connection), so no other process is copying at the same time; the writers
+    of one process publish one at a time (``_PUBLISHING``).
+    """
+    for partial in target.parent.glob(_PARTIAL_PREFIX.format(name=glob.escape(target.name)) + "*.tmp"):
+        partial.unlink(missing_ok=True)
+
+
 def publish(wh: Warehouse) -> Path | None:
     """Checkpoint the writer's file and swap a copy of it in as the published copy.
 
@@ -98,21 +115,33 @@ def publish(wh: Warehouse) -> Path | None:
         return None
     target = published_path(wh.path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with open(wh.path, "rb") as src, os.fdopen(fd, "wb") as dst:
-            shutil.copyfileobj(src, dst, length=16 << 20)
-            dst.flush()
-            os.fsync(dst.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    with _PUBLISHING:
+        _remove_partial_copies(target)
+        _copy(wh.path, target)
     _stamp_path(wh.path).write_text(json.dumps(_stamp(wh.path)), encoding="utf-8")
     for note in _failure_paths(wh.path):
         note.unlink(missing_ok=True)
     log.info("published read-only warehouse copy", extra={"warehouse": str(wh.path), "published": str(target)})
     return target
+
+
+def _copy(primary: Path, target: Path) -> None:
+    """Copy ``primary`` to a temporary file beside ``target``, then rename it over ``target``.
+
+    The copy gets the primary's permission bits: ``mkstemp`` makes the file 0600 and the rename
+    keeps that, so no user but the writer could read the copy that exists for the other users.
+    """
+    fd, tmp_name = tempfile.mkstemp(prefix=_PARTIAL_PREFIX.format(name=target.name), suffix=".tmp", dir=target.parent)
+    try:
+        with open(primary, "rb") as src, os.fdopen(fd, "wb") as dst:
+            shutil.copyfileobj(src, dst, length=16 << 20)
+            dst.flush()
+            os.fchmod(dst.fileno(), stat.S_IMODE(os.fstat(src.fileno()).st_mode))
+            os.fsync(dst.fileno())
+        os.replace(tmp_name, target)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
 
 
 def open_published(primary: str | Path) -> Warehouse:
@@ -124,7 +153,9 @@ def open_published(primary: str | Path) -> Warehouse:
     counts with no word); the next writer's copy ends it. A reader never copies an existing copy
     again itself: that took the writer's lock for as long as the copy lasted, and the disk's space.
     A copy of other data (one that an earlier version published from a file of other data) is
-    refused, so that ``sql`` does not answer from it as if it were the warehouse.
+    refused, so that ``sql`` does not answer from it as if it were the warehouse. DuckDB hands a
+    process that still holds a connection to the copy that connection's database again, so a reader
+    sees a newer copy once its earlier connections are closed.
     """
     from arastance.config import load_settings
     from warehouse.migrate import refuse_foreign_database

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from enum import Enum
 from pathlib import Path
@@ -43,16 +43,37 @@ def _batches(rel: duckdb.DuckDBPyRelation) -> Iterator[list[tuple[Any, ...]]]:
         yield batch
 
 
+class UnwritableValueError(ValueError):
+    """A value of the result that the chosen format cannot hold; the message names its column."""
+
+
+def iso_duration(value: timedelta) -> str:
+    """An INTERVAL as an ISO 8601 duration of days and time (``P1DT2H30M``, ``PT0.5S``, ``-P1D``):
+    what JSON readers parse as a duration, where a number of seconds would lose that it is one. DuckDB
+    hands an interval's months to Python as 30 days each, so days are the largest unit."""
+    sign, value = ("-", -value) if value < timedelta(0) else ("", value)
+    minutes, seconds = divmod(value.seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    second_part = f"{seconds}.{value.microseconds:06d}".rstrip("0") if value.microseconds else str(seconds)
+    clock = "".join(f"{n}{unit}" for n, unit in ((hours, "H"), (minutes, "M")) if n)
+    clock += f"{second_part}S" if seconds or value.microseconds else ""
+    if not (value.days or clock):
+        return "PT0S"
+    return f"{sign}P" + (f"{value.days}D" if value.days else "") + (f"T{clock}" if clock else "")
+
+
 def _json_value(value: Any) -> Any:
     if isinstance(value, (datetime, date, time)):
         return value.isoformat()
+    if isinstance(value, timedelta):
+        return iso_duration(value)
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, UUID):
         return str(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")
-    raise TypeError(f"cannot write a {type(value).__name__} value as JSON")
+    raise TypeError(f"a {type(value).__name__} value has no JSON form")
 
 
 def _cell(value: Any) -> str:
@@ -79,9 +100,24 @@ def write_json_lines(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
     n = 0
     for batch in _batches(rel):
         for row in batch:
-            out.write(json.dumps(dict(zip(names, row)), ensure_ascii=False, default=_json_value) + "\n")
+            out.write(_json_line(names, row) + "\n")
         n += len(batch)
     return n
+
+
+def _json_line(names: list[str], row: tuple[Any, ...]) -> str:
+    """One row as a JSON object; a value JSON cannot hold (a map keyed by dates, a type DuckDB hands
+    over as a Python object) is one error naming its column, not a traceback."""
+    try:
+        return json.dumps(dict(zip(names, row)), ensure_ascii=False, default=_json_value)
+    except (TypeError, ValueError) as exc:
+        for name, value in zip(names, row):
+            try:
+                json.dumps(value, default=_json_value)
+            except (TypeError, ValueError) as cell:
+                raise UnwritableValueError(f"column {name!r} cannot be written as JSON ({cell}); cast it in the "
+                                           f'query, e.g. CAST("{name}" AS VARCHAR)') from exc
+        raise UnwritableValueError(f"a row cannot be written as JSON ({exc})") from exc
 
 
 def write_plain_table(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:

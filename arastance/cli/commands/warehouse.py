@@ -7,9 +7,10 @@ import typer
 
 from arastance.base.input_paths import blocked_directory
 from arastance.cli.common import err_console, fail, print_table, settings
-from arastance.cli.result_output import ResultFormat, write_result
+from arastance.cli.result_output import ResultFormat, UnwritableValueError, write_result
 from arastance.cli.shown_text import shown
 from warehouse import Warehouse, WarehouseError, open_published, open_warehouse
+from warehouse.connection import create_aside
 from warehouse.migrate import apply_migrations, applied_versions
 from warehouse.schema_check import check_schema, run_guarded
 
@@ -20,9 +21,10 @@ warehouse_app = typer.Typer(help="Create, upgrade and inspect the DuckDB claim w
 def migrate() -> None:
     """Apply pending schema migrations (idempotent; never drops data)."""
     s = settings()
-    try:
+    try:  # a new warehouse is built aside and appears whole, as every writer creates one
+        created = create_aside(s.warehouse) if s.warehouse_backend == "duckdb" else []
         with open_warehouse(s.warehouse, migrate=False) as wh:
-            done = apply_migrations(wh)
+            done = created + apply_migrations(wh)
             version = max(applied_versions(wh), default=0)
             report = check_schema(wh)
     except WarehouseError as exc:
@@ -52,6 +54,9 @@ def status() -> None:
     s = settings()
     try:
         with open_published(s.warehouse) as wh:
+            if "schema_version" not in wh.tables():  # a file opened once with duckdb, or never written: any schema reads
+                fail(f"warehouse {s.warehouse} was never migrated (its readers' copy {wh.location} has no "
+                     "schema_version); run `arastance warehouse migrate`")
             version = wh.scalar("SELECT max(version) FROM schema_version")
             counts = wh.table_counts()
     except WarehouseError as exc:
@@ -91,16 +96,17 @@ def sql(
     with wh:
         try:
             if write:  # one guarded transaction: a statement that removes part of the schema is rolled back
-                print_table(run_guarded(wh, statement, allow_drop=allow_drop))
-                return
-            rel = wh.con.sql(statement)
+                result = run_guarded(wh, statement, allow_drop=allow_drop)
+                rel = None if result is None else wh.con.from_arrow(result)
+            else:
+                rel = wh.con.sql(statement)
             if rel is None:  # a statement without a result (SET, ...)
                 print("ok")
                 return
             n = write_result(rel, fmt, out=out)
         except duckdb.Error as exc:
             fail(f"SQL failed: {exc}")
-        except WarehouseError as exc:
+        except (WarehouseError, UnwritableValueError) as exc:
             fail(str(exc))
     if out is not None:
         err_console.print(shown(f"wrote {n:,} row(s) to {out} ({fmt.value})"), highlight=False)
