@@ -65,13 +65,15 @@ def write_export(warehouse_path: Path, out_dir: Path) -> ExportSummary:
 def _publish(stats: dict[str, list[dict[str, Any]]], gold: dict[str, int], flags: FlagResult, split: SplitResult) -> None:
     table_artifact(stats["sources"], key="dataset-sources", description="Claims, articles and stances per source")
     table_artifact(stats["splits"], key="dataset-splits", description="Labels per split")
-    table_artifact(stats["left_out"], key="dataset-left-out", description="Claims left out: every document unrelated")
+    table_artifact(stats["left_out"], key="dataset-left-out",
+                   description="Claims left out: every document unrelated, or a near-duplicate in another split")
     create_markdown_artifact(
         "# Dataset build\n\n"
         f"- gold-labelled pairs: {gold['gold']}; disputed (waiting for a third annotator): {gold['disputed']}; "
         f"pending (fewer labels than needed): {gold['pending']}\n"
         f"- claims left out as all-unrelated: {flags.flagged} ({flags.newly_flagged} new, {flags.unflagged} no longer)\n"
-        f"- claims newly split: {split.assigned} (of {split.total})\n",
+        f"- claims newly split: {split.assigned} (of {split.total})\n"
+        f"- claims left out because a near-duplicate holds another split (split_conflict): {split.conflicts}\n",
         key="dataset-build-report",
     )
 
@@ -91,7 +93,8 @@ def build_dataset(
         export_dir: where to write them (default: <data_dir>/dataset).
         split_seed: seed of the claim-level split for new claims (existing assignments never move).
 
-    Returns the pair counts by decision, the flag and split figures, ``statistics`` (the tables
+    Returns the pair counts by decision, the flag and split figures (``split_conflicts``: claims
+    left out because a near-duplicate holds another split), ``statistics`` (the tables
     published as artifacts, for a caller such as ``arastance dataset build`` to print) and, with
     ``export``, where the files went.
     """
@@ -104,7 +107,7 @@ def build_dataset(
     stats = read_statistics(path)
     _publish(stats, gold, flags, split)
     result: dict[str, Any] = {**gold, "flagged": flags.flagged, "newly_split": split.assigned, "split_claims": split.total,
-                              "statistics": stats}
+                              "split_conflicts": split.conflicts, "statistics": stats}
     if export:
         out = Path(export_dir) if export_dir else settings.dataset_dir
         summary = write_export(path, out)

@@ -10,6 +10,8 @@ import pytest
 from helpers_disk import small_disk
 from helpers_annotation import T0, add_claims, add_gold
 
+from arastance.base.arabic import normalize
+from arastance.base.ids import content_hash
 from arastance.config import load_settings
 from tasks.dataset.arastance_format import DatasetFileError, read_jsonl, read_parquet
 from tasks.dataset.assemble import assign_claim_splits, dataset_statistics, flag_unrelated_claims
@@ -195,7 +197,8 @@ def test_statistics_leave_flagged_claims_out_and_list_them(warehouse: Warehouse)
     total = stats["sources"][-1]
     assert total["source"] == "total" and (total["claims"], total["pairs"]) == (11, 33)
     assert stats["splits"][-1]["pairs"] == 33
-    assert stats["left_out"] == [{"source": "araanews", "veracity": "false", "claims_left_out": 1, "unrelated_pairs": 3}]
+    assert stats["left_out"] == [{"source": "araanews", "veracity": "false", "reason": "all_unrelated", "claims_left_out": 1,
+                                  "pairs": 3}]
     by_source = {r["source"]: r for r in stats["sources"][:-1]}
     assert by_source["araanews"]["claims"] == 2 and by_source["dabegad"]["claims"] == 3
     assert sum(r[label] for r in stats["sources"][:-1] for label in LABELS) == 33
@@ -214,3 +217,64 @@ def test_dataset_load_refuses_a_directory_without_split_files(warehouse: Warehou
         with pytest.raises(DatasetFileError, match=message):
             load_export(warehouse, directory, source_id="arastance")
     assert warehouse.scalar("SELECT count(*) FROM claims") == 0
+
+
+def _release_line(claim: str, urls: list[str], stances: list[str]) -> str:
+    return json.dumps({"claim": claim, "article": [f"نص {i}" for i in range(len(urls))], "article_url": urls,
+                       "stance": stances}, ensure_ascii=False) + "\n"
+
+
+def test_dataset_load_refuses_one_claim_in_two_split_files(warehouse: Warehouse, tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    release.mkdir()
+    claim = "وفاة الفنان عادل إمام"
+    (release / "train.jsonl").write_text(_release_line(claim, ["https://a.example/1"], ["Agree"]), encoding="utf-8")
+    (release / "test.jsonl").write_text("\n" + _release_line(claim, ["https://b.example/2"], ["Disagree"]), encoding="utf-8")
+    # it was: loaded as one train claim with both pairs, the test record moved to train unseen
+    with pytest.raises(DatasetFileError, match=r"train\.jsonl, line 1 and in .*test\.jsonl, line 2: a claim belongs to one split"):
+        load_export(warehouse, release, source_id="arastance")
+    assert warehouse.scalar("SELECT count(*) FROM claims") == 0
+
+
+def test_dataset_load_refuses_a_line_listing_one_article_twice(warehouse: Warehouse, tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    release.mkdir()
+    line = _release_line("ادعاء", ["https://news.example/a?utm_source=fb", "https://news.example/b",
+                                   "https://news.example/a"], ["Agree", "Unrelated", "Discuss"])
+    (release / "train.jsonl").write_text(_release_line("ادعاء آخر", ["https://x.example/1"], ["Agree"]) + line,
+                                         encoding="utf-8")
+    # it was: one pair, labelled agree; the discuss of article 3 dropped unseen
+    with pytest.raises(DatasetFileError, match=r"train\.jsonl, line 2 \(.*\): articles 1 and 3 are the same article"):
+        load_export(warehouse, release, source_id="mine")
+    assert warehouse.scalar("SELECT count(*) FROM gold_labels") == 0
+
+
+def test_a_loaded_claim_that_repeats_a_split_one_is_clustered_and_kept_out_of_the_other_split(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    pairs = add_claims(warehouse, 10, 2, sources=("dabegad",))
+    add_gold(warehouse, {p: "agree" for p in pairs})
+    for row in warehouse.query("SELECT claim_id, cleaned_text FROM claims"):  # as a crawl stores them: matching form, hash
+        normalized = normalize(row["cleaned_text"])
+        warehouse.con.execute("UPDATE claims SET normalized_text = ?, content_hash = ? WHERE claim_id = ?",
+                              [normalized, content_hash(normalized), row["claim_id"]])
+    flag_unrelated_claims(warehouse, now=T0)
+    assign_claim_splits(warehouse, load_settings().annotation, now=T0)
+    ours = warehouse.query("SELECT c.claim_id, c.cleaned_text FROM claims c JOIN splits s USING (claim_id) "
+                           "WHERE s.split = 'train' ORDER BY claim_id LIMIT 1")[0]
+    release = tmp_path / "release"
+    release.mkdir()
+    (release / "test.jsonl").write_text(_release_line(ours["cleaned_text"], ["https://other.example/x"], ["Agree"]),
+                                        encoding="utf-8")
+    loaded = load_export(warehouse, release, source_id="arastance", now=T0)
+    assert (loaded.claims, loaded.split_conflicts) == (1, 1)
+    [mine] = warehouse.query("SELECT claim_id, normalized_text, content_hash FROM claims WHERE source_id = 'arastance'")
+    assert mine["content_hash"] == content_hash(normalize(ours["cleaned_text"]))  # it was: NULL, so never clustered
+    clusters = warehouse.query("SELECT claim_id, cluster_id FROM claim_clusters WHERE claim_id IN (?, ?)",
+                               [ours["claim_id"], mine["claim_id"]])
+    assert len(clusters) == 2 and len({r["cluster_id"] for r in clusters}) == 1
+    # it was: the same claim text in test and in train of the models' input
+    assert warehouse.query("SELECT claim_text FROM v_stance_examples GROUP BY claim_text HAVING count(DISTINCT split) > 1") == []
+    assert warehouse.query("SELECT split FROM splits WHERE claim_id = ?", [mine["claim_id"]]) == [{"split": "test"}]  # kept
+    assert warehouse.query("SELECT claim_id, split, kept_split FROM dataset_split_conflicts") == [
+        {"claim_id": mine["claim_id"], "split": "test", "kept_split": "train"}]

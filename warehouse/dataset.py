@@ -1,4 +1,4 @@
-"""Dataset assembly: all-unrelated claim flags, claim-level splits and the rows to export."""
+"""Dataset assembly: all-unrelated claim flags, split conflicts, claim-level splits and the rows to export."""
 
 from __future__ import annotations
 
@@ -22,27 +22,42 @@ def claim_profiles(wh: Warehouse) -> list[dict[str, Any]]:
     return wh.query(load_sql("dataset_claim_profiles"))
 
 
-def replace_unrelated_flags(wh: Warehouse, flags: Sequence[dict[str, Any]]) -> tuple[int, int]:
-    """Make the all-unrelated flags exactly ``flags``; earlier flag times are kept.
+def _replace_left_out(
+    wh: Warehouse, table: str, where: str, rows: Sequence[dict[str, Any]], refresh: list[str]
+) -> tuple[int, int]:
+    """Make the rows of ``table`` matching ``where`` exactly ``rows``; returns (new, removed).
 
-    Returns (newly flagged, unflagged). Only the flag rows change; claims and labels stay.
+    A claim still left out keeps its first ``flagged_at`` and gets ``refresh`` brought up to date
+    (a count that grows with new labels must not stay at its first value).
     """
-    keep = sorted(f["claim_id"] for f in flags)
+    keep = sorted(r["claim_id"] for r in rows)
+    stale = f"{where} AND claim_id NOT IN (SELECT unnest(?::VARCHAR[]))"
     with wh.transaction():
-        gone = int(wh.scalar(
-            "SELECT count(*) FROM dataset_claim_flags WHERE flag = 'all_unrelated' "
-            "AND claim_id NOT IN (SELECT unnest(?::VARCHAR[]))", [keep]
-        ))
-        wh.con.execute(
-            "DELETE FROM dataset_claim_flags WHERE flag = 'all_unrelated' "
-            "AND claim_id NOT IN (SELECT unnest(?::VARCHAR[]))", [keep]
-        )
-        new = wh.insert_rows("dataset_claim_flags", list(flags), on_conflict="ignore")
+        gone = int(wh.scalar(f"SELECT count(*) FROM {table} WHERE {stale}", [keep]))
+        wh.con.execute(f"DELETE FROM {table} WHERE {stale}", [keep])
+        new = wh.insert_rows(table, list(rows), on_conflict="update", update_columns=refresh)
     return new, gone
 
 
+def replace_unrelated_flags(wh: Warehouse, flags: Sequence[dict[str, Any]]) -> tuple[int, int]:
+    """Make the all-unrelated flags exactly ``flags``; earlier flag times are kept, pair counts refreshed.
+
+    Returns (newly flagged, unflagged). Only the flag rows change; claims and labels stay.
+    """
+    return _replace_left_out(wh, "dataset_claim_flags", "flag = 'all_unrelated'", flags, ["pairs"])
+
+
+def replace_split_conflicts(wh: Warehouse, conflicts: Sequence[dict[str, Any]]) -> tuple[int, int]:
+    """Make the claims left out for a near-duplicate in another split exactly ``conflicts``.
+
+    Returns (new, no longer in conflict). Their splits are never touched: a split does not move.
+    """
+    return _replace_left_out(wh, "dataset_split_conflicts", "true", conflicts,
+                             ["group_id", "split", "kept_split", "pairs"])
+
+
 def flagged_claims(wh: Warehouse) -> list[dict[str, Any]]:
-    """Claims left out of the dataset, with their source."""
+    """Claims flagged as left out of the dataset (``dataset_claim_flags``), with their source."""
     return wh.query(_FLAGGED)
 
 

@@ -1,5 +1,6 @@
 """Annotation rounds and dataset splits."""
 
+import math
 from pathlib import Path
 
 from pydantic import Field, field_validator
@@ -29,8 +30,9 @@ class AnnotationSettings(SettingsGroup):
     @field_validator("split_ratios")
     @classmethod
     def _ratios_sum_to_one(cls, value: tuple[float, float, float]) -> tuple[float, float, float]:
-        if any(r < 0 for r in value) or abs(sum(value) - 1.0) > 1e-6:
-            raise ValueError(f"train/dev/test ratios must be >= 0 and sum to 1, got {value}")
+        # NaN compares false with everything, so it must be refused explicitly (it sent every claim to train).
+        if not all(math.isfinite(r) and 0 <= r <= 1 for r in value) or abs(sum(value) - 1.0) > 1e-6:
+            raise ValueError(f"train/dev/test ratios must be finite numbers in [0, 1] summing to 1, got {value}")
         return value
 
     @field_validator("annotators")

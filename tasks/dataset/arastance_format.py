@@ -103,8 +103,14 @@ def write_jsonl(records: Sequence[ClaimRecord], path: Path) -> None:
 
 def read_jsonl(path: Path) -> list[ClaimRecord]:
     """Records of an AraStance JSON Lines file, in file order; a bad line names file and line."""
+    return [record for _, record in read_jsonl_located(path)]
+
+
+def read_jsonl_located(path: Path) -> list[tuple[str, ClaimRecord]]:
+    """``(where, record)`` per line, ``where`` being ``"<path>, line <n>"`` (blank lines skipped, not
+    renumbered): what a loader needs to name both places of a clash between two lines."""
     with path.open("rb") as fh:
-        return [record_from_dict(obj, where) for where, obj in json_lines(fh, path, DatasetFileError)]
+        return [(where, record_from_dict(obj, where)) for where, obj in json_lines(fh, path, DatasetFileError)]
 
 
 def write_parquet(records: Sequence[ClaimRecord], path: Path) -> None:
@@ -116,8 +122,14 @@ def write_parquet(records: Sequence[ClaimRecord], path: Path) -> None:
 
 def read_parquet(path: Path) -> list[ClaimRecord]:
     """Records of a Parquet file written by :func:`write_parquet` (or any with the same columns)."""
+    return [record for _, record in read_parquet_located(path)]
+
+
+def read_parquet_located(path: Path) -> list[tuple[str, ClaimRecord]]:
+    """``(where, record)`` per row, ``where`` being ``"<path>, row <n>"``."""
     try:
         table = pq.read_table(path)
     except (OSError, pa.ArrowInvalid) as exc:
         raise DatasetFileError(f"{path}: not a readable Parquet file: {exc}") from None
-    return [record_from_dict(row, f"{path}, row {i + 1}") for i, row in enumerate(table.to_pylist())]
+    located = [(f"{path}, row {i + 1}", row) for i, row in enumerate(table.to_pylist())]
+    return [(where, record_from_dict(row, where)) for where, row in located]

@@ -18,8 +18,8 @@ from arastance.logging import get_logger
 from tasks.dataset.arastance_format import (
     ClaimRecord,
     DatasetFileError,
-    read_jsonl,
-    read_parquet,
+    read_jsonl_located,
+    read_parquet_located,
     write_jsonl,
     write_parquet,
 )
@@ -132,9 +132,14 @@ def export_dataset(wh: Warehouse, out_dir: Path) -> ExportSummary:
 def read_dataset(directory: Path, fmt: Format = "jsonl") -> dict[str, list[ClaimRecord]]:
     """The records of an exported dataset per split (a missing split file reads as empty), checked
     against the export's manifest where there is one (:func:`verify_against_manifest`)."""
+    return {split: [record for _, record in located] for split, located in read_dataset_located(directory, fmt).items()}
+
+
+def read_dataset_located(directory: Path, fmt: Format = "jsonl") -> dict[str, list[tuple[str, ClaimRecord]]]:
+    """:func:`read_dataset` with each record's place (``"<file>, line <n>"``, or ``row <n>`` in Parquet)."""
     verify_against_manifest(directory, [f"{split}.{fmt}" for split in SPLITS])
-    reader = read_jsonl if fmt == "jsonl" else read_parquet
-    out: dict[str, list[ClaimRecord]] = {}
+    reader = read_jsonl_located if fmt == "jsonl" else read_parquet_located
+    out: dict[str, list[tuple[str, ClaimRecord]]] = {}
     for split in SPLITS:
         path = directory / f"{split}.{fmt}"
         out[split] = reader(path) if path.is_file() else []

@@ -7,6 +7,14 @@ method ``single`` (one label per pair, as released) and every claim keeps the sp
 names. An article without a URL (a line with only ``claim``, ``article`` and ``stance``) is
 identified by its text: ``arastance:article:<stable_id(text)>`` stands in for the URL. Rows
 already in the warehouse are left as they are.
+
+A claim belongs to one split: the same id (or, for lines without one, the same claim text) in two
+split files is refused, naming both places, and so is a line listing one article twice (two URLs
+that canonicalise alike), whose second stance would otherwise be dropped unseen. Loaded claims
+get the normalised text and content hash a crawled claim gets, and the near-duplicate clusters
+of their veracity are rebuilt, so that a loaded claim that repeats a stored one shares its
+cluster; a cluster that then holds two splits keeps one and the others are left out of the
+dataset (:func:`tasks.dataset.assemble.leave_out_split_conflicts`), as in a build.
 """
 
 from __future__ import annotations
@@ -16,10 +24,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
-from arastance.base.ids import stable_id
+from arastance.base.arabic import normalize
+from arastance.base.ids import content_hash, stable_id
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
+from arastance.config import Settings, load_settings
+from tasks import dedup_index
 from tasks.dataset.arastance_format import DatasetFileError
-from tasks.dataset.export import Format, read_dataset
+from tasks.dataset.assemble import leave_out_split_conflicts
+from tasks.dataset.export import Format, read_dataset_located
 from tasks.dataset.splits import SPLITS
 from warehouse import Warehouse
 from warehouse import dataset as store
@@ -32,6 +44,7 @@ class LoadSummary:
     pairs: int
     gold_labels: int
     splits: int
+    split_conflicts: int  # dataset claims left out: a near-duplicate holds another split
 
 
 def _require_split_files(directory: Path, fmt: Format) -> None:
@@ -56,18 +69,33 @@ def load_export(
     veracity: Literal["false", "true"] = "false",
     fmt: Format = "jsonl",
     now: datetime | None = None,
+    settings: Settings | None = None,
 ) -> LoadSummary:
-    """Load every split file of ``directory`` as claims of ``source_id``; returns the new rows per table."""
+    """Load every split file of ``directory`` as claims of ``source_id``; returns the new rows per table.
+
+    ``settings`` (default: the configured ones) give the near-duplicate threshold and shingle size.
+    """
     _require_split_files(directory, fmt)
+    dedup = (settings or load_settings()).crawl
     when = now or datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
     claims, articles, pairs, gold, splits = {}, {}, {}, {}, {}
-    for split, records in read_dataset(directory, fmt).items():
-        for line_no, rec in enumerate(records, start=1):
+    first_seen: dict[str, str] = {}  # claim id -> where it was first read
+    for split, records in read_dataset_located(directory, fmt).items():
+        for where, rec in records:
+            if rec.id in splits and splits[rec.id]["split"] != split:
+                raise DatasetFileError(
+                    f"claim {rec.id!r} is in {first_seen[rec.id]} and in {where}: a claim belongs to one split "
+                    "(a line without 'id' is identified by its claim text); remove it from one of the files")
+            first_seen.setdefault(rec.id, where)
+            normalized = normalize(rec.claim)
             claims.setdefault(rec.id, {
                 "claim_id": rec.id, "source_id": source_id, "url": f"arastance:{rec.id}", "canonical_url": f"arastance:{rec.id}",
-                "title": None, "cleaned_text": rec.claim, "veracity": veracity, "first_seen": when, "last_seen": when,
+                "title": None, "cleaned_text": rec.claim, "normalized_text": normalized or None,
+                "content_hash": content_hash(normalized) if normalized else None,
+                "veracity": veracity, "first_seen": when, "last_seen": when,
             })
             splits.setdefault(rec.id, {"claim_id": rec.id, "split": split, "assigned_at": when, "seed": None})
+            ranks: dict[str, int] = {}  # article id -> its first position on this line
             for rank, (text, title, url, stance) in enumerate(
                 zip(rec.article, rec.article_title, rec.article_url, rec.stance), start=1
             ):
@@ -78,9 +106,14 @@ def load_export(
                     try:
                         canonical = canonicalize_url(url)
                     except UrlError as exc:
-                        raise ValueError(f"{directory / f'{split}.{fmt}'}, claim {line_no} ({rec.id}), article {rank}: {exc}") from None
+                        raise ValueError(f"{where} ({rec.id}), article {rank}: {exc}") from None
                     domain = domain_of(url)
                 article_id = stable_id(canonical)
+                if article_id in ranks:
+                    raise DatasetFileError(
+                        f"{where} ({rec.id}): articles {ranks[article_id]} and {rank} are the same article "
+                        f"({canonical}); one pair has one stance, so list it once")
+                ranks[article_id] = rank
                 articles.setdefault(article_id, {
                     "article_id": article_id, "url": url, "canonical_url": canonical, "domain": domain,
                     "title": title, "text": text, "fetch_status": "ok", "fetched_at": when,
@@ -94,4 +127,6 @@ def load_export(
     counts = store.load_dataset_rows(
         wh, list(claims.values()), list(articles.values()), list(pairs.values()), list(gold.values()), list(splits.values())
     )
-    return LoadSummary(*counts)
+    if counts[0]:  # new claims: cluster them with the stored ones, then keep every cluster in one split
+        dedup_index.rebuild_clusters(wh, veracity, threshold=dedup.near_duplicate_threshold, shingle_size=dedup.shingle_size)
+    return LoadSummary(*counts, leave_out_split_conflicts(wh, now=when))
