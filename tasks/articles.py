@@ -140,6 +140,8 @@ def article_rows(records: Iterable[dict[str, Any]], *, min_arabic_ratio: float, 
         else:
             status, error = article_status(rec.get("text"), min_arabic_ratio=min_arabic_ratio,
                                            min_text_chars=min_text_chars)
+            # the fetcher's decoded text: its <meta charset> may still name the page's original
+            # charset, so readers decode it by its bytes (arastance.base.page_text), never by that tag
             html = (rec.get("html") or "").encode("utf-8")
             digest = rec.get("content_hash") or content_hash(html)
             archived = rec.get("copy") == "archive"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 from spiders.article_extraction import extract_article
 
@@ -109,3 +109,38 @@ def test_a_block_inside_a_link_is_kept_as_its_own_paragraph() -> None:
     page = (f"<html><body><div class='story'><p>{STORY[0]}</p><a href='/x'><div>{STORY[1]}</div></a>"
             f"<p>{STORY[2]}</p></div></body></html>")
     assert extract_article(page).paragraphs == STORY
+
+
+def test_the_date_is_the_articles_not_the_site_headers_or_a_sidebars() -> None:
+    # it was the header's "today" date (2026) or the "most read" list's first <time> (2018)
+    body = "".join(f"<p>{p}</p>" for p in STORY)
+    story = f'<article><h1>عنوان الخبر</h1><span class="post-date">12 مارس 2016</span>{body}</article>'
+    today = f'<html><body><header><div class="top-bar"><span class="today-date">الأحد 10 مايو 2026</span></div></header>{story}</body></html>'
+    assert extract_article(today).published_date == date(2016, 3, 12)
+    listed = ('<aside class="most-read"><ul><li><a href="/x">خبر آخر</a><time datetime="2018-11-02">2 نوفمبر 2018</time>'
+              f'</li></ul></aside><article><h1>عنوان الخبر</h1><time datetime="2016-03-12">12 مارس 2016</time>{body}</article>')
+    assert extract_article(f"<html><body>{listed}</body></html>").published_date == date(2016, 3, 12)
+    sidebar = f'<div class="sidebar"><span class="date">3 يناير 2019</span></div>{story}'
+    assert extract_article(f"<html><body>{sidebar}</body></html>").published_date == date(2016, 3, 12)
+    marked = f'<html><head><meta property="article:published_time" content="2016-03-11"></head><body>{today[12:]}'
+    assert extract_article(marked).published_date == date(2016, 3, 11)  # the page's markup still comes first
+
+
+def test_relative_dates_count_from_the_moment_given() -> None:
+    # an archive copy's "two days ago" was counted from today, dating a 2016 story in the year it was read
+    page = f'<html><body><article><h1>عنوان</h1><span class="date">منذ يومين</span><p>{STORY[0]}</p></article></body></html>'
+    article = extract_article(page, now=datetime(2016, 5, 4, 10, 15))
+    assert article.published_date == date(2016, 5, 2) and article.published_raw == "منذ يومين"
+
+
+def test_a_logo_h1_is_not_the_title() -> None:
+    # the site name in the header's logo <h1> was stored as every article's title
+    body = "".join(f"<p>{p}</p>" for p in STORY)
+    head = "<head><title>الصحة تنفي إغلاق المدارس - شبكة الخبر</title></head>"
+    for logo in ('<header><h1 class="logo"><a href="/">شبكة الخبر</a></h1></header>',
+                 '<div id="siteName"><h1>شبكة الخبر</h1></div>', '<nav><h1>شبكة الخبر</h1></nav>'):
+        page = f"<html>{head}<body>{logo}<article><h2>الصحة تنفي إغلاق المدارس</h2>{body}</article></body></html>"
+        assert extract_article(page).title == "الصحة تنفي إغلاق المدارس", logo
+    own = (f'<html>{head}<body><header class="logo">شبكة الخبر</header><article><header><h1>المدارس مفتوحة</h1></header>'
+           f"{body}</article></body></html>")
+    assert extract_article(own).title == "المدارس مفتوحة"  # a story's own header holds its headline

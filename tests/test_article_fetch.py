@@ -178,6 +178,33 @@ def test_a_page_in_another_charset_than_declared_is_read_in_the_one_its_bytes_ar
         assert AR[0] in records[url]["html"]
 
 
+def test_a_utf8_page_with_a_broken_character_and_a_legacy_page_declared_latin1_are_read_as_arabic(
+        tmp_path: Path) -> None:
+    # a UTF-8 page with one character cut in half (a PHP substr on its description) was read whole as
+    # windows-1256 mojibake that passed the Arabic check; a windows-1256 page that Apache served as
+    # ISO-8859-1 over its own <meta charset> became Latin letters, and not_arabic
+    page = article_page("الصحة تنفي نقص الأدوية", AR)
+    cut = "وقالت وزارة".encode("utf-8")[:7]
+    legacy = page.replace('<meta charset="utf-8">', '<meta http-equiv="Content-Type" content="text/html; charset=windows-1256">')
+    root = tmp_path / "site" / "mirror/news.example.com"
+    root.mkdir(parents=True)
+    (root / "cut.html").write_bytes(page.encode("utf-8").replace(b"<title>", b'<meta name="description" content="' + cut
+                                                                 + b'"><title>'))
+    (root / "apache.html").write_bytes(legacy.encode("cp1256"))
+    server = SiteServer(tmp_path / "site", content_types={
+        "/mirror/news.example.com/cut.html": "text/html; charset=utf-8",
+        "/mirror/news.example.com/apache.html": "text/html; charset=ISO-8859-1"})
+    urls = ["https://news.example.com/cut.html", "https://news.example.com/apache.html"]
+    with server.running():
+        out = run_article_spider(urls, tmp_path / "run", mirror_base=server.base_url, scrapy_settings=FAST)
+    records = {r["url"]: r for r in read_fetched(out)}
+    for url in urls:
+        assert records[url]["text"] == "\n\n".join(AR) and records[url]["title"] == "الصحة تنفي نقص الأدوية", url
+    assert 'content="وقا\ufffd"' in records[urls[0]]["html"]  # the broken character alone is replaced
+    _, articles = article_rows(records.values(), min_arabic_ratio=0.5, min_text_chars=40)
+    assert [a["fetch_status"] for a in articles] == ["ok", "ok"]
+
+
 def test_refetch_replaces_a_failed_article_and_registers_the_news_site(warehouse) -> None:
     from warehouse.retrieval import article_status as stored_status
     from warehouse.retrieval import store_articles

@@ -108,6 +108,32 @@ def test_captures_and_warc_files_are_deduplicated_together(tmp_path: Path) -> No
                           DAM_URL: date(2016, 5, 3)}
 
 
+def test_a_capture_stored_by_the_fetcher_is_read_as_it_read_it(tmp_path: Path) -> None:
+    # it was: the fetcher stores a windows-1256 page's text as UTF-8 with its <meta charset=windows-1256>
+    # left in; the extractor followed the tag into mojibake, indexed as an "extracted" Arabic article,
+    # and "two days ago" was counted from the day of the index build
+    from spiders.article_extraction import extract_article
+    from tasks.articles import article_rows
+    from tasks.search.archive_captures import capture_pages
+    from tasks.search.warc import WarcFilter, WarcStats
+    from warehouse.archive_captures import ArchiveCapture
+
+    story = "".join(f"<p>{p}</p>" for p in FLU)
+    html = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1256">'
+            '<title>الصحة تنفي إغلاق المدارس</title></head><body><article><h1>الصحة تنفي إغلاق المدارس</h1>'
+            f'<span class="date">منذ يومين</span>{story}</article></body></html>')
+    fetched = {"url": FLU_URL, "fetch_url": f"{ARCHIVE}20160911000000id_/{FLU_URL}", "fetched_at": "2026-11-01T00:00:00",
+               "http_status": 200, "fetch_error": None, "text": "\n\n".join(FLU), "html": html, "copy": "archive",
+               "captured_at": "2016-09-11T00:00:00"}
+    [page], _ = article_rows([fetched], min_arabic_ratio=0.5, min_text_chars=40)
+    stored = ArchiveCapture(page["url"], page["original_url"], page["captured_at"], 200, page["html_zlib"])
+    stats = WarcStats()
+    [record] = capture_pages([stored], WarcFilter(date(2016, 1, 1), date(2016, 12, 31)), extract=extract_article,
+                             stats=stats)
+    assert (record.title, record.text) == ("الصحة تنفي إغلاق المدارس", "\n\n".join(FLU))
+    assert record.published_date == date(2016, 9, 9)
+
+
 @pytest.mark.parametrize("extra", [["--world"], ["--corpus", "corpus.jsonl"]])
 def test_captures_refuse_a_built_corpus(extra: list[str]) -> None:
     result = runner.invoke(app, ["index", "build", "--captures", *extra])

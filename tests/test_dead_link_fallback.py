@@ -77,6 +77,46 @@ def test_a_dead_link_is_read_from_the_capture_of_its_claims_period_not_the_newes
     assert asked == [urlencode({"url": url, "timestamp": "20160503"}), urlencode({"url": url})]
 
 
+def test_an_archive_copy_dates_from_its_capture_and_a_capture_of_another_page_is_no_copy(tmp_path: Path) -> None:
+    # it was: "two days ago" in a 2016 capture was counted from today (outside the claim's window), and
+    # a dead article whose capture redirects to the site's home page was stored as the home page
+    from urllib.parse import unquote, urlsplit
+
+    from helpers_search import DAM, OLD
+
+    from arastance.base.captures import capture_url
+
+    dated, gone, home = ("https://news.example.com/2016/dam.html", "https://news.example.com/2016/gone.html",
+                         "https://news.example.com/")
+    root = tmp_path / "web"
+    (root / "archive").mkdir(parents=True)
+    for name, title, paragraphs in (("dam", "إثيوبيا تنفي انهيار السد", DAM), ("home", "الصفحة الرئيسية", OLD)):
+        story = "".join(f"<p>{p}</p>" for p in paragraphs)
+        (root / "archive" / f"{name}.html").write_text(
+            f'<html><head><meta charset="utf-8"><title>{title}</title></head><body><article><h1>{title}</h1>'
+            f'<span class="date">منذ يومين</span>{story}</article></body></html>', encoding="utf-8")
+    (root / "archive" / "index.json").write_text(json.dumps({"captures": [
+        {"original": dated, "timestamp": "20160504101500", "file": "archive/dam.html"},
+        {"original": dated.replace("https://", "http://www."), "timestamp": "20160504101600", "file": "archive/dam.html"},
+        {"original": gone, "timestamp": "20160504101500", "file": "archive/dam.html"},
+        {"original": home, "timestamp": "20160504101600", "file": "archive/home.html"}]}), encoding="utf-8")
+    with SnapshotServer(root) as server:
+        # the archive keeps the spelling it crawled: the same page on http://www. is the article's copy
+        for url, to in ((gone, home), (dated, dated.replace("https://", "http://www."))):
+            moved = capture_url(server.archive_url, "20160504101500", url)
+            server.faults[unquote(urlsplit(moved).path)] = {"redirect": capture_url(server.archive_url, "20160504101600", to)}
+        out = run_article_spider([dated, gone], tmp_path / "run", mirror_base=server.base_url, scrapy_settings=FAST,
+                                 archive=(server.archive_url, server.availability_url),
+                                 archive_days={dated: date(2016, 5, 3), gone: date(2016, 5, 3)})
+    records = {r["url"]: r for r in read_fetched(out)}
+    assert records[dated]["copy"] == "archive" and records[dated]["published_date"] == "2016-05-02"
+    assert "id_/http://www.news.example.com/" in records[dated]["fetch_url"]
+    assert records[gone]["fetch_error"] == f"http_404: HTTP 404; archive copy: redirected to another page: {home}"
+    assert records[gone]["text"] is None
+    _, articles = article_rows(records.values(), min_arabic_ratio=0.5, min_text_chars=40)
+    assert {a["url"]: a["fetch_status"] for a in articles} == {dated: "ok", gone: "failed"}
+
+
 def test_without_an_archive_a_dead_link_is_dropped_with_its_reason(tmp_path: Path) -> None:
     with SnapshotServer(snapshot_root()) as server:
         out = run_article_spider(["https://news.example.com/gone.html"], tmp_path / "run",

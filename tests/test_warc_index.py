@@ -65,6 +65,32 @@ def test_warc_pages_are_filtered_extracted_and_deduplicated(tmp_path: Path) -> N
     assert "https://alghad.com/park-undated" in [r.url for r in kept_undated]
 
 
+def test_warc_records_are_read_in_the_charset_their_bytes_are_in_and_dated_from_their_capture(tmp_path: Path) -> None:
+    # it was: the extractor got the bytes and followed the <meta charset>, so a UTF-8 page tagged
+    # windows-1256 was indexed as mojibake; and "two days ago" was counted from the day of the build
+    from io import BytesIO
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    story = "".join(f"<p>{p}</p>" for p in FLU)
+    page = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1256">'
+            '<title>الصحة تنفي إغلاق المدارس</title></head><body><article><h1>الصحة تنفي إغلاق المدارس</h1>'
+            f'<span class="date">منذ يومين</span>{story}</article></body></html>')
+    pages = [("https://aljazeera.net/news/utf8", "text/html", page.encode("utf-8")),
+             ("https://aljazeera.net/news/legacy", "text/html; charset=ISO-8859-1", page.encode("cp1256"))]
+    with (tmp_path / "f.warc.gz").open("wb") as handle:
+        writer = WARCWriter(handle, gzip=True)
+        for uri, ctype, body in pages:
+            headers = StatusAndHeaders("200 OK", [("Content-Type", ctype), ("Content-Length", str(len(body)))],
+                                       protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(uri, "response", payload=BytesIO(body), http_headers=headers,
+                                                          warc_headers_dict={"WARC-Date": "2016-09-11T00:00:00Z"}))
+    records, stats = read_warc(str(tmp_path / "f.warc.gz"), _flt(), extract=extract_article)
+    assert [(r.url, r.title, r.text, r.published_date) for r in records] == [
+        (uri, "الصحة تنفي إغلاق المدارس", "\n\n".join(FLU), date(2016, 9, 9)) for uri, _, _ in pages]
+
+
 def test_plain_and_gzip_warcs_read_alike_and_wayback_uris_unwrap(tmp_path: Path) -> None:
     plain = write_warc(tmp_path / "news.warc", _pages()[:2], gzip=False)
     records, stats = read_warc(str(plain), _flt(), extract=extract_article)

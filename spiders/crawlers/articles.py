@@ -6,9 +6,11 @@ mirror) while the item keeps the original URL. With ``archive_url`` and ``availa
 dead link (an HTTP error, a time-out, a refused connection; not a robots.txt refusal) falls back
 to the web-archive capture closest to its day (``archive_days``: a JSON file of URL to day, its
 claim's date; availability API, then the capture's ``id_`` bytes) before it
-is given up; the item says which copy it holds (``copy``: live or archive). robots.txt, throttling and retries come from
+is given up; the item says which copy it holds (``copy``: live or archive). A capture of another
+page (the archive followed the dead article's redirect to the site's home page) is no copy of it,
+and an archive copy's relative dates ("منذ يومين") count from its capture time. robots.txt, throttling and retries come from
 the project settings. A page is read in the charset its bytes are in when the declared one is
-wrong (:mod:`spiders.page_text`); a page past ``crawl.max_page_mb``, or whose record would pass
+wrong (:mod:`arastance.base.page_text`); a page past ``crawl.max_page_mb``, or whose record would pass
 the output's line limit, is a ``too_large`` failure. Every URL yields exactly one item, a failure included (with its reason),
 written by Scrapy's feed exporter to the JSON Lines file the caller names in ``FEEDS``; the
 site spiders' staging pipeline is switched off here.
@@ -36,14 +38,14 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
-from arastance.base.captures import capture_time, capture_url, parse_capture_url, valid_timestamp
+from arastance.base.captures import capture_time, capture_url, parse_capture_url, to_site_url, valid_timestamp
 from arastance.base.ids import content_hash
+from arastance.base.page_text import page_text
 from arastance.base.staging import read_archive_days, read_url_list
 from arastance.base.text_files import MAX_LINE_BYTES
-from arastance.base.urls import mirror_url
+from arastance.base.urls import UrlError, canonicalize_url, mirror_url
 from arastance.logging import get_logger
 from spiders.article_extraction import extract_article
-from spiders.page_text import page_text
 
 log = get_logger(__name__)
 
@@ -75,6 +77,16 @@ class FetchedArticle:
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _same_page(original: str, article_url: str) -> bool:
+    """Whether a capture is of ``article_url`` (on the site's http/https/``www.`` spellings, which
+    the archive keeps as it found them). A deleted article that redirected to the site's home page
+    when it was crawled has its capture redirect there too: that page is not the article."""
+    try:
+        return canonicalize_url(to_site_url(original, article_url)) == canonicalize_url(article_url)
+    except UrlError:
+        return False
 
 
 class SharedRobotsTxtMiddleware(RobotsTxtMiddleware):
@@ -142,15 +154,20 @@ class ArticleSpider(scrapy.Spider):
             yield FetchedArticle(url, response.url, _now(), response.meta["live_status"],
                                  f"{response.meta['live_error']}; archive copy: not_a_capture: {response.url}")
             return
-        if not isinstance(response, TextResponse):
-            yield FetchedArticle(url, response.url, _now(), response.status,
-                                 f"not_html: {response.headers.get('Content-Type', b'').decode(errors='replace')}")
+        if capture and not _same_page(capture[1], url):
+            yield FetchedArticle(url, response.url, _now(), response.meta["live_status"],
+                                 f"{response.meta['live_error']}; archive copy: redirected to another page: {capture[1]}")
             return
-        html, read_as = page_text(response)
+        content_type = response.headers.get("Content-Type", b"").decode("latin-1")
+        if not isinstance(response, TextResponse):
+            yield FetchedArticle(url, response.url, _now(), response.status, f"not_html: {content_type}")
+            return
+        html, read_as = page_text(response.body, content_type)
         if read_as:
             log.info("page read in another charset than declared", extra={"url": url, "declared": response.encoding,
                                                                           "read_as": read_as})
-        article = extract_article(html)
+        # an archive copy's relative dates ("منذ يومين") count from the capture, not from today
+        article = extract_article(html, now=capture_time(capture[0]) if capture else None)
         item = FetchedArticle(
             url=url, fetch_url=response.url, fetched_at=_now(), http_status=response.status, fetch_error=None,
             title=article.title, published_raw=article.published_raw,

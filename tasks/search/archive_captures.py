@@ -6,7 +6,10 @@ and the body). Those bodies are indexed without fetching anything again, through
 extraction, filters and deduplication as WARC records (:mod:`tasks.search.warc`), so that both
 inputs give the same corpus. The record's URL is the page's *original* URL (the page as it was
 published: what a claim's documents cite), never the capture's address; its date is the
-publication date the extractor reads from the page, never the capture time.
+publication date the extractor reads from the page, never the capture time (which only anchors
+its relative dates, "منذ يومين", as in the fetcher). A body is read in the charset its bytes are
+in: the fetcher stores a windows-1256 page as UTF-8 with its ``<meta charset=windows-1256>`` left
+in, so the meta tag alone would turn it into mojibake.
 """
 
 from __future__ import annotations
@@ -39,6 +42,6 @@ def capture_pages(captures: Iterable[ArchiveCapture], flt: WarcFilter, *, extrac
             log.warning("stored capture body is not zlib data", extra={"url": capture.capture_url, "error": str(exc)})
             stats.counts["unreadable_body"] += 1
             continue
-        record = page_record(capture.original_url, html, flt, stats, extract)
+        record = page_record(capture.original_url, html, flt, stats, extract, captured_at=capture.captured_at)
         if record is not None:
             yield record

@@ -2,7 +2,10 @@
 
 Much of 2012-2018's Arabic news is only in archives: Common Crawl's news crawl (CC-NEWS, WARC
 files from 2016 on) and web-archive captures. Each WARC ``response`` record (HTTP 200, HTML) is
-turned into a corpus record: the article is extracted (by the ``extract`` function given: the command
+turned into a corpus record: its body is read in the charset its bytes are in, as the article
+fetcher reads a page (:func:`arastance.base.page_text.page_text`, with the record's
+``Content-Type``), and the article is extracted, its relative dates counted from the capture
+time (by the ``extract`` function given: the command
 line passes :func:`spiders.article_extraction.extract_article`, the fetcher's own extractor; tasks do not
 import spiders), kept when its main text is long enough and mostly Arabic, and
 when its *publication* date (from the page, never the capture date, which can be years later
@@ -23,10 +26,10 @@ import os
 import re
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
 from urllib.parse import urlsplit
@@ -36,7 +39,9 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
 
 from arastance.base.arabic import arabic_ratio, normalize
+from arastance.base.captures import capture_time, valid_timestamp
 from arastance.base.input_paths import not_a_file
+from arastance.base.page_text import page_text
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from arastance.logging import get_logger
 from arastance.processes import worker_pool
@@ -63,11 +68,13 @@ class ExtractedPage(Protocol):
     def published_date(self) -> date | None: ...
 
 
-#: A page's HTML -> its title, main text and publication date. Passed in, not imported: the
-#: fetcher's extractor lives in ``spiders`` and tasks do not import spiders (the command line
-#: wires :func:`spiders.article_extraction.extract_article`). A module-level function, so that
-#: worker processes can receive it.
-Extractor = Callable[[bytes], ExtractedPage]
+class Extractor(Protocol):
+    """A page's decoded HTML -> its title, main text and publication date, relative dates counted
+    from ``now``. Passed in, not imported: the fetcher's extractor lives in ``spiders`` and tasks
+    do not import spiders (the command line wires :func:`spiders.article_extraction.extract_article`).
+    A module-level function, so that worker processes can receive it."""
+
+    def __call__(self, html: str, *, now: datetime | None = None) -> ExtractedPage: ...
 
 
 class WarcError(ValueError):
@@ -320,27 +327,45 @@ def _cut_short(source: str, offset: int, stats: WarcStats, why: str, complete: i
                 extra={"source": source, "offset": offset, "why": why})
 
 
-def _html_of(record: Any) -> bytes | None:
-    """The HTML body of a 200 HTML response record, else None."""
+def _html_of(record: Any) -> tuple[bytes, str] | None:
+    """The body and ``Content-Type`` of a 200 HTML response record, else None."""
     if record.rec_type != "response" or record.http_headers is None:
         return None
     if record.http_headers.get_statuscode() != "200":
         return None
-    ctype = (record.http_headers.get_header("Content-Type") or "").lower()
-    if ctype and "html" not in ctype:
+    ctype = record.http_headers.get_header("Content-Type") or ""
+    if ctype and "html" not in ctype.lower():
         return None
-    return record.content_stream().read()
+    return record.content_stream().read(), ctype
 
 
-def page_record(url: str, html: bytes, flt: WarcFilter, stats: WarcStats, extract: Extractor) -> CorpusRecord | None:
-    """The corpus record of one archived page, or None (the reason counted in ``stats``)."""
+def _captured_at(record: Any) -> datetime | None:
+    """When the archive fetched a record (``WARC-Date``; an ARC header's 14-digit date), or None."""
+    if record.format == "arc":
+        stamp = record.rec_headers.get_header("archive-date") or ""
+        return capture_time(stamp) if valid_timestamp(stamp) else None
+    try:
+        return datetime.fromisoformat(record.rec_headers.get_header("WARC-Date") or "")
+    except ValueError:
+        return None
+
+
+def page_record(url: str, body: bytes, flt: WarcFilter, stats: WarcStats, extract: Extractor, *,
+                content_type: str | None = None, captured_at: datetime | None = None) -> CorpusRecord | None:
+    """The corpus record of one archived page, or None (the reason counted in ``stats``).
+
+    ``body`` is read as the article fetcher reads a page (its ``content_type`` header, when
+    known, and its bytes), not by its ``<meta>`` charset alone: the fetcher stores a windows-1256
+    page as UTF-8 with its ``<meta charset=windows-1256>`` left in, and a UTF-8 page may carry
+    such a tag too. Its relative dates count from ``captured_at``."""
     try:
         domain = domain_of(url)
         canonicalize_url(url)
     except UrlError:
         stats.counts["bad_url"] += 1
         return None
-    article = extract(html)
+    html, _ = page_text(body, content_type)
+    article = extract(html, now=captured_at)
     text = article.text
     if len(text) < flt.min_text_chars:
         stats.counts["too_short"] += 1
@@ -369,14 +394,15 @@ def read_warc(source: str, flt: WarcFilter, *, extract: Extractor,
         with open_warc(source, client) as handle:
             check_archive_start(handle, source)
             for record in warc_records(handle, source, stats):
-                html = _html_of(record)
-                if html is not None and missing_bytes(record):
+                page = _html_of(record)
+                if page is not None and missing_bytes(record):
                     continue  # the file ends inside this page: counted as cut_short by warc_records
-                if html is None:
+                if page is None:
                     stats.counts["not_html_200"] += 1
                     continue
                 target = record.rec_headers.get_header(TARGET_FIELD.get(record.format, "WARC-Target-URI")) or ""
-                rec = page_record(original_url(target), html, flt, stats, extract)
+                rec = page_record(original_url(target), page[0], flt, stats, extract, content_type=page[1],
+                                  captured_at=_captured_at(record))
                 if rec is not None:
                     out.append(rec)
     except ArchiveLoadFailed as exc:

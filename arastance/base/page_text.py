@@ -1,0 +1,66 @@
+"""A page's text in the charset its bytes are in, whatever its declarations say.
+
+Arabic news pages often declare the wrong charset. A UTF-8 page declared ``windows-1256`` (a
+header left over from an older site) decodes into mojibake that is still Arabic letters
+(``ظ‚ط§ظ„طھ`` for ``قالت``) and so passed the Arabic check; a ``windows-1256`` page declared UTF-8
+decodes into replacement characters; one whose server adds Apache's default
+``charset=ISO-8859-1`` to the header (which wins over the page's own ``<meta charset>``) decodes
+into Latin letters (``æÞÇáÊ``). The bytes settle it: Arabic in windows-1256 is a run of bytes >=
+0xC1 that is almost never valid UTF-8, while UTF-8 text is valid UTF-8 but for the odd character
+a program cut in half (a PHP ``substr`` on a meta description). So a page is read as UTF-8 when
+most of its non-ASCII bytes are valid UTF-8, and otherwise in the declared charset, the one its
+``<meta>`` names or windows-1256, whichever reading is Arabic.
+
+One function for every reader of stored or fetched HTML (the article fetcher, the WARC and
+stored-capture indexes), so that the same bytes always give the same text. Declarations are
+read as Scrapy reads them (w3lib, which Scrapy decodes with): byte-order mark, then the HTTP
+``Content-Type``, then the page's ``<meta>``.
+"""
+
+from __future__ import annotations
+
+from w3lib.encoding import html_body_declared_encoding, html_to_unicode, read_bom
+
+from arastance.base.arabic import arabic_ratio
+
+#: Pages of Arabic sites written before UTF-8 took over (2012-2016 archives among them).
+LEGACY_ARABIC = "cp1256"
+_REPLACEMENT = "\ufffd"
+
+
+def _mostly_arabic(text: str) -> bool:
+    """Whether most of the non-ASCII letters of ``text`` are Arabic. Only those count: markup,
+    scripts and Latin menus are ASCII in every reading, and would outweigh a short story."""
+    letters = "".join(c for c in text if not c.isascii() and c.isalpha())
+    return arabic_ratio(letters) >= 0.5
+
+
+def _utf8_reading(body: bytes) -> tuple[str, bool]:
+    """``body`` as UTF-8 (a bad sequence as U+FFFD) and whether that is its charset: the valid
+    non-ASCII characters outnumber the bad sequences (windows-1256 Arabic gives about one bad
+    sequence a letter and almost no valid ones)."""
+    text = body.decode("utf-8-sig", errors="replace")
+    bad = text.count(_REPLACEMENT) - body.count(_REPLACEMENT.encode("utf-8"))  # a U+FFFD the page wrote is valid
+    valid = sum(1 for c in text if not c.isascii()) - bad
+    return text, bad == 0 or valid > bad
+
+
+def page_text(body: bytes, content_type: str | None = None) -> tuple[str, str | None]:
+    """``(text, read_as)`` of a page's ``body`` served with the HTTP header ``content_type``
+    (None when unknown, as for a stored capture): its bytes as UTF-8 when they are mostly valid
+    UTF-8; else its declared reading, unless that is not Arabic and the ``<meta>`` charset's or
+    windows-1256's is. ``read_as`` names the encoding used when it is not the declared one."""
+    declared, text = html_to_unicode(content_type, body, default_encoding="utf-8")
+    if read_bom(body)[0] or declared.startswith(("utf-16", "utf-32")):  # never confused this way
+        return text, None
+    utf8, is_utf8 = _utf8_reading(body)
+    if is_utf8:
+        return utf8, (None if declared == "utf-8" or utf8.isascii() else "utf-8")
+    if _mostly_arabic(text):
+        return text, None
+    for other in dict.fromkeys((html_body_declared_encoding(body), LEGACY_ARABIC)):
+        if other and other != declared:
+            reading = body.decode(other, errors="replace")
+            if _mostly_arabic(reading):
+                return reading, other
+    return text, None
