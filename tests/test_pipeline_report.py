@@ -31,6 +31,11 @@ def test_drops_and_errors_are_the_growth_of_the_warehouse_totals_of_that_stage(w
     assert stage_growth("crawl", "error", before, after) == {}  # the second run had none
     assert stage_growth("retrieve", "dropped", before, after) == {"document: not_news_domain": 1}
     assert stage_growth("select", "dropped", before, after) == {}
+    warehouse.insert_rows("dataset_split_conflicts", [  # it was: not counted among the dataset's drops
+        {"claim_id": "c2", "group_id": "c1", "split": "test", "kept_split": "train", "pairs": 3,
+         "flagged_at": datetime(2024, 1, 3)}])
+    assert stage_growth("dataset", "dropped", after, stage_figures(warehouse)) == {
+        "claim left out: a near-duplicate in another split": 1}
 
 
 def test_the_stages_table_has_one_column_per_figure_and_the_figures_table_one_row_each() -> None:

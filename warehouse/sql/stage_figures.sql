@@ -24,4 +24,6 @@ SELECT 'retrieve', 'error', 'claim search failed', count(*) FROM claim_retrieval
 UNION ALL
 SELECT 'dataset', 'dropped', 'claim left out: every document unrelated', count(*) FROM dataset_claim_flags
 UNION ALL
+SELECT 'dataset', 'dropped', 'claim left out: a near-duplicate in another split', count(*) FROM dataset_split_conflicts
+UNION ALL
 SELECT 'train', 'error', 'model run failed', count(*) FROM model_runs WHERE status = 'failed'

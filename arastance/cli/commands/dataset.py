@@ -27,13 +27,14 @@ def build() -> None:
     except (WarehouseError, ValueError) as exc:  # the flow re-raises its task's own exception
         fail(str(exc))
     console.print(
-        f"{result['gold']} gold pair(s); {result['flagged']} claim(s) left out as all-unrelated; "
+        f"{result['gold']} gold pair(s); {result['flagged']} claim(s) left out as all-unrelated, "
+        f"{result['split_conflicts']} as a near-duplicate of a claim in another split; "
         f"{result['newly_split']} claim(s) newly split, {result['split_claims']} in all"
     )
     stats = result["statistics"]
     print_table(stats["sources"], title="Claims, articles and stances per source")
     print_table(stats["splits"], title="Labels per split")
-    print_table(stats["left_out"], title="Claims left out (every document unrelated)")
+    print_table(stats["left_out"], title="Claims left out (every document unrelated; a near-duplicate in another split)")
 
 
 @dataset_app.command("export")
