@@ -5,10 +5,11 @@ kept whole when it has at most ``limit`` documents. Otherwise only documents fro
 sources stay. At search time they are ordered by TF-IDF cosine similarity of title and snippet
 to the claim (:func:`select_documents`), which is the order they are fetched in. Once fetched,
 the method's ranking is done on the article text itself (:func:`rank_fetched`): the top
-``limit`` fetched Arabic articles are kept, and a document whose fetch failed is replaced by the
-next candidate (:func:`documents_to_fetch`), so a claim reaches ``limit`` documents whenever
-enough candidates exist. Every candidate gets a stored decision and reason, so the dataset's
-coverage can be audited.
+``limit`` fetched Arabic articles are kept, leaving out those dated outside their date window and
+second copies of one text; a document whose fetch failed, dated outside its window or a copy is
+replaced by the next candidate (:func:`documents_to_fetch`), so a claim reaches ``limit``
+documents whenever enough candidates exist. Every candidate gets a stored decision and reason,
+so the dataset's coverage can be audited.
 """
 
 from __future__ import annotations
@@ -16,21 +17,26 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import linear_kernel
 
-from arastance.base.arabic import tokenize
-from arastance.base.ids import stable_id
+from arastance.base.arabic import normalize, tokenize
+from arastance.base.ids import content_hash, stable_id
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
+from arastance.config.search import news_domain
 from tasks.search.base import SearchResult
 
+if TYPE_CHECKING:  # tasks.date_window reads the warehouse; the ranking here reads only its verdicts
+    from tasks.date_window import DateVerdict
+
 Reason = Literal["within_limit", "news_domain_top_k", "not_news_domain", "below_top_k", "invalid_url",
-                 "article_text_top_k", "fetch_failed", "not_fetched"]
+                 "article_text_top_k", "fetch_failed", "not_fetched", "outside_date_window", "duplicate_text"]
 # Decisions of documents in the ranked pool (news-filtered when needed); the others never compete.
+# Every ranking on article text decides each of them again, those it left out included.
 POOL_REASONS: tuple[str, ...] = ("within_limit", "news_domain_top_k", "below_top_k", "article_text_top_k",
-                                 "fetch_failed", "not_fetched")
+                                 "fetch_failed", "not_fetched", "outside_date_window", "duplicate_text")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,11 +99,15 @@ def merge_hits(hits: Iterable[Hit]) -> list[Candidate]:
 
 
 def is_news_domain(domain: str | None, news_domains: Iterable[str]) -> bool:
-    """True when ``domain`` is one of ``news_domains`` or a sub-domain of one."""
+    """True when ``domain`` is one of ``news_domains`` or a sub-domain of one.
+
+    Each entry is read as candidate domains are written (:func:`arastance.config.search.news_domain`):
+    a ``www.youm7.com`` entry matched no candidate, whose domain is ``youm7.com``.
+    """
     if not domain:
         return False
     domain = domain.lower()
-    return any(domain == d or domain.endswith("." + d) for d in (n.lower().strip(".") for n in news_domains))
+    return any(domain == d or domain.endswith("." + d) for d in map(news_domain, news_domains))
 
 
 def similarities(claim_text: str, texts: Sequence[str]) -> list[float]:
@@ -127,9 +137,10 @@ def select_documents(claim_text: str, candidates: Sequence[Candidate], *, news_d
     if len(valid) <= limit:
         pool, reason = valid, "within_limit"
     else:
-        pool, reason = [c for c in valid if is_news_domain(c.domain, news_domains)], "news_domain_top_k"
+        news = {c.canonical_url for c in valid if is_news_domain(c.domain, news_domains)}
+        pool, reason = [c for c in valid if c.canonical_url in news], "news_domain_top_k"
         decisions += [Decision(c, False, "not_news_domain", None, sims[c.canonical_url])
-                      for c in valid if not is_news_domain(c.domain, news_domains)]
+                      for c in valid if c.canonical_url not in news]
     ranked = sorted(pool, key=lambda c: (-sims[c.canonical_url], c.best_rank))
     for position, cand in enumerate(ranked, 1):
         if position <= limit:
@@ -190,6 +201,19 @@ class PoolDocument:
     title: str | None = None
     text: str | None = None
     claim_date: date | None = None
+    article_date: date | None = None  # the fetched article's extracted publication date
+    engine_date: date | None = None  # the earliest date a search engine showed for the URL
+    date_check: DateVerdict | None = None  # the fetched article against its date window (None: not checked)
+
+    @property
+    def outside_window(self) -> bool:
+        """Dated outside its date window: dropped, whatever its similarity."""
+        return self.date_check is not None and self.date_check.date_check == "outside"
+
+    @property
+    def usable(self) -> bool:
+        """Fetched, Arabic, and not dated outside its window: an article that can be kept."""
+        return self.fetch_status == "ok" and not self.outside_window
 
 
 def is_passing_failure(doc: PoolDocument) -> bool:
@@ -197,48 +221,81 @@ def is_passing_failure(doc: PoolDocument) -> bool:
     return doc.fetch_status == "failed" and (doc.http_status is None or doc.http_status >= 500)
 
 
+def text_key(doc: PoolDocument) -> str:
+    """The key two copies of one article share: the hash of its normalised extracted text (its
+    canonical URL when it has none). The same story under ``http://`` and ``https://``, or under
+    two paths of one site, has two canonical URLs but one text."""
+    text = normalize(doc.text)
+    return content_hash(text) if text else doc.canonical_url
+
+
 def documents_to_fetch(docs: Sequence[PoolDocument], *, limit: int, pool: int, attempted: set[str]) -> list[PoolDocument]:
     """The next documents of one claim to fetch, ``docs`` in fetch order.
 
     The first ``pool`` candidates (every one when ``pool`` is 0, at least ``limit``) are fetched
     so that the ranking on article text has something to choose from; beyond them, each document
-    that is not usable (fetch failed, not Arabic, empty) is replaced by the next candidate until
-    ``limit`` usable articles are in hand or the candidates run out. A document already tried in
-    this run (``attempted``) is not tried again; one that failed for a passing reason in an
-    earlier run is.
+    that is not usable (fetch failed, not Arabic, empty, dated outside its window, the text of
+    another one) is replaced by the next candidate until ``limit`` usable articles are in hand or
+    the candidates run out. A document already tried in this run (``attempted``) is not tried
+    again; one that failed for a passing reason in an earlier run is.
     """
     reach = len(docs) if pool == 0 else max(pool, limit)
     todo: list[PoolDocument] = []
     usable = 0  # articles in hand, or being fetched now
+    texts: set[str] = set()  # the text keys in hand: a second copy of one text adds no document
     for position, doc in enumerate(docs):
         if position >= reach and usable >= limit:
             break
-        if doc.fetch_status == "ok":
-            usable += 1
+        if doc.usable:
+            if (key := text_key(doc)) not in texts:
+                usable += 1
+                texts.add(key)
         elif doc.canonical_url not in attempted and (doc.fetch_status is None or is_passing_failure(doc)):
             todo.append(doc)
             usable += 1
     return todo
 
 
+# The date check's columns of document_decisions, as DateVerdict names them.
+_DATE_CHECK_COLUMNS = ("date_check", "published_date", "date_source", "window_start", "window_end")
+
+
 def rank_fetched(claim_text: str, docs: Sequence[PoolDocument], *, limit: int, decided_at: datetime) -> list[dict[str, Any]]:
     """``document_decisions`` rows of one claim's pool after fetching: the fetched Arabic articles
-    ranked by TF-IDF similarity of their title and text to the claim, the top ``limit`` kept."""
+    ranked by TF-IDF similarity of their title and text to the claim, the top ``limit`` kept.
+
+    Articles dated outside their window (``date_check``, see :mod:`tasks.date_window`) and copies
+    of an article ranked higher (same :func:`text_key`) do not compete: they are dropped with the
+    reason ``outside_date_window`` or ``duplicate_text`` and the next articles move up, so a claim
+    keeps ``limit`` documents whenever as many eligible ones were fetched. Each row carries the
+    document's date check (date, its source, the window), NULL when it was not checked.
+    """
     fetched = [d for d in docs if d.fetch_status == "ok"]
     sims = similarities(claim_text, [" ".join(t for t in (d.title, d.text) if t) for d in fetched])
     ranked = sorted(zip(fetched, sims), key=lambda ds: (-ds[1], ds[0].best_rank, ds[0].canonical_url))
     rows: list[dict[str, Any]] = []
 
     def row(doc: PoolDocument, decision: str, reason: Reason, rank: int | None, similarity: float | None) -> None:
+        check = doc.date_check
         rows.append({"claim_id": doc.claim_id, "canonical_url": doc.canonical_url, "url": doc.url, "domain": doc.domain,
                      "decision": decision, "reason": reason, "rank": rank, "similarity": similarity,
-                     "best_rank": doc.best_rank, "query_kinds": doc.query_kinds, "decided_at": decided_at})
+                     "best_rank": doc.best_rank, "query_kinds": doc.query_kinds, "decided_at": decided_at,
+                     **{c: getattr(check, c) if check else None for c in _DATE_CHECK_COLUMNS}})
 
-    for position, (doc, sim) in enumerate(ranked, 1):
-        if position <= limit:
-            row(doc, "kept", "article_text_top_k", position, sim)
+    texts: set[str] = set()  # the text keys of the articles ranked so far
+    position = 0
+    for doc, sim in ranked:
+        if doc.outside_window:
+            row(doc, "dropped", "outside_date_window", None, sim)
+        elif (key := text_key(doc)) in texts:
+            row(doc, "dropped", "duplicate_text", None, sim)
         else:
-            row(doc, "dropped", "below_top_k", None, sim)
+            texts.add(key)
+            position += 1
+            if position <= limit:
+                row(doc, "kept", "article_text_top_k", position, sim)
+            else:
+                row(doc, "dropped", "below_top_k", None, sim)
     for doc in docs:
         if doc.fetch_status is None:
             row(doc, "dropped", "not_fetched", None, None)

@@ -12,7 +12,7 @@ run resumes with the claims not done and nothing is sent twice.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from arastance.config.crawl import CrawlSettings
 from arastance.config.search import SearchSettings
 from arastance.logging import get_logger
 from tasks.articles import article_rows, read_fetched
-from tasks.date_window import enforce_date_window
+from tasks.date_window import date_verdicts, enforce_date_window
 from tasks.documents import (
     POOL_REASONS,
     PoolDocument,
@@ -40,6 +40,7 @@ from tasks.search.base import SearchBudgetExceeded, SearchResult
 from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, query_spec
 from tasks.search.cache import refund_queries, remember, reserve_queries
 from warehouse import Warehouse
+from warehouse.date_window import query_windows
 from warehouse.retrieval import (
     cached_results,
     claims_with_failed_fetches,
@@ -164,11 +165,23 @@ def store_claim_search(wh: Warehouse, search_settings: SearchSettings, claim: di
     return {"claim_id": claim_id, "status": "searched", "hits": len(hits), "candidates": len(candidates), "kept": kept}
 
 
-def pools(wh: Warehouse, claim_ids: Iterable[str]) -> dict[str, list[PoolDocument]]:
+def pools(wh: Warehouse, search_settings: SearchSettings, claim_ids: Iterable[str]) -> dict[str, list[PoolDocument]]:
     """Each claim's ranked pool (news-filtered when needed) in fetch order, the search-time
-    ranking, with what each document's fetch gave so far."""
-    found = pool_documents(wh, list(claim_ids), POOL_REASONS)
-    return {c: [PoolDocument(**d) for d in docs] for c, docs in found.items()}
+    ranking, with what each document's fetch gave so far.
+
+    Each fetched article carries its date window check (``search.date_window_scope``,
+    :func:`tasks.date_window.date_verdicts`), so that one dated outside its window is replaced
+    by the next candidate and never takes one of the top places of the ranking.
+    """
+    ids = list(claim_ids)
+    found = {c: [PoolDocument(**d) for d in docs] for c, docs in pool_documents(wh, ids, POOL_REASONS).items()}
+    fetched = [{"claim_id": d.claim_id, "canonical_url": d.canonical_url, "query_kinds": d.query_kinds,
+                "article_date": d.article_date, "engine_date": d.engine_date}
+               for docs in found.values() for d in docs if d.fetch_status == "ok"]
+    checks = {(v.claim_id, v.canonical_url): v
+              for v in date_verdicts(fetched, query_windows(wh, ids), search_settings.date_window_scope)}
+    return {c: [replace(d, date_check=checks.get((d.claim_id, d.canonical_url))) for d in docs]
+            for c, docs in found.items()}
 
 
 @dataclass(frozen=True)
@@ -195,7 +208,7 @@ def next_fetch_wave(wh: Warehouse, search_settings: SearchSettings, claim_ids: I
     limit, pool = search_settings.max_documents_per_claim, search_settings.fetch_pool_per_claim
     urls: dict[str, str] = {}
     days: dict[str, list[date]] = {}
-    for docs in pools(wh, claim_ids).values():
+    for docs in pools(wh, search_settings, claim_ids).values():
         for d in documents_to_fetch(docs, limit=limit, pool=pool, attempted=attempted):
             urls.setdefault(d.canonical_url, d.url)
             if d.claim_date is not None:
@@ -206,9 +219,14 @@ def next_fetch_wave(wh: Warehouse, search_settings: SearchSettings, claim_ids: I
 def rank_fetched_articles(wh: Warehouse, search_settings: SearchSettings, claims: Mapping[str, str]) -> int:
     """Rank each claim's fetched Arabic articles by TF-IDF of title and text to the claim (``claims``:
     claim id -> claim text) and store the decisions (top ``max_documents_per_claim`` kept, reasons
-    ``article_text_top_k``, ``below_top_k``, ``fetch_failed``, ``not_fetched``); the number of rows."""
+    ``article_text_top_k``, ``below_top_k``, ``outside_date_window``, ``duplicate_text``,
+    ``fetch_failed``, ``not_fetched``) with each article's date check; the number of rows.
+
+    The date window is checked before the top-k cut: an article dated outside it leaves its place
+    to the next one in the window, instead of being dropped after the cut with nobody moving up.
+    """
     now = utc_now()
-    rows = [row for claim_id, docs in pools(wh, claims).items()
+    rows = [row for claim_id, docs in pools(wh, search_settings, claims).items()
             for row in rank_fetched(claims[claim_id], docs, limit=search_settings.max_documents_per_claim,
                                     decided_at=now)]
     with wh.transaction():
@@ -245,7 +263,9 @@ def create_pairs(wh: Warehouse, search_settings: SearchSettings, claim_ids: list
     with a candidate whose fetch failed for a passing reason: the next run fetches it again.
 
     First each kept document is checked against its date window (``search.date_window_scope``,
-    :func:`tasks.date_window.enforce_date_window`): those dated outside it are dropped, with the reason stored.
+    :func:`tasks.date_window.enforce_date_window`): those dated outside it are dropped, with the reason
+    stored. The ranking (:func:`rank_fetched_articles`) already left them out, so in a retrieval run
+    this drops nothing; it keeps pairs inside the window whatever kept decisions it is given.
     The claims' pairs become those of their kept documents (:func:`warehouse.retrieval.store_pairs`):
     a claim ranked again loses the pairs of the documents it dropped, except those annotation
     has touched, which stay and are logged; the counts include them.

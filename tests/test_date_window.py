@@ -12,7 +12,9 @@ from helpers_search import ApiServer, Reply, SiteServer, article_page, false_cla
 from prefect.testing.utilities import prefect_test_harness
 
 from arastance.config import load_settings
+from arastance.config.search import SearchSettings
 from tasks.date_window import date_verdicts, document_window, enforce_date_window
+from tasks.retrieval import create_pairs, rank_fetched_articles
 from tasks.search.base import DateWindow
 from warehouse import Warehouse, open_warehouse
 
@@ -83,6 +85,44 @@ def test_enforcing_stores_the_reason_and_drops_only_outside_documents(warehouse:
     assert enforce_date_window(warehouse, ["c"], "dated_queries")[0].date_check in {"inside", "undated"}  # idempotent
 
 
+def test_the_window_is_checked_before_the_top_k_cut_so_in_window_articles_move_up(warehouse: Warehouse) -> None:
+    # 12 fetched articles, the 3 most similar dated outside the window: it was 7 pairs (those 3 were
+    # kept by the ranking, then dropped), the 11th and 12th left below_top_k although in the window
+    claim = "وزارة الصحة تنفي انتشار الوباء في المدارس"
+    warehouse.insert_rows("claims", [false_claim_row("c", claim, date(2016, 5, 10))])
+    warehouse.insert_rows("queries", [
+        {"query_id": "q2", "claim_id": "c", "kind": "claim_date", "text": claim, "window_start": W.start,
+         "window_end": W.end, "analyzer": "rules", "created_at": datetime(2024, 1, 1)}])
+    urls = [f"https://youm7.com/n/{i}" for i in range(12)]
+    warehouse.insert_rows("document_decisions", [
+        {**_decision(u, i + 1), "decision": "kept" if i < 10 else "dropped",
+         "reason": "news_domain_top_k" if i < 10 else "below_top_k", "rank": i + 1 if i < 10 else None}
+        for i, u in enumerate(urls)])
+    warehouse.insert_rows("articles", [
+        {"article_id": f"a{i}", "url": u, "canonical_url": u, "domain": "youm7.com", "title": "الصحة تنفي",
+         "text": " ".join([claim] * (12 - i) + [f"كلمة{i}"] * (i + 1)), "fetch_status": "ok", "http_status": 200,
+         "published_date": date(2019, 1, 1) if i < 3 else date(2016, 5, 1), "fetched_at": datetime(2024, 1, 1)}
+        for i, u in enumerate(urls)])
+    settings = SearchSettings(max_documents_per_claim=10)
+
+    rank_fetched_articles(warehouse, settings, {"c": claim})
+    assert create_pairs(warehouse, settings, ["c"]) == [{"claim_id": "c", "status": "done", "pairs": 9}]
+    rows = {r["canonical_url"]: r for r in warehouse.query(
+        "SELECT canonical_url, decision, reason, rank, date_check, published_date, window_start, window_end "
+        "FROM document_decisions WHERE claim_id = 'c'")}
+    assert sorted(r["rank"] for r in rows.values() if r["decision"] == "kept") == list(range(1, 10))
+    for u in urls[:3]:  # every decision and its reason stays stored, with the date and window
+        assert (rows[u]["decision"], rows[u]["reason"], rows[u]["date_check"]) == ("dropped", "outside_date_window",
+                                                                                   "outside")
+        assert (rows[u]["published_date"], rows[u]["window_start"], rows[u]["window_end"]) == (
+            date(2019, 1, 1), W.start, W.end)
+    assert {rows[u]["date_check"] for u in urls[3:]} == {"inside"}
+    paired = {r["article_id"] for r in warehouse.query("SELECT article_id FROM claim_article_pairs")}
+    assert paired == {f"a{i}" for i in range(3, 12)}
+    rank_fetched_articles(warehouse, settings, {"c": claim})  # ranked again: the same decisions
+    assert warehouse.scalar("SELECT count(*) FROM document_decisions WHERE decision = 'kept'") == 9
+
+
 # -- end to end: SearXNG (no date range) + offline mirror + real Prefect run -----------------------
 
 CLAIM = "وزارة الصحة تعلن إغلاق المدارس بسبب انتشار الإنفلونزا في القاهرة"
@@ -96,8 +136,8 @@ PAGES = {"https://www.youm7.com/story/flu-inside": "2016-05-12",
 @pytest.fixture
 def searxng_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ApiServer]:
     root = tmp_path / "web"
-    for url, day in PAGES.items():
-        html = article_page("الصحة تنفي إغلاق المدارس", TEXT, day or "x")
+    for n, (url, day) in enumerate(PAGES.items()):  # three articles, not three copies of one (kept once)
+        html = article_page("الصحة تنفي إغلاق المدارس", [*TEXT, f"وهذا التقرير رقم {n + 1} عن الموضوع."], day or "x")
         if day is None:
             html = html.replace('<meta property="article:published_time" content="xT08:00:00Z">', "")
         write_mirror_page(root, url, html)

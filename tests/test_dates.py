@@ -89,6 +89,7 @@ def test_gregorian_wins_when_both_calendars_are_printed() -> None:
         ("منذ يوم", date(2018, 3, 9)),
         ("منذ يومين", date(2018, 3, 8)),
         ("منذ 3 أيام", date(2018, 3, 7)),
+        ("منذ 4 سنوات", date(2014, 3, 10)),  # a plural unit with its number
         ("قبل 5 دقائق", date(2018, 3, 10)),
         ("منذ أسبوعين", date(2018, 2, 24)),
         ("منذ شهرين", date(2018, 1, 10)),
@@ -105,6 +106,17 @@ def test_gregorian_wins_when_both_calendars_are_printed() -> None:
 def test_relative_dates_use_now(raw: str, expected: date) -> None:
     parsed = parse_published(raw, now=NOW)
     assert (parsed.date, parsed.kind) == (expected, "relative")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["منذ سنوات", "منذ سنين", "منذ أعوام", "منذ شهور", "منذ أشهر", "منذ أسابيع", "منذ أيام", "قبل أيام",
+     "منذ ساعات", "منذ دقائق", "منذ ثوانٍ"],
+)
+def test_a_plural_unit_without_a_number_is_not_turned_into_a_date(raw: str) -> None:
+    # "years ago" is no date; it was one unit ago (منذ سنوات: exactly a year before now)
+    parsed = parse_published(raw, now=NOW)
+    assert (parsed.date, parsed.kind, parsed.raw) == (None, "unparsed", raw)
 
 
 def test_relative_month_clamps_to_month_end() -> None:

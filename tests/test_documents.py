@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, datetime
 
+from tasks.date_window import verdict
 from tasks.documents import (
     Hit,
     PoolDocument,
@@ -13,7 +15,7 @@ from tasks.documents import (
     rank_fetched,
     select_documents,
 )
-from tasks.search.base import SearchResult
+from tasks.search.base import DateWindow, SearchResult
 
 CLAIM = "وزارة الصحة تعلن إغلاق المدارس بسبب انتشار الإنفلونزا"
 NEWS = ["youm7.com", "aljazeera.net"]
@@ -79,6 +81,15 @@ def test_news_domain_matching_includes_subdomains_only() -> None:
     assert not is_news_domain("notcnn.com", ["cnn.com"]) and not is_news_domain(None, ["cnn.com"])
 
 
+def test_a_news_domain_written_with_www_matches_the_site() -> None:
+    # candidate domains have no www. (domain_of): a "www.youm7.com" entry matched none of them
+    assert is_news_domain("youm7.com", ["www.youm7.com"]) and is_news_domain("arabic.cnn.com", ["WWW.CNN.com."])
+    hits = [_hit("claim", f"https://www.youm7.com/story/{i}", i) for i in range(1, 4)]
+    hits += [_hit("claim", f"https://blog{i}.example.org/p", 10 + i) for i in range(3)]
+    decisions = select_documents(CLAIM, merge_hits(hits), news_domains=["www.youm7.com"], limit=3)
+    assert sorted(d.candidate.domain for d in decisions if d.kept) == ["youm7.com"] * 3
+
+
 def _doc(n: int, status: str | None = None, http: int | None = None, text: str = "") -> PoolDocument:
     url = f"https://youm7.com/{n}"
     return PoolDocument("c", url, url, "youm7.com", n, "claim", status, http, f"t{n}" if status == "ok" else None,
@@ -120,3 +131,54 @@ def test_fetched_articles_are_ranked_on_their_text_not_their_snippet() -> None:
     assert (rows["1"]["decision"], rows["1"]["reason"]) == ("dropped", "below_top_k")
     assert rows["2"]["similarity"] > rows["4"]["similarity"] > rows["1"]["similarity"]
     assert (rows["3"]["reason"], rows["5"]["reason"]) == ("fetch_failed", "not_fetched")
+
+
+WINDOW = DateWindow(date(2016, 3, 1), date(2016, 7, 1))
+
+
+def _dated(doc: PoolDocument, day: date) -> PoolDocument:
+    """``doc`` with its date window check (a date-restricted query found it)."""
+    return replace(doc, article_date=day, date_check=verdict("c", doc.canonical_url, WINDOW, day, None))
+
+
+def test_articles_dated_outside_the_window_leave_their_top_places_to_the_next_ones() -> None:
+    # 12 fetched articles, the 3 most similar dated 2019: it was 7 documents kept (3 dropped after the
+    # top-10 cut) while the 11th and 12th, inside the window, stayed below_top_k
+    claim = "وزارة الصحة تنفي انتشار الوباء في المدارس"
+    docs = [_dated(_doc(i, "ok", 200, text=" ".join([claim] * (12 - i) + [f"كلمة{i}"] * (i + 1))),
+                   date(2019, 1, 1) if i < 3 else date(2016, 5, 1)) for i in range(12)]
+    rows = {r["canonical_url"]: r for r in rank_fetched(claim, docs, limit=10, decided_at=datetime(2026, 1, 1))}
+    kept = sorted((r["rank"], r["canonical_url"]) for r in rows.values() if r["decision"] == "kept")
+    assert kept == [(n - 2, f"https://youm7.com/{n}") for n in range(3, 12)]  # all 9 in the window, ranked 1..9
+    out = rows["https://youm7.com/0"]
+    assert (out["decision"], out["reason"], out["rank"], out["date_check"]) == ("dropped", "outside_date_window", None,
+                                                                                "outside")
+    assert (out["published_date"], out["date_source"], out["window_start"], out["window_end"]) == (
+        date(2019, 1, 1), "article", WINDOW.start, WINDOW.end)
+    assert {r["reason"] for r in rows.values()} == {"article_text_top_k", "outside_date_window"}
+    assert rows["https://youm7.com/5"]["date_check"] == "inside"
+
+
+def test_a_second_copy_of_an_article_is_dropped_and_the_next_article_moves_up() -> None:
+    # the same story under http:// and https:// has two canonical URLs: it was kept twice, at ranks 1 and 2
+    claim = "وزارة الصحة تنفي انتشار الوباء في المدارس"
+    story = "وزارة الصحة تنفي انتشار الوباء في المدارس وتؤكد استمرار الدراسة"
+    docs = [PoolDocument("c", url, url, "youm7.com", n, "claim", "ok", 200, "الصحة تنفي", text)
+            for n, (url, text) in enumerate([("http://youm7.com/story/1", story),
+                                             ("https://youm7.com/story/1", f"  {story}\u200f "),  # the same, normalised
+                                             ("https://youm7.com/story/2", "الوباء في المدارس: الوزارة تنفي")], 1)]
+    rows = {r["canonical_url"]: r for r in rank_fetched(claim, docs, limit=2, decided_at=datetime(2026, 1, 1))}
+    assert (rows["http://youm7.com/story/1"]["decision"], rows["http://youm7.com/story/1"]["rank"]) == ("kept", 1)
+    copy = rows["https://youm7.com/story/1"]
+    assert (copy["decision"], copy["reason"], copy["rank"]) == ("dropped", "duplicate_text", None)
+    assert (rows["https://youm7.com/story/2"]["decision"], rows["https://youm7.com/story/2"]["rank"]) == ("kept", 2)
+
+
+def test_an_article_outside_its_window_or_a_copy_is_replaced_by_the_next_candidate() -> None:
+    # of the first 4 fetched, one is dated outside its window and one repeats another's text: two
+    # usable articles, so the next two candidates are fetched (it was: none, 4 counted usable)
+    fetched = [_dated(_doc(1, "ok", 200, text="خبر أول"), date(2019, 1, 1)), _doc(2, "ok", 200, text="خبر ثان"),
+               _doc(3, "ok", 200, text="خبر ثالث"), _doc(4, "ok", 200, text="خبر ثالث")]
+    docs = fetched + [_doc(i) for i in range(5, 9)]
+    todo = documents_to_fetch(docs, limit=4, pool=4, attempted={d.canonical_url for d in fetched})
+    assert [d.best_rank for d in todo] == [5, 6]

@@ -61,6 +61,25 @@ def test_invalid_values_fail_naming_the_setting(monkeypatch: pytest.MonkeyPatch,
     assert str(err.value).count(repr(value)) <= 1, "the value is quoted once"  # it was: "got '…' (got '…')"
 
 
+def test_news_domains_are_read_as_candidate_domains_are_written(tmp_path: Path) -> None:
+    # a www. entry matched no candidate (their domains have no www.), so youm7 was no news source
+    (tmp_path / "arastance.toml").write_text(
+        '[search]\nnews_domains = ["www.youm7.com", "M.Masrawy.com.", "youm7.com"]\n'
+        'stance_dataset_domains = ["www.reuters.com"]\n', encoding="utf-8")
+    s = load_settings()
+    assert s.search.news_domains == ["youm7.com", "masrawy.com"]
+    assert s.search.stance_dataset_domains == ["reuters.com"]
+
+
+@pytest.mark.parametrize("entry", ["https://www.youm7.com/", "youm7.com/news", "youm7", "you m7.com", ""])
+def test_a_news_domain_that_is_not_a_host_name_is_refused_naming_it(tmp_path: Path, entry: str) -> None:
+    (tmp_path / "arastance.toml").write_text(f'[search]\nnews_domains = ["aljazeera.net", "{entry}"]\n',
+                                             encoding="utf-8")
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert "search.news_domains" in str(err.value) and f"news domain {entry!r} is not a host name" in str(err.value)
+
+
 def test_a_data_directory_that_is_a_file_is_refused_naming_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # it was: accepted, and each command failed later naming a path under it ("warehouse afile/warehouse.duckdb does
     # not exist; run `arastance warehouse migrate`", which then failed too)

@@ -167,7 +167,8 @@ def claims_with_failed_fetches(wh: Warehouse, claim_ids: Sequence[str], *, limit
 
 def pool_documents(wh: Warehouse, claim_ids: Sequence[str], reasons: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     """Each claim's documents whose decision reason is one of ``reasons`` (the ranked pool), in fetch
-    order, with their article's fetch status, title and text when fetched."""
+    order, with their article's fetch status, title and text when fetched, and the dates its date
+    window is checked on (the article's, the search engine's)."""
     out: dict[str, list[dict[str, Any]]] = {c: [] for c in claim_ids}
     for r in wh.query(load_sql("retrieval_pool_documents"), {"claim_ids": list(claim_ids), "reasons": list(reasons)}):
         out[r["claim_id"]].append(r)

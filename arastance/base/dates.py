@@ -101,16 +101,18 @@ _HIJRI_TEXT = re.compile(
 _ISO = re.compile(r"(?<!\d)(?P<year>\d{4})[-/.](?P<month>\d{1,2})[-/.](?P<day>\d{1,2})(?!\d)(?P<mark>" + _HIJRI_MARK + ")?")
 _DMY = re.compile(r"(?<!\d)(?P<day>\d{1,2})[-/.](?P<month>\d{1,2})[-/.](?P<year>\d{4})(?!\d)(?P<mark>" + _HIJRI_MARK + ")?")
 
-# Relative stamps. Dual forms (ساعتين, يومين) carry their own count.
-_UNITS: dict[str, tuple[str, int]] = {
-    "ثانيه": ("seconds", 1), "ثانيتين": ("seconds", 2), "ثواني": ("seconds", 1), "ثوان": ("seconds", 1),
-    "دقيقه": ("minutes", 1), "دقيقتين": ("minutes", 2), "دقايق": ("minutes", 1),
-    "ساعه": ("hours", 1), "ساعتين": ("hours", 2), "ساعات": ("hours", 1),
-    "يوم": ("days", 1), "يومين": ("days", 2), "ايام": ("days", 1),
-    "اسبوع": ("weeks", 1), "اسبوعين": ("weeks", 2), "اسابيع": ("weeks", 1),
-    "شهر": ("months", 1), "شهرين": ("months", 2), "اشهر": ("months", 1), "شهور": ("months", 1),
-    "سنه": ("years", 1), "سنتين": ("years", 2), "سنوات": ("years", 1), "سنين": ("years", 1),
-    "عام": ("years", 1), "عامين": ("years", 2), "اعوام": ("years", 1),
+# Relative stamps. Singular and dual forms (ساعه, ساعتين, يومين) carry their own count; a plural
+# form (ساعات, ايام, سنوات) has none: "منذ سنوات" is "years ago", not one year ago, so without an
+# explicit number it stays unparsed.
+_UNITS: dict[str, tuple[str, int | None]] = {
+    "ثانيه": ("seconds", 1), "ثانيتين": ("seconds", 2), "ثواني": ("seconds", None), "ثوان": ("seconds", None),
+    "دقيقه": ("minutes", 1), "دقيقتين": ("minutes", 2), "دقايق": ("minutes", None),
+    "ساعه": ("hours", 1), "ساعتين": ("hours", 2), "ساعات": ("hours", None),
+    "يوم": ("days", 1), "يومين": ("days", 2), "ايام": ("days", None),
+    "اسبوع": ("weeks", 1), "اسبوعين": ("weeks", 2), "اسابيع": ("weeks", None),
+    "شهر": ("months", 1), "شهرين": ("months", 2), "اشهر": ("months", None), "شهور": ("months", None),
+    "سنه": ("years", 1), "سنتين": ("years", 2), "سنوات": ("years", None), "سنين": ("years", None),
+    "عام": ("years", 1), "عامين": ("years", 2), "اعوام": ("years", None),
     "second": ("seconds", 1), "minute": ("minutes", 1), "min": ("minutes", 1), "hour": ("hours", 1),
     "day": ("days", 1), "week": ("weeks", 1), "month": ("months", 1), "year": ("years", 1),
 }
@@ -159,6 +161,8 @@ def _relative(text: str, now: datetime) -> date | None:
     unit, implied = _UNITS[m.group("unit")]
     count_text = m.group("n")
     count = int(count_text) if count_text and count_text.isdigit() else implied
+    if count is None:  # a plural unit without a number ("منذ أيام"): no date can be told
+        return None
     if unit == "months":
         return _minus_months(now.date(), count)
     if unit == "years":

@@ -1,10 +1,12 @@
 """Document retrieval: search backend, its credentials and the document filter."""
 
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, HttpUrl, SecretStr
+from pydantic import Field, HttpUrl, SecretStr, field_validator
 
+from arastance.base.urls import domain_of
 from arastance.config.base import SettingsGroup
 
 # Arabic news outlets (pan-Arab and national, covering the three fact-checking countries).
@@ -29,6 +31,20 @@ STANCE_DATASET_DOMAINS: list[str] = [
     "reuters.com", "aljazeera.net", "alarabiya.net", "bbc.com", "cnn.com", "rt.com",
     "skynewsarabia.com", "france24.com",
 ]
+
+
+# A host name: dot-separated labels, no scheme, path, port, user or white space.
+_HOST = re.compile(r"[^\s/\\:@?#.]+(?:\.[^\s/\\:@?#.]+)+")
+
+
+def news_domain(entry: str) -> str:
+    """A configured news domain in the form candidate documents' domains take
+    (:func:`arastance.base.urls.domain_of`): lower case, without ``www.``/``m.``/``amp.``, so that
+    ``www.youm7.com`` matches the articles of youm7.com instead of none."""
+    host = entry.strip().lower().strip(".")
+    if not _HOST.fullmatch(host):
+        raise ValueError(f"news domain {entry!r} is not a host name; write the site's domain alone, e.g. youm7.com")
+    return domain_of(f"https://{host}/")
 
 
 class SearchSettings(SettingsGroup):
@@ -92,3 +108,9 @@ class SearchSettings(SettingsGroup):
     )
     min_arabic_ratio: float = Field(default=0.5, ge=0.0, le=1.0, description="share of Arabic letters an article needs")
     min_text_chars: int = Field(default=80, ge=0, description="shorter extracted text counts as empty")
+
+    @field_validator("news_domains", "stance_dataset_domains")
+    @classmethod
+    def _bare_domains(cls, value: list[str]) -> list[str]:
+        """Each entry as candidate domains are written (``www.youm7.com`` -> ``youm7.com``), once."""
+        return list(dict.fromkeys(news_domain(d) for d in value))

@@ -1,9 +1,14 @@
 -- A claim's ranked pool in fetch order (the search-time ranking: similarity, then best rank):
 -- the documents of the given claims (claim_ids) whose decision reason is one of reasons, with
--- what each fetch gave (status, HTTP status, title, text; NULL when not fetched yet), and the
--- claim's date (the period a dead link's archive copy is sought in).
+-- what each fetch gave (status, HTTP status, title, text; NULL when not fetched yet), the
+-- claim's date (the period a dead link's archive copy is sought in), and the dates its date
+-- window is checked on: the article's extracted one (article_date) and the earliest a search
+-- engine showed for the URL among the claim's hits (engine_date), as date_window_kept_with_dates.
 SELECT d.claim_id, d.canonical_url, d.url, d.domain, d.best_rank, d.query_kinds,
-       a.fetch_status, a.http_status, a.title, a.text, c.published_date AS claim_date
+       a.fetch_status, a.http_status, a.title, a.text, c.published_date AS claim_date,
+       a.published_date AS article_date,
+       (SELECT min(h.published_date) FROM search_hits h JOIN queries q USING (query_id)
+        WHERE q.claim_id = d.claim_id AND h.url = d.url) AS engine_date
 FROM document_decisions d
 LEFT JOIN articles a ON a.canonical_url = d.canonical_url
 LEFT JOIN claims c ON c.claim_id = d.claim_id
