@@ -1,6 +1,6 @@
 """Publication dates: every format the sites use, and unreadable dates kept raw, never guessed."""
 
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
@@ -117,6 +117,18 @@ def test_a_plural_unit_without_a_number_is_not_turned_into_a_date(raw: str) -> N
     # "years ago" is no date; it was one unit ago (منذ سنوات: exactly a year before now)
     parsed = parse_published(raw, now=NOW)
     assert (parsed.date, parsed.kind, parsed.raw) == (None, "unparsed", raw)
+
+
+@pytest.mark.parametrize("raw", ["اليوم السابع", "اليوم الوطني", "اليوم العالمي للمرأة", "اليوم الأول من المؤتمر"])
+def test_a_day_named_after_al_yawm_is_not_today(raw: str) -> None:
+    # it was: today's date (the Egyptian paper اليوم السابع on its own pages read as "today")
+    assert parse_published(raw, now=NOW).kind == "unparsed"
+
+
+def test_today_yesterday_and_the_day_before() -> None:
+    assert parse_published("نشر اليوم 10:30", now=NOW).date == NOW.date()
+    assert parse_published("أمس", now=NOW).date == (NOW - timedelta(days=1)).date()
+    assert parse_published("أمس الأول", now=NOW).date == (NOW - timedelta(days=2)).date()  # it was: yesterday
 
 
 def test_relative_month_clamps_to_month_end() -> None:

@@ -120,9 +120,11 @@ _UNIT_ALT = "|".join(sorted(_UNITS, key=len, reverse=True))
 _AR_RELATIVE = re.compile(rf"{_B}(?:منذ|قبل)\s+(?:(?P<n>\d+)\s*)?(?P<unit>{_UNIT_ALT}){_E}")
 _EN_RELATIVE = re.compile(rf"{_B}(?P<n>\d+|an?|one)\s+(?P<unit>{_UNIT_ALT})s?\s+ago{_E}")
 _DAY_WORDS: list[tuple[re.Pattern[str], int]] = [
-    (re.compile(rf"{_B}(?:اول\s+(?:من\s+)?امس|قبل\s+امس){_E}|{_B}day before yesterday{_E}"), 2),
+    (re.compile(rf"{_B}(?:اول\s+(?:من\s+)?امس|قبل\s+امس|امس\s+الاول){_E}|{_B}day before yesterday{_E}"), 2),
     (re.compile(rf"{_B}(?:امس|بالامس|البارحه|yesterday){_E}"), 1),
-    (re.compile(rf"{_B}(?:اليوم|الان|منذ\s+لحظات|منذ\s+قليل|today|just now){_E}"), 0),
+    # "اليوم" followed by a definite word names a day, not today: "اليوم السابع" (a newspaper),
+    # "اليوم الوطني", "اليوم العالمي لـ..."
+    (re.compile(rf"{_B}(?:اليوم(?!\s+ال)|الان|منذ\s+لحظات|منذ\s+قليل|today|just now){_E}"), 0),
 ]
 
 
