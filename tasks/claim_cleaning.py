@@ -147,6 +147,24 @@ def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
         raise PatternConfigError(f"{path}: missing or invalid [multimedia]/[review] setting: {exc!r}") from exc
 
 
+def _encloses(text: str) -> bool:
+    """Whether ``text`` opens with a quotation mark whose own partner is its last character:
+    «...» around the whole text, also with quotations inside it ("«قال "لا" ...»", "«... «...» ...»").
+    A mark that is its own partner (") encloses only when it occurs nowhere else: in
+    ``"أ" و "ب"`` the first and last marks belong to two quotations."""
+    opener, closer = text[0], _QUOTE_PAIRS.get(text[0])
+    if closer is None or len(text) < 2 or text[-1] != closer:
+        return False
+    if opener == closer:
+        return opener not in text[1:-1]
+    depth = 0
+    for i, c in enumerate(text):
+        depth += (c == opener) - (c == closer)
+        if depth == 0:
+            return i == len(text) - 1
+    return False
+
+
 def _strip_edges(text: str) -> str:
     """Drop punctuation and spaces at both ends, and quotation marks that enclose the whole text
     or have lost their partner (the framing took it); ``"إغلاق المدارس" في الرياض`` keeps both."""
@@ -155,7 +173,7 @@ def _strip_edges(text: str) -> str:
         if not text:
             return text
         first, last = text[0], text[-1]
-        if len(text) > 1 and _QUOTE_PAIRS.get(first) == last and not _QUOTES.intersection(text[1:-1]):
+        if _encloses(text):
             text = text[1:-1]
         elif first in _QUOTE_PAIRS and _QUOTE_PAIRS[first] not in text[1:]:
             text = text[1:]
@@ -278,7 +296,7 @@ def clean_claim(
     normalized = normalize(statement)
     # A question mark that closed a stripped framing ("ما حقيقة ...؟") is the framing's; on a
     # post with no framing it makes the claim a question ("هل تغلق الحكومة المدارس غدا؟").
-    asked = not rules and _ends_in_question_mark(source)
+    asked = not rules and _ends_in_question_mark(_display(source))
     reason = _review_reason(statement, normalized, pats, asked=asked) if veracity == "false" else None
     if reason is None and veracity == "false" and noun_phrases == "review" and rules and is_bare_noun_phrase(statement, pats):
         reason = "noun_phrase"

@@ -15,10 +15,12 @@ def test_every_fold_digit_and_punctuation_mark_is_mapped() -> None:
 
 def test_invisible_format_marks_leave_no_trace() -> None:
     # RLM (&rlm;), LRM, ALM, zero-width space / non-joiner / joiner, bidi isolates, word joiner, BOM
-    marks = "\u200f\u200e\u061c\u200b\u200c\u200d\u2067\u2069\u2060\ufeff\u00ad"
+    marks = "\u200f\u200e\u061c\u200c\u200d\u2067\u2069\u2060\ufeff\u00ad"
     for mark in marks:
         assert normalize(f"{mark}إغلاق مدار{mark}س جدة{mark}") == "اغلاق مدارس جده", repr(mark)
     assert tokenize("\u200fوفاة\u200c الفنان") == ["وفاه", "الفنان"]
+    # the zero-width space separates words: it becomes a space, not nothing
+    assert tokenize("إغلاق\u200bالمدارس") == ["اغلاق", "المدارس"] and normalize("\u200bجدة\u200b") == "جده"
 
 
 def test_diacritics_tatweel_case_and_white_space() -> None:

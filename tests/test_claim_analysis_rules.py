@@ -120,6 +120,9 @@ def test_a_boundary_too_close_to_the_start_is_passed_over(rules: RuleAnalyzer) -
         ("عاجل، الحكومة تقرر تعطيل الدوام", "عاجل، الحكومة تقرر تعطيل الدوام", "none"),
         # a semicolon or a sentence end closes a clause that needs no verb: it still cuts
         ("وفاة الفنان في مستشفى بالقاهرة؛ وأسرته تنفي الخبر", "وفاة الفنان في مستشفى بالقاهرة", "semicolon"),
+        # so does a comma before a conjoined clause (و + a definite noun, or و + a word opening with و)
+        ("وفاة الفنان في مستشفى بالقاهرة، والحكومة تعلن الحداد", "وفاة الفنان في مستشفى بالقاهرة", "comma"),
+        ("انفجار ضخم في مرفأ بيروت، ووزير الداخلية يعلن التحقيق", "انفجار ضخم في مرفأ بيروت", "comma"),
     ],
 )
 def test_a_comma_before_the_first_verb_is_no_cut(claim: str, phrase: str, reason: str) -> None:

@@ -267,3 +267,27 @@ def test_a_post_that_asks_a_question_goes_to_review_but_a_question_framing_does_
     framed = clean_claim("ما حقيقة إغلاق المدارس في الرياض؟", veracity="false")
     assert (framed.cleaned_text, framed.status) == ("إغلاق المدارس في الرياض", "active")
     assert clean_claim("هل تغلق الحكومة المدارس غدا؟", veracity="true").status == "active"  # headlines never
+
+
+@pytest.mark.parametrize("text", ["صورة للرئيس يرتدي زيا عسكريا", "صورة قديمة للرئيس", "الصورة المتداولة للرئيس",
+                                  "المقطع المتداول لسقوط الطائرة", "مقطع لسقوط الطائرة", "صور لسقوط الطائرة"])
+def test_picture_and_clip_claims_stay_multimedia(text: str) -> None:
+    assert clean_claim(text, veracity="false").status_reason == "multimedia"
+
+
+@pytest.mark.parametrize(
+    ("published", "claim"),
+    [
+        ('«قال الوزير "لا زيادة" في الأسعار»', 'قال الوزير "لا زيادة" في الأسعار'),
+        ("«الحكومة «تغلق» المدارس غدا»", "الحكومة «تغلق» المدارس غدا"),
+        ('"الأول" و"الثاني" في الخبر', '"الأول" و"الثاني" في الخبر'),  # two quotations, not one around all
+        ("لا صحة لأخبار بشأن إغلاق المدارس في جدة", "إغلاق المدارس في جدة"),
+        ("لا صحة لأنباء تتحدث عن إغلاق المدارس في جدة", "إغلاق المدارس في جدة"),
+    ],
+)
+def test_quotations_inside_an_enclosing_pair_and_framings_of_report(published: str, claim: str) -> None:
+    assert clean_claim(published, veracity="false").cleaned_text == claim
+
+
+def test_a_question_ending_in_an_invisible_mark_is_still_asked() -> None:
+    assert clean_claim("هل تغلق الحكومة المدارس غدا؟\u200f", veracity="false").status_reason == "question"

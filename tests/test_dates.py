@@ -110,13 +110,17 @@ def test_relative_dates_use_now(raw: str, expected: date) -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    ["منذ سنوات", "منذ سنين", "منذ أعوام", "منذ شهور", "منذ أشهر", "منذ أسابيع", "منذ أيام", "قبل أيام",
-     "منذ ساعات", "منذ دقائق", "منذ ثوانٍ"],
+    ["منذ سنوات", "منذ سنين", "منذ أعوام", "منذ شهور", "منذ أشهر", "منذ أسابيع", "منذ أيام", "قبل أيام"],
 )
 def test_a_plural_unit_without_a_number_is_not_turned_into_a_date(raw: str) -> None:
     # "years ago" is no date; it was one unit ago (منذ سنوات: exactly a year before now)
     parsed = parse_published(raw, now=NOW)
     assert (parsed.date, parsed.kind, parsed.raw) == (None, "unparsed", raw)
+
+
+@pytest.mark.parametrize("raw", ["منذ ساعات", "منذ دقائق", "منذ ثوانٍ", "اليوم الأحد 10:30", "اليوم الجمعة"])
+def test_minutes_or_hours_ago_and_today_with_its_weekday_are_today(raw: str) -> None:
+    assert parse_published(raw, now=NOW).date == NOW.date()
 
 
 @pytest.mark.parametrize("raw", ["اليوم السابع", "اليوم الوطني", "اليوم العالمي للمرأة", "اليوم الأول من المؤتمر"])

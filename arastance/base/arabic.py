@@ -17,12 +17,13 @@ import unicodedata
 from collections.abc import Sequence
 
 # Tashkeel and Quranic marks, then the invisible format marks: the Arabic letter mark, soft
-# hyphen, zero-width space / non-joiner / joiner, LRM / RLM, bidi embeddings and isolates, word
-# joiner, byte-order mark.
+# hyphen, zero-width non-joiner / joiner, LRM / RLM, bidi embeddings and isolates, word joiner,
+# byte-order mark. The zero-width space is not among them: it separates words, so it becomes a space.
 _MARKS = re.compile(
     "[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
-    "\u061c\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+    "\u061c\u00ad\u200c-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
 )
+_ZERO_WIDTH_SPACE = "\u200b"
 _TATWEEL = "\u0640"
 #: One character for one character (so a match on folded text has the same span in the original).
 CHARACTER_FOLDS: tuple[tuple[str, str], ...] = (
@@ -37,8 +38,10 @@ _TOKEN = re.compile(r"[0-9A-Za-z\u0621-\u064a\u066e-\u06d3\u06fa-\u06ff]+")
 
 
 def strip_diacritics(text: str) -> str:
-    """Remove tashkeel, tatweel and invisible format marks, keeping every letter."""
-    return _MARKS.sub("", text).replace(_TATWEEL, "")
+    """Remove tashkeel, tatweel and invisible format marks, keeping every letter; a zero-width
+    space, which separates words, becomes a space."""
+    text = _MARKS.sub("", text).replace(_TATWEEL, "")
+    return text.replace(_ZERO_WIDTH_SPACE, " ") if _ZERO_WIDTH_SPACE in text else text
 
 
 def to_western_digits(text: str) -> str:

@@ -102,12 +102,13 @@ _ISO = re.compile(r"(?<!\d)(?P<year>\d{4})[-/.](?P<month>\d{1,2})[-/.](?P<day>\d
 _DMY = re.compile(r"(?<!\d)(?P<day>\d{1,2})[-/.](?P<month>\d{1,2})[-/.](?P<year>\d{4})(?!\d)(?P<mark>" + _HIJRI_MARK + ")?")
 
 # Relative stamps. Singular and dual forms (ساعه, ساعتين, يومين) carry their own count; a plural
-# form (ساعات, ايام, سنوات) has none: "منذ سنوات" is "years ago", not one year ago, so without an
-# explicit number it stays unparsed.
+# form of a day or longer (ايام, سنوات) has none: "منذ سنوات" is "years ago", not one year ago, so
+# without an explicit number it stays unparsed. "منذ دقائق" / "منذ ساعات" are within the day (or
+# the one before), close enough for a date: they count as one unit ago, as they always did.
 _UNITS: dict[str, tuple[str, int | None]] = {
-    "ثانيه": ("seconds", 1), "ثانيتين": ("seconds", 2), "ثواني": ("seconds", None), "ثوان": ("seconds", None),
-    "دقيقه": ("minutes", 1), "دقيقتين": ("minutes", 2), "دقايق": ("minutes", None),
-    "ساعه": ("hours", 1), "ساعتين": ("hours", 2), "ساعات": ("hours", None),
+    "ثانيه": ("seconds", 1), "ثانيتين": ("seconds", 2), "ثواني": ("seconds", 1), "ثوان": ("seconds", 1),
+    "دقيقه": ("minutes", 1), "دقيقتين": ("minutes", 2), "دقايق": ("minutes", 1),
+    "ساعه": ("hours", 1), "ساعتين": ("hours", 2), "ساعات": ("hours", 1),
     "يوم": ("days", 1), "يومين": ("days", 2), "ايام": ("days", None),
     "اسبوع": ("weeks", 1), "اسبوعين": ("weeks", 2), "اسابيع": ("weeks", None),
     "شهر": ("months", 1), "شهرين": ("months", 2), "اشهر": ("months", None), "شهور": ("months", None),
@@ -119,12 +120,13 @@ _UNITS: dict[str, tuple[str, int | None]] = {
 _UNIT_ALT = "|".join(sorted(_UNITS, key=len, reverse=True))
 _AR_RELATIVE = re.compile(rf"{_B}(?:منذ|قبل)\s+(?:(?P<n>\d+)\s*)?(?P<unit>{_UNIT_ALT}){_E}")
 _EN_RELATIVE = re.compile(rf"{_B}(?P<n>\d+|an?|one)\s+(?P<unit>{_UNIT_ALT})s?\s+ago{_E}")
+_WEEKDAYS = "(?:احد|اثنين|ثلاثاء|اربعاء|خميس|جمعه|سبت)(?!\\w)"
 _DAY_WORDS: list[tuple[re.Pattern[str], int]] = [
     (re.compile(rf"{_B}(?:اول\s+(?:من\s+)?امس|قبل\s+امس|امس\s+الاول){_E}|{_B}day before yesterday{_E}"), 2),
     (re.compile(rf"{_B}(?:امس|بالامس|البارحه|yesterday){_E}"), 1),
-    # "اليوم" followed by a definite word names a day, not today: "اليوم السابع" (a newspaper),
-    # "اليوم الوطني", "اليوم العالمي لـ..."
-    (re.compile(rf"{_B}(?:اليوم(?!\s+ال)|الان|منذ\s+لحظات|منذ\s+قليل|today|just now){_E}"), 0),
+    # "اليوم" followed by a definite word other than a weekday ("اليوم الأحد") names a day, not
+    # today: "اليوم السابع" (a newspaper), "اليوم الوطني", "اليوم العالمي لـ..."
+    (re.compile(rf"{_B}(?:اليوم(?!\s+ال(?!{_WEEKDAYS}))|الان|منذ\s+لحظات|منذ\s+قليل|today|just now){_E}"), 0),
 ]
 
 

@@ -167,7 +167,9 @@ class RuleAnalyzer:
         ("محمد صلاح، لاعب نادي ليفربول، يعلن ..."; "عاجل، ..."), and a cut there would leave the
         verb phrase without its verb. A semicolon or a sentence end still cuts there, as it closes
         a clause that needs no verb (a nominal sentence: "وفاة الفنان في مستشفى بالقاهرة؛ ...");
-        so does a comma in a claim with no verb at all.
+        so does a comma in a claim with no verb at all, and one followed by و / ف and a definite
+        noun, or by و + a word that itself opens with و: a new clause ("...، والحكومة تعلن",
+        "...، ووزير الداخلية يعلن").
         """
         first_verb = next((t.start for t in tokens if self._is_verb(t.norm)), None)
         boundaries: list[tuple[int, str]] = []
@@ -176,7 +178,8 @@ class RuleAnalyzer:
             if m.group() in ",." and before.isalnum() and after.isalnum():
                 continue  # inside a number (1,000 / 2.5) or a name (example.com)
             reason = _PUNCTUATION_REASONS[m.group()]
-            if reason == "comma" and first_verb is not None and m.start() < first_verb:
+            if reason == "comma" and first_verb is not None and m.start() < first_verb \
+                    and not _opens_conjoined_clause(text[m.end():]):
                 continue  # an apposition or a tag before the verb, not the end of its phrase
             boundaries.append((m.start(), reason))
         for i in range(len(tokens)):
@@ -387,6 +390,17 @@ class RuleAnalyzer:
         stem = self._name_reading(tokens[start])[1]
         has_link = start + 1 < len(tokens) and tokens[start + 1].norm in {"بن", "ابن"}
         return stem in _NAME_STARTERS or (stem in self.lexicon.given_names and has_link)
+
+
+def _opens_conjoined_clause(rest: str) -> bool:
+    """Whether the text after a comma opens with و / ف joining a new clause: and + a definite noun
+    ("والحكومة"), or و + a word that itself opens with و ("ووزير"). A word that merely begins with
+    و ("وزير الصحة") is no conjunction, so an apposition stays one."""
+    words = word_tokens(rest)
+    if not words:
+        return False
+    first = words[0].norm
+    return first[:1] in "وف" and (first[1:].startswith("ال") or first[1:2] == "و") and len(first) > 4
 
 
 def has_verb(text: str) -> bool:
