@@ -151,6 +151,26 @@ def test_the_status_report_counts_a_pilot_dispute_only_once_every_label_is_in(wa
     assert (report["pilot_pairs"], report["disputed"], report["waiting"]) == (1, 1, 1)
 
 
+def test_releasing_an_absent_annotators_assignments_lets_their_pairs_be_decided(warehouse: Warehouse, tmp_path: Path) -> None:
+    from tasks.annotation.workflow import release_annotator
+
+    cfg = load_settings().annotation
+    [pair] = add_claims(warehouse, 1, 1)
+    pilot = export_round(warehouse, "pilot", cfg, tmp_path / "tasks", size=1)
+    labels = {(pair, "ann-1"): "agree", (pair, "ann-2"): "agree"}
+    for annotator in ("ann-1", "ann-2"):
+        import_annotations(warehouse, _label_file(pilot.directory / f"{annotator}.json", labels, tmp_path / f"{annotator}.json"))
+    assert adjudicate(warehouse, cfg, tmp_path / "tasks").pending == 1  # ann-3 never labels: pending for good
+    with pytest.raises(ValueError, match="annotator 'ann-9' has no assignment"):
+        release_annotator(warehouse, cfg, "ann-9")
+    with pytest.raises(ValueError, match="no annotation round 'pilot-7'"):
+        release_annotator(warehouse, cfg, "ann-3", "pilot-7")
+    released, decisions = release_annotator(warehouse, cfg, "ann-3", "pilot-1")
+    assert released == 1 and [(d.status, d.label, d.method) for d in decisions] == [("gold", "agree", "agreed")]
+    assert warehouse.query("SELECT label, method FROM gold_labels") == [{"label": "agree", "method": "agreed"}]
+    assert release_annotator(warehouse, cfg, "ann-1")[0] == 0  # labelled assignments are never released
+
+
 def test_gold_labels_are_withdrawn_and_written_in_one_transaction(warehouse: Warehouse) -> None:
     pairs = add_claims(warehouse, 1, 2)
     add_gold(warehouse, {pairs[0]: "agree"})

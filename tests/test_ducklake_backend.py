@@ -97,6 +97,8 @@ def test_the_lake_schema_restates_every_migration_without_constraints() -> None:
     assert {"claims", "raw_pages", "crawl_runs", "schema_version", "near_duplicate_index_state"} <= created
     assert any(st.startswith('ALTER TABLE "raw_pages" ADD COLUMN "original_url"') for st in schema.migrations[63])
     assert any(st.startswith("CREATE OR REPLACE VIEW v_source_stats") for st in schema.migrations[66])
+    # a view made anew gets its comment again, also one of the same text (it was: 077 left none)
+    assert 'COMMENT ON VIEW "v_experiment_cells"' in " ".join(schema.migrations[77])
     assert schema.keys["claims"] == [["claim_id"], ["source_id", "canonical_url"]]
     assert schema.keys["articles"] == [["article_id"], ["canonical_url"]]
 

@@ -144,6 +144,11 @@ def test_write_honours_out_and_format(migrated: Path) -> None:
     assert pq.read_table(parquet).column("source_id").to_pylist() == ["s1"]
     as_json = _sql("--write", "--format", "json", "SELECT count(*) AS n FROM sources")
     assert as_json.returncode == 0 and json.loads(as_json.stdout) == {"n": 1}, as_json.stderr
+    # a HUGEINT (any sum of integers) comes back whole, as without --write (it was: 3.0 and 1.2345678901234568e+22)
+    summed = "SELECT sum(x) AS s, 12345678901234567890123::HUGEINT AS h, 2.50::DECIMAL(5, 2) AS d FROM (SELECT 1 x UNION ALL SELECT 2)"
+    for extra in ([], ["--write"]):
+        done = _sql(*extra, "--format", "json", summed)
+        assert done.returncode == 0 and json.loads(done.stdout) == {"s": 3, "h": 12345678901234567890123, "d": 2.5}, extra
 
 
 def test_json_writes_an_interval_as_an_iso_duration_and_names_a_column_it_cannot_write(migrated: Path) -> None:

@@ -132,6 +132,17 @@ def annotations(wh: Warehouse, round_name: str | None = None) -> list[dict[str, 
     return wh.query(load_sql("annotation_labels"), {"round": round_name, "pair_ids": None})
 
 
+def release_assignments(wh: Warehouse, annotator: str, round_name: str | None) -> list[dict[str, Any]]:
+    """Remove ``annotator``'s unlabelled assignments (in ``round_name``, or every round); return them.
+    Labels already given stay, as do the other annotators' assignments."""
+    with wh.transaction():
+        released = wh.query(load_sql("annotation_open_assignments"), {"annotator": annotator, "round": round_name})
+        for row in released:
+            wh.con.execute("DELETE FROM annotation_assignments WHERE round = ? AND pair_id = ? AND annotator_id = ?",
+                           [row["round"], row["pair_id"], annotator])
+    return released
+
+
 def assigned_annotators(wh: Warehouse) -> dict[str, int]:
     """Pair -> annotators its pilot and production rounds assigned it to: the labels it waits for."""
     return {r["pair_id"]: int(r["annotators"]) for r in wh.query(load_sql("annotation_assigned_per_pair"))}

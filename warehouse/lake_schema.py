@@ -85,12 +85,14 @@ def _restated(label: str, before: _Catalog, after: _Catalog) -> list[str]:
             if any(c[0] in old and c != old[c[0]] for c in cols) or len({c[0] for c in cols} & set(old)) < len(old):
                 raise WarehouseError(f"{label} changes or drops a column of {table!r}; the DuckLake schema only adds columns")
             statements += [f'ALTER TABLE "{table}" ADD COLUMN {_column(*c)}' for c in cols if c[0] not in old]
-        if comment != before.tables.get(table):
+        # a table or view made anew has lost its comment, even one the migration set to the same text
+        if comment != before.tables.get(table) or (table in remade and comment):
             statements.append(f'COMMENT ON TABLE "{table}" IS {_quote(comment or "")}')
     for view, (sql, comment) in after.views.items():
-        if before.views.get(view, (None, None))[0] != sql:
+        made = before.views.get(view, (None, None))[0] != sql
+        if made:
             statements.append("CREATE OR REPLACE VIEW" + sql.strip().rstrip(";")[len("CREATE VIEW"):])
-        if comment != before.views.get(view, (None, None))[1]:
+        if comment != before.views.get(view, (None, None))[1] or (made and comment):
             statements.append(f'COMMENT ON VIEW "{view}" IS {_quote(comment or "")}')
     return statements
 

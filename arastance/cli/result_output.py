@@ -67,8 +67,8 @@ def _json_value(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, timedelta):
         return iso_duration(value)
-    if isinstance(value, Decimal):
-        return float(value)
+    if isinstance(value, Decimal):  # a scale-0 decimal is a whole number (a HUGEINT that came through Arrow)
+        return int(value) if value.is_finite() and value.as_tuple().exponent == 0 else float(value)
     if isinstance(value, UUID):
         return str(value)
     if isinstance(value, (bytes, bytearray, memoryview)):

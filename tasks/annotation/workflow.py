@@ -284,6 +284,25 @@ def decide_gold_labels(wh: Warehouse, cfg: AnnotationSettings) -> list[GoldDecis
     return decisions
 
 
+def release_annotator(wh: Warehouse, cfg: AnnotationSettings, annotator: str,
+                      round_name: str | None = None) -> tuple[int, list[GoldDecision]]:
+    """Give up ``annotator``'s unlabelled assignments (in ``round_name``, or every round) and decide the
+    pairs again; returns how many were released and the new decisions.
+
+    A pair waits for every label its round assigned, so pairs given to an annotator who will not label
+    them (away, left) would stay pending for good: released, they are decided on the labels given
+    (two agreeing: gold; two differing: a pilot discussion or an adjudicator, as ``adjudicate`` says).
+    """
+    known = {r["annotator_id"] for r in wh.query("SELECT DISTINCT annotator_id FROM annotation_assignments")}
+    if annotator not in known:
+        raise ValueError(f"annotator {annotator!r} has no assignment; annotators with one: {sorted(known)}")
+    if round_name is not None and round_name not in store.round_kinds(wh):
+        raise ValueError(f"no annotation round {round_name!r}; rounds: {list(store.round_kinds(wh))}")
+    released = store.release_assignments(wh, annotator, round_name)
+    log.info("assignments released", extra={"annotator": annotator, "round": round_name, "pairs": len(released)})
+    return len(released), decide_gold_labels(wh, cfg)
+
+
 def adjudicate(
     wh: Warehouse, cfg: AnnotationSettings, out_dir: Path, *, now: datetime | None = None
 ) -> AdjudicationResult:

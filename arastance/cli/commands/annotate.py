@@ -20,6 +20,7 @@ from tasks.annotation.workflow import (
     decide_gold_labels,
     export_round,
     import_annotations,
+    release_annotator,
     round_reports,
 )
 from warehouse import Warehouse, WarehouseError, open_report, open_warehouse
@@ -167,6 +168,25 @@ def adjudicate_cmd(
         r = result.new_round
         console.print(assembled("round ", (r.round, "bold"), f": {r.pairs} disputed pair(s) sent to a third annotator"))
         print_table([{"file": str(p)} for p in r.files], title=f"Files in {r.directory}")
+
+
+@annotate_app.command("release")
+def release(
+    annotator: str = typer.Option(..., help="the annotator whose unlabelled assignments are given up"),
+    round_name: str | None = typer.Option(None, "--round", help="only in this round (default: every round)"),
+) -> None:
+    """Give up an annotator's unlabelled assignments (away, left the project) and decide their pairs on
+    the labels given: a pair waits for every label its round assigned, so without this they stay pending."""
+    s = settings()
+    try:
+        with open_warehouse(s.warehouse) as wh:
+            released, decisions = release_annotator(wh, s.annotation, annotator, round_name)
+    except (WarehouseError, ValueError) as exc:
+        fail(str(exc))
+    counts = {status: sum(d.status == status for d in decisions) for status in ("gold", "disputed", "discussion", "pending")}
+    console.print(f"{released} assignment(s) of {annotator} released; pairs now: " +
+                  ", ".join(f"{n} {status}" for status, n in counts.items()) +
+                  " (`annotate adjudicate` writes the discussion sheets and the adjudication round)")
 
 
 @annotate_app.command("discuss")

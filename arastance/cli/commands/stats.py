@@ -20,7 +20,7 @@ def stats(
                 return
             print_table(source_stats(wh), title="Claims, articles and stances per source")
             print_table(split_label_counts(wh), title="Labels per split")
-            print_table(left_out_claims(wh), title="Claims left out (every document unrelated)")
+            print_table(left_out_claims(wh), title="Claims left out (every document unrelated; a near-duplicate in another split)")
     except WarehouseError as exc:
         fail(str(exc))
 
