@@ -221,12 +221,23 @@ def is_passing_failure(doc: PoolDocument) -> bool:
     return doc.fetch_status == "failed" and (doc.http_status is None or doc.http_status >= 500)
 
 
+# The shortest normalised text that can make two documents copies of each other. Shorter (or no)
+# text says too little to tell two articles apart (a teaser, a caption, an extraction that found
+# next to nothing): such a document is a copy of none. About one sentence, below the default
+# search.min_text_chars (80), so that every article fetched as non-empty by default has a key.
+MIN_DUPLICATE_TEXT_CHARS = 50
+
+
 def text_key(doc: PoolDocument) -> str:
-    """The key two copies of one article share: the hash of its normalised extracted text (its
-    canonical URL when it has none). The same story under ``http://`` and ``https://``, or under
-    two paths of one site, has two canonical URLs but one text."""
+    """The key two copies of one article share: the hash of its normalised title and extracted
+    text together (its canonical URL when the text is shorter than ``MIN_DUPLICATE_TEXT_CHARS``).
+    The same story under ``http://`` and ``https://``, or under two paths of one site, has two
+    canonical URLs but one title and text; two articles whose extraction fell back to the same
+    boilerplate (a site footer, a cookie notice) keep their own titles, so neither is a copy."""
     text = normalize(doc.text)
-    return content_hash(text) if text else doc.canonical_url
+    if len(text) < MIN_DUPLICATE_TEXT_CHARS:
+        return doc.canonical_url
+    return content_hash(f"{normalize(doc.title)}\n{text}")
 
 
 def documents_to_fetch(docs: Sequence[PoolDocument], *, limit: int, pool: int, attempted: set[str]) -> list[PoolDocument]:

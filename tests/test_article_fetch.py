@@ -8,8 +8,11 @@ import pytest
 from helpers_disk import small_disk
 from helpers_search import ApiServer, Reply, SiteServer, article_page, write_mirror_page
 
+from arastance.base.page_text import MIN_ARABIC_RATIO, page_text
 from arastance.base.urls import mirror_url
+from arastance.config.search import SearchSettings
 from tasks.articles import article_rows, article_status, read_fetched, run_article_spider
+from tasks.search.warc import WarcFilter
 
 AR = ["قالت وزارة الصحة إن التقارير المتداولة عن نقص الأدوية في المستشفيات الحكومية غير دقيقة.",
       "وأكد المتحدث أن المخزون يكفي لعدة أشهر وأن التوزيع يجري بانتظام في كل المحافظات."]
@@ -204,6 +207,28 @@ def test_a_utf8_page_with_a_broken_character_and_a_legacy_page_declared_latin1_a
     _, articles = article_rows(records.values(), min_arabic_ratio=0.5, min_text_chars=40)
     assert [a["fetch_status"] for a in articles] == ["ok", "ok"]
 
+
+@pytest.mark.parametrize("paragraph", [
+    "El presidente anunció hoy que la situación económica está mejorando según el análisis oficial. Más aquí.",
+    "Die Regierung hat heute für Österreich die Maßnahmen verkündet. Grüße aus München, Übersicht über Änderungen.",
+    "Le ministère a annoncé une réforme économique très attendue à la rentrée.",
+])
+def test_a_latin1_page_declared_latin1_keeps_its_declared_reading(paragraph: str) -> None:
+    # windows-1256 maps ó/Ö/ß to Arabic letters and marks: that reading was taken ("situaciَn",
+    # "ضsterreich") because its few non-ASCII letters were mostly Arabic, though the page is not
+    page = f"<html><head><title>Política</title><style>p {{color: red}}</style></head><body><p>{paragraph}</p></body></html>"
+    for header in ("text/html; charset=ISO-8859-1", None):
+        declared = page if header else page.replace("<head>", '<head><meta charset="iso-8859-1">')
+        assert page_text(declared.encode("latin-1"), header) == (declared, None)
+
+
+def test_a_legacy_arabic_page_with_latin_markup_and_menus_is_still_read_as_windows_1256() -> None:
+    # Apache's default ISO-8859-1 over a windows-1256 page: its visible text, Latin menu and all, is Arabic
+    script = "<script>var analytics = {account: 'UA-1234', trackPageview: true, anonymizeIp: false};</script>"
+    page = (f"<html><head>{script}<title>الصحة تنفي نقص الأدوية</title></head><body>"
+            f"<nav><a href='/en'>English</a> <a href='/fr'>Français</a></nav><p>{AR[0]}</p></body></html>")
+    assert page_text(page.encode("cp1256"), "text/html; charset=ISO-8859-1") == (page, "cp1256")
+    assert MIN_ARABIC_RATIO == SearchSettings().min_arabic_ratio == WarcFilter().min_arabic_ratio
 
 def test_refetch_replaces_a_failed_article_and_registers_the_news_site(warehouse) -> None:
     from warehouse.retrieval import article_status as stored_status

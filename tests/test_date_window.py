@@ -14,9 +14,12 @@ from prefect.testing.utilities import prefect_test_harness
 from arastance.config import load_settings
 from arastance.config.search import SearchSettings
 from tasks.date_window import date_verdicts, document_window, enforce_date_window
+from tasks.queries import QueryClaim, build_queries_for, query_inputs
 from tasks.retrieval import create_pairs, rank_fetched_articles
 from tasks.search.base import DateWindow
 from warehouse import Warehouse, open_warehouse
+from warehouse.date_window import kept_documents_with_dates, query_windows
+from warehouse.retrieval_queries import claims_with_current_queries, store_queries
 
 W = DateWindow(date(2016, 3, 10), date(2016, 7, 10))
 QUERIES = [{"claim_id": "c", "kinds": ["claim"], "window_start": None, "window_end": None},
@@ -122,6 +125,54 @@ def test_the_window_is_checked_before_the_top_k_cut_so_in_window_articles_move_u
     rank_fetched_articles(warehouse, settings, {"c": claim})  # ranked again: the same decisions
     assert warehouse.scalar("SELECT count(*) FROM document_decisions WHERE decision = 'kept'") == 9
 
+
+
+def test_only_the_claims_current_query_set_gives_its_window_and_engine_dates(warehouse: Warehouse,
+                                                                             tmp_path: Path) -> None:
+    # a redated claim keeps its earlier queries (and their hits) stored: only the set of its current
+    # inputs gives its window and engine dates, also when an earlier date comes back
+    settings = load_settings(nlp={"analyzer": "rules", "stanza_dir": str(tmp_path / "no-models")})
+    text = "أعلنت وزارة الصحة إغلاق المدارس في دبي، وقررت تأجيل الامتحانات"
+    claims = {day: QueryClaim("c", text, "false", day) for day in (date(2017, 7, 10), date(2018, 7, 10))}
+    sets = {day: build_queries_for([c], settings, progress=False) for day, c in claims.items()}
+    inputs = {day: query_inputs(c, settings.search.date_window_months) for day, c in claims.items()}
+    warehouse.insert_rows("claims", [false_claim_row("c", text, date(2017, 7, 10))])
+    warehouse.insert_rows("document_decisions", [_decision("https://x.com/a", 1)])
+    warehouse.insert_rows("search_hits", [
+        {"hit_id": f"h{day.year}", "query_id": next(q.query_id for q in set_ if q.kind == "claim_date"),
+         "backend": "b", "rank": 1, "url": "https://x.com/a", "published_date": day.replace(day=1),
+         "retrieved_at": datetime(2024, 1, 1)} for day, set_ in sets.items()])
+    article = _doc("https://x.com/a", "claim_date", None, None)
+
+    def window_and_engine_date(article_date: date) -> tuple:
+        [doc] = kept_documents_with_dates(warehouse, ["c"])
+        [v] = date_verdicts([{**article, "article_date": article_date}], query_windows(warehouse, ["c"]), "all")
+        return v.date_check, (v.window_start, v.window_end), doc["engine_date"]
+
+    first, second = (date(2017, 7, 10), date(2018, 7, 10))
+    store_queries(warehouse, sets[first])
+    assert window_and_engine_date(date(2017, 7, 1)) == (
+        "inside", (date(2017, 5, 10), date(2017, 9, 10)), date(2017, 7, 1))
+    store_queries(warehouse, sets[second])  # the date corrected: the new set is the current one
+    assert window_and_engine_date(date(2018, 7, 1)) == (
+        "inside", (date(2018, 5, 10), date(2018, 9, 10)), date(2018, 7, 1))
+    # corrected back: retrieval finds the first set current again and builds nothing
+    assert claims_with_current_queries(warehouse, {"c": inputs[first]}) == {"c"}
+    assert window_and_engine_date(date(2017, 7, 1)) == (
+        "inside", (date(2017, 5, 10), date(2017, 9, 10)), date(2017, 7, 1))
+    store_queries(warehouse, sets[second])  # stored again: current again
+    assert window_and_engine_date(date(2017, 7, 1))[:2] == ("outside", (date(2018, 5, 10), date(2018, 9, 10)))
+    store_queries(warehouse, sets[first])
+    assert window_and_engine_date(date(2017, 7, 1))[0] == "inside"
+    assert warehouse.scalar("SELECT count(*) FROM queries WHERE claim_id = 'c' AND kind = 'claim_date'") == 2
+
+
+def test_queries_stored_before_query_sets_still_give_the_window(warehouse: Warehouse) -> None:
+    warehouse.insert_rows("queries", [
+        {"query_id": "q2", "claim_id": "c", "kind": "claim_date", "text": "ادعاء", "window_start": W.start,
+         "window_end": W.end, "analyzer": "rules", "created_at": datetime(2024, 1, 1)}])
+    assert query_windows(warehouse, ["c"]) == [
+        {"claim_id": "c", "kinds": ["claim_date"], "window_start": W.start, "window_end": W.end}]
 
 # -- end to end: SearXNG (no date range) + offline mirror + real Prefect run -----------------------
 

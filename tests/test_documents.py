@@ -6,7 +6,9 @@ from dataclasses import replace
 from datetime import date, datetime
 
 from tasks.date_window import verdict
+from arastance.config.search import SearchSettings
 from tasks.documents import (
+    MIN_DUPLICATE_TEXT_CHARS,
     Hit,
     PoolDocument,
     documents_to_fetch,
@@ -14,6 +16,7 @@ from tasks.documents import (
     merge_hits,
     rank_fetched,
     select_documents,
+    text_key,
 )
 from tasks.search.base import DateWindow, SearchResult
 
@@ -174,11 +177,40 @@ def test_a_second_copy_of_an_article_is_dropped_and_the_next_article_moves_up() 
     assert (rows["https://youm7.com/story/2"]["decision"], rows["https://youm7.com/story/2"]["rank"]) == ("kept", 2)
 
 
+BOILERPLATE = ("جميع الحقوق محفوظة لموقع الأخبار العربية. يمنع نسخ أو إعادة نشر أي محتوى من هذا الموقع "
+               "دون إذن مسبق من إدارة التحرير.")
+
+
+def test_articles_sharing_only_boilerplate_text_are_not_copies() -> None:
+    # the extraction fell back to the site's footer for two different stories: both were ranked on
+    # their titles, and the second was dropped as duplicate_text
+    docs = [PoolDocument("c", url, url, "site.com", n, "claim", "ok", 200, title, BOILERPLATE)
+            for n, (url, title) in enumerate([("https://site.com/news/1", "وزارة الصحة تغلق المدارس في دبي"),
+                                              ("https://site.com/news/2", "الحكومة تنفي إغلاق المدارس في دبي")], 1)]
+    assert text_key(docs[0]) != text_key(docs[1])
+    rows = rank_fetched("إغلاق المدارس في دبي", docs, limit=10, decided_at=datetime(2026, 1, 1))
+    assert sorted((r["decision"], r["reason"]) for r in rows) == [("kept", "article_text_top_k")] * 2
+    assert documents_to_fetch(docs + [_doc(3)], limit=2, pool=2, attempted=set()) == []  # two usable in hand
+
+
+def test_a_short_or_empty_text_makes_no_copy() -> None:
+    # under MIN_DUPLICATE_TEXT_CHARS (a caption, an empty extraction) the text says too little: even
+    # under one title, two such documents are two articles; a long shared text under one title is one
+    short = [PoolDocument("c", f"https://site.com/{n}", f"https://site.com/{n}", "site.com", n, "claim", "ok", 200,
+                          "أخبار اليوم", text) for n, text in ((1, "صورة"), (2, "صورة"), (3, None), (4, ""))]
+    assert len({text_key(d) for d in short}) == 4
+    rows = rank_fetched("أخبار اليوم", short, limit=10, decided_at=datetime(2026, 1, 1))
+    assert {r["reason"] for r in rows} == {"article_text_top_k"}
+    assert MIN_DUPLICATE_TEXT_CHARS <= SearchSettings().min_text_chars  # every default non-empty article has a key
+    long = [replace(d, text=BOILERPLATE) for d in short[:2]]
+    assert text_key(long[0]) == text_key(long[1])
+
 def test_an_article_outside_its_window_or_a_copy_is_replaced_by_the_next_candidate() -> None:
     # of the first 4 fetched, one is dated outside its window and one repeats another's text: two
     # usable articles, so the next two candidates are fetched (it was: none, 4 counted usable)
+    third = "خبر ثالث عن إغلاق المدارس في القاهرة بسبب انتشار الإنفلونزا هذا الأسبوع"
     fetched = [_dated(_doc(1, "ok", 200, text="خبر أول"), date(2019, 1, 1)), _doc(2, "ok", 200, text="خبر ثان"),
-               _doc(3, "ok", 200, text="خبر ثالث"), _doc(4, "ok", 200, text="خبر ثالث")]
+               _doc(3, "ok", 200, text=third), replace(_doc(4, "ok", 200, text=third), title="t3")]
     docs = fetched + [_doc(i) for i in range(5, 9)]
     todo = documents_to_fetch(docs, limit=4, pool=4, attempted={d.canonical_url for d in fetched})
     assert [d.best_rank for d in todo] == [5, 6]

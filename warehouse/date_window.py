@@ -11,12 +11,6 @@ from warehouse.connection import Warehouse
 from warehouse.sql import load_sql
 
 
-_QUERY_WINDOWS = """
-SELECT claim_id, list_prepend(kind, coalesce(also_kinds, [])) AS kinds, window_start, window_end
-FROM queries WHERE claim_id IN (SELECT unnest($claim_ids::VARCHAR[]))
-"""
-
-
 _CHECK_COUNTS = """
 SELECT coalesce(date_check, 'not checked') AS date_check, decision, count(*) AS documents
 FROM document_decisions WHERE decision = 'kept' OR reason = 'outside_date_window'
@@ -30,8 +24,9 @@ def kept_documents_with_dates(wh: Warehouse, claim_ids: Sequence[str]) -> list[d
 
 
 def query_windows(wh: Warehouse, claim_ids: Sequence[str]) -> list[dict[str, Any]]:
-    """Every query of the claims: the kinds it stands for and its window (None when undated)."""
-    return wh.query(_QUERY_WINDOWS, {"claim_ids": list(claim_ids)})
+    """The current queries of the claims (those of each claim's current set, not of an earlier
+    version of the claim): the kinds each stands for and its window (None when undated)."""
+    return wh.query(load_sql("date_window_query_windows"), {"claim_ids": list(claim_ids)})
 
 
 def store_date_checks(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> None:

@@ -56,8 +56,10 @@ def store_queries(wh: Warehouse, queries: Sequence[QueryRecord], *, created_at: 
 
     Idempotent: a query already stored (same claim, kind, text and window, hence the same
     ``query_id``) is kept as it is, with its first ``created_at``; it joins the set of these
-    inputs if another set holds it already. A query without ``inputs`` is refused: it would
-    belong to no set, and retrieval would never send it.
+    inputs if another set holds it already. The stored sets become their claims' current ones
+    (the latest ``built_at``, which the date-window check reads: warehouse/sql/date_window_*.sql),
+    also when a set stored before comes back (a claim's date corrected back). A query without
+    ``inputs`` is refused: it would belong to no set, and retrieval would never send it.
     """
     if bad := [q.query_id for q in queries if not q.inputs]:
         raise ValueError(f"queries {', '.join(bad)} have no inputs fingerprint (tasks.queries.query_inputs); "
@@ -80,7 +82,9 @@ def store_queries(wh: Warehouse, queries: Sequence[QueryRecord], *, created_at: 
     sets = [{"claim_id": q.claim_id, "inputs": q.inputs, "query_id": q.query_id, "built_at": stamp} for q in queries]
     with wh.transaction():
         wh.insert_rows("query_sets", sets, on_conflict="ignore")
-        return wh.insert_rows("queries", rows, on_conflict="ignore")
+        added = wh.insert_rows("queries", rows, on_conflict="ignore")
+        _mark_current(wh, {q.claim_id: q.inputs for q in queries}, stamp)
+        return added
 
 
 def queries_of_claim(wh: Warehouse, claim_id: str, inputs: str) -> list[StoredQuery]:
@@ -94,7 +98,24 @@ def queries_of_claim(wh: Warehouse, claim_id: str, inputs: str) -> list[StoredQu
 
 def claims_with_current_queries(wh: Warehouse, inputs_by_claim: Mapping[str, str]) -> set[str]:
     """Those of the claims (id -> current inputs fingerprint) whose queries were built from these
-    inputs; the others (new, restated, redated, another window) need theirs built."""
+    inputs; the others (new, restated, redated, another window) need theirs built. The found sets
+    are marked as their claims' current ones (a set of earlier inputs that are current again)."""
     claim_ids = list(inputs_by_claim)
-    return {row["claim_id"] for row in wh.query(load_sql("queries_current_sets"), {
+    found = {row["claim_id"] for row in wh.query(load_sql("queries_current_sets"), {
         "claim_ids": claim_ids, "inputs": [inputs_by_claim[c] for c in claim_ids]})}
+    _mark_current(wh, {c: inputs_by_claim[c] for c in claim_ids if c in found},
+                  datetime.now(timezone.utc).replace(tzinfo=None))
+    return found
+
+
+def _mark_current(wh: Warehouse, inputs_by_claim: Mapping[str, str], stamp: datetime) -> None:
+    """Make the set of each claim's given inputs its current one: the set with the latest
+    ``built_at``. A set built before and current again (the claim's date corrected back) gets a
+    new ``built_at``; one already the latest keeps its own. The date-window check reads a claim's
+    current queries this way (it cannot compute the inputs fingerprint in SQL)."""
+    if not inputs_by_claim:
+        return
+    claim_ids = list(inputs_by_claim)
+    with wh.transaction() as con:
+        con.execute(load_sql("date_window_mark_current_sets"), {
+            "stamp": stamp, "claim_ids": claim_ids, "inputs": [inputs_by_claim[c] for c in claim_ids]})

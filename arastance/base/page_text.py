@@ -15,9 +15,19 @@ One function for every reader of stored or fetched HTML (the article fetcher, th
 stored-capture indexes), so that the same bytes always give the same text. Declarations are
 read as Scrapy reads them (w3lib, which Scrapy decodes with): byte-order mark, then the HTTP
 ``Content-Type``, then the page's ``<meta>``.
+
+Another reading than the declared one is taken only when it is an Arabic page as a whole: the
+share of Arabic among all the letters of its visible text (markup, scripts and styles left out)
+reaches the ratio an article needs (``search.min_arabic_ratio``). A Spanish or German page
+correctly declared ISO-8859-1 reads in windows-1256 as Latin words with a few Arabic letters in
+place of its accented ones (``situaciَn``, ``ضsterreich``): mostly Arabic among its non-ASCII
+letters, but not an Arabic page, so it keeps its declared reading.
 """
 
 from __future__ import annotations
+
+import html
+import re
 
 from w3lib.encoding import html_body_declared_encoding, html_to_unicode, read_bom
 
@@ -26,6 +36,11 @@ from arastance.base.arabic import arabic_ratio
 #: Pages of Arabic sites written before UTF-8 took over (2012-2016 archives among them).
 LEGACY_ARABIC = "cp1256"
 _REPLACEMENT = "\ufffd"
+#: The share of Arabic letters another reading of a page needs to be taken: the default of
+#: ``search.min_arabic_ratio`` (and of the WARC filter's), the ratio a page's article needs.
+MIN_ARABIC_RATIO = 0.5
+_HIDDEN = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
 
 
 def _mostly_arabic(text: str) -> bool:
@@ -33,6 +48,13 @@ def _mostly_arabic(text: str) -> bool:
     scripts and Latin menus are ASCII in every reading, and would outweigh a short story."""
     letters = "".join(c for c in text if not c.isascii() and c.isalpha())
     return arabic_ratio(letters) >= 0.5
+
+
+def _arabic_page(text: str, min_ratio: float) -> bool:
+    """Whether ``text`` (a page's HTML) reads as an Arabic page: Arabic letters are at least
+    ``min_ratio`` of all the letters of its visible text, ASCII ones included."""
+    visible = html.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", text)))
+    return arabic_ratio(visible) >= min_ratio
 
 
 def _utf8_reading(body: bytes) -> tuple[str, bool]:
@@ -45,11 +67,13 @@ def _utf8_reading(body: bytes) -> tuple[str, bool]:
     return text, bad == 0 or valid > bad
 
 
-def page_text(body: bytes, content_type: str | None = None) -> tuple[str, str | None]:
+def page_text(body: bytes, content_type: str | None = None, *,
+              min_arabic_ratio: float = MIN_ARABIC_RATIO) -> tuple[str, str | None]:
     """``(text, read_as)`` of a page's ``body`` served with the HTTP header ``content_type``
     (None when unknown, as for a stored capture): its bytes as UTF-8 when they are mostly valid
     UTF-8; else its declared reading, unless that is not Arabic and the ``<meta>`` charset's or
-    windows-1256's is. ``read_as`` names the encoding used when it is not the declared one."""
+    windows-1256's is an Arabic page (``min_arabic_ratio`` of the letters of its visible text).
+    ``read_as`` names the encoding used when it is not the declared one."""
     declared, text = html_to_unicode(content_type, body, default_encoding="utf-8")
     if read_bom(body)[0] or declared.startswith(("utf-16", "utf-32")):  # never confused this way
         return text, None
@@ -61,6 +85,6 @@ def page_text(body: bytes, content_type: str | None = None) -> tuple[str, str | 
     for other in dict.fromkeys((html_body_declared_encoding(body), LEGACY_ARABIC)):
         if other and other != declared:
             reading = body.decode(other, errors="replace")
-            if _mostly_arabic(reading):
+            if _mostly_arabic(reading) and _arabic_page(reading, min_arabic_ratio):
                 return reading, other
     return text, None
