@@ -69,6 +69,18 @@ def test_slugs_that_are_not_utf8_keep_their_bytes_and_stay_distinct() -> None:
     assert canonicalize_url("http://ara.example.com/%C7 خبر%zz") == "http://ara.example.com/%C7%20%D8%AE%D8%A8%D8%B1%25zz"
 
 
+def test_query_values_that_are_not_utf8_keep_their_bytes_and_stay_distinct() -> None:
+    # it was: as slugs, each windows-1256 byte became U+FFFD (%EF%BF%BD): two values of one length, one URL
+    first = canonicalize_url("http://ara.example.com/news.php?id=%C7%E1%CE%C8%D1&utm_source=fb")
+    assert first == "http://ara.example.com/news.php?id=%C7%E1%CE%C8%D1"
+    assert canonicalize_url("http://ara.example.com/news.php?id=%d4%c7%c6%da%c9") == "http://ara.example.com/news.php?id=%D4%C7%C6%DA%C9"
+    # beside raw Arabic, each kept as it came (it was U+FFFD there too)
+    assert canonicalize_url("http://ara.example.com/p?q=صحة%cc") == "http://ara.example.com/p?q=%D8%B5%D8%AD%D8%A9%CC"
+    # UTF-8 values, escaped or not, give what they gave before
+    assert canonicalize_url("https://example.com/s?b=2&q=الصحة&a=1") == \
+        "https://example.com/s?a=1&b=2&q=%D8%A7%D9%84%D8%B5%D8%AD%D8%A9"
+
+
 def test_utf8_slugs_keep_the_canonical_urls_already_stored() -> None:
     # claim ids derive from these: a UTF-8 slug, however spelled, must give what it gave before
     stored = "https://example.com/%D8%B4%D8%A7%D8%A6%D8%B9%D8%A9/100%25-%D8%B5%D8%AD%D9%8A%D8%AD"

@@ -108,11 +108,14 @@ def canonicalize_url(url: str) -> str:
     scheme, host, path = _unwrap_amp_cache(scheme, host, parts.path)
     host = _bare_host(host)
     netloc = host if port in (None, _DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
+    # A byte that is not UTF-8 (a windows-1256 value) is carried through as a surrogate and written
+    # back as itself: replaced by U+FFFD, two values of one length were one URL, as slugs were.
     query = sorted(
-        (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True, errors="surrogateescape")
         if not _is_tracking(k) and not (k.lower() == "outputtype" and v.lower() == "amp")
     )
-    return urlunsplit((scheme, netloc, _normalize_path(path), urlencode(query, quote_via=quote), ""))
+    return urlunsplit((scheme, netloc, _normalize_path(path),
+                       urlencode(query, quote_via=quote, errors="surrogateescape"), ""))
 
 
 def domain_of(url: str) -> str:
