@@ -50,11 +50,11 @@ def _mostly_arabic(text: str) -> bool:
     return arabic_ratio(letters) >= 0.5
 
 
-def _arabic_page(text: str, min_ratio: float) -> bool:
+def _arabic_page(text: str) -> bool:
     """Whether ``text`` (a page's HTML) reads as an Arabic page: Arabic letters are at least
-    ``min_ratio`` of all the letters of its visible text, ASCII ones included."""
+    ``MIN_ARABIC_RATIO`` of all the letters of its visible text, ASCII ones included."""
     visible = html.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", text)))
-    return arabic_ratio(visible) >= min_ratio
+    return arabic_ratio(visible) >= MIN_ARABIC_RATIO
 
 
 def _utf8_reading(body: bytes) -> tuple[str, bool]:
@@ -67,12 +67,11 @@ def _utf8_reading(body: bytes) -> tuple[str, bool]:
     return text, bad == 0 or valid > bad
 
 
-def page_text(body: bytes, content_type: str | None = None, *,
-              min_arabic_ratio: float = MIN_ARABIC_RATIO) -> tuple[str, str | None]:
+def page_text(body: bytes, content_type: str | None = None) -> tuple[str, str | None]:
     """``(text, read_as)`` of a page's ``body`` served with the HTTP header ``content_type``
     (None when unknown, as for a stored capture): its bytes as UTF-8 when they are mostly valid
     UTF-8; else its declared reading, unless that is not Arabic and the ``<meta>`` charset's or
-    windows-1256's is an Arabic page (``min_arabic_ratio`` of the letters of its visible text).
+    windows-1256's is an Arabic page (``MIN_ARABIC_RATIO`` of the letters of its visible text).
     ``read_as`` names the encoding used when it is not the declared one."""
     declared, text = html_to_unicode(content_type, body, default_encoding="utf-8")
     if read_bom(body)[0] or declared.startswith(("utf-16", "utf-32")):  # never confused this way
@@ -85,6 +84,6 @@ def page_text(body: bytes, content_type: str | None = None, *,
     for other in dict.fromkeys((html_body_declared_encoding(body), LEGACY_ARABIC)):
         if other and other != declared:
             reading = body.decode(other, errors="replace")
-            if _mostly_arabic(reading) and _arabic_page(reading, min_arabic_ratio):
+            if _mostly_arabic(reading) and _arabic_page(reading):
                 return reading, other
     return text, None
