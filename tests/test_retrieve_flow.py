@@ -235,6 +235,16 @@ def test_key_from_a_prefect_secret_block(monkeypatch: pytest.MonkeyPatch) -> Non
         resolve_key(None, "no-such-block", "search.brave_api_key")
 
 
+def test_key_from_a_prefect_secret_block_loses_its_trailing_newline_and_a_stray_character_is_refused() -> None:
+    Secret(value=KEY + "\n").save("brave-key-from-a-file", overwrite=True)
+    assert resolve_key(None, "brave-key-from-a-file", "search.brave_api_key").get_secret_value() == KEY
+    Secret(value=KEY[:4] + "\x00" + KEY[4:]).save("brave-key-with-a-nul", overwrite=True)
+    with pytest.raises(SearchAuthError, match="the key in Prefect Secret block 'brave-key-with-a-nul' named by "
+                                              r"search\.brave_api_key_block has a control") as err:
+        resolve_key(None, "brave-key-with-a-nul", "search.brave_api_key")
+    assert KEY[4:] not in str(err.value)
+
+
 def test_retrieve_without_an_index_says_how_to_build_one() -> None:
     _claims()
     result = runner.invoke(app, ["retrieve", "--no-fetch"])

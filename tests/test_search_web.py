@@ -242,3 +242,57 @@ def test_retry_after_takes_ascii_digits_only() -> None:
     assert retry_after_s({"retry-after": "²"}) is None  # str.isdigit() says yes, float() says no
     assert retry_after_s({"x-ratelimit-reset": "nan"}) is None  # max(0.0, nan) was 0: no wait at all
     assert retry_after_s({"retry-after": " 12 "}) == 12.0
+
+
+def test_retry_after_reads_every_rfc_9110_date_form_as_utc() -> None:
+    from datetime import datetime, timezone
+
+    now = datetime(1994, 11, 6, 8, 49, 7, tzinfo=timezone.utc)
+    for form in ("Sun, 06 Nov 1994 08:49:37 GMT",  # IMF-fixdate
+                 "Sunday, 06-Nov-94 08:49:37 GMT",  # RFC 850
+                 "Sun Nov  6 08:49:37 1994",  # asctime: parsed naive, was a TypeError
+                 "Sun, 06 Nov 1994 08:49:37 -0000"):  # "-0000": parsed naive too
+        assert retry_after_s({"retry-after": form}, now) == 30.0, form
+
+
+def test_a_malformed_retry_after_date_is_no_hint_not_a_crash() -> None:
+    for value in ("Wed, 21 Oct 99999999999 07:28:00 GMT",  # OverflowError
+                  "Wed, 21 Oct 2015 07:28:00 +99999999999999999999",  # OverflowError
+                  "Wed, 21 Oct 2015 07:28:00 +9999",  # ValueError: offset of four days
+                  "Wed, 21 Oct 2015 99:28:00 GMT"):  # ValueError: hour 99
+        assert retry_after_s({"retry-after": value}) is None, value
+
+
+def test_google_retries_a_503_whose_retry_after_is_an_asctime_date() -> None:
+    answers = iter([Reply(503, google_error(503, "Backend Error", "backendError"), {"Retry-After": "Sun Nov  6 08:49:37 1994"}),
+                    Reply(body=google_body("q", 1, 3, 3))])
+    server = ApiServer(lambda r: next(answers))
+    waits: list[float] = []
+    with server.running():
+        assert len(_google(server, waits).search("q", None, 3)) == 3
+    assert len(server.requests) == 2 and waits == [0.0]  # a date in the past: ask again at once
+
+
+@pytest.mark.parametrize("error", ["Too Many Requests from this proxy", None, ["quota"]])
+def test_brave_error_that_is_not_an_object_is_retried_and_reported_not_a_crash(error: object) -> None:
+    server = ApiServer(lambda r: Reply(429, {"error": error}))
+    waits: list[float] = []
+    with server.running(), pytest.raises(SearchError, match=r"HTTP 429 after 2 attempt\(s\): ") as err:
+        BraveSearch(KEY, endpoint=server.url, max_retries=1, sleep=waits.append).search("q", None, 5)
+    assert len(server.requests) == 2 and waits == [1.0]
+    assert str(err.value).endswith(str(error) if error else "Too Many Requests")
+
+
+def test_google_keeps_one_result_per_url_when_pages_repeat_links() -> None:
+    every = google_body("q", 1, 30, 30)["items"]
+
+    def page(start: int) -> dict:  # page 2 starts with results 8-10 again (the ranking moved)
+        first = 0 if start == 1 else 7
+        return {**google_body("q", 1, 10, 30), "items": every[first:first + 10]}
+
+    server = ApiServer(lambda r: Reply(body=page(int(r.params["start"]))))
+    with server.running():
+        results = _google(server).search("q", None, 20)
+    assert [r.url for r in results] == [item["link"] for item in every[:17]]
+    assert [r.rank for r in results] == list(range(1, 18))
+    assert [q.params["start"] for q in server.requests] == ["1", "11"]  # the offset moves by the page asked for

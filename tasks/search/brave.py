@@ -16,7 +16,7 @@ from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
 from tasks.search.base import DateWindow, RankedResults, SearchResult
-from tasks.search.http import JsonClient, require_key, result_items
+from tasks.search.http import JsonClient, api_error, require_key, result_items
 
 PAGE_SIZE = 20
 MAX_OFFSET = 9
@@ -24,11 +24,10 @@ _TAGS = re.compile(r"</?strong>")
 
 
 def describe_brave_error(response: httpx.Response) -> str:
-    """``detail (code)`` from Brave's error body, or the status text."""
-    try:
-        error = response.json()["error"]
-    except (ValueError, KeyError, TypeError):
-        return response.reason_phrase or "no error body"
+    """``detail (code)`` from Brave's error body, or the text :func:`api_error` finds."""
+    error = api_error(response)
+    if isinstance(error, str):
+        return error
     detail = str(error.get("detail") or response.reason_phrase)
     return f"{detail} ({error['code']})" if error.get("code") else detail
 
@@ -46,7 +45,7 @@ class BraveSearch:
 
     def __init__(self, api_key: str | SecretStr, *, endpoint: str, language: str | None = "ar",
                  http: JsonClient | None = None, **client_options: Any) -> None:
-        self._key = require_key(api_key, "Brave search needs an API key (search.brave_api_key or brave_api_key_block)")
+        self._key = require_key(api_key, "Brave", "search.brave_api_key")
         self.endpoint = endpoint
         self.language = language
         self.http = http or JsonClient(self.name, [self._key], describe_brave_error, **client_options)

@@ -14,8 +14,8 @@ import httpx
 from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
-from tasks.search.base import DateWindow, SearchAuthError, SearchResult
-from tasks.search.http import JsonClient, require_key, result_items
+from tasks.search.base import DateWindow, RankedResults, SearchAuthError, SearchResult
+from tasks.search.http import JsonClient, api_error, require_key, result_items
 
 PAGE_SIZE = 10
 MAX_RESULTS = 100
@@ -24,13 +24,10 @@ DATE_METATAGS = ("article:published_time", "datepublished", "og:published_time",
 
 
 def describe_google_error(response: httpx.Response) -> str:
-    """``message (reason, reason)`` from Google's error body, or the status text."""
-    try:
-        error = response.json()["error"]
-    except (ValueError, KeyError, TypeError):
-        return response.reason_phrase or "no error body"
-    if not isinstance(error, dict):  # {"error": "text"} from a proxy or a changed API
-        return str(error) if error else (response.reason_phrase or "no error body")
+    """``message (reason, reason)`` from Google's error body, or the text :func:`api_error` finds."""
+    error = api_error(response)
+    if isinstance(error, str):
+        return error
     errors = error.get("errors")
     reasons = [e.get("reason") for e in errors if isinstance(e, dict) and e.get("reason")] if isinstance(errors, list) else []
     message = str(error.get("message") or response.reason_phrase)
@@ -60,7 +57,7 @@ class GoogleSearch:
 
     def __init__(self, api_key: str | SecretStr, engine_id: str, *, endpoint: str, language: str | None = "ar",
                  http: JsonClient | None = None, **client_options: Any) -> None:
-        self._key = require_key(api_key, "Google search needs an API key (search.google_api_key or google_api_key_block)")
+        self._key = require_key(api_key, "Google", "search.google_api_key")
         if not engine_id:
             raise SearchAuthError("Google search needs a search engine id (search.google_engine_id, the 'cx')")
         self.engine_id = engine_id
@@ -73,9 +70,9 @@ class GoogleSearch:
 
     def search(self, query_text: str, window: DateWindow | None, num: int) -> list[SearchResult]:
         num = min(num, MAX_RESULTS)
-        results: list[SearchResult] = []
+        found = RankedResults()  # one per URL: pages repeat links when the ranking moves between requests
         # The offset moves by the page asked for, not by the results kept: a page of items
-        # without a link asked for the same page again, for ever (each request a paid search).
+        # without a link (or only repeats) asked for the same page again, for ever (each request a paid search).
         for offset in range(0, num, PAGE_SIZE):
             page = min(PAGE_SIZE, num - offset)
             params: dict[str, Any] = {"key": self._key.get_secret_value(), "cx": self.engine_id, "q": query_text,
@@ -86,10 +83,8 @@ class GoogleSearch:
                 params["lr"] = f"lang_{self.language}"
             items = result_items(self.http.get(self.endpoint, params), ("items",), self.name, "link")
             for item in items:
-                if not item.get("link"):
-                    continue
-                results.append(SearchResult(url=item["link"], title=item.get("title"), snippet=item.get("snippet"),
-                                            published_date=_published(item), rank=len(results) + 1))
+                found.add(item.get("link"), title=item.get("title"), snippet=item.get("snippet"),
+                          published_date=_published(item))
             if len(items) < page:
                 break
-        return results[:num]
+        return found.results[:num]

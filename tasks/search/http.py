@@ -31,6 +31,8 @@ log = get_logger(__name__)
 
 REDACTED = "****"
 _RETRY_STATUSES = {429, 500, 502, 503, 504}
+# httpx refused to build or send the request (a header it cannot carry, an address not http(s)): a retry never helps.
+_NEVER_SENT = (httpx.LocalProtocolError, httpx.UnsupportedProtocol)
 # A 403 that reports a spent quota (Google: dailyLimitExceeded, quotaExceeded) is not a bad key.
 _QUOTA = re.compile(r"limit|quota", re.IGNORECASE)
 
@@ -40,16 +42,51 @@ def quota_spent_403(status: int, reason: str) -> bool:
     return status == 403 and bool(_QUOTA.search(reason))
 
 
-def require_key(api_key: str | SecretStr, missing: str) -> SecretStr:
-    """The key as a SecretStr (masked in reprs and tracebacks); an empty one is a SearchAuthError."""
-    key = api_key if isinstance(api_key, SecretStr) else SecretStr(api_key or "")
-    if not key.get_secret_value():
-        raise SearchAuthError(missing)
-    return key
+# What no HTTP header can carry (h11 refuses it) and no real key holds: a control or non-ASCII character.
+_NOT_IN_A_KEY = re.compile(r"[^\x20-\x7e]")
+
+
+def clean_key(api_key: str | SecretStr | None, where: str) -> str:
+    """The key as plain text without the whitespace around it (a secret file's or an env var's
+    trailing newline); "" when there is none.
+
+    A key with a control or non-ASCII character inside is a :class:`SearchAuthError` naming
+    ``where`` it came from (never the key): sent as it is, httpx refused it before any request
+    left, and the refusal was retried with backoff as if the network had failed.
+    """
+    plain = _plain(api_key or "").strip()
+    bad = _NOT_IN_A_KEY.search(plain)
+    if bad:
+        raise SearchAuthError(f"the key in {where} has a control or non-ASCII character (at position {bad.start() + 1}), "
+                              "which no HTTP request can carry: check that setting or secret for a stray character")
+    return plain
+
+
+def require_key(api_key: str | SecretStr | None, backend: str, setting: str) -> SecretStr:
+    """The key from settings field ``setting`` (e.g. ``search.brave_api_key``) as a SecretStr
+    (masked in reprs and tracebacks), cleaned by :func:`clean_key`; an empty one is a SearchAuthError."""
+    plain = clean_key(api_key, setting)
+    if not plain:
+        raise SearchAuthError(f"{backend} search needs an API key ({setting} or {setting.rpartition('.')[2]}_block)")
+    return SecretStr(plain)
 
 
 def _plain(secret: str | SecretStr) -> str:
     return secret.get_secret_value() if isinstance(secret, SecretStr) else secret
+
+
+def api_error(response: httpx.Response) -> dict[str, Any] | str:
+    """The ``error`` object of an API's JSON error body, else a text for the error: the
+    ``error`` value itself when it is not an object (a proxy's or a changed API's
+    ``{"error": "Too Many Requests"}``), else the status text. Each client describes the object."""
+    fallback = response.reason_phrase or "no error body"
+    try:
+        error = response.json()["error"]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return fallback
+    if isinstance(error, dict):
+        return error
+    return str(error) if error else fallback
 
 
 def redact(text: str, secrets: Iterable[str | SecretStr]) -> str:
@@ -204,6 +241,9 @@ class JsonClient:
             check_stop(f"{self.backend} request")
             try:
                 response = self._send(url, params, headers)
+            except _NEVER_SENT as exc:
+                raise self._fail(f"the request cannot be sent, so it is not retried: {type(exc).__name__} "
+                                 "(check the endpoint is an http(s) address and the key has no stray character)") from None
             except httpx.HTTPError as exc:
                 # httpx error texts can carry the request URL, hence the key: keep only the class.
                 if attempt >= self.max_retries:
@@ -213,7 +253,7 @@ class JsonClient:
                 if response.status_code == 200:
                     try:
                         body = response.json()
-                    except ValueError:
+                    except (ValueError, RecursionError):  # RecursionError: nested deeper than json can decode
                         raise self._fail("the answer is not JSON") from None
                     if not isinstance(body, dict):
                         raise self._fail(f"unexpected answer: a JSON {type(body).__name__}, expected an object")

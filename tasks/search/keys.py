@@ -11,12 +11,15 @@ from pydantic import SecretStr
 
 from arastance.logging import register_secrets
 from tasks.search.base import SearchAuthError
+from tasks.search.http import clean_key
 
 
 def resolve_key(value: SecretStr | None, block_name: str | None, setting: str) -> SecretStr:
     """The key from Prefect Secret block ``block_name`` when one is named, else from ``value``.
 
     ``setting`` names the settings field (e.g. ``search.brave_api_key``) for the error message.
+    The whitespace around the key is dropped, and a key no HTTP request can carry is refused
+    (:func:`~tasks.search.http.clean_key`).
     """
     if block_name:
         from prefect.blocks.system import Secret
@@ -26,11 +29,13 @@ def resolve_key(value: SecretStr | None, block_name: str | None, setting: str) -
         except (ValueError, RuntimeError) as exc:
             raise SearchAuthError(f"cannot load Prefect Secret block {block_name!r} named by {setting}_block: "
                                   f"{type(exc).__name__}") from None
-        if not secret:
+        plain = clean_key(str(secret or ""), f"Prefect Secret block {block_name!r} named by {setting}_block")
+        if not plain:
             raise SearchAuthError(f"Prefect Secret block {block_name!r} named by {setting}_block is empty")
-        register_secrets([str(secret)])
-        return SecretStr(str(secret))
-    if value is None or not value.get_secret_value():
-        env = "ARASTANCE_" + setting.replace(".", "__").upper()
+        register_secrets([plain])  # the key as it is sent, hence as a log line would show it
+        return SecretStr(plain)
+    env = "ARASTANCE_" + setting.replace(".", "__").upper()
+    plain = clean_key(value, f"{setting} ({env})")
+    if not plain:
         raise SearchAuthError(f"no key for {setting}: set {env} or {setting}_block")
-    return value
+    return SecretStr(plain)

@@ -25,7 +25,7 @@ from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
 from tasks.search.base import DateWindow, RankedResults, SearchError, SearchResult
-from tasks.search.http import JsonClient
+from tasks.search.http import JsonClient, clean_key
 
 MAX_PAGES = 5
 # time_range values and how many days back each reaches, smallest first
@@ -64,7 +64,7 @@ class SearxngSearch:
         self.language = language
         self.categories = categories
         self.engines = engines
-        plain = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
+        plain = clean_key(api_key, "search.searxng_api_key")
         self._key = SecretStr(plain) if plain else None
         self._today = today
         self.http = http or JsonClient(self.name, [self._key or ""], describe_searxng_error, **client_options)

@@ -23,7 +23,7 @@ from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
 from tasks.search.base import DateWindow, RankedResults, SearchError, SearchResult
-from tasks.search.http import JsonClient, require_key
+from tasks.search.http import JsonClient, api_error, require_key
 
 PAGE_SIZE = 10
 MAX_RESULTS = 100
@@ -33,11 +33,7 @@ _OUT_OF_SEARCHES = re.compile(r"run out of searches|no searches left", re.IGNORE
 
 def describe_serpapi_error(response: httpx.Response) -> str:
     """SerpApi's ``error`` text, or the status text."""
-    try:
-        error = response.json()["error"]
-    except (ValueError, KeyError, TypeError):
-        return response.reason_phrase or "no error body"
-    return str(error) if error else (response.reason_phrase or "no error body")
+    return str(api_error(response))
 
 
 def serpapi_quota_spent(status: int, reason: str) -> bool:
@@ -73,7 +69,7 @@ class SerpApiSearch:
 
     def __init__(self, api_key: str | SecretStr, *, endpoint: str, language: str | None = "ar",
                  country: str | None = None, http: JsonClient | None = None, **client_options: Any) -> None:
-        self._key = require_key(api_key, "SerpApi search needs an API key (search.serpapi_api_key or serpapi_api_key_block)")
+        self._key = require_key(api_key, "SerpApi", "search.serpapi_api_key")
         self.endpoint = endpoint
         self.language = language
         self.country = country
