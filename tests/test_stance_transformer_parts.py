@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 from helpers_transformer import build_tiny_encoder, toy_examples
-from transformers import AutoModelForSequenceClassification, AutoTokenizer, EvalPrediction
+from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig, EvalPrediction, XLMRobertaConfig
 
 from arastance.config.model import ModelSettings
 from tasks.stance.ensemble import EnsembleConfig
@@ -22,6 +23,7 @@ from tasks.stance.transformer import (
     EncoderUnavailableError,
     TransformerConfig,
     TransformerStanceModel,
+    readable_length,
     resolve_encoder,
     split_dev_by_claim,
 )
@@ -246,10 +248,44 @@ def test_config_defaults_are_the_methods_and_come_from_settings() -> None:
     ("learning_rate", 0.0, "learning_rate must be positive"),
     ("frozen_layers", -1, "frozen_layers must be None or at least 0"),
     ("members", 0, "members must be at least 1"),
+    ("seed", -1, r"seed must be in 0\.\.4294967295 \(setting model\.seed"),
+    ("seed", 2**32, r"seed must be in 0\.\.4294967295 \(setting model\.seed"),
 ])
 def test_invalid_config_is_refused(field: str, value: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         TransformerConfig(**{field: value})
+
+
+def test_every_members_seed_must_be_one_numpy_takes() -> None:
+    # it was: accepted, then numpy's "Seed must be between 0 and 2**32 - 1" when the second member started
+    with pytest.raises(ValueError, match=r"seed must be in 0\.\.4294967294 \(setting model\.seed; 2 member\(s\) train "
+                                         r"with seeds seed to seed \+ 1\), not 4294967295"):
+        TransformerConfig(seed=2**32 - 1, members=2)
+    assert TransformerConfig(seed=2**32 - 2, members=2).seed == 2**32 - 2
+
+
+def test_the_encoders_readable_length_counts_its_positions_and_its_tokenizers_limit(encoder: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(encoder)  # says no limit of its own
+    assert readable_length(BertConfig(max_position_embeddings=128), tokenizer) == 128
+    # XLM-R numbers positions from after its padding token (id 1): 514 embeddings read 512 word pieces
+    assert readable_length(XLMRobertaConfig(max_position_embeddings=514, pad_token_id=1), tokenizer) == 512
+    tokenizer.model_max_length = 100
+    assert readable_length(BertConfig(max_position_embeddings=128), tokenizer) == 100
+
+
+def test_a_max_length_beyond_what_the_encoder_reads_is_refused_before_training(encoder: Path) -> None:
+    # it was: training started and failed on the first long input with "The expanded size of the
+    # tensor (129) must match the existing size (128)", naming neither the setting nor the limit
+    train = toy_examples(8, seed=0)
+    long_article = " ".join(ex.article for ex in toy_examples(40, seed=1))
+    train.append(StanceExample(claim=train[0].claim, article=long_article, label="agree", claim_id="long"))
+    model = TransformerStanceModel(TransformerConfig(encoder=str(encoder), max_length=129, epochs=1, device="cpu",
+                                                     dev_fraction=0.0, evidence="truncate"))
+    with pytest.raises(ValueError, match=re.escape(
+            "max_length 129 (setting model.max_length, or model.ensemble_max_length for the ensemble's encoder) "
+            f"is more than encoder {str(encoder)!r} reads: 128 word pieces; set it to 128 or less")):
+        model.fit(train)
+    assert model.outcomes == []
 
 
 def test_freezing_stops_the_embeddings_and_the_lowest_layers_only(encoder: Path) -> None:

