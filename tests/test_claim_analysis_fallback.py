@@ -15,7 +15,7 @@ from arastance.config.nlp import NlpSettings
 from tasks.claim_analysis import StanzaModelsMissing, analyze, analyze_many, choose_analyzer
 from tasks.claim_analysis.stanza_models import PROCESSORS, missing_models
 
-from helpers_claim_analysis import fake_models
+from helpers_claim_analysis import fake_models, listed_models
 
 runner = CliRunner()
 
@@ -115,3 +115,35 @@ def test_nlp_settings_are_validated(monkeypatch: pytest.MonkeyPatch, var: str, v
     monkeypatch.setenv(var, value)
     with pytest.raises(SettingsError, match=var):
         load_settings()
+
+
+def test_missing_models_include_the_dependencies_resources_json_lists(tmp_path: Path) -> None:
+    # As an interrupted download leaves it: every processor's file, none of their word vectors
+    # and character language models; the pipeline could not load, so Stanza counts as absent.
+    partial = listed_models(tmp_path / "partial", dependencies=False)
+    assert missing_models(partial) == [
+        "ar/pretrain/conll17.pt", "ar/forward_charlm/ccwiki.pt", "ar/backward_charlm/ccwiki.pt",
+    ]
+    assert choose_analyzer(NlpSettings(stanza_dir=partial)) == "rules"
+    assert missing_models(listed_models(tmp_path / "full")) == []
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "resources.json").write_text("{not json", encoding="utf-8")
+    assert missing_models(tmp_path / "bad")[0].startswith("resources.json (unreadable: ")
+
+
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")  # torch, reading the truncated file
+def test_models_that_cannot_be_loaded_are_a_clear_error_or_the_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    truncated = listed_models(tmp_path / "truncated")  # every file there, none a model torch can read
+    assert missing_models(truncated) == []
+    with pytest.raises(StanzaModelsMissing, match=r"models in .*truncated cannot be loaded .*arastance nlp download"):
+        analyze("أعلنت الحكومة رفع الأسعار", NlpSettings(analyzer="stanza", stanza_dir=truncated))
+    with caplog.at_level("WARNING", logger="tasks.claim_analysis.analyzer"):
+        result = analyze("أعلنت الحكومة رفع الأسعار، ثم تراجعت", NlpSettings(stanza_dir=truncated))
+    assert (result.analyzer, result.verb_phrase) == ("rules", "أعلنت الحكومة رفع الأسعار")
+    assert any("using the rule-based analyzer" in r.getMessage() for r in caplog.records)
+    monkeypatch.setenv("ARASTANCE_NLP__STANZA_DIR", str(truncated))
+    cli = runner.invoke(app, ["nlp", "analyze", "أعلنت الحكومة رفع الأسعار", "--analyzer", "stanza"])
+    assert cli.exit_code == 2
+    assert "cannot be loaded" in " ".join((cli.output + str(cli.stderr)).split())

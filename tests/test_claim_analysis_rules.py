@@ -7,7 +7,7 @@ import pytest
 from tasks.claim_analysis.analysis import Entity
 from tasks.claim_analysis.gazetteer import Gazetteer, GazetteerError, load_list
 from tasks.claim_analysis.rules import RuleAnalyzer
-from tasks.claim_analysis.tokens import proclitic_readings, word_tokens
+from tasks.claim_analysis.tokens import proclitic_readings, trim_phrase, word_tokens
 
 
 @pytest.fixture(scope="module")
@@ -222,3 +222,92 @@ def test_gazetteer_lists_are_read_and_bad_names_fail() -> None:
         load_list("planets")
     with pytest.raises(GazetteerError, match="planets"):
         Gazetteer({"planets": "LOC"})
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # an unlisted present-tense verb after a title (a listed one was no name already)
+        "الرئيس يتوعد المعارضة بالسجن",
+        "الأمير يهاجم رجال الأعمال",
+        "الملك يعفو عن السجناء",
+        # verb-first claims: the object after the title, with a pronoun suffix or accusative ـا / tanween
+        "أعلن الرئيس استقالته من منصبه",
+        "قدم الوزير استقالته للملك",
+        "نشر الرئيس صورا من الحرب",
+        "أصدر الملك قرارا بإعفاء الوزير",
+        "أصدر الملك قرارًا بإعفاء الوزير",
+        # a nisba family name is skipped as the title's adjective: at least neither verb nor object is a name
+        "الوزير الجبوري يقدم استقالته",
+    ],
+)
+def test_a_verb_or_object_after_a_title_is_no_name(rules: RuleAnalyzer, claim: str) -> None:
+    assert [e for e in rules.analyze(claim).entities if e.label == "PER"] == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "person"),
+    [
+        ("قدم الوزير خالد استقالته للملك", "خالد"),  # the object ends the name
+        ("استقبل الرئيس ماكرون وفدا من لبنان", "ماكرون"),
+        ("استقبلت الوزيرة هالة السعيد وفدا", "هالة السعيد"),  # ة is no pronoun
+        ("أعلن الشيخ نزيه استقالته", "نزيه"),  # nor is the ه of ـيه
+        ("الفنانة يسرا تعلن اعتزالها", "يسرا"),  # a listed given name shaped like a verb
+        ("الملك يكرم الأمير سلطان وفهد في الرياض", "سلطان"),  # و + a name: two people, not one name
+        ("الملك يكرم الأمير سلطان وتركي في الرياض", "سلطان"),
+        ("عمرو دياب، المطرب المصري، انسحب من الحفل", "عمرو دياب"),  # punctuation parts a title from a verb
+    ],
+)
+def test_names_next_to_verbs_and_objects(rules: RuleAnalyzer, claim: str, person: str) -> None:
+    assert [e.text for e in rules.analyze(claim).entities if e.label == "PER"] == [person]
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # listed given names shaped like present-tense verbs are no second verb after و
+        "الشرطة تعتقل خالد وياسر بتهمة الاحتيال",
+        "المحكمة تبرئ سعيد ويحيى من التهم",
+        "الملك يستقبل الأمير محمد ويوسف في القصر",
+    ],
+)
+def test_a_given_name_after_و_is_no_clause(rules: RuleAnalyzer, claim: str) -> None:
+    result = rules.analyze(claim)
+    assert (result.verb_phrase, result.cut_reason) == (claim, "none")
+
+
+@pytest.mark.parametrize(
+    ("claim", "phrase", "reason"),
+    [
+        # an unlisted past-tense verb after the apposition's closing comma: the cut keeps it
+        ("محمد صلاح، لاعب نادي ليفربول، اعتزل اللعب الدولي", "محمد صلاح، لاعب نادي ليفربول، اعتزل اللعب الدولي", "none"),
+        ("عمرو دياب، المطرب المصري، انسحب من الحفل، والجمهور يغادر", "عمرو دياب، المطرب المصري، انسحب من الحفل", "comma"),
+        # a noun there (a preposition, an article after a proclitic, an accusative): a nominal claim still cuts
+        ("وفاة الفنان عادل إمام، بطل فيلم الزعيم، عن عمر 83 عاما", "وفاة الفنان عادل إمام", "comma"),
+        ("ترحيب واسع، خبراء أمن المعلومات، بالخطوة", "ترحيب واسع", "comma"),
+    ],
+)
+def test_an_apposition_before_an_unlisted_past_verb_is_no_cut(claim: str, phrase: str, reason: str) -> None:
+    result = RuleAnalyzer().analyze(claim)
+    assert (result.verb_phrase, result.cut_reason) == (phrase, reason)
+
+
+@pytest.mark.parametrize(
+    ("claim", "phrase"),
+    [
+        # a cut inside a quotation drops the quote left open
+        ('الوزير يعلن "سنرفع أسعار الوقود، ونلغي الدعم"', "الوزير يعلن سنرفع أسعار الوقود"),
+        ("الرئيس يقول «لن نسمح بذلك، والحرب قادمة»", "الرئيس يقول لن نسمح بذلك"),
+        ("الحكومة تعلن (رسميا، وبالوثائق) الإغلاق", "الحكومة تعلن رسميا"),
+        # a closed one stays
+        ("الحكومة تعلن إغلاق المدارس (فيديو)، والأهالي يحتجون", "الحكومة تعلن إغلاق المدارس (فيديو)"),
+    ],
+)
+def test_a_cut_leaves_no_quotation_open(rules: RuleAnalyzer, claim: str, phrase: str) -> None:
+    assert rules.analyze(claim).verb_phrase == phrase
+
+
+def test_trim_phrase() -> None:
+    assert trim_phrase('قال "نعم، ') == "قال نعم"
+    assert trim_phrase("قال « نعم ») و") == "قال « نعم »"  # a stray closer goes, a pair stays
+    assert trim_phrase("date(d") == "date d"  # a removed mark never joins two words

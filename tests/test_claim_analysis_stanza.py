@@ -117,3 +117,71 @@ def test_analyze_many_reads_the_pipeline_output_in_order(
         "وفاة الفنان عادل إمام في القاهرة",
     ]
     assert results[1].entity_texts() == ["عادل إمام", "القاهرة"]
+
+
+_CLOSING_MARKS = {
+    # nothing cut: the claim keeps its closing parenthesis, so its verb-phrase queries merge with the claim's
+    "الحكومة تعلن إغلاق المدارس (فيديو)": (
+        "1\tالحكومة\tحكومة\tNOUN\t_\t_\t2\tnsubj\t_\t_\n"
+        "2\tتعلن\tأعلن\tVERB\t_\t_\t0\troot\t_\t_\n"
+        "3\tإغلاق\tإغلاق\tNOUN\t_\t_\t2\tobj\t_\t_\n"
+        "4\tالمدارس\tمدرسة\tNOUN\t_\t_\t3\tnmod\t_\t_\n"
+        "5\t(\t(\tPUNCT\t_\t_\t6\tpunct\t_\tSpaceAfter=No\n"
+        "6\tفيديو\tفيديو\tNOUN\t_\t_\t2\tdep\t_\tSpaceAfter=No\n"
+        "7\t)\t)\tPUNCT\t_\t_\t6\tpunct\t_\t_\n"
+    ),
+    # ... and its closing quote
+    'وزير المالية يعلن "لا زيادة"': (
+        "1\tوزير\tوزير\tNOUN\t_\t_\t3\tnsubj\t_\t_\n"
+        "2\tالمالية\tمالية\tNOUN\t_\t_\t1\tnmod\t_\t_\n"
+        "3\tيعلن\tأعلن\tVERB\t_\t_\t0\troot\t_\t_\n"
+        '4\t"\t"\tPUNCT\t_\t_\t5\tpunct\t_\tSpaceAfter=No\n'
+        "5\tلا\tلا\tPART\t_\t_\t3\tccomp\t_\t_\n"
+        "6\tزيادة\tزيادة\tNOUN\t_\t_\t5\tnsubj\t_\tSpaceAfter=No\n"
+        '7\t"\t"\tPUNCT\t_\t_\t5\tpunct\t_\t_\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("text", list(_CLOSING_MARKS))
+def test_an_uncut_claim_keeps_its_closing_marks(text: str) -> None:
+    doc = CoNLL.conll2doc(input_str=_CLOSING_MARKS[text])
+    assert first_verb_phrase(doc) == (text, "none")
+    result = analysis_from_document(text, doc)
+    assert (result.verb_phrase, result.cut_reason, result.was_cut) == (text, "none", False)
+
+
+def test_a_cut_inside_a_quotation_leaves_no_quote_open() -> None:
+    doc = CoNLL.conll2doc(input_str=(
+        "1\tالوزير\tوزير\tNOUN\t_\t_\t2\tnsubj\t_\t_\n"
+        "2\tيعلن\tأعلن\tVERB\t_\t_\t0\troot\t_\t_\n"
+        '3\t"\t"\tPUNCT\t_\t_\t4\tpunct\t_\tSpaceAfter=No\n'
+        "4\tسنرفع\tرفع\tVERB\t_\t_\t2\tccomp\t_\t_\n"
+        "5\tالأسعار\tسعر\tNOUN\t_\t_\t4\tobj\t_\tSpaceAfter=No\n"
+        "6\t،\t،\tPUNCT\t_\t_\t9\tpunct\t_\t_\n"
+        "7-8\tونلغي\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\n"
+        "7\tو\tو\tCCONJ\t_\t_\t8\tcc\t_\t_\n"
+        "8\tنلغي\tألغى\tVERB\t_\t_\t4\tconj\t_\t_\n"
+        "9\tالدعم\tدعم\tNOUN\t_\t_\t8\tobj\t_\tSpaceAfter=No\n"
+        '10\t"\t"\tPUNCT\t_\t_\t8\tpunct\t_\t_\n'
+    ))
+    assert first_verb_phrase(doc) == ("الوزير يعلن سنرفع الأسعار", "conj")
+
+
+@pytest.mark.parametrize(
+    ("token", "words", "entity"),
+    [
+        # the token's written form, not Stanza's words (حكومة + ها is no word): only ل is cut
+        ("لحكومتها", [("ل", "ADP"), ("حكومة", "NOUN"), ("ها", "PRON")], "حكومتها الجديدة"),
+        # ل+ال written لل gets the article's alef back
+        ("للحكومة", [("ل", "ADP"), ("الحكومة", "NOUN")], "الحكومة الجديدة"),
+        ("وبالحكومة", [("و", "CCONJ"), ("ب", "ADP"), ("الحكومة", "NOUN")], "الحكومة الجديدة"),
+    ],
+)
+def test_an_entity_reads_as_written(token: str, words: list[tuple[str, str]], entity: str) -> None:
+    n = len(words)
+    lines = [f"2-{n + 1}\t{token}\t_\t_\t_\t_\t_\t_\t_\tner=B-ORG"]
+    lines += [f"{k + 2}\t{w}\t{w}\t{upos}\t_\t_\t1\tdep\t_\t_" for k, (w, upos) in enumerate(words)]
+    doc = CoNLL.conll2doc(input_str="1\tأعلن\tأعلن\tVERB\t_\t_\t0\troot\t_\t_\n" + "\n".join(lines)
+                          + f"\n{n + 2}\tالجديدة\tجديد\tADJ\t_\t_\t{n + 1}\tamod\t_\tner=E-ORG\n")
+    assert document_entities(doc) == (Entity(entity, "ORG"),)

@@ -12,9 +12,12 @@ relative pronoun (الذي، التي، الذين ...). The method cuts the cla
 phrase, so once a verb has been read, و + any present-tense verb opens the next clause even when
 the verb is not listed ("... تقرر إلغاء الدعم وتستبدله بمبالغ نقدية"): a word shaped like a
 present-tense verb (ي/ت/ست/سي + a stem, an object pronoun allowed), not a verbal noun of the
-تفعيل or تفاعل shapes (وتعيين، وتعاون) and no listed name. A comma before the claim's first verb is
-passed over (an apposition: "محمد صلاح، لاعب نادي ليفربول، يعلن ..."), so the cut keeps the verb;
-so is a boundary that would leave fewer than ``min_cut_words`` words.
+تفعيل or تفاعل shapes (وتعيين، وتعاون) and no listed name (يوسف، ياسر are given names). A comma before the claim's first verb is
+passed over (an apposition: "محمد صلاح، لاعب نادي ليفربول، يعلن ..."), so the cut keeps the verb
+(a past-tense verb, which has no shape of its own, is read in the first word after the
+apposition's second comma that cannot be a noun: "...، اعتزل ..."); so is a boundary that would
+leave fewer than ``min_cut_words`` words. A cut inside a quotation or brackets drops the mark
+left open.
 """
 
 from __future__ import annotations
@@ -24,9 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from arastance.base.arabic import strip_diacritics
 from tasks.claim_analysis.analysis import ClaimAnalysis, Entity
 from tasks.claim_analysis.gazetteer import Gazetteer, GazetteerError, default_gazetteer, load_list, word_set
-from tasks.claim_analysis.tokens import Token, proclitic_readings, stem_surface, word_tokens
+from tasks.claim_analysis.tokens import Token, proclitic_readings, stem_surface, trim_phrase, word_tokens
 
 # Punctuation that ends a clause, and the reason recorded for a cut there. A Latin comma or
 # period between two letters or digits (1,000 / 3.5 / example.com) is no boundary.
@@ -34,12 +38,14 @@ _PUNCTUATION_REASONS = {"،": "comma", ",": "comma", "؛": "semicolon", ";": "se
                         ".": "sentence_end", "؟": "sentence_end", "?": "sentence_end",
                         "!": "sentence_end", "…": "sentence_end"}
 _PUNCTUATION = re.compile("[" + re.escape("".join(_PUNCTUATION_REASONS)) + "]")
-# What may be left dangling at the end of a cut: spaces, separators and a lone و.
-_TRAILING = re.compile(r"(?:[\s\-–—:،,؛;]+|\s+و)+$")
 # Names are at most this many words (محمد بن سلمان بن عبد العزيز).
 _MAX_NAME_TOKENS = 5
+# Third-person pronouns a verb or a noun may carry (وتستبدله، استقالته، قرارها).
+_PRONOUN_SUFFIXES = ("هما", "هم", "هن", "ها", "ه")
 # Object pronouns a present-tense verb may carry (وتستبدله، ويطالبهم).
-_OBJECT_SUFFIXES = ("هما", "هم", "هن", "ها", "كم", "نا", "ه")
+_OBJECT_SUFFIXES = (*_PRONOUN_SUFFIXES, "كم", "نا")
+# Tanween fath, the mark of an indefinite accusative (قرارًا).
+_TANWEEN_FATH = "\u064b"
 # Words shaped like a present-tense verb that are nouns (يوم، يد) or months.
 _NOT_VERBS = frozenset({"يوم", "يومي", "يوميا", "يد", "يدي", "يمين", "يسار", "يناير", "يونيو", "يوليو",
                         "تموز", "تشرين", "ترليون", "تريليون", "تلفزيون", "تذاكر", "تجار", "تجاره"})
@@ -138,8 +144,9 @@ class RuleAnalyzer:
         """A word shaped like a present-tense verb (تفرض، يستبدلون، ستعلن), listed or not."""
         if norm in self.lexicon.verbs:
             return True
-        if not norm.isalpha() or norm in _NOT_VERBS or self.lexicon.gazetteer.contains(norm):
-            return False
+        if not norm.isalpha() or norm in _NOT_VERBS or norm in self.lexicon.given_names \
+                or self.lexicon.gazetteer.contains(norm):
+            return False  # a noun, or a listed name (يوسف، ياسر، تركي are shaped like verbs)
         stem = norm[1:] if norm[:1] == "س" and norm[1:2] in ("ي", "ت") else norm
         if stem[:1] not in ("ي", "ت"):
             return False
@@ -171,7 +178,7 @@ class RuleAnalyzer:
         noun, or by و + a word that itself opens with و: a new clause ("...، والحكومة تعلن",
         "...، ووزير الداخلية يعلن").
         """
-        first_verb = next((t.start for t in tokens if self._is_verb(t.norm)), None)
+        first_verb = self._first_verb_start(text, tokens)
         boundaries: list[tuple[int, str]] = []
         for m in _PUNCTUATION.finditer(text):
             before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
@@ -187,10 +194,44 @@ class RuleAnalyzer:
             if reason:
                 boundaries.append((tokens[i].start, reason))
         for offset, reason in sorted(boundaries):
-            prefix = _TRAILING.sub("", text[:offset].strip())
+            prefix = trim_phrase(text[:offset])
             if len(word_tokens(prefix)) >= self.min_cut_words:
                 return prefix, reason
         return text.strip(), "none"
+
+    def _first_verb_start(self, text: str, tokens: Sequence[Token]) -> int | None:
+        """Where the claim's first verb starts, None when it has none.
+
+        A verb is a word of a verb's shape (:meth:`_is_verb`) or, since a past-tense verb has no
+        shape of its own, the word after the second comma, which closes an apposition, when it
+        cannot be a noun ("محمد صلاح، لاعب نادي ليفربول، اعتزل ..."): so the commas are passed over
+        and the cut keeps that verb.
+        """
+        commas = 0
+        for k, token in enumerate(tokens):
+            if self._is_verb(token.norm):
+                return token.start
+            if k and _is_comma(text[tokens[k - 1].end : token.start]):
+                commas += 1
+                if commas == 2 and self._may_be_past_verb(token):
+                    return token.start
+        return None
+
+    def _may_be_past_verb(self, token: Token) -> bool:
+        """An Arabic word that is no noun we can tell: no article (after a proclitic too: بالخطوة),
+        no ة, no accusative ـا (مؤكدا), no function word or listed name."""
+        norm, lex = token.norm, self.lexicon
+        return (
+            norm.isalpha()
+            and not norm.isascii()
+            and not any(stem.startswith("ال") for _, stem in proclitic_readings(norm))
+            and not strip_diacritics(token.text).endswith("ة")
+            and not _is_accusative(token)
+            and norm not in lex.stopwords
+            and norm not in lex.relatives
+            and norm not in lex.given_names
+            and not lex.gazetteer.contains(norm)
+        )
 
     # -- entities ----------------------------------------------------------------------------
     def _title_at(self, tokens: Sequence[Token], i: int) -> int:
@@ -207,7 +248,8 @@ class RuleAnalyzer:
         return norm.startswith("ال") and len(norm) > 4 and (norm.endswith("ي") or norm.endswith("يه"))
 
     def _is_free_word(self, norm: str) -> bool:
-        """A word that may be an unlisted name: not a function word, verb, article noun or place."""
+        """A word that may be an unlisted name: not a function word, verb (listed or of a
+        present-tense shape: الرئيس يتوعد ...), article noun or place."""
         lex = self.lexicon
         return (
             len(norm) >= 2
@@ -217,20 +259,38 @@ class RuleAnalyzer:
             and norm not in lex.clause_starts
             and norm not in lex.relatives
             and not lex.gazetteer.contains(norm)
+            and not self._is_present_verb(norm)
         )
+
+    def _is_unlisted_name(self, token: Token, norm: str, *, after_verb: bool, continuing: bool) -> bool:
+        """Whether an unlisted word after a title may be (part of) the person's name.
+
+        It must be a free word (:meth:`_is_free_word`) and not shaped like the claim's object: a
+        noun with a pronoun suffix (أعلن الرئيس استقالته) or, after the verb of a verb-first
+        claim, an indefinite accusative (أصدر الملك قرارا، قرارًا); only there, as foreign names
+        end in ا too (المدرب البرتغالي باولو سوزا). A name goes on with no و + word (الأمير سلطان
+        وفهد: two people).
+        """
+        if not self._is_free_word(norm) or _has_pronoun_suffix(token) or (after_verb and _is_accusative(token)):
+            return False
+        return not (continuing and norm[:1] == "و" and len(norm) > 2)
 
     def _name_reading(self, token: Token) -> tuple[str, str]:
         """(proclitics, stem) of a name's first word: "وعبد" -> ("و", "عبد"); else ("", word)."""
         return next(((p, s) for p, s in proclitic_readings(token.norm) if s in self._name_words), ("", token.norm))
 
-    def _name_length(self, tokens: Sequence[Token], i: int, *, after_title: bool, foreign: bool = False) -> int:
+    def _name_length(
+        self, tokens: Sequence[Token], i: int, *, after_title: bool, foreign: bool = False, after_verb: bool = False
+    ) -> int:
         """How many tokens from ``i`` form a person's name (0 when none starts there).
 
         A name is a sequence of given names and compounds (عبد/أبو/بن + word, also chained as in
         بن عبد العزيز), optionally ending in a family name: a nisba (السيسي) or ال + a given name
         (اليوسف). After a title, one unlisted word is accepted as the name (ترامب), or as the
         family name after a given name (محمد مرسي) or, when the title had an adjective of origin
-        (``foreign``: المدرب البرتغالي باولو سوزا), after an unlisted first name.
+        (``foreign``: المدرب البرتغالي باولو سوزا), after an unlisted first name; never a word
+        shaped like an object (:meth:`_is_unlisted_name`; ``after_verb``: the title follows a
+        verb, as in a verb-first claim).
         """
         lex = self.lexicon
         j, units, given_first = i, 0, False
@@ -245,7 +305,8 @@ class RuleAnalyzer:
                 j += 1
             elif units and (self._is_nisba(norm) or (norm.startswith("ال") and norm[2:] in lex.given_names)):
                 return j + 1 - i  # a family name (السيسي، اليوسف) ends the name
-            elif after_title and self._is_free_word(norm) and (units == 0 or (units == 1 and (given_first or foreign))):
+            elif (after_title and (units == 0 or (units == 1 and (given_first or foreign)))
+                  and self._is_unlisted_name(tokens[j], norm, after_verb=after_verb, continuing=units > 0)):
                 j += 1
                 if units:
                     return j - i  # an unlisted family name ends the name
@@ -346,7 +407,7 @@ class RuleAnalyzer:
         first = tokens[start]
         prefix, stem = next(((p, s) for p, s in proclitic_readings(first.norm) if s in names), ("", first.norm))
         rest = text[first.end : tokens[start + n - 1].end]
-        return Entity(text=stem_surface(first, prefix, stem) + rest, label=label)
+        return Entity(text=stem_surface(first.text, prefix, stem) + rest, label=label)
 
     def entities(self, text: str, tokens: Sequence[Token]) -> list[Entity]:
         """Gazetteer entries, organisations and person names, left to right, never overlapping.
@@ -375,7 +436,11 @@ class RuleAnalyzer:
             if start >= len(tokens) or (title and gazetteer.match_at(tokens, start) is not None):
                 i = max(start, i + 1)  # a listed name after the title is matched as such
                 continue
-            n = self._name_length(tokens, start, after_title=bool(title), foreign=start > i + title)
+            after_verb = bool(title) and i > 0 and self._is_verb(tokens[i - 1].norm)
+            # punctuation never parts a title from its name (المطرب المصري، انسحب ...)
+            apart = bool(title) and _PUNCTUATION.search(text[tokens[start - 1].end : tokens[start].start])
+            n = 0 if apart else self._name_length(tokens, start, after_title=bool(title),
+                                                  foreign=start > i + title, after_verb=after_verb)
             if n and self._is_person_start(tokens, start, title):
                 found.append(self._span(text, tokens, start, n, self._name_words, "PER"))
                 i = start + n
@@ -390,6 +455,27 @@ class RuleAnalyzer:
         stem = self._name_reading(tokens[start])[1]
         has_link = start + 1 < len(tokens) and tokens[start + 1].norm in {"بن", "ابن"}
         return stem in _NAME_STARTERS or (stem in self.lexicon.given_names and has_link)
+
+
+def _is_comma(gap: str) -> bool:
+    """Whether the text between two words holds a comma (not the one inside 1,500)."""
+    return "،" in gap or ("," in gap and gap != ",")
+
+
+def _has_pronoun_suffix(token: Token) -> bool:
+    """A noun with a third-person pronoun as written (استقالته، قرارها), at least three letters
+    before it; ة is no pronoun (هالة), nor ـيه (نزيه، وجيه)."""
+    surface = strip_diacritics(token.text)
+    return not surface.endswith("يه") and any(
+        surface.endswith(s) and len(surface) - len(s) >= 3 for s in _PRONOUN_SUFFIXES
+    )
+
+
+def _is_accusative(token: Token) -> bool:
+    """An indefinite accusative: tanween fath (قرارًا), or a final ا as it is usually written
+    (صورا، قرارا); not ـيا, which ends names (سونيا، ماريا)."""
+    surface = strip_diacritics(token.text)
+    return _TANWEEN_FATH in token.text or (len(surface) >= 4 and surface.endswith("ا") and not surface.endswith("يا"))
 
 
 def _opens_conjoined_clause(rest: str) -> bool:

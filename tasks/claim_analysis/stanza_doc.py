@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from arastance.base.arabic import strip_diacritics
 from tasks.claim_analysis.analysis import ClaimAnalysis, Entity
+from tasks.claim_analysis.tokens import is_separator, stem_surface, trim_phrase
 
 if TYPE_CHECKING:  # stanza pulls in torch: import it only where a Document is really built
     from stanza import Document
@@ -22,8 +24,6 @@ CUT_RELATIONS = frozenset({"conj", "parataxis", "advcl", "acl"})
 # Function words that Arabic writes as proclitics (و، ف، ب، ل، ك) and that Stanza's MWT step
 # splits off a token; they are not part of an entity's name.
 _PROCLITIC_UPOS = frozenset({"CCONJ", "SCONJ", "ADP", "PART"})
-# Tokens that cannot end a verb phrase (a dangling comma or a lone "و").
-_TRAILING_UPOS = frozenset({"PUNCT", "CCONJ"})
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,9 @@ def first_verb_phrase(doc: Document) -> tuple[str, str]:
     attached by ``conj``, ``parataxis``, ``advcl`` or ``acl`` (at any depth) that follow the
     verb; the phrase ends at the first word after the verb that is not kept, so a long claim
     that goes on after a comma, a و-coordinated clause or a relative clause is cut there. A
-    multi-word token (e.g. و+أعلن) is kept only when all its words are.
+    multi-word token (e.g. و+أعلن) is kept only when all its words are. What the cut leaves
+    dangling goes (a conjunction, a separator, a quotation mark or bracket left open:
+    :func:`~tasks.claim_analysis.tokens.trim_phrase`); a closing mark whose opener is kept stays.
     """
     positions = _positions(doc)
     head = _first_head(positions)
@@ -127,18 +129,30 @@ def first_verb_phrase(doc: Document) -> tuple[str, str]:
         for token in sentence.tokens:
             if all(linear[(s_idx, w.id)] < stop for w in token.words):
                 tokens.append(token)
-    while tokens and all(w.upos in _TRAILING_UPOS for w in tokens[-1].words):
+    while tokens and _dangles(tokens[-1]):
         tokens.pop()
-    return _token_text(tokens), reason
+    return trim_phrase(_token_text(tokens)), reason
+
+
+def _dangles(token: Any) -> bool:
+    """A token that cannot end a verb phrase: a conjunction ("و", "ثم") or a separator ("،")."""
+    upos = {w.upos for w in token.words}
+    return upos == {"CCONJ"} or (upos == {"PUNCT"} and is_separator(token.text))
 
 
 def _entity_text(tokens: list[Any]) -> str:
-    """The span's text with proclitics (و، ب، ل ...) that Stanza split off its first token removed."""
+    """The span's text as written, without the proclitics (و، ب، ل ...) Stanza split off its first token.
+
+    Only the proclitics' letters are cut from the token's surface: the words Stanza split it into
+    are no written form ("لحكومتها" is ل + حكومة + ها; the entity reads "حكومتها").
+    """
     first = tokens[0]
     words = list(first.words)
-    while len(words) > 1 and words[0].upos in _PROCLITIC_UPOS:
-        words.pop(0)
-    head_text = "".join(w.text for w in words) if len(first.words) > 1 else first.text
+    k = 0
+    while k < len(words) - 1 and words[k].upos in _PROCLITIC_UPOS:
+        k += 1
+    prefix = "".join(strip_diacritics(w.text) for w in words[:k])
+    head_text = stem_surface(first.text, prefix, "".join(w.text for w in words[k:]))
     return (head_text + (first.spaces_after or "") + _token_text(tokens[1:])).strip()
 
 
@@ -159,8 +173,8 @@ def document_entities(doc: Document) -> tuple[Entity, ...]:
 def analysis_from_document(text: str, doc: Document) -> ClaimAnalysis:
     """The :class:`ClaimAnalysis` of ``text`` from its annotated Document."""
     verb_phrase, reason = first_verb_phrase(doc)
-    if not verb_phrase:
-        verb_phrase, reason = text, "none"
+    if not verb_phrase or reason == "none":
+        verb_phrase, reason = text, "none"  # nothing cut: the claim itself, so its queries merge
     return ClaimAnalysis(
         text=text,
         entities=document_entities(doc),
