@@ -38,7 +38,7 @@ from tasks.documents import (
 from tasks.queries import build_queries_for, query_inputs
 from tasks.search.base import SearchBudgetExceeded, SearchResult
 from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, query_spec
-from tasks.search.cache import refund_queries, remember, reserve_queries
+from tasks.search.cache import cache_name, refund_queries, remember, reserve_queries
 from warehouse import Warehouse
 from warehouse.date_window import query_windows
 from warehouse.retrieval import (
@@ -107,7 +107,8 @@ def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | Non
     for claim in claims:
         claim_id = claim["claim_id"]
         plan.claims[claim_id] = claim
-        plan.queries[claim_id] = [query_spec(q, backend.name, num) for q in queries_of_claim(wh, claim_id, inputs[claim_id])]
+        plan.queries[claim_id] = [query_spec(q, cache_name(backend), num)  # a rebuilt local index: searched afresh
+                                  for q in queries_of_claim(wh, claim_id, inputs[claim_id])]
     cached = cached_results(wh, [q.cache_key for specs in plan.queries.values() for q in specs])
     for claim_id, specs in plan.queries.items():
         todo = [q for q in specs if q.cache_key not in cached]
@@ -145,7 +146,7 @@ def store_claim_search(wh: Warehouse, search_settings: SearchSettings, claim: di
     with wh.transaction():
         for key, results in search.results.items():
             q = by_key[key]
-            remember(wh, backend, q.text, q.window, num, [SearchResult.from_json(r) for r in results])
+            remember(wh, backend, q.text, q.window, num, [SearchResult.from_json(r) for r in results], key=key)
         refund_queries(wh, backend, search.unanswered)  # reserved in the plan but never answered
     if search.error:
         set_claim_status(wh, claim_id, backend=backend, status="failed", queries=len(queries), error=search.error)

@@ -48,15 +48,18 @@ WHERE claim_id = $claim_id
 
 _CLAIM_URLS = "SELECT claim_id, source_id, url, veracity FROM claims"
 
+# Both read the claims' current queries only (with_current_queries): a superseded query is no longer searched.
 _SEARCHED_KINDS = """
 SELECT DISTINCT q.claim_id, unnest(list_prepend(q.kind, coalesce(q.also_kinds, []))) AS kind
-FROM queries q JOIN claim_retrieval r USING (claim_id)
+FROM current_queries q JOIN claim_retrieval r USING (claim_id)
 WHERE r.status IN ('searched', 'done')
 """
 
+# Only the hits of the backend whose search gave the claim's documents (claim_retrieval.backend), which the
+# recall's "all" row measures: another backend's hits would mix two searches in one row.
 _HITS_BY_KIND = """
 SELECT q.claim_id, unnest(list_prepend(q.kind, coalesce(q.also_kinds, []))) AS kind, h.url, h.rank
-FROM search_hits h JOIN queries q USING (query_id)
+FROM search_hits h JOIN current_queries q USING (query_id) JOIN claim_retrieval r USING (claim_id, backend)
 ORDER BY q.claim_id, kind, h.rank
 """
 
@@ -69,6 +72,12 @@ _PROGRESS = "SELECT status, count(*) AS claims FROM claim_retrieval GROUP BY sta
 
 def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def with_current_queries(sql: str) -> str:
+    """``sql`` with ``current_queries`` to read: each claim's current queries, those of its current
+    query set (``warehouse/sql/current_queries.sql``)."""
+    return f"WITH current_queries AS ({load_sql('current_queries')})\n{sql}"
 
 
 # -- claims ----------------------------------------------------------------------------------
@@ -193,13 +202,14 @@ def claim_urls(wh: Warehouse) -> list[dict[str, Any]]:
 
 
 def searched_query_kinds(wh: Warehouse) -> list[dict[str, Any]]:
-    """(claim_id, kind) of every query kind of the claims whose search is complete."""
-    return wh.query(_SEARCHED_KINDS)
+    """(claim_id, kind) of every kind of the current queries of the claims whose search is complete."""
+    return wh.query(with_current_queries(_SEARCHED_KINDS))
 
 
 def hits_by_kind(wh: Warehouse) -> list[dict[str, Any]]:
-    """Search hits with each query kind their query stands for (claim_id, kind, url, rank)."""
-    return wh.query(_HITS_BY_KIND)
+    """Search hits with each query kind their query stands for (claim_id, kind, url, rank): those of
+    the claims' current queries, from the backend whose search gave each claim its documents."""
+    return wh.query(with_current_queries(_HITS_BY_KIND))
 
 
 # -- articles and pairs --------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Search results cached in the warehouse, and the daily query budget of metered backends.
 
 A query is identified by (backend, query text, date window, number of results); a re-run finds
-its results in ``search_cache`` and sends nothing, so resuming a failed run spends no quota.
+its results in ``search_cache`` and sends nothing, so resuming a failed run spends no quota. The
+local index is identified by its build too (:func:`cache_name`): a rebuilt index is searched
+afresh, and the earlier build's answers stay stored.
 Metered backends (the web APIs) count each query sent per UTC day in ``search_usage``: queries
 are reserved before they are sent (so parallel workers stay within the budget) and the ones
 that bring no answer are refunded; when the day's budget is spent,
@@ -28,6 +30,13 @@ def utc_today() -> date:
 def cache_key(backend: str, query_text: str, window: DateWindow | None, num: int) -> str:
     """The cache key of one query (whitespace differences do not make a new query)."""
     return stable_id(backend, " ".join(query_text.split()), window and window.start, window and window.end, num)
+
+
+def cache_name(backend: SearchBackend) -> str:
+    """The name a backend's answers are cached under: its ``cache_name`` when it has one (the local
+    index's names its build, :attr:`tasks.search.local.LocalIndex.cache_name`), else its name. A
+    web engine's answers are its own whatever the day; an index's are those of one build."""
+    return getattr(backend, "cache_name", backend.name)
 
 
 def reserve_queries(wh: Warehouse, backend: SearchBackend, n: int, daily_budget: int, day: date | None = None) -> None:
@@ -57,7 +66,7 @@ def refund_queries(wh: Warehouse, backend: str, n: int, day: date | None = None)
 def cached_search(wh: Warehouse, backend: SearchBackend, query_text: str, window: DateWindow | None, num: int,
                   *, daily_budget: int) -> tuple[list[SearchResult], bool]:
     """Results of one query and whether they came from the cache (single-process use)."""
-    key = cache_key(backend.name, query_text, window, num)
+    key = cache_key(cache_name(backend), query_text, window, num)
     found = cached_results(wh, [key])
     if key in found:
         return [SearchResult.from_json(r) for r in found[key]], True
@@ -67,14 +76,16 @@ def cached_search(wh: Warehouse, backend: SearchBackend, query_text: str, window
     except Exception:
         refund_queries(wh, backend.name, 1 if backend.metered else 0)
         raise
-    remember(wh, backend.name, query_text, window, num, results)
+    remember(wh, backend.name, query_text, window, num, results, key=key)
     return results, False
 
 
 def remember(wh: Warehouse, backend: str, query_text: str, window: DateWindow | None, num: int,
-             results: list[SearchResult]) -> str:
-    """Store one query's results in the cache; returns its key."""
-    key = cache_key(backend, query_text, window, num)
+             results: list[SearchResult], *, key: str | None = None) -> str:
+    """Store one query's results in the cache under ``key`` (the one it was looked up under, from
+    the backend's :func:`cache_name`; by default its name's); returns the key. The row names the
+    backend by its name, whatever the key."""
+    key = key or cache_key(backend, query_text, window, num)
     store_results(wh, cache_key=key, backend=backend, query_text=query_text,
                   window_start=window and window.start, window_end=window and window.end, num=num,
                   results=[r.to_json() for r in results])

@@ -3,10 +3,12 @@
 A run with ``arastance retrieve --backend X`` stores its hits per backend (and caches every
 query), so after runs with several backends each one's documents can be rebuilt with the
 method's own merge and filter (:func:`tasks.documents.select_documents`) and compared, without
-sending a query. Only claims every compared backend has searched (each of their queries is in
-that backend's cache) count. Per backend: documents kept, the share dated inside the claim's
-window (the extracted article date, else the engine's; undated ones are counted apart), the share
-from news domains; per pair of backends: the overlap of their documents (mean Jaccard per claim).
+sending a query. Only claims every compared backend has searched (each of their current queries,
+those of the claim's current query set, is in that backend's cache) count, with the hits of those
+queries (a restated claim's earlier queries are no longer searched). Per backend: documents kept,
+the share dated inside the claim's window (the extracted article date, else the engine's; undated
+ones are counted apart), the share from news domains; per pair of backends: the overlap of their
+documents (mean Jaccard per claim).
 """
 
 from __future__ import annotations
@@ -42,6 +44,13 @@ def claims_of(rows: Iterable[Mapping[str, Any]]) -> dict[str, ClaimQueries]:
         claim = out.setdefault(r["claim_id"], ClaimQueries(r["claim_text"]))
         claim.queries.append((r["text"], DateWindow.of(r["window_start"], r["window_end"])))
     return out
+
+
+def answered(cache_rows: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The cache keys, under their backend's name, of the queries answered (``cache_keys`` rows):
+    an answer of any build of the local index counts, as its hits do."""
+    return {cache_key(r["backend"], r["query_text"], DateWindow.of(r["window_start"], r["window_end"]), r["num"])
+            for r in cache_rows}
 
 
 def searched_by(claims: Mapping[str, ClaimQueries], cached: set[str], backend: str, num: int) -> set[str]:
@@ -108,11 +117,15 @@ def overlap_rows(kept: Mapping[str, Mapping[str, list[Candidate]]]) -> list[dict
     return rows
 
 
-def compare_backends(hits: Sequence[Mapping[str, Any]], query_rows: Iterable[Mapping[str, Any]], cached: set[str],
-                     dates: Mapping[str, date], backends: Sequence[str] | None, *, num: int,
-                     news_domains: Sequence[str], limit: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
-    """``(per-backend rows, overlap rows, claims compared)`` over the claims all backends searched."""
+def compare_backends(hits: Sequence[Mapping[str, Any]], query_rows: Iterable[Mapping[str, Any]],
+                     cache_rows: Iterable[Mapping[str, Any]], dates: Mapping[str, date], backends: Sequence[str] | None,
+                     *, num: int, news_domains: Sequence[str],
+                     limit: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    """``(per-backend rows, overlap rows, claims compared)`` over the claims all backends searched
+    (``hits`` and ``query_rows`` of the claims' current queries, ``cache_rows`` as
+    :func:`warehouse.backend_comparison.cache_keys` reads them)."""
     claims = claims_of(query_rows)
+    cached = answered(cache_rows)
     backends = sorted(set(backends or {h["backend"] for h in hits}))
     common = set(claims)
     for backend in backends:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
 
 from arastance.base.input_paths import not_a_file
 from arastance.config import Settings
@@ -11,7 +13,7 @@ from tasks.search.base import SearchBackend, SearchError
 from tasks.search.brave import BraveSearch
 from tasks.search.google import GoogleSearch
 from tasks.search.keys import resolve_key
-from tasks.search.local import DOCS_FILE, LocalIndex, read_corpus
+from tasks.search.local import DOCS_FILE, LocalIndex, build_info, read_corpus
 from tasks.search.searxng import SearxngSearch
 from tasks.search.serpapi import SerpApiSearch
 
@@ -77,7 +79,10 @@ def local_index(settings: Settings) -> LocalIndex:
     """The local BM25 index; on a fresh data directory it is built from ``search.corpus_path``.
 
     Without an index and without a corpus nothing can be searched: the error says what to
-    configure, instead of a scheduled retrieval quietly finding nothing.
+    configure, instead of a scheduled retrieval quietly finding nothing. An index built from
+    ``search.corpus_path`` is built again when the setting names another file or the file changed
+    (its size or modification time), saying why; one built with ``arastance index build`` is
+    the user's, and is left as it is.
     """
     directory = settings.search_index_dir
     corpus = settings.search.corpus_path
@@ -90,7 +95,40 @@ def local_index(settings: Settings) -> LocalIndex:
         if not corpus.is_file():
             raise NoSearchIndex(f"no local search index in {directory}, and the corpus search.corpus_path = "
                                 f"{corpus} {not_a_file(corpus)}")
-        log.info("building the local search index from the configured corpus",
-                 extra={"corpus": str(corpus), "index_dir": str(directory)})
-        return LocalIndex.build(read_corpus(corpus), directory)
+        return _build_from(corpus, directory, "the data directory has no index yet")
+    if corpus is not None and (why := _corpus_change(directory, corpus)):
+        return _build_from(corpus, directory, why)
     return LocalIndex.load(directory)
+
+
+def _corpus_stamp(corpus: Path) -> dict[str, Any]:
+    """What tells the corpus file an index was built from: its path, size and modification time."""
+    stat = corpus.stat()
+    return {"path": str(corpus.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def _corpus_change(directory: Path, corpus: Path) -> str | None:
+    """Why the index in ``directory``, built from ``search.corpus_path``, is no longer that of
+    ``corpus``, or None: it still is, it was built by hand (no corpus recorded), or ``corpus``
+    cannot be read now (nothing to build another from: the index is kept, with a warning)."""
+    built_from = build_info(directory).get("corpus")
+    if not built_from:
+        return None
+    if not corpus.is_file():
+        log.warning("the local search index is kept: the corpus search.corpus_path names cannot be read",
+                    extra={"corpus": str(corpus), "problem": not_a_file(corpus), "built_from": built_from.get("path")})
+        return None
+    now = _corpus_stamp(corpus)
+    if now["path"] != built_from.get("path"):
+        return f"search.corpus_path is now {now['path']}, the index was built from {built_from.get('path')}"
+    if now != built_from:
+        return f"the corpus {now['path']} changed since the index was built (size or modification time)"
+    return None
+
+
+def _build_from(corpus: Path, directory: Path, why: str) -> LocalIndex:
+    """The index of ``corpus``, built into ``directory`` (replacing one there), with the corpus recorded."""
+    log.info("building the local search index from the configured corpus",
+             extra={"corpus": str(corpus), "index_dir": str(directory), "why": why})
+    stamp = _corpus_stamp(corpus)  # before reading: a corpus rewritten while it is read is built again next time
+    return LocalIndex.build(read_corpus(corpus), directory, corpus=stamp)

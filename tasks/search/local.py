@@ -4,7 +4,9 @@ Documents are tokenised with :func:`arastance.base.arabic.tokenize` (the project
 queries and documents fold alef/hamza/taa marbuta the same way. A date window becomes a
 weight mask over the documents' publication days (undated documents never match a window,
 as with the web engines' date restriction). The index lives in one directory: bm25s's sparse
-matrix files plus ``docs.parquet`` with each document's url, title, snippet, date and domain.
+matrix files plus ``docs.parquet`` with each document's url, title, snippet, date and domain, and
+``build.json``, which names the build (a hash of the index's content, so another corpus gives
+another id) and, for an index built from ``search.corpus_path``, the corpus file it was built from.
 
 Why bm25s: DuckDB's ``fts`` extension now loads offline (pip package ``duckdb-extension-fts``),
 but its ``match_bm25`` scores every row for every query: on 5,000 synthetic Arabic documents
@@ -19,7 +21,9 @@ meets the 10-second goal (``benchmarks/bench_retrieval.py``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -41,6 +45,7 @@ from tasks.search.bm25_build import Bm25Builder, tokenised
 log = get_logger(__name__)
 
 DOCS_FILE = "docs.parquet"
+BUILD_FILE = "build.json"
 SNIPPET_CHARS = 300
 _NO_DATE = np.iinfo(np.int32).min
 _EPOCH = date(1970, 1, 1).toordinal()
@@ -107,14 +112,52 @@ class _Column:
         return pa.chunked_array([*self.chunks, pa.array(self.buffer, self.kind)], self.kind)
 
 
+def build_info(index_dir: Path) -> dict[str, Any]:
+    """What the index in ``index_dir`` records of its build (:data:`BUILD_FILE`): ``build_id`` and
+    ``corpus``, the file it was built from when built from ``search.corpus_path`` (else None);
+    empty for an index built before builds were recorded."""
+    path = index_dir / BUILD_FILE
+    if not path.is_file():
+        return {}
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SearchError(f"the local search index in {index_dir} is damaged ({BUILD_FILE}: {exc}); "
+                          "rebuild it with `arastance index build`") from None
+    if not isinstance(info, dict):
+        raise SearchError(f"the local search index in {index_dir} is damaged ({BUILD_FILE} holds no JSON object); "
+                          "rebuild it with `arastance index build`")
+    return info
+
+
+def content_id(retriever: bm25s.BM25, docs: pa.Table) -> str:
+    """An id of what an index holds (its scores, vocabulary and documents): a build of another
+    corpus gets another one, so its searches are not answered from the cache of the earlier
+    build, while building the same corpus again, which answers alike, keeps the id (and the demo's
+    tables stay the same from run to run). Hashed in place, without copying the index."""
+    digest = hashlib.sha256()
+    for part in ("data", "indices", "indptr"):
+        digest.update(np.ascontiguousarray(retriever.scores[part]))
+    digest.update("\n".join(retriever.vocab_dict).encode("utf-8"))  # terms in id order
+    for column in docs.itercolumns():
+        for chunk in column.chunks:
+            for buffer in chunk.buffers():
+                digest.update(b"" if buffer is None else buffer)
+    return digest.hexdigest()[:16]
+
+
 class LocalIndex:
     """BM25 over a fixed corpus; build once with :meth:`build`, then :meth:`load` and search."""
 
     name = "local"
     metered = False
 
-    def __init__(self, retriever: bm25s.BM25, docs: pa.Table) -> None:
+    def __init__(self, retriever: bm25s.BM25, docs: pa.Table, build_id: str | None = None) -> None:
         self.retriever = retriever
+        #: Which build this is (:func:`content_id`; None for an index built before builds were
+        #: recorded): its cached answers are its own (:attr:`cache_name`), so a rebuilt index is
+        #: searched afresh.
+        self.build_id = build_id
         # Arrow arrays, read per hit: a million documents stay ~0.5 GB instead of ~2 GB of str objects
         self.urls = docs.column("url").combine_chunks()
         self.titles = docs.column("title").combine_chunks()
@@ -126,13 +169,21 @@ class LocalIndex:
     def __len__(self) -> int:
         return len(self.urls)
 
+    @property
+    def cache_name(self) -> str:
+        """The name this index's answers are cached under (:func:`tasks.search.cache.cache_name`):
+        ``local@<build id>``, or ``local`` for an index built before builds were recorded."""
+        return f"{self.name}@{self.build_id}" if self.build_id else self.name
+
     @classmethod
     def build(cls, records: Iterable[CorpusRecord], out_dir: Path | None = None, *, show_progress: bool = False,
-              workers: int = 1) -> "LocalIndex":
+              workers: int = 1, corpus: Mapping[str, Any] | None = None) -> "LocalIndex":
         """Index the records (the first of each URL wins) and save to ``out_dir`` when given.
 
         Memory stays bounded (:class:`tasks.search.bm25_build.Bm25Builder`); ``workers``
-        processes tokenise, the slow part.
+        processes tokenise, the slow part. ``corpus`` describes the file the records come from
+        when it is ``search.corpus_path`` (recorded in :data:`BUILD_FILE`, so that a changed
+        corpus is noticed).
         """
         seen: set[str] = set()
         urls, titles, snippets, days = _Column(pa.string()), _Column(pa.string()), _Column(pa.string()), []
@@ -156,11 +207,13 @@ class LocalIndex:
         retriever = builder.finish()
         docs = pa.table({"url": urls.array(), "title": titles.array(), "snippet": snippets.array(),
                          "day": pa.array(days, pa.int32())})
-        index = cls(retriever, docs)
+        index = cls(retriever, docs, content_id(retriever, docs))
         if out_dir is not None:  # replacing an earlier index only when written whole (a full disk mixed the two)
             try:
                 with written_whole(out_dir, last=(DOCS_FILE,)) as partial:
                     retriever.save(str(partial), show_progress=False)
+                    (partial / BUILD_FILE).write_text(json.dumps({"build_id": index.build_id, "corpus": corpus}),
+                                                      encoding="utf-8")
                     pq.write_table(docs, partial / DOCS_FILE)
             except OSError as exc:
                 if exc.errno is not None:
@@ -181,7 +234,7 @@ class LocalIndex:
         except Exception as exc:  # noqa: BLE001 - a damaged file of the index fails with a JSON, numpy or Arrow error
             raise SearchError(f"the local search index in {index_dir} is damaged ({type(exc).__name__}: {exc}); "
                               "rebuild it with `arastance index build`") from None
-        return cls(retriever, docs)
+        return cls(retriever, docs, build_info(index_dir).get("build_id"))
 
     def _mask(self, window: DateWindow | None) -> np.ndarray | None:
         if window is None:

@@ -1,9 +1,11 @@
 """Retrieval recall: how many of a claim's known related articles its documents include.
 
 Measured at ``k`` documents per claim for each query kind alone (its top ``k`` hits) and for
-the method's final choice ("all": the merged, filtered documents). Recall is micro-averaged
-(found / relevant over all claims) and macro-averaged (mean per-claim recall). On the demo
-world the related articles are those with the claim's ``topic_id``.
+the method's final choice ("all": the merged, filtered documents). A kind's hits are those of the
+claim's current queries from the backend whose search gave its documents
+(:func:`warehouse.retrieval.hits_by_kind`), so that each row measures one search. Recall is
+micro-averaged (found / relevant over all claims) and macro-averaged (mean per-claim recall). On
+the demo world the related articles are those with the claim's ``topic_id``.
 """
 
 from __future__ import annotations

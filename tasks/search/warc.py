@@ -34,8 +34,10 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 from urllib.parse import urlsplit
 
+import brotli
 import httpx
 from warcio.archiveiterator import ArchiveIterator
+from warcio.bufferedreaders import BufferedReader, ChunkedDataReader
 from warcio.exceptions import ArchiveLoadFailed
 
 from arastance.base.arabic import arabic_ratio, normalize
@@ -137,18 +139,25 @@ class _StreamReader(io.RawIOBase):
         return True
 
     def readinto(self, target: Any) -> int:
-        while not self._buffer:
-            try:
-                self._buffer = next(self._chunks)
-            except StopIteration:
-                return 0
-        n = min(len(target), len(self._buffer))
-        target[:n] = self._buffer[:n]
-        self.last += self._buffer[:n]
-        del self.last[:-TAIL_BYTES]
-        self._buffer = self._buffer[n:]
-        self.given += n
-        return n
+        """Fill ``target`` whole, unless the body ends first. A read that gave back one network
+        chunk made the buffered reader's ``peek`` (:func:`check_archive_start`) see only the first
+        10 or 30 bytes of a valid WARC, and refuse it."""
+        filled = 0
+        while filled < len(target):
+            if not self._buffer:
+                try:
+                    self._buffer = next(self._chunks)
+                except StopIteration:
+                    break
+                continue
+            n = min(len(target) - filled, len(self._buffer))
+            target[filled:filled + n] = self._buffer[:n]
+            self.last += self._buffer[:n]
+            del self.last[:-TAIL_BYTES]
+            self._buffer = self._buffer[n:]
+            self.given += n
+            filled += n
+        return filled
 
 
 @contextmanager
@@ -177,7 +186,10 @@ def open_warc(source: str, client: httpx.Client | None = None) -> Iterator[IO[by
 
 
 def check_archive_start(handle: IO[bytes], source: str) -> None:
-    """Refuse a file that is not a WARC (or ARC), gzip'd or plain, before warcio guesses at it."""
+    """Refuse a file that is not a WARC (or ARC), gzip'd or plain, before warcio guesses at it.
+    Its first 4,096 bytes are read (or all of a shorter file): a buffered reader's ``peek`` reads
+    once, and a URL's raw reader fills what it is asked for (:class:`_StreamReader`), however small
+    the network pieces."""
     peek = handle.peek(4096)[:4096] if hasattr(handle, "peek") else b""
     start = peek
     if peek[:2] == b"\x1f\x8b":
@@ -225,8 +237,9 @@ def holds_no_record(data: bytes) -> bool:
     return True
 
 
-def warc_records(handle: IO[bytes], source: str, stats: WarcStats) -> Iterator[Any]:
-    """The records of a WARC file, counted in ``stats``; the caller reads each before the next.
+def warc_records(handle: IO[bytes], source: str, stats: WarcStats) -> Iterator[tuple[int, Any]]:
+    """The records of a WARC file with the byte each starts at, counted in ``stats``; the caller
+    reads each before the next.
 
     A file cut short (an interrupted download) keeps the records before the cut: a record that
     ends early, a header broken off at the end, or a last gzip member left incomplete ends the
@@ -253,7 +266,7 @@ def warc_records(handle: IO[bytes], source: str, stats: WarcStats) -> Iterator[A
             _end_at(handle, source, stats, iterator.get_record_offset(), "a record header is broken off", complete)
             return
         stats.counts["records"] += 1
-        yield record
+        yield iterator.offset, record  # warcio moves its offset to a record's start when it reads one
         while record.raw_stream.read(1 << 16):  # the rest of the record: is all of it there?
             pass
         missing = missing_bytes(record)
@@ -328,7 +341,8 @@ def _cut_short(source: str, offset: int, stats: WarcStats, why: str, complete: i
 
 
 def _html_of(record: Any) -> tuple[bytes, str] | None:
-    """The body and ``Content-Type`` of a 200 HTML response record, else None."""
+    """The payload as stored (still chunked and encoded, see :func:`decoded_body`) and the
+    ``Content-Type`` of a 200 HTML response record, else None."""
     if record.rec_type != "response" or record.http_headers is None:
         return None
     if record.http_headers.get_statuscode() != "200":
@@ -336,7 +350,44 @@ def _html_of(record: Any) -> tuple[bytes, str] | None:
     ctype = record.http_headers.get_header("Content-Type") or ""
     if ctype and "html" not in ctype.lower():
         return None
-    return record.content_stream().read(), ctype
+    return record.raw_stream.read(), ctype
+
+
+class BodyDecodingError(ValueError):
+    """A record's payload that cannot be decoded as its headers say; the message says why."""
+
+
+def decoded_body(payload: bytes, content_encoding: str | None, transfer_encoding: str | None) -> bytes:
+    """An HTTP payload as stored in a WARC record, dechunked and decoded as warcio's
+    ``content_stream`` does, but for brotli (``Content-Encoding: br``), decoded here: warcio
+    1.8's brotli reader sets an attribute brotli 1.2's decoder no longer has, and its
+    AttributeError ended the whole build. An encoding warcio does not know (``zstd``, a list
+    such as ``gzip, br``) leaves the payload as it is, as warcio does."""
+    encoding = (content_encoding or "").strip().lower()
+    by_warcio = encoding if encoding != "br" and encoding in BufferedReader.get_supported_decompressors() else None
+    if transfer_encoding == "chunked":  # warcio's test; a payload that is not chunked after all is read as it is
+        body = ChunkedDataReader(io.BytesIO(payload), decomp_type=by_warcio).read()
+    elif by_warcio:
+        body = BufferedReader(io.BytesIO(payload), decomp_type=by_warcio).read()
+    else:
+        body = payload
+    return unbrotli(body) if encoding == "br" else body
+
+
+def unbrotli(body: bytes) -> bytes:
+    """A brotli-encoded body, decoded. A body brotli rejects is taken as not encoded, as warcio
+    takes a gzip or deflate body its decoder rejects (archives store decoded bodies under the
+    original header); one that ends inside its brotli stream is an error."""
+    if not body:
+        return body
+    decoder = brotli.Decompressor()
+    try:
+        decoded = decoder.process(body)
+    except brotli.error:
+        return body
+    if not decoder.is_finished():
+        raise BodyDecodingError(f"the brotli stream ends early, after {len(body):,} bytes")
+    return decoded
 
 
 def _captured_at(record: Any) -> datetime | None:
@@ -393,21 +444,38 @@ def read_warc(source: str, flt: WarcFilter, *, extract: Extractor,
     try:
         with open_warc(source, client) as handle:
             check_archive_start(handle, source)
-            for record in warc_records(handle, source, stats):
+            for offset, record in warc_records(handle, source, stats):
                 page = _html_of(record)
                 if page is not None and missing_bytes(record):
                     continue  # the file ends inside this page: counted as cut_short by warc_records
                 if page is None:
                     stats.counts["not_html_200"] += 1
                     continue
+                body = _body_or_none(record, page[0], source, offset, stats)
+                if body is None:
+                    continue
                 target = record.rec_headers.get_header(TARGET_FIELD.get(record.format, "WARC-Target-URI")) or ""
-                rec = page_record(original_url(target), page[0], flt, stats, extract, content_type=page[1],
+                rec = page_record(original_url(target), body, flt, stats, extract, content_type=page[1],
                                   captured_at=_captured_at(record))
                 if rec is not None:
                     out.append(rec)
     except ArchiveLoadFailed as exc:
         raise WarcError(f"WARC {source} is not a readable WARC file: {exc}") from None
     return out, stats
+
+
+def _body_or_none(record: Any, payload: bytes, source: str, offset: int, stats: WarcStats) -> bytes | None:
+    """A record's decoded body, or None when it cannot be decoded: the record is counted as
+    ``undecodable`` and named in a warning, and the file's other records are still read. The
+    payload is already in memory, so what a decoder raises is about its bytes, never the source."""
+    headers = record.http_headers
+    try:
+        return decoded_body(payload, headers.get_header("Content-Encoding"), headers.get_header("Transfer-Encoding"))
+    except Exception as exc:  # noqa: BLE001 - warcio's and brotli's decoders raise their own (an AttributeError once)
+        stats.counts["undecodable"] += 1
+        log.warning("WARC record whose body cannot be decoded: skipped",
+                    extra={"source": source, "offset": offset, "error": f"{type(exc).__name__}: {exc}"})
+        return None
 
 
 def _read_one(args: tuple[str, WarcFilter, Extractor]) -> tuple[str, list[CorpusRecord], WarcStats]:
