@@ -118,6 +118,35 @@ def test_a_plural_unit_without_a_number_is_not_turned_into_a_date(raw: str) -> N
     assert (parsed.date, parsed.kind, parsed.raw) == (None, "unparsed", raw)
 
 
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("منذ 11 شهرا", date(2017, 4, 10)),
+        ("منذ 11 شهراً", date(2017, 4, 10)),  # the tanwin after the alef
+        ("منذ 11 شهرًا", date(2017, 4, 10)),  # ... or on the letter before it
+        ("منذ 15 يوما", date(2018, 2, 23)),
+        ("منذ 30 يومًا", date(2018, 2, 8)),
+        ("قبل 14 يوماً", date(2018, 2, 24)),
+        ("منذ 12 عاما", date(2006, 3, 10)),
+        ("منذ 12 عامًا", date(2006, 3, 10)),
+        ("منذ 11 أسبوعا", date(2017, 12, 23)),
+        ("منذ 11 اسبوعاً", date(2017, 12, 23)),
+        ("منذ ٢٠ ساعةً", date(2018, 3, 9)),
+        ("منذ 25 دقيقةً", date(2018, 3, 10)),
+        ("منذ 99 سنةً", date(1919, 3, 10)),
+    ],
+)
+def test_eleven_to_ninety_nine_units_in_the_singular_accusative(raw: str, expected: date) -> None:
+    # it was: unparsed, as Arabic counts 11 to 99 in the accusative singular (يوماً, شهراً, عاماً), not in _UNITS
+    parsed = parse_published(raw, now=NOW)
+    assert (parsed.date, parsed.kind) == (expected, "relative")
+
+
+@pytest.mark.parametrize("raw", ["منذ يوما", "منذ شهراً", "قبل عاما"])
+def test_the_accusative_singular_without_its_number_is_not_a_date(raw: str) -> None:
+    assert parse_published(raw, now=NOW).kind == "unparsed"
+
+
 @pytest.mark.parametrize("raw", ["منذ ساعات", "منذ دقائق", "منذ ثوانٍ", "اليوم الأحد 10:30", "اليوم الجمعة"])
 def test_minutes_or_hours_ago_and_today_with_its_weekday_are_today(raw: str) -> None:
     assert parse_published(raw, now=NOW).date == NOW.date()

@@ -56,3 +56,19 @@ def test_jupyterlab_serves_the_notebooks_with_the_project_kernel(tmp_path: Path)
         assert kernel["name"] == "arastance"
     finally:
         stop_process(proc)
+
+
+
+def test_a_port_outside_0_to_65535_is_refused_before_the_command_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: no range check, so jupyter was exec'd and died with a socket traceback
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+
+    # The command's body installs a kernelspec and replaces this process with JupyterLab: a bad setting stops
+    # it at its first line, should the option ever pass again.
+    monkeypatch.setenv("ARASTANCE_LOG_LEVEL", "LOUD")
+    for port, bound in (("-1", "greater than or equal to 0"), ("65536", "less than or equal to 65535")):
+        refused = CliRunner().invoke(app, ["notebooks", "--no-browser", "--port", port])
+        shown = " ".join(refused.output.replace("│", " ").split())
+        assert refused.exit_code == 2 and f"Invalid value for '--port': Input should be {bound}" in shown, shown

@@ -127,6 +127,22 @@ def test_index_build_and_search_commands(tmp_path: Path, monkeypatch: pytest.Mon
     assert runner.invoke(app, ["index", "build"]).exit_code == 2
 
 
+def test_index_search_refuses_one_window_bound_alone(tmp_path: Path) -> None:
+    # it was: --start (or --end) alone dropped without a word, and every date searched
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", "build", "--corpus", str(_write(tmp_path / "c.jsonl", DOCS))]).exit_code == 0
+    for option in ("--start", "--end"):
+        alone = runner.invoke(app, ["index", "search", "الكوليرا", option, "2030-01-01"])
+        assert alone.exit_code == 2, alone.output
+        assert f"{option} alone is no date window: give both --start and --end" in " ".join(alone.output.split())
+    bad_day = runner.invoke(app, ["index", "search", "الكوليرا", "--start", "2016-13-01", "--end", "2016-12-31"])
+    assert bad_day.exit_code == 2 and "invalid --start '2016-13-01': expected YYYY-MM-DD" in bad_day.output
+
+
 def test_streamed_bm25_scores_equal_bm25s_own_index() -> None:
     import bm25s
     import numpy as np

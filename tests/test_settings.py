@@ -47,6 +47,8 @@ def test_toml_file_is_read_and_environment_wins(monkeypatch: pytest.MonkeyPatch,
         ("ARASTANCE_LOG_LEVEL", "LOUD", "log_level"),
         ("ARASTANCE_PERIOD__START", "2012-13-01", "period.start (ARASTANCE_PERIOD__START)"),
         ("ARASTANCE_MODEL__CPU_JOBS", "0", "model.cpu_jobs (ARASTANCE_MODEL__CPU_JOBS): Value error, 0 runs nothing"),
+        ("ARASTANCE_MODEL__SEED", "-1", "model.seed (ARASTANCE_MODEL__SEED)"),
+        ("ARASTANCE_MODEL__SEED", str(2**32), "model.seed (ARASTANCE_MODEL__SEED)"),
         ("ARASTANCE_SITES__DABEGGAD", "https://dabegad.com/", "sites.dabeggad is not a registered site (registered: "
          "araanews, dabegad,"),
         ("ARASTANCE_NLP__STANZA_RESOURCES_URL", "/srv/stanza-resources",
@@ -59,6 +61,52 @@ def test_invalid_values_fail_naming_the_setting(monkeypatch: pytest.MonkeyPatch,
         load_settings()
     assert named in str(err.value)
     assert str(err.value).count(repr(value)) <= 1, "the value is quoted once"  # it was: "got '…' (got '…')"
+
+
+@pytest.mark.parametrize("var", ["ARASTANCE_DATA_DIR", "ARASTANCE_WAREHOUSE_PATH", "ARASTANCE_SEARCH__INDEX_DIR",
+                                 "ARASTANCE_MODEL__DATASETS_DIR", "ARASTANCE_NLP__STANZA_DIR",
+                                 "ARASTANCE_CRAWL__DEBUNK_PATTERNS_PATH", "ARASTANCE_ANNOTATION__EXPORT_DIR"])
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_path_is_refused_naming_the_setting(monkeypatch: pytest.MonkeyPatch, var: str, value: str) -> None:
+    # it was: Path("") is ".", so ARASTANCE_SEARCH__INDEX_DIR= wrote the index into the working directory; an
+    # empty date (ARASTANCE_PERIOD__START=) was refused all along
+    monkeypatch.setenv(var, value)
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    named = var.removeprefix("ARASTANCE_").lower().replace("__", ".")
+    assert f"invalid setting {named} ({var}): Value error, an empty path would be the working directory" in \
+        str(err.value)
+
+
+def test_an_empty_path_in_the_toml_file_is_refused_too(tmp_path: Path) -> None:
+    (tmp_path / "arastance.toml").write_text('[search]\nindex_dir = ""\n', encoding="utf-8")
+    with pytest.raises(SettingsError, match=r"search.index_dir \(ARASTANCE_SEARCH__INDEX_DIR\): Value error, an empty"):
+        load_settings()
+
+
+@pytest.mark.parametrize(("value", "reason"), [("https://", "empty host"),
+                                               ("https://mis bar.com/", "invalid international domain name"),
+                                               ("ftp://misbar.com/", "URL scheme should be 'http' or 'https'")])
+def test_an_extra_site_url_is_checked_as_the_named_sites_are(monkeypatch: pytest.MonkeyPatch, value: str,
+                                                             reason: str) -> None:
+    # it was: only an http(s) prefix was checked, so "https://" passed and the crawl failed on it
+    monkeypatch.setenv("ARASTANCE_SITES__ARAANEWS", value)
+    with pytest.raises(SettingsError, match=reason):
+        load_settings()
+    monkeypatch.delenv("ARASTANCE_SITES__ARAANEWS")
+    monkeypatch.setenv("ARASTANCE_SITES__MISBAR", value)
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert "sites.misbar (ARASTANCE_SITES__MISBAR): " in str(err.value) and reason in str(err.value)
+    assert f"(got {value!r})" in str(err.value)
+
+
+def test_an_extra_site_url_is_kept_as_the_named_sites_are_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_SITES__MISBAR", "http://127.0.0.1:8800/misbar")
+    monkeypatch.setenv("ARASTANCE_SITES__ARAANEWS", "http://127.0.0.1:8800/araanews")
+    sites = load_settings().sites
+    assert sites.base_url("misbar") == "http://127.0.0.1:8800/misbar"
+    assert sites.base_url("araanews") == "http://127.0.0.1:8800/araanews"
 
 
 def test_news_domains_are_read_as_candidate_domains_are_written(tmp_path: Path) -> None:
@@ -147,4 +195,13 @@ def test_a_period_ending_before_it_starts_is_refused(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("ARASTANCE_PERIOD__START", "2018-12-31")
     monkeypatch.setenv("ARASTANCE_PERIOD__END", "2012-01-01")
     with pytest.raises(SettingsError, match="period.start 2018-12-31 is after period.end 2012-01-01"):
+        load_settings()
+
+
+def test_every_transformer_members_seed_must_be_one_numpy_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: accepted, and the last member failed only after the others had trained
+    monkeypatch.setenv("ARASTANCE_MODEL__SEED", str(2**32 - 2))
+    assert load_settings().model.seed == 2**32 - 2
+    monkeypatch.setenv("ARASTANCE_MODEL__TRANSFORMER_MEMBERS", "3")
+    with pytest.raises(SettingsError, match=r"model.seed 4294967294 \+ model.transformer_members 3 - 1 is more than"):
         load_settings()

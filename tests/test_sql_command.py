@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -163,3 +164,78 @@ def test_json_writes_an_interval_as_an_iso_duration_and_names_a_column_it_cannot
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert "column 'by_day' cannot be written as JSON" in " ".join(refused.stderr.split())
     assert kept.read_text(encoding="utf-8") == "an earlier result\n"
+
+
+
+def _chars(text: str) -> str:
+    """``text`` as a DuckDB expression of ``chr()`` calls: control characters survive the command line."""
+    return " || ".join(f"chr({ord(ch)})" for ch in text)
+
+
+def test_csv_quotes_a_bare_carriage_return_so_readers_keep_the_row(migrated: Path) -> None:
+    # it was: a value holding "\r" (an old Mac line end in scraped text) written unquoted, and Python's csv
+    # and DuckDB's read_csv split its row in two there
+    import duckdb
+
+    values = ["سطر أول\rسطر ثان", "\r", "a\r\nb", "c\nd", 'e,"f"']
+    query = "SELECT 1 AS id, " + ", ".join(f"{_chars(v)} AS v{i}" for i, v in enumerate(values))
+    out = migrated / "cr.csv"
+    done = _sql("--format", "csv", "--out", str(out), query)
+    assert done.returncode == 0, done.stderr
+    text = out.read_bytes().decode("utf-8")
+    assert text.startswith("id,v0,v1,v2,v3,v4\n1,\"سطر أول\rسطر ثان\",\"\r\",") and text.endswith("\n")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert rows == [["id", "v0", "v1", "v2", "v3", "v4"], ["1", *values]]
+    assert duckdb.sql(f"SELECT * FROM read_csv('{out}', all_varchar = true)").fetchall() == [("1", *values)]
+
+
+def test_json_lines_write_non_finite_numbers_as_null(migrated: Path) -> None:
+    # it was: bare NaN and Infinity tokens, which are not JSON: jq, DuckDB's read_json and JavaScript refuse the line
+    import duckdb
+
+    def standard_only(constant: str) -> None:
+        raise AssertionError(f"not JSON: {constant}")
+
+    query = ("SELECT 1 AS id, 'NaN'::DOUBLE AS f, 'inf'::DOUBLE AS x, '-inf'::FLOAT AS y, 2.5::DOUBLE AS z, "
+             "['nan'::DOUBLE, 1.0] AS l, {'a': 'inf'::DOUBLE} AS s")
+    out = migrated / "nan.jsonl"
+    done = _sql("--format", "json", "--out", str(out), query)
+    assert done.returncode == 0, done.stderr
+    line = out.read_text(encoding="utf-8")
+    assert json.loads(line, parse_constant=standard_only) == {"id": 1, "f": None, "x": None, "y": None, "z": 2.5,
+                                                             "l": [None, 1.0], "s": {"a": None}}
+    assert duckdb.sql(f"SELECT f, x, z FROM read_json('{out}')").fetchall() == [(None, None, 2.5)]
+
+
+def _sql_at_terminal(*args: str) -> bytes:
+    """``arastance sql`` with its standard output a terminal (a pseudo-terminal), and what that terminal got."""
+    leader, follower = pty.openpty()
+    here = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.Popen([sys.executable, "-c", "from arastance.cli import main; main()", "sql", *args],
+                            stdin=subprocess.DEVNULL, stdout=follower, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "PYTHONPATH": here, "COLUMNS": "200"})
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    assert proc.wait(timeout=120) == 0
+    os.close(leader)
+    return b"".join(chunks)
+
+
+def test_csv_at_a_terminal_writes_escape_sequences_out_and_a_pipe_keeps_them(migrated: Path) -> None:
+    # it was: a stored ESC sequence reached the terminal raw (an OSC 8 link, a cleared screen), while -f table
+    # showed it as \x1b
+    value = "ادعاء\x1b]8;;https://evil.example\x1b\\رابط\x1b[2J\u202e"
+    query = f"SELECT {_chars(value)} AS claim, NULL AS note"
+    shown = _sql_at_terminal("--format", "csv", query).decode("utf-8")
+    assert "\x1b" not in shown and "\u202e" not in shown
+    assert "ادعاء\\x1b]8;;https://evil.example\\x1b\\رابط\\x1b[2J\\u202e," in shown
+    piped = _sql("--format", "csv", query)
+    assert piped.returncode == 0 and list(csv.reader(io.StringIO(piped.stdout))) == [["claim", "note"], [value, ""]]

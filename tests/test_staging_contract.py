@@ -85,3 +85,19 @@ def test_the_fetchers_url_list_round_trips_and_refuses_a_url_with_a_line_break(t
     with pytest.raises(ValueError, match=r"a URL to fetch holds a line break: 'https://a.example/1\\nhttps://c.example/'"):
         write_url_list(["https://a.example/1\nhttps://c.example/"], tmp_path / "other.txt")
     assert not (tmp_path / "other.txt").exists()
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\r"])
+def test_the_url_list_ends_lines_at_line_feeds_alone_and_refuses_a_url_splitlines_would_cut(
+        tmp_path: Path, separator: str) -> None:
+    # it was: read with str.splitlines(), a URL holding U+2028 (or NEL, ...) was read as two other URLs, or the
+    # second half, not absolute, failed the whole fetch wave
+    from arastance.base.staging import read_url_list, write_url_list
+
+    url = f"https://news.example/a{separator}https://other.example/b"
+    with pytest.raises(ValueError, match="a URL to fetch holds a line break") as refused:
+        write_url_list([url], tmp_path / "refused.txt")
+    assert repr(url) in str(refused.value)
+    written = tmp_path / "urls.txt"  # a list written by another hand: one URL a line, CRLF line ends too
+    written.write_bytes(f"{url}\r\nhttps://c.example/3\n".encode())
+    assert read_url_list(written) == [url, "https://c.example/3"]

@@ -202,6 +202,25 @@ def test_predict_numbers_articles_by_their_input_position_and_names_the_blank_on
     assert blank.exit_code == 2 and "at least one non-empty --article" in blank.output
 
 
+def test_predict_reads_a_text_file_opening_with_a_bracket_as_one_article_per_line(tmp_path: Path) -> None:
+    # it was: "[عاجل] ..." (a headline tag) taken for JSON and the file refused as invalid JSON; and lines were
+    # also ended at U+2028, which cut one article in two
+    model_dir = CpuStanceModel(CpuModelConfig(variant="tfidf_sim")).fit(tiny_examples()).save(tmp_path / "model")
+    lines = tmp_path / "articles.txt"
+    lines.write_bytes("[عاجل] وزارة الصحة تنفي الشائعة\r\nمقال ثان\u2028عن الموضوع\n".encode())
+    result = runner.invoke(app, ["predict", "--model", str(model_dir), "--claim", "وزارة الصحة", "--articles-file",
+                                 str(lines)])
+    assert result.exit_code == 0, result.output
+    assert [p["article"] for p in json.loads(result.output)["predictions"]] == [0, 1]
+    for content, message in (('{"article": "نص"}', "JSON, but not a list of article texts (a dict)"),
+                             ('["نص", 3]', "item 1 of the JSON list is not a string"),
+                             ('[\n  "نص",\n  "نص آخر",\n]', "line 4: not valid JSON")):
+        lines.write_text(content, encoding="utf-8")
+        refused = runner.invoke(app, ["predict", "--model", str(model_dir), "--claim", "خبر", "--articles-file",
+                                      str(lines)])
+        assert refused.exit_code == 2 and message in " ".join(refused.output.split()), (content, refused.output)
+
+
 def test_model_runs_and_evaluations_in_the_warehouse(warehouse) -> None:
     run = ModelRun("r1", "cpu-full-select", "cpu", {"C": 1.0}, "f" * 64, "v1")
     start_run(warehouse, run)

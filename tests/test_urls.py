@@ -95,6 +95,42 @@ def test_bad_urls_name_the_input(url: str) -> None:
         canonicalize_url(url)
 
 
+@pytest.mark.parametrize("url", ["https://news.example/a\u2028https://other.example/b",
+                                 "https://news.example/خبر\u0085تفاصيل", "https://news.example/a\u2029b",
+                                 "https://news.example/a\x0bb", "https://news.example/a\x1cb"])
+def test_a_url_holding_a_line_separator_is_refused_naming_it(url: str) -> None:
+    # it was: U+2028, U+0085 and U+2029 passed, and a reader of lines (str.splitlines) cut the URL in two
+    with pytest.raises(UrlError, match="line separator") as refused:
+        canonicalize_url(url)
+    assert repr(url) in str(refused.value)
+
+
+@pytest.mark.parametrize("url", ["https://www.google.com/amp/s/", "https://example-com.cdn.ampproject.org/c/s/",
+                                 "http://www.google.com/amp//"])
+def test_an_amp_address_wrapping_no_page_is_refused_naming_it(url: str) -> None:
+    # it was: "https:///", which is no URL, as the canonical key
+    with pytest.raises(UrlError, match="AMP address without") as refused:
+        canonicalize_url(url)
+    assert repr(url) in str(refused.value)
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    ("http://[::1]:8080/x", "http://[::1]:8080/x"),
+    ("https://[2001:DB8::1]:443/news/1/", "https://[2001:db8::1]/news/1"),
+    ("https://www.google.com/amp/s/example.com:8443/x", "https://example.com:8443/x"),  # a port is no IPv6 address
+])
+def test_an_ipv6_host_keeps_its_brackets(url: str, expected: str) -> None:
+    # it was: "http://::1:8080/x", which no URL parser reads back
+    assert canonicalize_url(url) == expected
+    assert canonicalize_url(expected) == expected
+
+
+def test_idn_hosts_keep_their_stored_keys() -> None:
+    # stored claim ids derive from these: an IDN host and its punycode stay as they were keyed
+    assert canonicalize_url("https://مثال.com/خبر") == "https://مثال.com/%D8%AE%D8%A8%D8%B1"
+    assert canonicalize_url("https://xn--mgbh0fb.com/خبر") == "https://xn--mgbh0fb.com/%D8%AE%D8%A8%D8%B1"
+
+
 @pytest.mark.parametrize(
     ("url", "domain"),
     [

@@ -105,15 +105,18 @@ _DMY = re.compile(r"(?<!\d)(?P<day>\d{1,2})[-/.](?P<month>\d{1,2})[-/.](?P<year>
 # form of a day or longer (ايام, سنوات) has none: "منذ سنوات" is "years ago", not one year ago, so
 # without an explicit number it stays unparsed. "منذ دقائق" / "منذ ساعات" are within the day (or
 # the one before), close enough for a date: they count as one unit ago, as they always did.
+# From 11 to 99 Arabic counts in the singular accusative ("منذ 15 يوماً", "منذ 11 شهرًا"; the tanwin, on
+# either letter, is gone once normalised); that form follows a number and counts nothing alone.
 _UNITS: dict[str, tuple[str, int | None]] = {
     "ثانيه": ("seconds", 1), "ثانيتين": ("seconds", 2), "ثواني": ("seconds", 1), "ثوان": ("seconds", 1),
     "دقيقه": ("minutes", 1), "دقيقتين": ("minutes", 2), "دقايق": ("minutes", 1),
     "ساعه": ("hours", 1), "ساعتين": ("hours", 2), "ساعات": ("hours", 1),
-    "يوم": ("days", 1), "يومين": ("days", 2), "ايام": ("days", None),
-    "اسبوع": ("weeks", 1), "اسبوعين": ("weeks", 2), "اسابيع": ("weeks", None),
+    "يوم": ("days", 1), "يومين": ("days", 2), "ايام": ("days", None), "يوما": ("days", None),
+    "اسبوع": ("weeks", 1), "اسبوعين": ("weeks", 2), "اسابيع": ("weeks", None), "اسبوعا": ("weeks", None),
     "شهر": ("months", 1), "شهرين": ("months", 2), "اشهر": ("months", None), "شهور": ("months", None),
+    "شهرا": ("months", None),
     "سنه": ("years", 1), "سنتين": ("years", 2), "سنوات": ("years", None), "سنين": ("years", None),
-    "عام": ("years", 1), "عامين": ("years", 2), "اعوام": ("years", None),
+    "عام": ("years", 1), "عامين": ("years", 2), "اعوام": ("years", None), "عاما": ("years", None),
     "second": ("seconds", 1), "minute": ("minutes", 1), "min": ("minutes", 1), "hour": ("hours", 1),
     "day": ("days", 1), "week": ("weeks", 1), "month": ("months", 1), "year": ("years", 1),
 }

@@ -20,6 +20,7 @@ A crawl run's directory, ``<staging>/crawl/<run_id>/``::
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -294,10 +295,14 @@ class StagedClaim(StagedRecord):
 # -- the article fetcher's URL list -------------------------------------------------------------
 
 
+#: What ``str.splitlines()`` ends a line at: a URL holding one would be read as two by a reader of lines.
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
 def write_url_list(urls: Iterable[str], path: Path) -> Path:
     """The fetcher's input: one URL a line (a URL holding a line break would be read as two)."""
     urls = list(urls)
-    broken = [u for u in urls if "\n" in u or "\r" in u]
+    broken = [u for u in urls if _LINE_BREAK.search(u)]
     if broken:
         raise ValueError(f"{path}: a URL to fetch holds a line break: {broken[0]!r}")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -306,9 +311,13 @@ def write_url_list(urls: Iterable[str], path: Path) -> Path:
 
 
 def read_url_list(path: Path) -> list[str]:
-    """URLs, one a line (blank lines and ``#`` comments skipped); a relative URL is an error."""
+    """URLs, one a line (blank lines and ``#`` comments skipped); a relative URL is an error.
+
+    Lines end at ``\\n`` alone (a ``\\r`` before it is stripped with the other white space):
+    ``str.splitlines()`` also ended them at U+2028, U+0085 and other separators, and cut a URL holding one
+    into two other URLs."""
     urls = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(path.read_bytes().decode("utf-8").split("\n"), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue

@@ -21,7 +21,8 @@ TRACKING_PARAMS = frozenset(
 _TRACKING_PREFIXES = ("utm_", "at_", "pk_", "hsa_")
 #: Host prefixes of mobile and AMP mirrors, and ``www``, folded into the bare host.
 _HOST_PREFIXES = ("www.", "m.", "mobile.", "amp.", "www1.")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: Control characters, and the line separators ``str.splitlines()`` also ends a line at (NEL, U+2028, U+2029).
+_CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _DEFAULT_DOCUMENTS = ("index.html", "index.htm", "index.php")
 _AMP_CACHE = re.compile(r"^[^/]+\.cdn\.ampproject\.org$")
@@ -95,7 +96,7 @@ def canonicalize_url(url: str) -> str:
     """
     text = url.strip()
     if _CONTROL.search(text):  # a line break inside a search result's link made two fetches of two other URLs
-        raise UrlError(f"URL contains a control character (line break, tab, NUL...): {url!r}")
+        raise UrlError(f"URL contains a control character or line separator (line break, U+2028, tab, NUL...): {url!r}")
     try:
         parts = urlsplit(text)
         port = parts.port
@@ -105,7 +106,11 @@ def canonicalize_url(url: str) -> str:
     host = (parts.hostname or "").lower()
     if scheme not in {"http", "https"} or not host:
         raise UrlError(f"not an absolute http(s) URL: {url!r}")
+    if ":" in host:  # an IPv6 address keeps its brackets: "http://::1:8080/x" is no URL
+        host = f"[{host}]"
     scheme, host, path = _unwrap_amp_cache(scheme, host, parts.path)
+    if not host:  # "google.com/amp/s/" wraps no page: "https:///" is no URL
+        raise UrlError(f"AMP address without the address of the page it serves: {url!r}")
     host = _bare_host(host)
     netloc = host if port in (None, _DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
     # A byte that is not UTF-8 (a windows-1256 value) is carried through as a surrogate and written

@@ -10,9 +10,10 @@ from __future__ import annotations
 import base64
 import csv
 import json
+import math
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -84,12 +85,32 @@ def _cell(value: Any) -> str:
     return visible(str(value).replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t"))
 
 
-def write_csv(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(rel.columns)
+class _LineFeedRows:
+    """What a CSV writer told to end rows with ``\\r\\n`` writes to: each row ends with ``\\n`` instead.
+
+    The writer quotes a value only for the characters of its own row terminator; told ``\\n``, it left a
+    bare ``\\r`` (an old Mac line end in scraped text) unquoted, and Python's csv and DuckDB's read_csv
+    split the row there. It writes each row, terminator included, in one call."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self._out = out
+
+    def write(self, row: str) -> int:
+        return self._out.write(row.removesuffix("\r\n") + "\n")
+
+
+def write_csv(rel: duckdb.DuckDBPyRelation, out: IO[str], *, text: Callable[[str], str] | None = None) -> int:
+    """The result as CSV, one line per row; ``text``, when given, rewrites each value and column name
+    (:func:`~arastance.cli.shown_text.visible` at a terminal), while a file or a pipe gets them byte for byte."""
+    writer = csv.writer(_LineFeedRows(out), lineterminator="\r\n")
+
+    def shown(values: Sequence[Any]) -> Sequence[Any]:
+        return values if text is None else [None if v is None else text(str(v)) for v in values]
+
+    writer.writerow(shown(rel.columns))
     n = 0
     for batch in _batches(rel):
-        writer.writerows(batch)
+        writer.writerows(map(shown, batch))
         n += len(batch)
     return n
 
@@ -105,15 +126,32 @@ def write_json_lines(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
     return n
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and ±Infinity, at any depth, as None: JSON has no such numbers (``jq``, DuckDB's
+    read_json and JavaScript refuse a line holding ``NaN``), and null is its missing number."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _json_text(value: Any) -> str:
+    """Standard JSON only: ``allow_nan=False`` refuses a non-finite number :func:`_finite` did not reach."""
+    return json.dumps(_finite(value), ensure_ascii=False, default=_json_value, allow_nan=False)
+
+
 def _json_line(names: list[str], row: tuple[Any, ...]) -> str:
     """One row as a JSON object; a value JSON cannot hold (a map keyed by dates, a type DuckDB hands
     over as a Python object) is one error naming its column, not a traceback."""
     try:
-        return json.dumps(dict(zip(names, row)), ensure_ascii=False, default=_json_value)
+        return _json_text(dict(zip(names, row)))
     except (TypeError, ValueError) as exc:
         for name, value in zip(names, row):
             try:
-                json.dumps(value, default=_json_value)
+                _json_text(value)
             except (TypeError, ValueError) as cell:
                 raise UnwritableValueError(f"column {name!r} cannot be written as JSON ({cell}); cast it in the "
                                            f'query, e.g. CAST("{name}" AS VARCHAR)') from exc
@@ -174,4 +212,6 @@ def write_result(
                 return writers[fmt](rel, fh)
     if fmt is ResultFormat.table and stdout.isatty():
         return print_rich_table(rel, LiteralConsole(file=stdout))
+    if fmt is ResultFormat.csv and stdout.isatty():  # an ESC in a stored value would reach the terminal raw
+        return write_csv(rel, stdout, text=visible)
     return writers[fmt](rel, stdout)

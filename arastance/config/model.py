@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, HttpUrl, field_validator
+from pydantic import Field, HttpUrl, field_validator, model_validator
 
 from arastance.config.base import SettingsGroup
 
@@ -29,7 +29,8 @@ class ModelSettings(SettingsGroup):
     learning_rate: float = Field(default=2e-5, gt=0)
     epochs: int = Field(default=25, ge=1)
     patience: int = Field(default=5, ge=1)
-    seed: int = 42
+    seed: int = Field(default=42, ge=0, le=2**32 - 1, description="seeds numpy, torch and the tuning folds; "
+                      "transformer members train with seed .. seed + transformer_members - 1")
     retrain_after_new_labels: int = Field(default=200, ge=1)
     # -- the CPU default model --------------------------------------------------------------
     cpu_variant: Literal["tfidf", "tfidf_sim", "full", "full_diff", "sim_e5", "e5_only"] = Field(
@@ -138,6 +139,15 @@ class ModelSettings(SettingsGroup):
         default=None, ge=0, le=1, description="weight of the CPU model in the average; unset: chosen on the held-out "
         "claims; set: nothing is held out and both members train on every pair"
     )
+
+    @model_validator(mode="after")
+    def _members_seeds_in_range(self) -> "ModelSettings":
+        """numpy takes seeds up to 2**32 - 1, the last member's (seed + transformer_members - 1) too: a seed
+        past it failed only when that member started, after the others had trained."""
+        if self.seed + self.transformer_members - 1 > 2**32 - 1:
+            raise ValueError(f"model.seed {self.seed} + model.transformer_members {self.transformer_members} - 1 "
+                             "is more than 2**32 - 1, numpy's largest seed")
+        return self
 
     @field_validator("cpu_jobs")
     @classmethod

@@ -20,6 +20,7 @@ from arastance.base.input_paths import not_a_directory, not_a_file
 from arastance.base.secrets import register_secrets
 from arastance.base.text_files import read_utf8
 from arastance.config.annotation import AnnotationSettings
+from arastance.config.base import refuse_empty_path
 from arastance.config.crawl import CrawlSettings
 from arastance.config.model import ModelSettings
 from arastance.config.nlp import NlpSettings
@@ -79,6 +80,8 @@ class Settings(BaseSettings):
     annotation: AnnotationSettings = AnnotationSettings()
     model: ModelSettings = ModelSettings()
     orchestration: OrchestrationSettings = OrchestrationSettings()
+
+    _no_empty_path = field_validator("*", mode="before")(refuse_empty_path)
 
     @field_validator("log_level")
     @classmethod

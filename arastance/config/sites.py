@@ -1,9 +1,22 @@
 """Base URLs of the crawled sites: the real sites by default, the offline snapshots in the demo."""
 
-from pydantic import ConfigDict, HttpUrl, model_validator
+from pydantic import ConfigDict, HttpUrl, TypeAdapter, ValidationError, model_validator
 
 from arastance.base.sites import available_sites
 from arastance.config.base import SettingsGroup
+
+
+_HTTP_URL = TypeAdapter(HttpUrl)
+
+
+def _site_url(name: str, value: object) -> HttpUrl:
+    """An extra site's address checked as the named sites' are: an ``https://`` with no host (or a space in
+    it) passed a prefix check and failed only when the crawl reached it."""
+    try:
+        return _HTTP_URL.validate_python(value)
+    except ValidationError as exc:
+        raise ValueError(f"sites.{name} (ARASTANCE_SITES__{name.upper()}): {exc.errors()[0]['msg']} "
+                         f"(got {value!r})") from None
 
 
 class SitesSettings(SettingsGroup):
@@ -28,10 +41,7 @@ class SitesSettings(SettingsGroup):
         for name, value in (self.model_extra or {}).items():
             if name not in registered:
                 raise ValueError(f"sites.{name} is not a registered site (registered: {', '.join(registered)})")
-            url = str(value)
-            if not url.startswith(("http://", "https://")):
-                raise ValueError(f"sites.{name} must be an http(s) URL, got {value!r}")
-            self.model_extra[name] = url  # type: ignore[index]
+            self.model_extra[name] = str(_site_url(name, value))  # type: ignore[index]
         return self
 
     def base_url(self, site: str) -> str | None:

@@ -11,6 +11,7 @@ import typer
 
 from arastance.base.sites import available_sites, enabled_sites, site_base_url
 from arastance.cli.common import console, fail, offline_world_if, print_table, settings
+from arastance.config.crawl import CrawlSettings
 
 snapshots_app = typer.Typer(help="Build and serve the offline snapshots of the crawled sites.", no_args_is_help=True)
 
@@ -32,6 +33,16 @@ def _day(value: Optional[str], option: str) -> Optional[date]:
         fail(f"{option} must be a date YYYY-MM-DD, got {value!r}")
 
 
+def _check_archive_window(start: Optional[date], end: Optional[date], crawl_settings: CrawlSettings) -> None:
+    """Refuse a capture window that ends before it starts, a bound not given taken from the settings as the
+    flow takes it: ``--from`` after the default ``crawl.archive_to`` was a validation traceback from the flow."""
+    if (start or crawl_settings.archive_from) <= (end or crawl_settings.archive_to):
+        return
+    first = f"--from {start}" if start else f"crawl.archive_from {crawl_settings.archive_from}"
+    last = f"--to {end}" if end else f"crawl.archive_to {crawl_settings.archive_to}"
+    fail(f"{first} is after {last}" + ("" if start and end else f"; give {'--to' if start else '--from'} as well"))
+
+
 def crawl(
     site: Optional[list[str]] = typer.Option(None, "--site", "-s", help="site to crawl (repeatable; default: the enabled ones)"),
     full: bool = typer.Option(False, "--full", help="re-fetch every post, not only the new ones"),
@@ -42,18 +53,17 @@ def crawl(
     to: Optional[str] = typer.Option(None, "--to", help="last capture day of an archive crawl (default crawl.archive_to, 2018-12-31)"),
 ) -> None:
     """Crawl the fact-checking sites and Reuters Arabic, live or as archived, then load the claims (Prefect flow)."""
-    settings()
+    s = settings()
     chosen = _check_sites(site)
     if archive and both:
         fail("--archive and --both exclude each other")
+    mode = "archive" if archive else "both" if both else s.crawl.mode  # crawl.mode is --archive/--both as a setting
     start, end = _day(from_, "--from"), _day(to, "--to")
-    if start and end and start > end:
-        fail(f"--from {start} is after --to {end}")
-    if (start or end) and not (archive or both):
-        fail("--from/--to choose archive captures: add --archive (or --both)")
+    if (start or end) and mode == "live":
+        fail("--from/--to choose archive captures: add --archive (or --both), or set crawl.mode")
+    _check_archive_window(start, end, s.crawl)
     from flows.crawl_sources import crawl_sources
 
-    mode = "archive" if archive else "both" if both else None
     try:
         with offline_world_if(offline):
             rows = crawl_sources(sites=chosen, incremental=False if full else None, mode=mode,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import get_args
 
@@ -16,6 +17,8 @@ from tasks.stance.labels import Scheme
 datasets_app = typer.Typer(help="Public stance datasets.", no_args_is_help=True)
 
 DATASET_HELP = "warehouse (the project's gold splits), arastance, baly or khouja"
+#: How a JSON list of article texts opens (``["`` or ``[]``, white space allowed): a headline tag ("[عاجل]") does not.
+_JSON_LIST_OPENING = re.compile(r'\s*\[\s*["\]]')
 
 
 def _results_rows(results: dict[str, dict[str, float]]) -> list[dict[str, object]]:
@@ -132,23 +135,36 @@ def predict(
 
 
 def _read_articles(path: Path) -> list[str]:
-    """A JSON list of strings, or plain text with one article per line."""
+    """A JSON list of strings, or plain text with one article per line.
+
+    Text that does not parse as JSON is read as lines, even when it opens with ``[`` as a headline tag
+    does ("[عاجل] وزارة الصحة تنفي…"). JSON that is not a list of strings is an error, and so is broken
+    JSON that opens as such a list does (``["``). Lines end at ``\\n`` alone: ``str.splitlines()`` also
+    ended them at U+2028 and other separators inside an article."""
     if not path.is_file():
         fail(f"articles file {path} {not_a_file(path)}")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         fail(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8")
-    if text.lstrip().startswith("["):
-        try:
-            items = json.loads(text)
-        except json.JSONDecodeError as exc:
+    try:
+        items = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if _JSON_LIST_OPENING.match(text):  # meant as a list of texts: a syntax error is not one article
             fail(f"{path}, line {exc.lineno}: not valid JSON ({exc.msg})")
-        bad = [i for i, item in enumerate(items) if not isinstance(item, str)]
-        if bad:
-            fail(f"{path}: item {bad[0]} of the JSON list is not a string")
-        return items
-    return text.splitlines()
+        return _lines(text)
+    if not isinstance(items, list):
+        fail(f"{path}: JSON, but not a list of article texts (a {type(items).__name__})")
+    bad = [i for i, item in enumerate(items) if not isinstance(item, str)]
+    if bad:
+        fail(f"{path}: item {bad[0]} of the JSON list is not a string")
+    return items
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines as ``str.splitlines()`` gives them, but ended at ``\\n`` (or ``\\r\\n``) alone."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    return lines[:-1] if lines[-1] == "" else lines
 
 
 @datasets_app.command("download")

@@ -47,7 +47,7 @@ def lab_command(port: int, browser: bool, extra: list[str]) -> list[str]:
 
 
 def notebooks(
-    port: int = typer.Option(8888, help="JupyterLab's port on 127.0.0.1"),
+    port: int = typer.Option(8888, min=0, max=65535, help="JupyterLab's port on 127.0.0.1 (0: any free port)"),
     browser: bool = typer.Option(True, "--browser/--no-browser", help="open a browser tab"),
     jupyter_args: list[str] = typer.Argument(None, help="more JupyterLab options, after `--`"),
 ) -> None:

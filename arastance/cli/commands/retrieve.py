@@ -223,8 +223,8 @@ def build_index(
 @index_app.command("search")
 def search(
     query: str = typer.Argument(..., help="query text"),
-    start: Optional[str] = typer.Option(None, help="window start YYYY-MM-DD"),
-    end: Optional[str] = typer.Option(None, help="window end YYYY-MM-DD"),
+    start: Optional[str] = typer.Option(None, help="window start YYYY-MM-DD (with --end)"),
+    end: Optional[str] = typer.Option(None, help="window end YYYY-MM-DD (with --start)"),
     num: int = typer.Option(10, min=1, max=100),
 ) -> None:
     """Query the configured backend through the warehouse cache (web backends spend budget)."""
@@ -232,8 +232,10 @@ def search(
     from tasks.search.cache import cached_search
 
     s = settings()
+    if (start is None) != (end is None):  # a window has two bounds: one alone was dropped without a word
+        fail(f"--{'start' if start is not None else 'end'} alone is no date window: give both --start and --end")
     try:
-        window = DateWindow.of(date.fromisoformat(start) if start else None, date.fromisoformat(end) if end else None)
+        window = DateWindow.of(_day(start, "--start"), _day(end, "--end"))
     except ValueError as exc:
         fail(f"invalid --start/--end: {exc}")
     try:
