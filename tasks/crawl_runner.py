@@ -80,21 +80,49 @@ def _runs_of(root: Path, site: str, mode: str) -> list[str]:
 
 
 def unfinished_run(settings: Settings, site: str, mode: str = "live") -> str | None:
-    """The newest run of ``site`` in ``mode`` that was interrupted (a JOBDIR and no ``run.json``), if any.
+    """The newest run of ``site`` in ``mode`` that was interrupted (its job directory, a JOBDIR or a
+    partial staging run, and no ``run.json``), if any: the next crawl goes on with it.
 
     A run whose crawl abandoned it (a lost write) is never resumed, however its JOBDIR survived (a
     time-out or Ctrl-C while the spider closed, a JOBDIR that could not be removed): the resumed
-    crawl would skip the pages whose writes were lost. Its JOBDIR is removed here."""
+    crawl would skip the pages whose writes were lost. Its JOBDIR is removed here.
+
+    A JOBDIR that Scrapy did not close (:func:`unclosed_jobdir`) is not resumed either: Scrapy
+    requested nothing from it and idled to the time limit. It is removed, and the run's crawl starts
+    afresh under the same run id, so that what the run staged is kept and loaded with it (the pages
+    fetched again are stored once, as after a lost queue); so is a run whose JOBDIR the launcher
+    removed when it killed the spider (:func:`tasks.scrapy_launcher.run_scrapy`)."""
     for run_id in _runs_of(settings.crawl_jobs_dir, site, mode):
-        job = settings.crawl_jobs_dir / run_id
-        if not (job / "scrapy").is_dir() or (crawl_staging_dir(settings) / run_id / RUN_FILE).exists():
+        job, run_dir = settings.crawl_jobs_dir / run_id, crawl_staging_dir(settings) / run_id
+        if (run_dir / RUN_FILE).exists() or not ((job / "scrapy").is_dir() or run_dir.is_dir()):
             continue
         abandoned = _abandoned_for(crawl_log_file(settings, run_id))
-        if abandoned is None:
-            return run_id
-        log.warning("not resuming a crawl that lost writes; the crawl starts afresh",
-                    extra={"site": site, "run_id": run_id, "reason": abandoned[0]})
-        shutil.rmtree(job, ignore_errors=True)
+        if abandoned is not None:
+            log.warning("not resuming a crawl that lost writes; the crawl starts afresh",
+                        extra={"site": site, "run_id": run_id, "reason": abandoned[0]})
+            shutil.rmtree(job, ignore_errors=True)
+            continue
+        unclosed = unclosed_jobdir(job / "scrapy")
+        if unclosed is not None:
+            log.warning("not resuming a JOBDIR that Scrapy did not close; the run's crawl starts afresh, "
+                        "keeping the pages it staged", extra={"site": site, "run_id": run_id, "reason": unclosed})
+            shutil.rmtree(job / "scrapy")  # never resumed: one that cannot be removed stops the crawl, naming it
+        return run_id
+    return None
+
+
+def unclosed_jobdir(jobdir: Path) -> str | None:
+    """Why Scrapy did not close ``jobdir`` (its spider killed: SIGKILL, the OOM killer, a power loss),
+    or None when it did, or there is none. Scrapy writes ``spider.state``, and ``active.json`` beside
+    its request queue, when the spider closes; without them the queue files lack their headers
+    (queuelib then fails on every request, and Scrapy only logs it) and ``requests.seen`` may be cut."""
+    if not jobdir.exists():
+        return None
+    if not (jobdir / "spider.state").is_file():
+        return f"{jobdir} has no spider.state"
+    queue = jobdir / "requests.queue"
+    if queue.is_dir() and not (queue / "active.json").is_file():
+        return f"{queue} has no active.json"
     return None
 
 

@@ -13,13 +13,16 @@ The child runs in a process group of its own, and this launcher is what stops it
 limit, when the run is asked to stop (a SIGTERM'd flow waiting for its threads,
 :mod:`arastance.base.stopping`), or when a signal or Ctrl-C interrupts the wait. It asks by
 creating the child's stop file (:mod:`spiders.stop_file`), never by a second signal, which Scrapy
-would take as "force an unclean shutdown" and lose a resumable crawl's saved queue.
+would take as "force an unclean shutdown" and lose a resumable crawl's saved queue. A child that
+does not stop within :data:`STOP_GRACE_S` is killed, and a child killed by any signal leaves its
+``JOBDIR`` half-written: that ``JOBDIR`` is removed (:func:`_discard_jobdir`).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -38,6 +41,8 @@ log = get_logger(__name__)
 
 #: How often a waiting launcher looks whether its run was asked to stop.
 STOP_POLL_S = 0.5
+#: How long a child asked to stop may take (finishing its requests in flight) before it is killed.
+STOP_GRACE_S = 30.0
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SCRAPY_SETTINGS_MODULE = "spiders.settings"
@@ -127,19 +132,38 @@ def tail(path: Path, lines: int = 30) -> str:
     return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
 
 
-def _stop_gracefully(proc: subprocess.Popen[bytes], stop_file: Path, grace_s: float = 30.0) -> None:
+def _stop_gracefully(proc: subprocess.Popen[bytes], stop_file: Path) -> None:
     """Ask the child to stop (Scrapy finishes the requests in flight and saves its JOBDIR); kill it
-    if it hangs, or if the wait is interrupted (a second Ctrl-C: the child was left running, and,
-    its parent alive, nothing else stopped it)."""
+    if it hangs past :data:`STOP_GRACE_S`, or if the wait is interrupted (a second Ctrl-C: the child
+    was left running, and, its parent alive, nothing else stopped it)."""
     stop_file.touch()
     try:
-        proc.wait(timeout=grace_s)
+        proc.wait(timeout=STOP_GRACE_S)
     except subprocess.TimeoutExpired:
         pass
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def _discard_jobdir(spider: str, proc: subprocess.Popen[bytes], scrapy_settings: Mapping[str, object]) -> None:
+    """Remove the ``JOBDIR`` of a child that died of a signal (killed past its grace, by the OOM
+    killer): Scrapy writes its queue files' headers, ``active.json`` and ``spider.state`` only when
+    the spider closes, so the next crawl resumed a queue that queuelib cannot read, requested
+    nothing and idled to its time limit, to be killed again, for ever. With it gone, the next crawl
+    of the run starts afresh; the run's staging files lie elsewhere and are kept."""
+    setting = scrapy_settings.get("JOBDIR")
+    jobdir = Path(str(setting)) if setting else None
+    if jobdir is None or not jobdir.exists() or proc.returncode is None or proc.returncode >= 0:
+        return
+    log.warning("spider killed before it closed: its JOBDIR cannot be resumed and is removed",
+                extra={"spider": spider, "returncode": proc.returncode, "jobdir": str(jobdir)})
+    try:
+        shutil.rmtree(jobdir)
+    except OSError as exc:  # the next crawl refuses it all the same (tasks.crawl_runner.unfinished_run)
+        log.warning("the killed spider's JOBDIR could not be removed",
+                    extra={"spider": spider, "jobdir": str(jobdir), "error": str(exc)})
 
 
 def _wait_for(proc: subprocess.Popen[bytes], spider: str, stop_file: Path, timeout_s: float | None) -> None:
@@ -177,7 +201,8 @@ def run_scrapy(
     ``args`` become spider arguments (``-a``), ``scrapy_settings`` Scrapy settings (``-s``, after
     the project's, so they win). Past ``timeout_s`` the child is stopped gracefully (a resumable
     crawl saves its state) and :class:`SpiderTimeout` is raised; when the run is asked to stop,
-    the same way, with :class:`StopRequested`.
+    the same way, with :class:`StopRequested`. The ``JOBDIR`` of a child that had to be killed is
+    removed (:func:`_discard_jobdir`).
     """
     cmd = [sys.executable, "-m", "scrapy", "crawl", spider]
     for name, value in (args or {}).items():
@@ -200,6 +225,7 @@ def run_scrapy(
             _wait_for(proc, spider, stop_file, timeout_s)
         finally:
             stop_file.unlink(missing_ok=True)
+            _discard_jobdir(spider, proc, scrapy_settings or {})
             copy.join(timeout=OUTPUT_WAIT_S)  # the child's end closes the pipe, unless a process it started holds it
     return SpiderProcess(spider, proc.returncode, output, time.monotonic() - started,
                          copy.tail.decode("utf-8", errors="replace"))

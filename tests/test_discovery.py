@@ -32,6 +32,40 @@ def test_a_sitemap_index_names_sitemaps_and_a_urlset_names_pages() -> None:
         parse_sitemap(b"<html><body>404</body></html>")
 
 
+
+def test_a_sitemap_that_an_index_lists_and_that_gives_nothing_does_not_move_discovery_on() -> None:
+    # it was: the child inherited the index's discovery meta, so an empty or non-XML child started the next
+    # discovery address and method (then the feed, the REST API, every listing page) although the index worked
+    from scrapy.http import Request, XmlResponse
+    from scrapy.utils.test import get_crawler
+
+    from spiders.crawlers.sites import SPIDERS
+
+    crawler = get_crawler(SPIDERS["araanews"], {"ARASTANCE_SITE_URLS": {"araanews": "https://araanews.ae/"}})
+    spider = SPIDERS["araanews"].from_crawler(crawler)
+    crawler.stats.open_spider()
+
+    def answer(request: Request, body: bytes) -> list[Any]:
+        return list(spider.parse_sitemap(XmlResponse(request.url, request=request, body=body)))
+
+    index_url = "https://araanews.ae/wp-sitemap.xml"
+    top = Request(index_url, meta={"discovery": 0, "candidate": 0})
+    children = answer(top, f'<?xml version="1.0"?><sitemapindex {NS}>'.encode() + b"".join(
+        f"<sitemap><loc>https://araanews.ae/wp-sitemap-posts-post-{n}.xml</loc></sitemap>".encode() for n in (1, 2, 3))
+        + b"</sitemapindex>")
+    assert len(children) == 3
+    post = b"<url><loc>https://araanews.ae/2015/03/post-a/</loc></url>"
+    posts = answer(children[0], f"<urlset {NS}>".encode() + post + b"</urlset>")
+    assert [r.url for r in posts] == ["https://araanews.ae/2015/03/post-a/"]
+    assert answer(children[1], f'<?xml version="1.0"?><urlset {NS}></urlset>'.encode()) == []
+    assert answer(children[2], b"<html><body>a cache's error page</body></html>") == []
+    stats = crawler.stats.get_stats()
+    assert stats["arastance/discovery/sitemap_child_failed"] == 2
+    assert "arastance/discovery/sitemap_failed" not in stats
+    # the top-level address that gives nothing still moves discovery on, to the next sitemap address
+    assert [r.url for r in answer(top, b"<html></html>")] == ["https://araanews.ae/sitemap.xml"]
+    assert crawler.stats.get_value("arastance/discovery/sitemap_failed") == 1
+
 def test_rss_and_atom_feeds_give_their_post_links_in_order() -> None:
     rss = ('<?xml version="1.0"?><rss version="2.0"><channel><title>ت</title><item><title>أ</title>'
            '<link>https://a.com/1/</link></item><item><link> https://a.com/2/ </link></item></channel></rss>')

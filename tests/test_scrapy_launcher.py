@@ -4,6 +4,7 @@ ignoring its stop file is played exactly."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import stat
@@ -70,3 +71,34 @@ def test_a_second_interrupt_kills_a_child_that_does_not_stop(tmp_path: Path, mon
         run_scrapy("norumors", load_settings(), output=tmp_path / "child.out")
     assert time.monotonic() - started < 10
     assert not _alive(int(pid_file.read_text())), "the child was killed"
+
+
+#: Stand-in children: (shell script, whether it runs past its time limit, whether the launcher must
+#: discard the JOBDIR it leaves).
+CHILDREN = {
+    "ignores its stop file and is killed": ("exec sleep 60", True, True),
+    "stops when its stop file appears": ('for a in "$@"; do case "$a" in ARASTANCE_STOP_FILE=*) f="${a#*=}";; esac; '
+                                         'done\nwhile [ ! -e "$f" ]; do sleep 0.05; done; exit 0', True, False),
+    "dies of a signal": ("kill -9 $$", False, True),
+    "fails with an exit code": ("exit 1", False, False),
+}
+
+
+@pytest.mark.parametrize("child", CHILDREN)
+def test_the_jobdir_of_a_child_killed_before_it_closed_is_removed_and_its_run_kept(
+        child: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: a spider killed past the grace left its JOBDIR half-written (no queue headers, active.json or
+    # spider.state), and every later crawl resumed it, requested nothing and idled to its time limit
+    script, times_out, discarded = CHILDREN[child]
+    _child(tmp_path, monkeypatch, script)
+    monkeypatch.setattr(scrapy_launcher, "STOP_GRACE_S", 0.5)
+    jobdir, staged = tmp_path / "job" / "scrapy", tmp_path / "staging" / "run"
+    (jobdir / "requests.queue").mkdir(parents=True)
+    (jobdir / "requests.seen").write_bytes(b"")
+    staged.mkdir(parents=True)
+    (staged / "claims.jsonl").write_text("{}\n", encoding="utf-8")
+    with pytest.raises(scrapy_launcher.SpiderTimeout) if times_out else contextlib.nullcontext():
+        run_scrapy("norumors", load_settings(), output=tmp_path / "child.out", scrapy_settings={"JOBDIR": jobdir},
+                   timeout_s=1.0)
+    assert jobdir.exists() is not discarded
+    assert (staged / "claims.jsonl").read_text(encoding="utf-8") == "{}\n", "what the run staged is kept"

@@ -34,6 +34,7 @@ from helpers_spiders import (
 from snapshots.build import EXTRA_PATHS
 from snapshots.fact_check_sites import CANONICAL_BASE, category_label, has_unclosed_markup, hides_category
 from snapshots.server import SnapshotServer
+from tasks import scrapy_launcher
 from tasks.crawl_runner import CrawlError, CrawlResult, run_spider, unloaded_runs
 from arastance.base.urls import canonicalize_url
 from arastance.base.ids import content_hash
@@ -253,6 +254,28 @@ def test_a_crawl_stopped_half_way_resumes_where_it_stopped(tmp_path: Path) -> No
     assert resumed.summary["stats"]["downloader/request_count"] < len(world().headlines)
     assert not (tmp_path / "data" / "crawl_jobs" / resumed.run_id).exists(), "the JOBDIR goes once the run is done"
 
+
+def test_a_crawl_killed_past_its_grace_goes_on_with_its_run_from_a_fresh_jobdir(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: the killed spider's JOBDIR (a 0-byte queue file without its header, no active.json or spider.state)
+    # was resumed by every later crawl, which requested nothing and idled to its time limit, to be killed again
+    monkeypatch.setattr(scrapy_launcher, "STOP_GRACE_S", 0.0)  # a stop that outlasts its grace: killed at once
+    slow = start_server()
+    slow.latency_s = 2.0  # the listing pages come one after another: about a third of the site in 10 s
+    try:
+        settings = crawl_settings(tmp_path / "data", slow)
+        with pytest.raises(CrawlError, match="resumes it"):
+            run_spider("araanews", settings, timeout_s=10, spider_args=LISTING_ONLY)
+        [run_dir] = (tmp_path / "data" / "staging" / "crawl").iterdir()
+        first_session = (run_dir / "claims.jsonl").read_text(encoding="utf-8")
+        assert first_session and not (tmp_path / "data" / "crawl_jobs" / run_dir.name / "scrapy").exists()
+        slow.latency_s = 0.0
+        again = run_spider("araanews", settings, timeout_s=120, spider_args=LISTING_ONLY)
+    finally:
+        slow.stop()
+    assert again.resumed and again.run_dir == run_dir, "the run goes on: what it staged is loaded with it"
+    assert (run_dir / "claims.jsonl").read_text(encoding="utf-8").startswith(first_session)
+    assert {c["url"] for c in claims_of(again)} == set(post_by_url("araanews")), "every post, from a fresh JOBDIR"
 
 @pytest.mark.parametrize(("full", "leave"), [("staging", 150_000), ("crawl_jobs", 4_000)])
 def test_a_crawl_whose_disk_fills_up_stops_at_once_and_the_next_one_takes_every_page(

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+
+import pytest
 
 from arastance.config import load_settings
 from arastance.base.staging import DISK_FULL_LOG, LOST_WRITE_LOG
-from tasks.crawl_runner import (AWAITING_LOAD, crawl_log_file, crawl_staging_dir, unfinished_run, unloaded_runs,
-                                warehouse_mark)
+from tasks.crawl_runner import (AWAITING_LOAD, crawl_log_file, crawl_staging_dir, unclosed_jobdir, unfinished_run,
+                                unloaded_runs, warehouse_mark)
 
 
 def _run(name: str, *, launched: bool = True, finished: bool = True, warehouse: Path | None = None) -> Path:
@@ -24,6 +27,16 @@ def _run(name: str, *, launched: bool = True, finished: bool = True, warehouse: 
         (settings.crawl_jobs_dir / name / AWAITING_LOAD).write_text(f"{(warehouse or settings.warehouse).resolve()}\n",
                                                                    encoding="utf-8")
     return run_dir
+
+
+def _stopped(name: str) -> Path:
+    """The JOBDIR of crawl ``name`` as Scrapy leaves it when its spider closes (a graceful stop)."""
+    jobdir = load_settings().crawl_jobs_dir / name / "scrapy"
+    (jobdir / "requests.queue").mkdir(parents=True)
+    (jobdir / "requests.queue" / "active.json").write_text("{}", encoding="utf-8")
+    (jobdir / "requests.seen").write_text("", encoding="utf-8")
+    (jobdir / "spider.state").write_bytes(b"\x80\x04}\x94.")  # pickle of {}
+    return jobdir
 
 
 def test_finished_crawls_not_loaded_come_oldest_first_and_nothing_else() -> None:
@@ -60,7 +73,7 @@ def test_finished_crawls_not_loaded_come_oldest_first_and_nothing_else() -> None
 def test_an_interrupted_crawl_is_resumed_only_by_its_own_site_and_mode() -> None:
     settings = load_settings()
     for name in ("norumors-20261204T000000000000", "norumors-20261205T000000000000-archive", "norumors-manual"):
-        (settings.crawl_jobs_dir / name / "scrapy").mkdir(parents=True)
+        _stopped(name)
     assert unfinished_run(settings, "norumors", "live") == "norumors-20261204T000000000000"
     assert unfinished_run(settings, "norumors", "archive") == "norumors-20261205T000000000000-archive"
     assert unfinished_run(settings, "dabegad", "live") is None
@@ -74,7 +87,7 @@ def test_a_crawl_that_lost_writes_is_never_resumed_however_its_jobdir_survived()
     settings = load_settings()
     older, newer = "norumors-20261203T000000000000", "norumors-20261204T000000000000"
     for name, said in ((older, None), (newer, LOST_WRITE_LOG)):
-        (settings.crawl_jobs_dir / name / "scrapy").mkdir(parents=True)
+        _stopped(name)
         log_file = crawl_log_file(settings, name)
         log_file.parent.mkdir(parents=True, exist_ok=True)
         log_file.write_text("2026-12-04 04:36:32 [scrapy.core.engine] INFO: Spider opened\n" + (
@@ -91,6 +104,36 @@ def test_a_crawl_that_lost_writes_is_never_resumed_however_its_jobdir_survived()
         quoted + f"2026-12-04 04:36:34 [spiders.disk_full] ERROR: {DISK_FULL_LOG} and removing its partial staging "
                  f"run; free space and crawl again error='[Errno 28] No space left on device'\n", encoding="utf-8")
     assert unfinished_run(settings, "norumors", "live") is None
+
+
+def test_a_jobdir_that_scrapy_did_not_close_is_not_resumed_and_the_run_starts_afresh_keeping_what_it_staged(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # it was: a spider killed past the launcher's grace left a 0-byte requests.seen and queue files without
+    # their header, no active.json or spider.state; every later crawl resumed it, queuelib failed on each
+    # request (Scrapy only logged it), nothing was requested and the crawl idled to its time limit, for ever
+    settings = load_settings()
+    killed, older = "norumors-20261205T000000000000", "norumors-20261204T000000000000"
+    jobdir = settings.crawl_jobs_dir / killed / "scrapy"
+    (jobdir / "requests.queue" / "127.0.0.1-f528764d624db129b32c21fbca0cb8d6").mkdir(parents=True)
+    (jobdir / "requests.queue" / "127.0.0.1-f528764d624db129b32c21fbca0cb8d6" / "0").write_bytes(b"")
+    (jobdir / "requests.seen").write_bytes(b"")
+    staged = _run(killed, launched=False, finished=False)
+    (staged / "claims.jsonl").write_text('{"url": "https://norumors.net/rumors/1/"}\n', encoding="utf-8")
+    _stopped(older)
+    assert unclosed_jobdir(jobdir) == f"{jobdir} has no spider.state"
+    assert unfinished_run(settings, "norumors", "live") == killed, "the run goes on: what it staged is loaded with it"
+    assert not jobdir.exists(), "its JOBDIR is never resumed"
+    assert (staged / "claims.jsonl").read_text(encoding="utf-8") == '{"url": "https://norumors.net/rumors/1/"}\n'
+    assert "not resuming a JOBDIR that Scrapy did not close" in caplog.text
+    # the launcher removed the JOBDIR of the spider it killed: the run goes on all the same
+    assert unfinished_run(settings, "norumors", "live") == killed
+    # a spider.state from an earlier session, but a queue Scrapy did not close
+    shutil.rmtree(staged)
+    _stopped(killed).joinpath("requests.queue", "active.json").unlink()
+    assert unclosed_jobdir(jobdir) == f"{jobdir / 'requests.queue'} has no active.json"
+    assert unfinished_run(settings, "norumors", "live") == killed and not jobdir.exists()
+    assert unfinished_run(settings, "norumors", "live") == older, "nothing staged, no JOBDIR: nothing to go on with"
+    assert unclosed_jobdir(settings.crawl_jobs_dir / older / "scrapy") is None, "a closed JOBDIR is resumed as it is"
 
 
 def test_a_warehouse_is_marked_by_its_place_in_the_data_directory(tmp_path: Path) -> None:

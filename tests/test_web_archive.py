@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from helpers_search import ApiServer, Reply, SeenRequest
 from helpers_spiders import snapshot_root, world
 from snapshots.archive_emulator import urlkey
 from snapshots.archive_index import REDIRECT_TARGET, redirected_post
@@ -69,6 +70,58 @@ def test_a_cdx_server_that_hands_back_a_resume_key_is_not_paged_for_ever(tmp_pat
         wb.captures(CdxQuery("a.net/*", *WINDOW))
     assert len(api.requests) == 2
 
+
+
+def _cdx_archive(*originals: str) -> ApiServer:
+    """A CDX server that lists ``originals`` one a page, with a resume key on all but the last."""
+
+    def answer(request: SeenRequest) -> Reply:
+        number = int(request.params.get("resumeKey", "0"))
+        rows = [["timestamp", "original"], ["20150101000000", originals[number]]]
+        return Reply(body=rows + ([[], [str(number + 1)]] if number + 1 < len(originals) else []))
+
+    return ApiServer(answer)
+
+
+def test_each_archive_has_its_own_cdx_cache(tmp_path: Path) -> None:
+    # it was: the cache was keyed by the query alone, so a crawl against another archive (crawl.archive_url,
+    # or the offline emulator before the real one) was answered from the first archive's pages for ever
+    query = CdxQuery("a.net/*", *WINDOW)
+    first, second = _cdx_archive("http://a.net/first"), _cdx_archive("http://a.net/second")
+    with first.running(), second.running():
+        for archive, original in ((first, "http://a.net/first"), (second, "http://a.net/second"),
+                                  (first, "http://a.net/first")):
+            wb = WaybackClient(archive.url, archive.url, cache_dir=tmp_path, delay_s=0.0)
+            assert [c.original for c in wb.captures(query)] == [original]
+    assert (len(first.requests), len(second.requests)) == (1, 1), "each archive is asked once, then its cache answers"
+
+
+@pytest.mark.parametrize("damage", ["", '{"captures": [{"timestamp": "2015', '{"captures": [], "resume": null}',
+                                    '["not", "a", "page"]', '{"captures": [{"timestamp": 2015, "original": 1}], '
+                                                            '"resume_key": null}'])
+def test_a_damaged_cached_cdx_page_is_asked_for_again_and_replaced(damage: str, tmp_path: Path,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    # it was: an empty or cut page (a power loss after the rename, before the data reached the disk) stopped
+    # every later discovery of the site with a bare JSONDecodeError, KeyError or TypeError naming no file
+    query = CdxQuery("a.net/*", *WINDOW)
+    archive = _cdx_archive("http://a.net/1", "http://a.net/2", "http://a.net/3")
+    with archive.running():
+        def discover() -> list[str]:
+            return [c.original for c in WaybackClient(archive.url, archive.url, cache_dir=tmp_path,
+                                                      delay_s=0.0).captures(query)]
+
+        assert discover() == ["http://a.net/1", "http://a.net/2", "http://a.net/3"]
+        [damaged] = tmp_path.glob("cdx/*/page-00001.json")
+        damaged.write_text(damage, encoding="utf-8")
+        assert discover() == ["http://a.net/1", "http://a.net/2", "http://a.net/3"]
+        assert [r.params.get("resumeKey") for r in archive.requests] == [None, "1", "2", "1"], \
+            "only the damaged page is asked for again, with its own resume key"
+        [warned] = [r for r in caplog.records
+                    if r.getMessage() == "cached CDX page unreadable; asking the archive again"]
+        assert getattr(warned, "path") == str(damaged), "the warning names the damaged file"
+        assert discover() == ["http://a.net/1", "http://a.net/2", "http://a.net/3"]
+        assert len(archive.requests) == 4, "the page asked for again replaced the damaged one"
+    assert sorted(p.name for p in damaged.parent.iterdir()) == ["page-00000.json", "page-00001.json", "page-00002.json"]
 
 def test_captures_outside_the_window_are_left_out_even_when_the_server_lists_them() -> None:
     from helpers_search import ApiServer, Reply

@@ -259,7 +259,11 @@ class SiteSpider(scrapy.Spider):
         """A sitemap index (its sitemaps are read) or urlset (its claim pages are fetched)."""
         entries = self._document(response, parse_sitemap)
         if isinstance(entries, DiscoveryError) or not (entries.sitemaps or entries.pages):
-            yield from self._discovery_failed(response.meta, str(entries) if isinstance(entries, DiscoveryError) else "empty sitemap", response.url)
+            reason = str(entries) if isinstance(entries, DiscoveryError) else "empty sitemap"
+            if response.meta.get("nested"):
+                self._sitemap_child_failed(response.url, reason)
+                return
+            yield from self._discovery_failed(response.meta, reason, response.url)
             return
         self._page(response, "skipped", keep=False)
         for loc in entries.sitemaps:
@@ -267,6 +271,14 @@ class SiteSpider(scrapy.Spider):
                                  errback=self.on_error, meta={**own_meta(response.meta), "nested": True},
                                  priority=LISTING_PRIORITY)
         yield from self._posts("sitemap", entries.pages)
+
+    def _sitemap_child_failed(self, url: str, reason: str) -> None:
+        """A sitemap that a sitemap index listed gave nothing (empty, not XML). The index worked, so
+        discovery stays with it: moving on would crawl the feed, the REST API and every listing page
+        too, although the index's other sitemaps list the site's posts."""
+        self._stat("discovery/sitemap_child_failed")
+        log.warning("a sitemap listed by the sitemap index gave nothing; the index's other sitemaps stand",
+                    extra={"site": self.name, "url": url, "reason": reason, "run_id": self.run_id})
 
     def parse_feed(self, response: Response) -> Iterator[Any]:
         """A feed's newest posts; a feed is never the whole site, so the next method follows."""

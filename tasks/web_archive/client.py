@@ -1,10 +1,11 @@
 """A polite client of the Wayback Machine's CDX and availability APIs.
 
 CDX queries are paged (``limit`` + ``showResumeKey``/``resumeKey``) and every page is cached on
-disk as it arrives, keyed by the query: an interrupted discovery resumes from its last page, and
-a finished one is answered from the cache without asking the archive again. Requests keep
-``delay_s`` apart (about one a second by default) and back off on 429, 5xx and refused
-connections, honouring ``Retry-After``.
+disk as it arrives, keyed by the archive and the query: an interrupted discovery resumes from its
+last page, and a finished one is answered from the cache without asking the archive again. A
+cached page that cannot be read (cut short by a power loss or a full disk) is asked for again.
+Requests keep ``delay_s`` apart (about one a second by default) and back off on 429, 5xx and
+refused connections, honouring ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import httpx
 from arastance.base.captures import Capture, valid_timestamp
 from arastance.base.retry_after import retry_after_s
 from arastance.base.stopping import check_stop, pause
+from arastance.base.whole_files import written_whole
 from arastance.logging import get_logger
 from tasks.search.http import AnswerTooLarge, bounded_get
 
@@ -66,9 +68,12 @@ class CdxQuery:
             params.append(("resumeKey", resume_key))
         return params
 
-    def cache_key(self) -> str:
-        """Stable across runs: the query without the resume key."""
-        return hashlib.sha256(json.dumps(self.params(), ensure_ascii=False).encode()).hexdigest()[:24]
+    def cache_key(self, endpoint: str) -> str:
+        """Stable across runs: the CDX ``endpoint`` asked and the query without the resume key. Two
+        archives (the real one and the offline emulator, or another ``crawl.archive_url``) answer the
+        same query differently, and one's cached pages must not answer for the other."""
+        key = json.dumps([endpoint, self.params()], ensure_ascii=False)
+        return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
 @dataclass(frozen=True)
@@ -180,7 +185,35 @@ class WaybackClient:
     def _cache_file(self, query: CdxQuery, page: int) -> Path | None:
         if self.cache_dir is None:
             return None
-        return self.cache_dir / "cdx" / query.cache_key() / f"page-{page:05d}.json"
+        return self.cache_dir / "cdx" / query.cache_key(self.cdx_url) / f"page-{page:05d}.json"
+
+    @staticmethod
+    def _cached_page(cache: Path) -> CdxPage | None:
+        """The page cached in ``cache``, or None when there is none or it cannot be read (empty or
+        cut short: a power loss, a full disk, a hand edit); such a page is asked for again rather
+        than stop every later discovery of the site."""
+        if not cache.is_file():
+            return None
+        try:
+            data = json.loads(cache.read_text(encoding="utf-8"))
+            page = CdxPage([Capture(**c) for c in data["captures"]], data["resume_key"])
+            if not isinstance(page.resume_key, (str, type(None))) or not all(
+                    valid_timestamp(c.timestamp) and isinstance(c.original, str) for c in page.captures):
+                raise TypeError("a capture or the resume key is not what the client writes")
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # ValueError: not JSON, not UTF-8
+            log.warning("cached CDX page unreadable; asking the archive again",
+                        extra={"path": str(cache), "error": f"{type(exc).__name__}: {exc}"})
+            return None
+        return page
+
+    @staticmethod
+    def _store_page(cache: Path, page: CdxPage) -> None:
+        """Keep ``page`` in ``cache``, whole and on the disk before it takes the name a later run reads."""
+        with written_whole(cache.parent) as partial, open(partial / cache.name, "w", encoding="utf-8") as out:
+            json.dump({"captures": [c.__dict__ for c in page.captures], "resume_key": page.resume_key}, out,
+                      ensure_ascii=False)
+            out.flush()
+            os.fsync(out.fileno())
 
     def cdx_pages(self, query: CdxQuery) -> Iterator[CdxPage]:
         """Every page of ``query``, holding only the captures within its days; cached pages come
@@ -196,17 +229,11 @@ class WaybackClient:
         outside = 0
         while True:
             cache = self._cache_file(query, number)
-            if cache is not None and cache.is_file():
-                data = json.loads(cache.read_text(encoding="utf-8"))
-                page = CdxPage([Capture(**c) for c in data["captures"]], data["resume_key"])
-            else:
+            page = self._cached_page(cache) if cache is not None else None
+            if page is None:
                 page = parse_cdx_json(self.get_json(self.cdx_url, query.params(resume_key)), f"CDX {query.url}")
                 if cache is not None:
-                    cache.parent.mkdir(parents=True, exist_ok=True)
-                    tmp = cache.with_suffix(".tmp")
-                    tmp.write_text(json.dumps({"captures": [c.__dict__ for c in page.captures],
-                                               "resume_key": page.resume_key}, ensure_ascii=False), encoding="utf-8")
-                    os.replace(tmp, cache)
+                    self._store_page(cache, page)
             new = {(c.timestamp, c.original) for c in page.captures} - listed
             if page.resume_key and page.captures and not new:
                 raise ArchiveError(f"CDX {query.url}: page {number + 1} lists only captures listed before; "
