@@ -8,7 +8,9 @@ a directory inside the target first (same filesystem), and moved over their name
 the block ends normally; moving needs no space, and the names in ``last`` go last (a manifest or
 the file a reader looks for first), so an interruption between the moves leaves files that
 disagree with the old manifest rather than a manifest vouching for them. A failed block leaves
-the target as it was.
+the target as it was. Each file is on the disk (fsync) before it takes its name: after a power
+loss a file renamed while its data was still in the page cache could be found empty or cut short
+under the name a later run trusts.
 """
 
 from __future__ import annotations
@@ -29,7 +31,19 @@ def written_whole(directory: Path, last: Sequence[str] = ()) -> Iterator[Path]:
     try:
         yield partial
         names = sorted(p.name for p in partial.iterdir())
+        for name in names:
+            _sync(partial / name)
         for name in [n for n in names if n not in last] + [n for n in last if n in names]:
             os.replace(partial / name, directory / name)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
+
+
+def _sync(path: Path) -> None:
+    """Flush a written file's data to the disk; a directory's files are flushed one by one."""
+    if path.is_dir():
+        for child in path.iterdir():
+            _sync(child)
+        return
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -212,8 +211,6 @@ class WaybackClient:
         with written_whole(cache.parent) as partial, open(partial / cache.name, "w", encoding="utf-8") as out:
             json.dump({"captures": [c.__dict__ for c in page.captures], "resume_key": page.resume_key}, out,
                       ensure_ascii=False)
-            out.flush()
-            os.fsync(out.fileno())
 
     def cdx_pages(self, query: CdxQuery) -> Iterator[CdxPage]:
         """Every page of ``query``, holding only the captures within its days; cached pages come
