@@ -4,15 +4,20 @@ Prefect's UI renders every string cell of a table artifact as Markdown and lets 
 (its sanitiser keeps ``<img>`` and ``<a>``). So a crawled claim holding ``![p](http://…/p.png)``
 or ``<img src=…>`` made every operator who opened the artifact load an attacker's image (giving
 away their address and when they looked), and ``[text](javascript:…)`` planted a link. The
-characters that make HTML, images, links, code and emphasis with ``*`` or ``~`` are
-backslash-escaped here, which CommonMark renders as the characters themselves; numbers and other
+characters that make images, links, code and emphasis with ``*`` or ``~`` are backslash-escaped
+here, which CommonMark renders as the characters themselves, and ``<`` and ``>`` are written as
+the entities ``&lt;`` and ``&gt;``, so that no cell holds the character that opens a tag (the UI's
+renderer, marked, ended a bare address at ``<`` and kept the backslash of ``\<`` in its target,
+so ``https://a.example/<img src=…>`` loaded the image); numbers and other
 values are left as they are. ``_`` is escaped only at a word's edge, where it can make emphasis
 (``_word_`` showed in italics): inside a word it cannot, so identifiers such as ``selection_runs``
 stay readable through the API. Parentheses are not, as they make no link without brackets. A cell
 goes on one line, with the marker of a heading, list or rule at its start escaped. Bare addresses
 become links (GitHub-flavoured autolinks) on purpose: the text shown is the address opened, and an
 operator reviewing retrieval hits wants to open them. So inside an address ``_`` and ``&`` are
-left as they are: an autolink takes a backslash into its target, and queries are full of both.
+left as they are: an autolink takes a backslash into its target, and queries are full of both. An
+address ends at ``<``, as the renderer ends it, and the punctuation it leaves out of a link at
+an address's end (``_.~*?!`` …) is escaped as text is (``…/x_._`` showed ``.`` in italics).
 """
 
 from __future__ import annotations
@@ -24,10 +29,13 @@ from uuid import UUID
 
 from prefect.artifacts import create_table_artifact
 
-_MARKDOWN = re.compile(r"([\\`*\[\]<>&!|~])")
-_MARKDOWN_IN_ADDRESS = re.compile(r"([\\`*\[\]<>!|~])")
-#: A bare address, as GitHub-flavoured Markdown makes a link of it.
-_ADDRESS = re.compile(r"((?:https?|ftp)://\S+|www\.\S+)")
+_MARKDOWN = re.compile(r"([\\`*\[\]&!|~])")
+_MARKDOWN_IN_ADDRESS = re.compile(r"([\\`*\[\]!|~])")
+_ANGLE_ENTITIES = str.maketrans({"<": "&lt;", ">": "&gt;"})
+#: A bare address, as GitHub-flavoured Markdown makes a link of it: up to a blank or a ``<``.
+_ADDRESS = re.compile(r"((?:https?|ftp)://[^\s<]+|www\.[^\s<]+)")
+#: What GitHub-flavoured Markdown leaves out of an autolink at its end, and so reads as text.
+_ADDRESS_TAIL = re.compile(r"[?!.,:*_~'\"]+$")
 #: ``_`` with no letter or digit on one side (CommonMark's intraword ``_`` never opens or closes emphasis).
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 
@@ -38,8 +46,11 @@ _BLOCK_START = re.compile(r"^(?:#{1,6}(?=\s|$)|[-+](?=\s|$)|[-_](?:\s*[-_]){2,}\
 
 def _escaped(part: str, *, address: bool) -> str:
     if address:
-        return _MARKDOWN_IN_ADDRESS.sub(r"\\\1", part)
-    return _EDGE_UNDERSCORE.sub(r"\\_", _MARKDOWN.sub(r"\\\1", part))
+        tail = _ADDRESS_TAIL.search(part)
+        cut = tail.start() if tail else len(part)
+        return (_MARKDOWN_IN_ADDRESS.sub(r"\\\1", part[:cut]).translate(_ANGLE_ENTITIES)
+                + _escaped(part[cut:], address=False))
+    return _EDGE_UNDERSCORE.sub(r"\\_", _MARKDOWN.sub(r"\\\1", part)).translate(_ANGLE_ENTITIES)
 
 
 def markdown_literal(text: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import random
 import re
 
 from markdown_it import MarkdownIt
@@ -58,6 +59,34 @@ def test_underscores_make_no_emphasis_and_identifiers_keep_theirs() -> None:
         "\\_x\\_ from https://a.example/_next/?a=1&b_=2 and www.b.example/_p")
 
 
+ADDRESS_THEN_TAG = ["خبر عاجل https://a.example/<img src=//attacker.example/p.png> نهاية",
+                    "راجع www.a.example/<img src=x onerror=alert(1)>",
+                    "راجع https://a.example/x<a href=javascript:alert(1)>اضغط</a>"]
+
+
+def test_no_cell_holds_a_character_that_opens_or_closes_a_tag() -> None:
+    # it was: "<" escaped as "\<", which Prefect's renderer (marked, GitHub-flavoured) ended a bare address at,
+    # keeping the backslash in the link's target and reading the rest as a real <img> or <a> tag
+    alphabet = "ab خبر<>&\\_*[]()!`~|#.:/?=\n"
+    rng = random.Random(7)
+    cells = [*HOSTILE, *ADDRESS_THEN_TAG] + ["".join(rng.choice(alphabet) for _ in range(30)) for _ in range(500)]
+    cells += ["https://" + cell for cell in cells[-100:]] + ["www.a" + cell for cell in cells[-100:]]
+    md = MarkdownIt("commonmark")
+    for cell in cells:
+        literal = markdown_literal(cell)
+        assert "<" not in literal and ">" not in literal, (cell, literal)
+        if "://" not in cell and "www." not in cell:  # an address keeps its _ and & for the autolink (see the next test)
+            assert _words(md.render(literal)) == cell.split(), (cell, literal)
+
+
+def test_an_address_ends_at_a_tag_and_the_punctuation_a_link_leaves_out_is_escaped() -> None:
+    assert markdown_literal(ADDRESS_THEN_TAG[0]) == (
+        "خبر عاجل https://a.example/&lt;img src=//attacker.example/p.png&gt; نهاية")
+    # GitHub-flavoured Markdown leaves trailing _ . * ~ out of an autolink: as text, "_._" showed in italics
+    assert markdown_literal("(b)https://a.example/7x#7_.__ ثم") == "(b)https://a.example/7x#7\\_.\\_\\_ ثم"
+    assert markdown_literal("https://a.example/?q=a_b&c=d.") == "https://a.example/?q=a_b&c=d."
+
+
 def _words(rendered: str) -> list[str]:
     """The words a reader sees: tags dropped, entities read."""
     return html.unescape(re.sub(r"<[^>]+>", " ", rendered)).split()
@@ -81,7 +110,7 @@ def test_a_table_artifact_stores_text_cells_escaped_and_numbers_as_they_are() ->
         rows = asyncio.run(read())
     assert [r["hits"] for r in rows] == [0, 1, 2, 3]
     assert rows[0]["claim"].startswith("\\!\\[p\\](http://attacker.example/pixel.png)")
-    assert rows[1]["claim"].startswith('\\<img src="http://attacker.example/html.png"\\>')
+    assert rows[1]["claim"].startswith('&lt;img src="http://attacker.example/html.png"&gt; ')
     table_name = markdown_literal("selection_runs (rows added)")
     assert table_name == "selection_runs (rows added)", "identifiers stay readable"
     assert rows[3]["claim"] == HOSTILE[3], "statuses and messages stay readable"
