@@ -160,7 +160,7 @@ def store_claim_search(wh: Warehouse, search_settings: SearchSettings, claim: di
     hits = hit_rows(queries, results, backend, now)
     kept = sum(d.kept for d in decisions)
     with wh.transaction():
-        store_hits(wh, hits)
+        store_hits(wh, backend, [q.query_id for q in queries], hits)
         replace_decisions(wh, claim_id, decision_rows(claim_id, decisions, now))
         set_claim_status(wh, claim_id, backend=backend, status="searched", queries=len(queries), hits=len(hits), kept=kept)
     return {"claim_id": claim_id, "status": "searched", "hits": len(hits), "candidates": len(candidates), "kept": kept}

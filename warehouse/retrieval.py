@@ -29,6 +29,8 @@ _ADD_USAGE = (
 )
 
 _DELETE_DECISIONS = "DELETE FROM document_decisions WHERE claim_id = $claim_id"
+_DELETE_HITS_NOT_IN = ("DELETE FROM search_hits WHERE backend = $backend AND list_contains($query_ids, query_id) "
+                       "AND NOT list_contains($hit_ids, hit_id)")
 
 _ARTICLE_STATUS = """
 SELECT canonical_url, article_id, fetch_status FROM articles WHERE canonical_url IN (SELECT unnest($urls::VARCHAR[]))
@@ -148,9 +150,19 @@ def release_queries_used(wh: Warehouse, backend: str, day: date, n: int) -> None
 
 
 # -- hits and decisions ------------------------------------------------------------------------
-def store_hits(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> int:
-    """``search_hits`` rows (``hit_id`` = stable_id(query_id, backend, url)); returns the new ones."""
-    return wh.insert_rows("search_hits", rows, on_conflict="ignore")
+def store_hits(wh: Warehouse, backend: str, query_ids: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> int:
+    """``search_hits`` rows (``hit_id`` = stable_id(query_id, backend, url)) of the answers ``backend``
+    gave ``query_ids`` now; returns the new ones (call inside a transaction).
+
+    The hits of an earlier answer that this one no longer holds are removed, and those it holds
+    again take its rank and text (their first ``retrieved_at`` stays): a local index rebuilt and
+    searched again answers otherwise, and the two builds' hits mixed made recall and
+    ``retrieve compare`` measure neither. The earlier answer stays in ``search_cache``.
+    """
+    wh.con.execute(_DELETE_HITS_NOT_IN, {"backend": backend, "query_ids": list(query_ids),
+                                         "hit_ids": [r["hit_id"] for r in rows]})
+    return wh.insert_rows("search_hits", rows, on_conflict="update",
+                          update_columns=["rank", "title", "snippet", "published_date"])
 
 
 def replace_decisions(wh: Warehouse, claim_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
