@@ -14,8 +14,9 @@ the verb is not listed ("... تقرر إلغاء الدعم وتستبدله ب�
 present-tense verb (ي/ت/ست/سي + a stem, an object pronoun allowed), not a verbal noun of the
 تفعيل or تفاعل shapes (وتعيين، وتعاون) and no listed name (يوسف، ياسر are given names). A comma before the claim's first verb is
 passed over (an apposition: "محمد صلاح، لاعب نادي ليفربول، يعلن ..."), so the cut keeps the verb
-(a past-tense verb, which has no shape of its own, is read in the first word after the
-apposition's second comma that cannot be a noun: "...، اعتزل ..."); so is a boundary that would
+(in a claim with no verb of a verb's shape, a past-tense verb, which has no shape of its own,
+is read in the first word after the apposition's second comma that cannot be a noun: "...، اعتزل
+..."); so is a boundary that would
 leave fewer than ``min_cut_words`` words. A cut inside a quotation or brackets drops the mark
 left open.
 """
@@ -52,6 +53,12 @@ _NOT_VERBS = frozenset({"يوم", "يومي", "يوميا", "يد", "يدي", "�
 # Words that join a name to the next word of the name.
 _NAME_LINKS = frozenset({"عبد", "ابو", "ابي", "ابا", "بن", "ابن", "بنت"})
 _NAME_STARTERS = frozenset({"عبد", "ابو"})
+# Words that join a name's words inside it, never first (محمد ولد الغزواني، لولا دا سيلفا).
+_NAME_PARTICLES = frozenset({"ولد", "دا", "دي", "دو", "فون", "فان"})
+# Letters before a pronoun suffix that make a word after a verb + title + given name an object,
+# not a family name: a verbal noun (أعلن الوزير خالد استقالته), longer than most family names
+# written with ه for ة (محمد شحاته، محمود حماده).
+_MIN_OBJECT_STEM_AFTER_NAME = 5
 
 
 def _expand_verbs() -> frozenset[str]:
@@ -202,24 +209,27 @@ class RuleAnalyzer:
     def _first_verb_start(self, text: str, tokens: Sequence[Token]) -> int | None:
         """Where the claim's first verb starts, None when it has none.
 
-        A verb is a word of a verb's shape (:meth:`_is_verb`) or, since a past-tense verb has no
-        shape of its own, the word after the second comma, which closes an apposition, when it
-        cannot be a noun ("محمد صلاح، لاعب نادي ليفربول، اعتزل ..."): so the commas are passed over
-        and the cut keeps that verb.
+        A verb is a word of a verb's shape (:meth:`_is_verb`) or, in a claim with none, since a
+        past-tense verb has no shape of its own, the word after the second comma, which closes an
+        apposition, when it cannot be a noun ("محمد صلاح، لاعب نادي ليفربول، اعتزل ..."): so the
+        commas are passed over and the cut keeps that verb. A verb of a verb's shape anywhere wins
+        over that guess, which would otherwise cut it off ("...، مساء الخميس، يقرر ...").
         """
+        shaped = next((t.start for t in tokens if self._is_verb(t.norm)), None)
+        if shaped is not None:
+            return shaped
         commas = 0
-        for k, token in enumerate(tokens):
-            if self._is_verb(token.norm):
-                return token.start
-            if k and _is_comma(text[tokens[k - 1].end : token.start]):
+        for k in range(1, len(tokens)):
+            if _is_comma(text[tokens[k - 1].end : tokens[k].start]):
                 commas += 1
-                if commas == 2 and self._may_be_past_verb(token):
-                    return token.start
+                if commas == 2:
+                    return tokens[k].start if self._may_be_past_verb(tokens[k]) else None
         return None
 
     def _may_be_past_verb(self, token: Token) -> bool:
         """An Arabic word that is no noun we can tell: no article (after a proclitic too: بالخطوة),
-        no ة, no accusative ـا (مؤكدا), no function word or listed name."""
+        no ة, no accusative ـا (مؤكدا), no participle (مفبرك، مريض: see :func:`_is_participle`),
+        no function word, time word or month (stopwords.txt: مساء، مارس) or listed name."""
         norm, lex = token.norm, self.lexicon
         return (
             norm.isalpha()
@@ -227,6 +237,7 @@ class RuleAnalyzer:
             and not any(stem.startswith("ال") for _, stem in proclitic_readings(norm))
             and not strip_diacritics(token.text).endswith("ة")
             and not _is_accusative(token)
+            and not _is_participle(norm)
             and norm not in lex.stopwords
             and norm not in lex.relatives
             and norm not in lex.given_names
@@ -248,8 +259,7 @@ class RuleAnalyzer:
         return norm.startswith("ال") and len(norm) > 4 and (norm.endswith("ي") or norm.endswith("يه"))
 
     def _is_free_word(self, norm: str) -> bool:
-        """A word that may be an unlisted name: not a function word, verb (listed or of a
-        present-tense shape: الرئيس يتوعد ...), article noun or place."""
+        """A word that may be an unlisted name: not a function word, listed verb, article noun or place."""
         lex = self.lexicon
         return (
             len(norm) >= 2
@@ -259,21 +269,46 @@ class RuleAnalyzer:
             and norm not in lex.clause_starts
             and norm not in lex.relatives
             and not lex.gazetteer.contains(norm)
-            and not self._is_present_verb(norm)
         )
 
-    def _is_unlisted_name(self, token: Token, norm: str, *, after_verb: bool, continuing: bool) -> bool:
-        """Whether an unlisted word after a title may be (part of) the person's name.
+    def _is_unlisted_name(self, tokens: Sequence[Token], j: int, *, after_verb: bool, foreign: bool, units: int) -> bool:
+        """Whether the unlisted word ``tokens[j]`` after a title may be (part of) the person's name.
 
-        It must be a free word (:meth:`_is_free_word`) and not shaped like the claim's object: a
-        noun with a pronoun suffix (أعلن الرئيس استقالته) or, after the verb of a verb-first
-        claim, an indefinite accusative (أصدر الملك قرارا، قرارًا); only there, as foreign names
-        end in ا too (المدرب البرتغالي باولو سوزا). A name goes on with no و + word (الأمير سلطان
-        وفهد: two people).
+        It must be a free word (:meth:`_is_free_word`). One shaped like a present-tense verb is
+        the claim's verb (الرئيس يتوعد المعارضة) unless a verb follows it, at once or after one
+        more word of the name (المدرب تيتي يعلن، المدرب يورغن كلوب يعلن), or the title follows a
+        verb (``after_verb``: قال المدرب تيتي ...), where a subject's name comes. A word shaped
+        like the claim's object is no name (:func:`_is_object_shaped`). A name goes on with no
+        و + word (الأمير سلطان وفهد: two people).
         """
-        if not self._is_free_word(norm) or _has_pronoun_suffix(token) or (after_verb and _is_accusative(token)):
+        token, norm = tokens[j], tokens[j].norm
+        if not self._is_free_word(norm) or _is_object_shaped(token, after_verb=after_verb, foreign=foreign, units=units):
             return False
-        return not (continuing and norm[:1] == "و" and len(norm) > 2)
+        if not after_verb and self._is_present_verb(norm) and not self._verb_follows(tokens, j):
+            return False
+        return not (units and norm[:1] == "و" and len(norm) > 2)
+
+    def _verb_at(self, tokens: Sequence[Token], k: int) -> bool:
+        """Whether token ``k`` exists and is a verb (a name before it is the claim's subject)."""
+        return k < len(tokens) and self._is_verb(tokens[k].norm)
+
+    def _verb_follows(self, tokens: Sequence[Token], j: int) -> bool:
+        """Whether a verb comes right after ``tokens[j]`` or after one more word that may be a name's."""
+        for k in range(j + 1, min(j + 3, len(tokens))):
+            if self._verb_at(tokens, k):
+                return True
+            if not self._may_continue_name(tokens[k]):
+                return False
+        return False
+
+    def _may_continue_name(self, token: Token) -> bool:
+        """A word that may be a name's: no function word, listed verb or article noun (المعارضة،
+        بالسجن); a name written with a hamza before its ل is none (ألكانتارا)."""
+        lex, norm = self.lexicon, token.norm
+        definite = not strip_diacritics(token.text).startswith(("أل", "إل", "آل")) and any(
+            stem.startswith("ال") for _, stem in proclitic_readings(norm)
+        )
+        return norm.isalpha() and not definite and norm not in lex.stopwords | lex.clause_starts | lex.relatives
 
     def _name_reading(self, token: Token) -> tuple[str, str]:
         """(proclitics, stem) of a name's first word: "وعبد" -> ("و", "عبد"); else ("", word)."""
@@ -288,7 +323,8 @@ class RuleAnalyzer:
         بن عبد العزيز), optionally ending in a family name: a nisba (السيسي) or ال + a given name
         (اليوسف). After a title, one unlisted word is accepted as the name (ترامب), or as the
         family name after a given name (محمد مرسي) or, when the title had an adjective of origin
-        (``foreign``: المدرب البرتغالي باولو سوزا), after an unlisted first name; never a word
+        (``foreign``: المدرب البرتغالي باولو سوزا) or before a verb (الفنانة يمنى شري تعلن), after an
+        unlisted first name; ولد and particles such as دا go on inside a name; never a word
         shaped like an object (:meth:`_is_unlisted_name`; ``after_verb``: the title follows a
         verb, as in a verb-first claim).
         """
@@ -296,7 +332,7 @@ class RuleAnalyzer:
         j, units, given_first = i, 0, False
         while j < len(tokens) and j - i < _MAX_NAME_TOKENS:
             norm = self._name_reading(tokens[j])[1] if j == i else tokens[j].norm
-            if norm in _NAME_LINKS and j + 1 < len(tokens) and (units or after_title or norm in _NAME_STARTERS):
+            if j + 1 < len(tokens) and self._joins_name(tokens[j + 1], norm, units=units, after_title=after_title):
                 j += 2
                 if tokens[j - 1].norm in _NAME_STARTERS and j < len(tokens):  # بن عبد العزيز
                     j += 1
@@ -305,8 +341,8 @@ class RuleAnalyzer:
                 j += 1
             elif units and (self._is_nisba(norm) or (norm.startswith("ال") and norm[2:] in lex.given_names)):
                 return j + 1 - i  # a family name (السيسي، اليوسف) ends the name
-            elif (after_title and (units == 0 or (units == 1 and (given_first or foreign)))
-                  and self._is_unlisted_name(tokens[j], norm, after_verb=after_verb, continuing=units > 0)):
+            elif (after_title and (units == 0 or (units == 1 and (given_first or foreign or self._verb_at(tokens, j + 1))))
+                  and self._is_unlisted_name(tokens, j, after_verb=after_verb, foreign=foreign, units=units)):
                 j += 1
                 if units:
                     return j - i  # an unlisted family name ends the name
@@ -314,6 +350,13 @@ class RuleAnalyzer:
                 break
             units += 1
         return min(j, len(tokens)) - i
+
+    def _joins_name(self, nxt: Token, norm: str, *, units: int, after_title: bool) -> bool:
+        """Whether ``norm`` joins a name to the next word, ``nxt``: a link (بن، عبد، أبو) or,
+        inside a name and before no function word, a particle (ولد، دا)."""
+        if norm in _NAME_LINKS:
+            return bool(units or after_title or norm in _NAME_STARTERS)
+        return bool(units) and norm in _NAME_PARTICLES and nxt.norm not in self.lexicon.stopwords
 
     def _is_definite_noun(self, norm: str) -> bool:
         lex = self.lexicon
@@ -437,16 +480,32 @@ class RuleAnalyzer:
                 i = max(start, i + 1)  # a listed name after the title is matched as such
                 continue
             after_verb = bool(title) and i > 0 and self._is_verb(tokens[i - 1].norm)
-            # punctuation never parts a title from its name (المطرب المصري، انسحب ...)
-            apart = bool(title) and _PUNCTUATION.search(text[tokens[start - 1].end : tokens[start].start])
-            n = 0 if apart else self._name_length(tokens, start, after_title=bool(title),
-                                                  foreign=start > i + title, after_verb=after_verb)
-            if n and self._is_person_start(tokens, start, title):
+            n = self._name_length(tokens, start, after_title=bool(title), foreign=start > i + title, after_verb=after_verb)
+            if n and self._is_person_start(tokens, start, title) and not (title and self._parted(text, tokens, start, n)):
                 found.append(self._span(text, tokens, start, n, self._name_words, "PER"))
                 i = start + n
             else:
                 i += max(title, 1)
         return found
+
+    def _parted(self, text: str, tokens: Sequence[Token], start: int, n: int) -> bool:
+        """Whether punctuation parts a title from the name of ``n`` tokens at ``start``.
+
+        Punctuation other than a comma always does. After a comma the name is an apposition
+        ("قال الوزير، محمد معيط، إن ...") when a listed name starts it or a comma or a verb
+        closes it ("الفنانة المصرية، ياسمين صبري، تعلن ..."); otherwise the word after the comma
+        opens the next clause ("عمرو دياب، المطرب المصري، انسحب من الحفل").
+        """
+        gap = text[tokens[start - 1].end : tokens[start].start]
+        if not _PUNCTUATION.search(gap):
+            return False
+        if not _is_comma(gap):
+            return True
+        end = start + n
+        closed = end < len(tokens) and (
+            _is_comma(text[tokens[end - 1].end : tokens[end].start]) or self._is_verb(tokens[end].norm)
+        )
+        return not (closed or self._name_reading(tokens[start])[1] in self._name_words)
 
     def _is_person_start(self, tokens: Sequence[Token], start: int, title: int) -> bool:
         """Without a title, only a compound (عبد الله، أبو بكر) or given name + بن starts a name."""
@@ -462,20 +521,42 @@ def _is_comma(gap: str) -> bool:
     return "،" in gap or ("," in gap and gap != ",")
 
 
-def _has_pronoun_suffix(token: Token) -> bool:
-    """A noun with a third-person pronoun as written (استقالته، قرارها), at least three letters
-    before it; ة is no pronoun (هالة), nor ـيه (نزيه، وجيه)."""
+def _is_participle(norm: str) -> bool:
+    """A word of a participle's shape (مفبرك، مزيف، مريض: م + three letters or more), which no
+    past-tense verb has unless it ends in ت or وا (منعت، ماتوا)."""
+    return norm[:1] == "م" and len(norm) >= 4 and not norm.endswith(("ت", "وا"))
+
+
+def _is_object_shaped(token: Token, *, after_verb: bool, foreign: bool, units: int) -> bool:
+    """Whether an unlisted word after a title (and ``units`` words of a name) is shaped like the
+    claim's object rather than a name; a listed given name never gets here (حمادة، يسرا).
+
+    A pronoun suffix (قدم الوزير استقالته; after a name's first word only on a verbal noun:
+    خالد استقالته, not محمد شحاته، محمود حماده). After a verb (``after_verb``) also a plural
+    (ينفي الوزير تصريحات) or an accusative (:func:`_is_accusative`; a bare final ا only when no
+    adjective of origin came before, ``foreign``: قال المدرب البرتغالي باولو سوزا).
+    """
+    if _has_pronoun_suffix(token, _MIN_OBJECT_STEM_AFTER_NAME if units else 3):
+        return True
+    plural = len(token.norm) >= 6 and token.norm.endswith("ات")
+    return after_verb and (plural or _is_accusative(token, bare=not foreign))
+
+
+def _has_pronoun_suffix(token: Token, min_stem: int) -> bool:
+    """A noun with a third-person pronoun as written (استقالته، قرارها), at least ``min_stem``
+    letters before it; ة is no pronoun (هالة), nor ـيه (نزيه، وجيه)."""
     surface = strip_diacritics(token.text)
     return not surface.endswith("يه") and any(
-        surface.endswith(s) and len(surface) - len(s) >= 3 for s in _PRONOUN_SUFFIXES
+        surface.endswith(s) and len(surface) - len(s) >= min_stem for s in _PRONOUN_SUFFIXES
     )
 
 
-def _is_accusative(token: Token) -> bool:
-    """An indefinite accusative: tanween fath (قرارًا), or a final ا as it is usually written
-    (صورا، قرارا); not ـيا, which ends names (سونيا، ماريا)."""
+def _is_accusative(token: Token, *, bare: bool = True) -> bool:
+    """An indefinite accusative: tanween fath (قرارًا) or, if ``bare``, a final ا as it is usually
+    written (صورا، قرارا); not ـيا, which ends names (سونيا، ماريا)."""
     surface = strip_diacritics(token.text)
-    return _TANWEEN_FATH in token.text or (len(surface) >= 4 and surface.endswith("ا") and not surface.endswith("يا"))
+    bare_alef = bare and len(surface) >= 4 and surface.endswith("ا") and not surface.endswith("يا")
+    return _TANWEEN_FATH in token.text or bare_alef
 
 
 def _opens_conjoined_clause(rest: str) -> bool:
