@@ -16,8 +16,9 @@ goes on one line, with the marker of a heading, list or rule at its start escape
 become links (GitHub-flavoured autolinks) on purpose: the text shown is the address opened, and an
 operator reviewing retrieval hits wants to open them. So inside an address ``_`` and ``&`` are
 left as they are: an autolink takes a backslash into its target, and queries are full of both. An
-address ends at ``<``, as the renderer ends it, and the punctuation it leaves out of a link at
-an address's end (``_.~*?!`` …) is escaped as text is (``…/x_._`` showed ``.`` in italics).
+address ends at ``<``, as the renderer ends it, and of the punctuation it leaves out of a link at
+an address's end (``_.*?!`` …) ``_`` and ``*`` are written ``&lowbar;`` and ``&ast;`` (``…/x_._``
+showed ``.`` in italics; a backslash there went into the link).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ _ANGLE_ENTITIES = str.maketrans({"<": "&lt;", ">": "&gt;"})
 _ADDRESS = re.compile(r"((?:https?|ftp)://[^\s<]+|www\.[^\s<]+)")
 #: What GitHub-flavoured Markdown leaves out of an autolink at its end, and so reads as text.
 _ADDRESS_TAIL = re.compile(r"[?!.,:*_~'\"]+$")
+#: The tail's emphasis marks as named entities: a backslash there went into the link (an autolink runs to
+#: the next blank), while an entity of letters ends it and shows the character.
+_TAIL_ENTITIES = str.maketrans({"_": "&lowbar;", "*": "&ast;"})
 #: ``_`` with no letter or digit on one side (CommonMark's intraword ``_`` never opens or closes emphasis).
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 
@@ -48,8 +52,8 @@ def _escaped(part: str, *, address: bool) -> str:
     if address:
         tail = _ADDRESS_TAIL.search(part)
         cut = tail.start() if tail else len(part)
-        return (_MARKDOWN_IN_ADDRESS.sub(r"\\\1", part[:cut]).translate(_ANGLE_ENTITIES)
-                + _escaped(part[cut:], address=False))
+        address_text = _MARKDOWN_IN_ADDRESS.sub(r"\\\1", part[:cut]).translate(_ANGLE_ENTITIES)
+        return address_text + part[cut:].translate(_TAIL_ENTITIES)
     return _EDGE_UNDERSCORE.sub(r"\\_", _MARKDOWN.sub(r"\\\1", part)).translate(_ANGLE_ENTITIES)
 
 
