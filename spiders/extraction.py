@@ -6,8 +6,10 @@ reparse`` (which re-runs extraction over stored raw HTML) share one implementati
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import chain
 
 from parsel import Selector, SelectorList
 
@@ -78,13 +80,15 @@ def select_texts(sel: Selector, query: str) -> list[str]:
     return out
 
 
+def first_matches(sel: Selector, queries: tuple[str, ...]) -> Iterator[str]:
+    """The first match of each selector that matches anything, in the selectors' order."""
+    for query in queries:
+        yield from select_texts(sel, query)[:1]
+
+
 def first_text(sel: Selector, queries: tuple[str, ...]) -> str | None:
     """The first match of the first selector that matches anything."""
-    for query in queries:
-        texts = select_texts(sel, query)
-        if texts:
-            return texts[0]
-    return None
+    return next(first_matches(sel, queries), None)
 
 
 def all_texts(sel: Selector, queries: tuple[str, ...]) -> list[str]:
@@ -96,19 +100,46 @@ def all_texts(sel: Selector, queries: tuple[str, ...]) -> list[str]:
     return []
 
 
+def _followable(href: str, page_url: str, urls: SiteUrls) -> str | None:
+    """Where to fetch the link ``href`` of ``page_url``: on the crawled base as it is spelled,
+    whichever scheme or ``www.`` the link used (one page, one request); None when it is off-site."""
+    url = urls.absolute(href.strip(), page_url)
+    return urls.fetchable(url) if urls.on_site(url) else None
+
+
 def extract_listing(html: str, page_url: str, config: SiteConfig, urls: SiteUrls) -> Listing:
     """Detail links (absolute, on the crawled site, first occurrence order) and the next page."""
     sel = Selector(text=html)
     seen: dict[str, None] = {}
     for href in sel.css(config.listing.detail_links).getall():
-        url = urls.absolute(href.strip(), page_url)
-        if urls.on_site(url):
+        url = _followable(href, page_url, urls)
+        if url is not None:
             seen.setdefault(url, None)
     nxt = sel.css(config.listing.next_page).get()
-    next_url = urls.absolute(nxt.strip(), page_url) if nxt and nxt.strip() else None
-    if next_url is not None and (not urls.on_site(next_url) or next_url == page_url):
+    next_url = _followable(nxt, page_url, urls) if nxt and nxt.strip() else None
+    if next_url == urls.fetchable(page_url):
         next_url = None
     return Listing(detail_urls=list(seen), next_url=next_url)
+
+
+#: What :func:`parse_published` reads as the day a page gives, not one counted back from a fetch.
+_EXACT_DATES = ("gregorian", "hijri")
+
+
+def _date_choice(candidates: Iterable[tuple[str, str]], now: datetime | None) -> tuple[str, str] | None:
+    """``(raw, layer)`` of the page's date among its ``(raw, layer)`` candidates: the first that reads
+    as an exact date, else the first relative one, else the first (kept raw, unparsed). A visible date
+    is often rough ("منذ سنتين": counted from an archive capture, months off) or unreadable ("منذ
+    أسابيع") where a ``datetime`` attribute or ClaimReview states the day; a date is never guessed."""
+    fallback: tuple[int, str, str] | None = None
+    for raw, layer in candidates:
+        kind = parse_published(raw, now=now).kind
+        if kind in _EXACT_DATES:
+            return raw, layer
+        rank = 0 if kind == "relative" else 1
+        if fallback is None or rank < fallback[0]:
+            fallback = (rank, raw, layer)
+    return None if fallback is None else (fallback[1], fallback[2])
 
 
 def _claim_review(review: dict[str, str]) -> dict[str, str | None] | None:
@@ -124,22 +155,26 @@ def extract_detail(
     """Every field of a detail page; raises :class:`ExtractionError` if a required one is missing.
 
     Each field comes from the site's CSS selectors when they match, else from the first generic
-    layer that has it (:mod:`spiders.layers`); ``field_layers`` says which, per field.
+    layer that has it (:mod:`spiders.layers`); ``field_layers`` says which, per field. The date is
+    the first of them (selectors in order, then layers) that is an exact date (:func:`_date_choice`).
     """
     sel = Selector(text=html)
     d = config.detail
     layers: dict[str, str] = {}
-    generic: list[dict[str, tuple[str, str]]] = []  # read once, and only when a selector misses
+    generic: list[dict[str, list[tuple[str, str]]]] = []  # read once, and only when a selector misses
     review = claim_review_fields(sel)
+
+    def generic_values(name: str) -> Iterator[tuple[str, str]]:
+        if not generic:
+            generic.append(generic_fields(sel, claim_review=review))
+        yield from generic[0].get(name, [])
 
     def pick(name: str, css: str | None) -> str | None:
         if css:
             layers[name] = "css"
             return css
-        if not generic:
-            generic.append(generic_fields(sel, claim_review=review))
-        if name in generic[0]:
-            value, layers[name] = generic[0][name]
+        for value, layer in generic_values(name):  # the first layer that has it
+            layers[name] = layer
             return value
         return None
 
@@ -149,7 +184,11 @@ def extract_detail(
         claim, layers["claim"] = title, f"title:{layers['title']}"
     css_paragraphs = all_texts(sel, d.body)
     body = pick("body", "\n".join(css_paragraphs) if css_paragraphs else None)
-    published_raw = pick("published", first_text(sel, d.published))
+    published_raw: str | None = None
+    published = _date_choice(chain(((raw, "css") for raw in first_matches(sel, d.published)),
+                                   generic_values("published")), fetched_at)
+    if published is not None:
+        published_raw, layers["published"] = published
     category = pick("category", first_text(sel, d.category))
     if review.get("verdict"):
         layers["verdict"] = "claim_review"

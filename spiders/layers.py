@@ -1,6 +1,7 @@
 """The generic extraction layers: what a page says about itself in standard markup.
 
-Tried in order, after the site's own CSS selectors (which override them when they match):
+Tried in order, after the site's own CSS selectors (which override them when they match; for the
+date, only when theirs is exact: :mod:`spiders.extraction`):
 schema.org ClaimReview JSON-LD, schema.org Article JSON-LD, OpenGraph and ``article:*`` meta
 tags, then ``<time datetime>``. None depends on a site's theme, so a site whose markup is
 unknown (Araanews, Misbar) or has changed still yields its fields. Every value comes back with
@@ -10,6 +11,7 @@ the name of the layer that gave it, stored per claim (``field_layers``).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +21,12 @@ from parsel import Selector
 LAYERS = ("css", "claim_review", "article_json_ld", "open_graph", "time")
 ARTICLE_TYPES = {"Article", "NewsArticle", "BlogPosting", "ReportageNewsArticle", "AnalysisNewsArticle", "WebPage"}
 JSON_LD = "script[type='application/ld+json']::text"
+#: What CMSs wrap a script's JSON in for old XHTML parsers: ``/*<![CDATA[*/ … /*]]>*/``, ``<!-- … -->``.
+_WRAPPERS = re.compile(r"^\s*(?:/\*|//)?\s*(?:<!\[CDATA\[|<!--)\s*(?:\*/)?|(?:/\*|//)?\s*(?:\]\]>|-->)\s*(?:\*/)?\s*$")
+#: A UTF-16 surrogate left alone in a decoded string: JSON's ``\ud83d`` escape of half an emoji,
+#: which no UTF-8 file can hold (the claim's line could not be written).
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_SCHEMA_ORG = re.compile(r"^https?://schema\.org/")
 
 
 def _collapse(text: object) -> str:
@@ -26,12 +34,32 @@ def _collapse(text: object) -> str:
 
 
 def _types(node: dict[str, Any]) -> set[str]:
+    """The node's ``@type``s, a full ``http://schema.org/ClaimReview`` read as ``ClaimReview``."""
     kind = node.get("@type")
-    return set(kind) if isinstance(kind, list) else {str(kind)} if kind else set()
+    kinds = kind if isinstance(kind, list) else [kind] if kind else []
+    return {_SCHEMA_ORG.sub("", str(k)) for k in kinds}
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """``value`` (parsed JSON) with every lone surrogate in its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _without_lone_surrogates(item) for key, item in value.items()}
+    return value
+
+
+def _parse_block(block: str) -> Any:
+    """One JSON-LD block as browsers and Google read it: inside its CDATA or comment wrapper, with
+    raw line breaks and tabs allowed in strings (CMSs write a multi-line post's text as it is)."""
+    return _without_lone_surrogates(json.loads(_WRAPPERS.sub("", block), strict=False))
 
 
 def json_ld_nodes(sel: Selector) -> Iterator[dict[str, Any]]:
-    """Every JSON-LD object on the page (``@graph`` and lists flattened); broken blocks are skipped."""
+    """Every JSON-LD object on the page (``@graph``, lists and a node's ``review`` flattened: an
+    Article may carry its ClaimReview there); broken blocks are skipped."""
     def walk(node: Any) -> Iterator[dict[str, Any]]:
         if isinstance(node, list):
             for item in node:
@@ -39,10 +67,11 @@ def json_ld_nodes(sel: Selector) -> Iterator[dict[str, Any]]:
         elif isinstance(node, dict):
             yield node
             yield from walk(node.get("@graph", []))
+            yield from walk(node.get("review", []))
 
     for block in sel.css(JSON_LD).getall():
         try:
-            yield from walk(json.loads(block))
+            yield from walk(_parse_block(block))
         except ValueError:
             continue
 
@@ -61,6 +90,8 @@ def claim_review_fields(sel: Selector) -> dict[str, str]:
         if "ClaimReview" not in _types(node):
             continue
         rating = node.get("reviewRating") or {}
+        if isinstance(rating, list):  # several ratings: the first is the review's own
+            rating = rating[0] if rating else {}
         verdict = (rating.get("alternateName") or rating.get("ratingValue")) if isinstance(rating, dict) else rating
         item = node.get("itemReviewed") if isinstance(node.get("itemReviewed"), dict) else {}
         found = {"claim": _name(node.get("claimReviewed")), "verdict": _collapse(verdict) if verdict not in (None, "") else None,
@@ -106,15 +137,16 @@ def time_fields(sel: Selector) -> dict[str, str]:
     return {"published": value.strip()} if value and value.strip() else {}
 
 
-def generic_fields(sel: Selector, claim_review: dict[str, str] | None = None) -> dict[str, tuple[str, str]]:
-    """``{field: (value, layer)}`` from the generic layers, the first layer to have a field winning.
+def generic_fields(sel: Selector, claim_review: dict[str, str] | None = None) -> dict[str, list[tuple[str, str]]]:
+    """``{field: [(value, layer), ...]}``: each generic layer's value of a field, in the order the
+    layers are tried. The first wins, but a date a layer gives only roughly may be exact in the next.
 
     ``claim_review``: the page's ClaimReview fields when the caller has already read them.
     """
-    out: dict[str, tuple[str, str]] = {}
+    out: dict[str, list[tuple[str, str]]] = {}
     review = claim_review_fields(sel) if claim_review is None else claim_review
     for layer, fields in (("claim_review", review), ("article_json_ld", article_fields(sel)),
                           ("open_graph", open_graph_fields(sel)), ("time", time_fields(sel))):
         for name, value in fields.items():
-            out.setdefault(name, (value, layer))
+            out.setdefault(name, []).append((value, layer))
     return out

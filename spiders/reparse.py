@@ -12,9 +12,8 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from scrapy.http import HtmlResponse
-
 from arastance.base.captures import to_site_url
+from arastance.base.page_text import page_text
 from arastance.base.sites import load_site_config
 from arastance.base.staging import RunSummary, StoredPage, new_run_id
 from arastance.logging import get_logger
@@ -52,18 +51,23 @@ def reparse_pages(
             # An archived page is read as the crawl's archive mode read it (parse_capture): at its
             # original address on the real site, its relative dates counted from the capture.
             page_url = to_site_url(stored.original_url, config.canonical_base) if stored.original_url else stored.url
-            text = HtmlResponse(url=stored.url, body=body).text
+            # The raw page keeps no Content-Type: its bytes (and <meta>) settle the charset, as
+            # page_text settles a header that the live crawl had (parse_detail) against them.
+            text, _ = page_text(body, None)
+            page = page_item(**common, parse_status="ok")
             try:
                 fields = extract_detail(text, page_url, config, urls, fetched_at=captured_at or fetched_at)
+                # Before the page's line: a claim that cannot be written makes the page failed, not ok without a claim.
+                run.write_claim(claim_item(fields, page=page, veracity=config.veracity))
+            except OSError:
+                raise  # a lost write: the run takes no more (StagingRun), so no page after it either
             except Exception as exc:  # noqa: BLE001 - one bad page never stops the others
                 error = parse_failure(exc)
                 failed += 1
                 log.warning("stored page failed to parse", extra={"site": site, "url": stored.url, "reason": error})
                 run.write_page(page_item(**common, parse_status="failed", parse_error=error))
                 continue
-            page = page_item(**common, parse_status="ok")
             run.write_page(page)
-            run.write_claim(claim_item(fields, page=page, veracity=config.veracity))
             parsed += 1
         summary = run.finish(stats={"reparse/pages": parsed + failed, "reparse/parsed": parsed, "reparse/failed": failed})
     log.info("reparse finished", extra={"site": site, "run_id": run_id, "parsed": parsed, "failed": failed})

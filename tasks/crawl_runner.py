@@ -217,13 +217,11 @@ def archive_claim_captures(site: str, settings: Settings, limit: int | None = No
         if limit is not None and len(chosen) >= limit:
             break
         counts["archive_listed"] += 1
-        site_url = to_site_url(capture.original, config.canonical_base)
-        if not config.is_claim_url(site_url):
-            counts["archive_not_claim_url"] += 1
-            continue
-        try:
-            key = canonicalize_url(site_url)
+        try:  # the pattern is tested on the key, as live discovery does: an AMP or utm_ capture is the post's
+            key = canonicalize_url(to_site_url(capture.original, config.canonical_base))
         except UrlError:
+            key = None
+        if key is None or not config.is_claim_url(key):
             counts["archive_not_claim_url"] += 1
             continue
         if key in chosen:

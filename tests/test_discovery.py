@@ -66,6 +66,30 @@ def test_a_sitemap_that_an_index_lists_and_that_gives_nothing_does_not_move_disc
     assert [r.url for r in answer(top, b"<html></html>")] == ["https://araanews.ae/sitemap.xml"]
     assert crawler.stats.get_value("arastance/discovery/sitemap_failed") == 1
 
+def test_a_feed_naming_the_sites_posts_by_their_http_address_gives_them_all() -> None:
+    # it was: the Reuters feed's http://ara.reuters.com/article/... links were off-site for the https base:
+    # 0 posts from the feed
+    from scrapy.http import Request, XmlResponse
+    from scrapy.utils.test import get_crawler
+
+    from spiders.crawlers.sites import SPIDERS
+
+    crawler = get_crawler(SPIDERS["reuters"], {"ARASTANCE_SITE_URLS": {"reuters": "https://ara.reuters.com/"}})
+    spider = SPIDERS["reuters"].from_crawler(crawler)
+    crawler.stats.open_spider()
+    links = ["http://ara.reuters.com/article/businessNews/idARAKBN0FE2AL20140709",
+             "http://www.ara.reuters.com/article/sportsNews/idARAKBN0FE27O20140709", "http://other.example/article/x"]
+    rss = ('<?xml version="1.0"?><rss version="2.0"><channel><title>Reuters</title>'
+           + "".join(f"<item><link>{link}</link></item>" for link in links) + "</channel></rss>")
+    request = Request("https://ara.reuters.com/rss/topNews", meta={"discovery": 0, "candidate": 0})
+    out = list(spider.parse_feed(XmlResponse(request.url, request=request, body=rss.encode())))
+    assert [(r.url, r.callback.__name__) for r in out[:2]] == [
+        ("https://ara.reuters.com/article/businessNews/idARAKBN0FE2AL20140709", "parse_detail"),
+        ("https://ara.reuters.com/article/sportsNews/idARAKBN0FE27O20140709", "parse_detail")]
+    assert [r.callback.__name__ for r in out[2:]] == ["parse_listing"], "then the listing, as after any feed"
+    assert crawler.stats.get_value("arastance/discovery/feed") == 2
+
+
 def test_rss_and_atom_feeds_give_their_post_links_in_order() -> None:
     rss = ('<?xml version="1.0"?><rss version="2.0"><channel><title>ت</title><item><title>أ</title>'
            '<link>https://a.com/1/</link></item><item><link> https://a.com/2/ </link></item></channel></rss>')

@@ -150,6 +150,60 @@ def test_site_urls_key_snapshot_pages_by_the_real_site() -> None:
         SiteUrls("http://127.0.0.1:8800/dabegad", "https://dabegad.com/")
 
 
+def test_the_sites_own_links_in_any_scheme_or_www_spelling_are_on_site_and_fetched_one_way() -> None:
+    # it was: on_site was a prefix test, so http://norumors.net/... and https://www.norumors.net/... links
+    # (and every link of a page redirected to www.) were dropped as off-site
+    urls = SiteUrls("https://norumors.net/", "https://norumors.net/")
+    for spelling in ("http://norumors.net/rumors/561/", "https://www.norumors.net/rumors/561/",
+                     "http://WWW.norumors.net/rumors/561/#comments"):
+        assert urls.on_site(spelling) and urls.fetchable(spelling) == "https://norumors.net/rumors/561/", spelling
+    assert urls.fetchable("http://norumors.net/?page=2") == "https://norumors.net/?page=2"
+    for elsewhere in ("https://other.example/rumors/561/", "https://norumors.net.example/x", "ftp://norumors.net/x",
+                      "https://norumors.net:8443/x", "mailto:a@norumors.net", "http://[::1/"):
+        assert not urls.on_site(elsewhere) and urls.fetchable(elsewhere) == elsewhere, elsewhere
+    snapshot = SiteUrls("http://127.0.0.1:8800/norumors/", "https://norumors.net/")
+    assert snapshot.on_site("http://127.0.0.1:8800/norumors/rumors/1/")
+    assert not snapshot.on_site("http://127.0.0.1:8800/dabegad/rumors/1/")
+    assert not snapshot.on_site("http://127.0.0.1:8801/norumors/rumors/1/"), "another port is another server"
+    assert snapshot.fetchable("http://www.norumors.net/rumors/1/") == "http://127.0.0.1:8800/norumors/rumors/1/"
+    assert snapshot.canonical("http://127.0.0.1:8800/norumors/rumors/1/?utm_source=x") == "https://norumors.net/rumors/1"
+
+
+def test_a_listing_gives_its_sites_links_whatever_their_spelling_and_wherever_it_was_fetched() -> None:
+    config = load_site_config("norumors")
+    urls = SiteUrls(config.canonical_base, config.canonical_base)
+    home = ('<div class="rumor__meta"><h2><a href="http://norumors.net/rumors/561/">أ</a></h2></div>'
+            '<div class="rumor__meta"><h2><a href="https://www.norumors.net/rumors/562/">ب</a></h2></div>'
+            '<div class="rumor__meta"><h2><a href="/rumors/563/">ج</a></h2></div>'
+            '<div class="rumor__meta"><h2><a href="https://other.example/rumors/564/">د</a></h2></div>'
+            '<a class="pagination__next" href="http://www.norumors.net/?page=2">التالي</a>')
+    expected = [f"https://norumors.net/rumors/{n}/" for n in (561, 562, 563)]
+    for fetched_at in ("https://norumors.net/", "https://www.norumors.net/"):  # the second: after a redirect to www.
+        listing = extract_listing(home, fetched_at, config, urls)
+        assert (listing.detail_urls, listing.next_url) == (expected, "https://norumors.net/?page=2"), fetched_at
+    assert extract_listing(home, "http://norumors.net/?page=2", config, urls).next_url is None, "itself, spelled otherwise"
+
+
+def test_a_norumors_claim_page_never_takes_a_related_rumours_title_category_or_date() -> None:
+    # it was: the home page's card markup (div.rumor__meta h2 / ul li) was a [detail] selector, so a claim
+    # page without h1.rumor__title took the title and category of the first related rumour
+    config = load_site_config("norumors")
+    urls = SiteUrls(config.canonical_base, config.canonical_base)
+    related = ('<aside class="related"><div class="rumor"><div class="rumor__meta"><h2><a href="/rumors/9/">توزيع جوائز'
+               '</a></h2><span class="rumor__date">12 رمضان 1437 هـ</span><ul><li>اقتصاد</li></ul></div></div></aside>')
+    html = ('<html><head><meta property="og:title" content="حقيقة صورة السيل في جدة"></head><body>'
+            '<section class="rumor"><h1 class="rumor-single__title">حقيقة صورة السيل في جدة</h1>'
+            f'<div class="rumor__text"><p>صورة لسيل في جدة اليوم</p></div></section>{related}</body></html>')
+    fields = extract_detail(html, "https://norumors.net/rumors/561/", config, urls)
+    assert (fields.title, fields.field_layers["title"]) == ("حقيقة صورة السيل في جدة", "open_graph")
+    assert (fields.category, fields.published_raw) == (None, None)
+    own_meta = ('<div class="rumor__meta"><span class="rumor__date">1 شعبان 1437</span>'
+                '<ul class="rumor__categories"><li>صحة</li></ul></div>')
+    with_meta = html.replace('<div class="rumor__text">', own_meta + '<div class="rumor__text">')
+    fields = extract_detail(with_meta, "https://norumors.net/rumors/561/", config, urls)
+    assert (fields.category, fields.published_date) == ("صحة", "2016-05-08"), "the page's own meta block still counts"
+
+
 def _rumour_page(canonical_href: str) -> str:
     return f"""<html><head><link rel="canonical" href="{canonical_href}"></head><body>
 <h1 class="rumor__title">انقطاع الكهرباء عن حي النخيل ثلاثة أيام</h1>

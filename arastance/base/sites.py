@@ -109,7 +109,9 @@ class SiteConfig:
         return urlsplit(self.canonical_base).netloc.removeprefix("www.")
 
     def is_claim_url(self, url: str) -> bool:
-        """Whether the archive capture of ``url`` should be parsed as a claim page."""
+        """Whether the page at ``url`` should be parsed as a claim page. ``url`` is the canonical URL
+        (:func:`arastance.base.urls.canonicalize_url`), as live and archive discovery both pass it: the
+        pattern describes a post's own address, not its AMP or tracking-parameter spellings."""
         if self.archive_claim_url is None:
             return True
         parts = urlsplit(url)

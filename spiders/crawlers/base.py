@@ -42,6 +42,7 @@ from twisted.python.failure import Failure
 
 from arastance.base.captures import capture_time, capture_url, parse_capture_url, to_site_url
 from arastance.base.input_paths import input_file_error
+from arastance.base.page_text import page_text
 from arastance.base.sites import SiteConfig, load_site_config, parse_wp_rest_per_page
 from arastance.base.staging import PageItem, new_run_id
 from arastance.base.urls import UrlError, canonicalize_url
@@ -359,6 +360,16 @@ class SiteSpider(scrapy.Spider):
             self.crawler.signals.send_catch_log(signal=page_fetched, page=page, spider=self)
         return page
 
+    def _html(self, response: Response) -> str:
+        """The page's text as ``arastance reparse`` reads its stored bytes (:func:`page_text`): the
+        ``Content-Type`` header only where the bytes do not settle the charset. Scrapy lets the header
+        win, and an Apache ``charset=ISO-8859-1`` on a windows-1256 page (or an old ``windows-1256`` on
+        a UTF-8 one) gave a mojibake claim, parsed ok, that a re-parse of the same bytes contradicted."""
+        html, read_as = page_text(response.body, response.headers.get("Content-Type", b"").decode("latin-1") or None)
+        if read_as:
+            self._stat("read_as_other_charset")
+        return html
+
     def parse_listing(self, response: Response) -> Iterator[Any]:
         """Follow the unknown detail links; follow the next page unless this page was all known.
 
@@ -368,7 +379,7 @@ class SiteSpider(scrapy.Spider):
         """
         self._stat("listing_pages")
         self._page(response, "skipped", keep=False)
-        listing = extract_listing(response.text, response.url, self.config, self.urls)
+        listing = extract_listing(self._html(response), response.url, self.config, self.urls)
         new = [url for url in listing.detail_urls if self.urls.canonical(url) not in self.known]
         self._stat("known_skipped", len(listing.detail_urls) - len(new))
         for url in new:
@@ -409,7 +420,7 @@ class SiteSpider(scrapy.Spider):
         """
         fetched_at = now or datetime.now(timezone.utc)
         try:
-            fields = extract_detail(response.text, page_url or response.url, self.config, self.urls,
+            fields = extract_detail(self._html(response), page_url or response.url, self.config, self.urls,
                                     fetched_at=fetched_at)
         except Exception as exc:  # noqa: BLE001 - whatever a page does, it must not stop the crawl
             error = parse_failure(exc)
