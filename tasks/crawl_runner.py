@@ -34,7 +34,7 @@ from arastance.base.captures import Capture, to_site_url
 from arastance.base.sites import load_site_config
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.logging import RUN_LOG_ONLY, get_logger
-from tasks.scrapy_launcher import SpiderTimeout, run_scrapy, tail
+from tasks.scrapy_launcher import JOBDIR_OPEN, SpiderTimeout, discard_jobdir, discarded_mark, run_scrapy, tail
 from tasks.stage_locks import stage_lock
 from tasks.web_archive import ArchiveError, CdxQuery
 from tasks.web_archive.client import client_from_settings
@@ -80,21 +80,24 @@ def _runs_of(root: Path, site: str, mode: str) -> list[str]:
 
 
 def unfinished_run(settings: Settings, site: str, mode: str = "live") -> str | None:
-    """The newest run of ``site`` in ``mode`` that was interrupted (its job directory, a JOBDIR or a
-    partial staging run, and no ``run.json``), if any: the next crawl goes on with it.
+    """The newest run of ``site`` in ``mode`` that was interrupted (a JOBDIR, or a partial staging run
+    whose JOBDIR was discarded, and no ``run.json``), if any: the next crawl goes on with it.
 
     A run whose crawl abandoned it (a lost write) is never resumed, however its JOBDIR survived (a
     time-out or Ctrl-C while the spider closed, a JOBDIR that could not be removed): the resumed
     crawl would skip the pages whose writes were lost. Its JOBDIR is removed here.
 
     A JOBDIR that Scrapy did not close (:func:`unclosed_jobdir`) is not resumed either: Scrapy
-    requested nothing from it and idled to the time limit. It is removed, and the run's crawl starts
+    requested nothing from it and idled to the time limit. It is discarded, and the run's crawl starts
     afresh under the same run id, so that what the run staged is kept and loaded with it (the pages
     fetched again are stored once, as after a lost queue); so is a run whose JOBDIR the launcher
-    removed when it killed the spider (:func:`tasks.scrapy_launcher.run_scrapy`)."""
+    discarded when it killed the spider (:func:`tasks.scrapy_launcher.run_scrapy`). A partial run that
+    never had a JOBDIR (``crawl.resumable`` off) is not: nothing says what it had fetched."""
     for run_id in _runs_of(settings.crawl_jobs_dir, site, mode):
         job, run_dir = settings.crawl_jobs_dir / run_id, crawl_staging_dir(settings) / run_id
-        if (run_dir / RUN_FILE).exists() or not ((job / "scrapy").is_dir() or run_dir.is_dir()):
+        jobdir = job / "scrapy"
+        if (run_dir / RUN_FILE).exists() or not (jobdir.is_dir() or (run_dir.is_dir() and
+                                                                     discarded_mark(jobdir).exists())):
             continue
         abandoned = _abandoned_for(crawl_log_file(settings, run_id))
         if abandoned is not None:
@@ -102,11 +105,11 @@ def unfinished_run(settings: Settings, site: str, mode: str = "live") -> str | N
                         extra={"site": site, "run_id": run_id, "reason": abandoned[0]})
             shutil.rmtree(job, ignore_errors=True)
             continue
-        unclosed = unclosed_jobdir(job / "scrapy")
+        unclosed = unclosed_jobdir(jobdir)
         if unclosed is not None:
             log.warning("not resuming a JOBDIR that Scrapy did not close; the run's crawl starts afresh, "
                         "keeping the pages it staged", extra={"site": site, "run_id": run_id, "reason": unclosed})
-            shutil.rmtree(job / "scrapy")  # never resumed: one that cannot be removed stops the crawl, naming it
+            discard_jobdir(jobdir)  # never resumed: one that cannot be removed stops the crawl, naming it
         return run_id
     return None
 
@@ -115,9 +118,13 @@ def unclosed_jobdir(jobdir: Path) -> str | None:
     """Why Scrapy did not close ``jobdir`` (its spider killed: SIGKILL, the OOM killer, a power loss),
     or None when it did, or there is none. Scrapy writes ``spider.state``, and ``active.json`` beside
     its request queue, when the spider closes; without them the queue files lack their headers
-    (queuelib then fails on every request, and Scrapy only logs it) and ``requests.seen`` may be cut."""
+    (queuelib then fails on every request, and Scrapy only logs it) and ``requests.seen`` may be cut.
+    Both stay from an earlier session that closed, so the launcher's :data:`JOBDIR_OPEN`, left when
+    it was killed with its spider, says it too."""
     if not jobdir.exists():
         return None
+    if (jobdir / JOBDIR_OPEN).exists():
+        return f"{jobdir} is still marked {JOBDIR_OPEN}: its spider was killed with its launcher"
     if not (jobdir / "spider.state").is_file():
         return f"{jobdir} has no spider.state"
     queue = jobdir / "requests.queue"
@@ -398,7 +405,7 @@ def _crawl(
     job = settings.crawl_jobs_dir / run_id
     job.mkdir(parents=True, exist_ok=True)
     known_file = job / "known_urls.txt"
-    if not resumed_id:
+    if not (job / "scrapy").is_dir():  # a fresh JOBDIR, of a new run or not, skips what is stored now
         known_file.write_text("".join(f"{u}\n" for u in known_urls), encoding="utf-8")
     args = {"run_id": run_id, "known_urls": str(known_file), "incremental": "true" if incremental else "false"}
     options: dict[str, object] = {"LOG_FILE": log_file, "LOG_FILE_APPEND": True}

@@ -15,7 +15,9 @@ limit, when the run is asked to stop (a SIGTERM'd flow waiting for its threads,
 creating the child's stop file (:mod:`spiders.stop_file`), never by a second signal, which Scrapy
 would take as "force an unclean shutdown" and lose a resumable crawl's saved queue. A child that
 does not stop within :data:`STOP_GRACE_S` is killed, and a child killed by any signal leaves its
-``JOBDIR`` half-written: that ``JOBDIR`` is removed (:func:`_discard_jobdir`).
+``JOBDIR`` half-written: that ``JOBDIR`` is removed (:func:`_close_jobdir`). A ``JOBDIR`` holds
+:data:`JOBDIR_OPEN` while its child runs, so that one whose launcher was killed with the child
+(a power loss, the OOM killer taking the whole container) is not taken for one Scrapy closed.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ log = get_logger(__name__)
 STOP_POLL_S = 0.5
 #: How long a child asked to stop may take (finishing its requests in flight) before it is killed.
 STOP_GRACE_S = 30.0
+
+#: A file inside a crawl's ``JOBDIR`` (a name Scrapy never uses) from before its child starts until the
+#: child has ended on its own: Scrapy's ``spider.state`` and ``active.json`` of a session that closed
+#: stay there through the next session, so only this tells a ``JOBDIR`` whose child was killed with its
+#: launcher, which no one discarded (:func:`tasks.crawl_runner.unclosed_jobdir`).
+JOBDIR_OPEN = "arastance-open"
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SCRAPY_SETTINGS_MODULE = "spiders.settings"
@@ -147,20 +155,50 @@ def _stop_gracefully(proc: subprocess.Popen[bytes], stop_file: Path) -> None:
             proc.wait()
 
 
-def _discard_jobdir(spider: str, proc: subprocess.Popen[bytes], scrapy_settings: Mapping[str, object]) -> None:
-    """Remove the ``JOBDIR`` of a child that died of a signal (killed past its grace, by the OOM
-    killer): Scrapy writes its queue files' headers, ``active.json`` and ``spider.state`` only when
-    the spider closes, so the next crawl resumed a queue that queuelib cannot read, requested
-    nothing and idled to its time limit, to be killed again, for ever. With it gone, the next crawl
-    of the run starts afresh; the run's staging files lie elsewhere and are kept."""
+def discarded_mark(jobdir: Path) -> Path:
+    """The file beside ``jobdir`` that says it was removed unclosed, while its run goes on: the run's
+    next crawl continues it from a fresh ``JOBDIR`` (:func:`tasks.crawl_runner.unfinished_run`). A run
+    that never had a ``JOBDIR`` (``crawl.resumable`` off) has none, and is not continued."""
+    return jobdir.with_name(f"{jobdir.name}.discarded")
+
+
+def discard_jobdir(jobdir: Path) -> None:
+    """Remove ``jobdir``, leaving :func:`discarded_mark` beside it (written first: a kill between the
+    two leaves a ``JOBDIR`` that is refused and discarded again). Raises the :class:`OSError` of a
+    ``JOBDIR`` that cannot be removed."""
+    discarded_mark(jobdir).touch()
+    shutil.rmtree(jobdir)
+
+
+def _open_jobdir(scrapy_settings: Mapping[str, object]) -> Path | None:
+    """The child's ``JOBDIR``, if any, marked :data:`JOBDIR_OPEN` before the child starts; a fresh one
+    drops the :func:`discarded_mark` of the one it replaces."""
     setting = scrapy_settings.get("JOBDIR")
-    jobdir = Path(str(setting)) if setting else None
-    if jobdir is None or not jobdir.exists() or proc.returncode is None or proc.returncode >= 0:
+    if not setting:
+        return None
+    jobdir = Path(str(setting))
+    jobdir.mkdir(parents=True, exist_ok=True)
+    (jobdir / JOBDIR_OPEN).touch()
+    discarded_mark(jobdir).unlink(missing_ok=True)
+    return jobdir
+
+
+def _close_jobdir(spider: str, proc: subprocess.Popen[bytes], jobdir: Path | None) -> None:
+    """Unmark the ``JOBDIR`` of a child that ended on its own (Scrapy closed it), or remove that of a
+    child that died of a signal (killed past its grace, by the OOM killer): Scrapy writes its queue
+    files' headers, ``active.json`` and ``spider.state`` only when the spider closes, so the next
+    crawl resumed a queue that queuelib cannot read, requested nothing and idled to its time limit,
+    to be killed again, for ever. With it gone, the next crawl of the run starts afresh; the run's
+    staging files lie elsewhere and are kept."""
+    if jobdir is None or not jobdir.exists() or proc.returncode is None:
+        return
+    if proc.returncode >= 0:
+        (jobdir / JOBDIR_OPEN).unlink(missing_ok=True)
         return
     log.warning("spider killed before it closed: its JOBDIR cannot be resumed and is removed",
                 extra={"spider": spider, "returncode": proc.returncode, "jobdir": str(jobdir)})
     try:
-        shutil.rmtree(jobdir)
+        discard_jobdir(jobdir)
     except OSError as exc:  # the next crawl refuses it all the same (tasks.crawl_runner.unfinished_run)
         log.warning("the killed spider's JOBDIR could not be removed",
                     extra={"spider": spider, "jobdir": str(jobdir), "error": str(exc)})
@@ -202,7 +240,7 @@ def run_scrapy(
     the project's, so they win). Past ``timeout_s`` the child is stopped gracefully (a resumable
     crawl saves its state) and :class:`SpiderTimeout` is raised; when the run is asked to stop,
     the same way, with :class:`StopRequested`. The ``JOBDIR`` of a child that had to be killed is
-    removed (:func:`_discard_jobdir`).
+    removed (:func:`_close_jobdir`).
     """
     cmd = [sys.executable, "-m", "scrapy", "crawl", spider]
     for name, value in (args or {}).items():
@@ -213,6 +251,7 @@ def run_scrapy(
     stop_file = output.with_suffix(".stop")
     stop_file.unlink(missing_ok=True)
     cmd += ["-s", f"ARASTANCE_STOP_FILE={stop_file}"]
+    jobdir = _open_jobdir(scrapy_settings or {})
     started = time.monotonic()
     with open(output, "wb", buffering=0) as out:
         proc = subprocess.Popen(cmd, env=child_environment(settings), cwd=Path.cwd(), stdout=subprocess.PIPE,
@@ -225,7 +264,7 @@ def run_scrapy(
             _wait_for(proc, spider, stop_file, timeout_s)
         finally:
             stop_file.unlink(missing_ok=True)
-            _discard_jobdir(spider, proc, scrapy_settings or {})
+            _close_jobdir(spider, proc, jobdir)
             copy.join(timeout=OUTPUT_WAIT_S)  # the child's end closes the pipe, unless a process it started holds it
     return SpiderProcess(spider, proc.returncode, output, time.monotonic() - started,
                          copy.tail.decode("utf-8", errors="replace"))

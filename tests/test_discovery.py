@@ -4,14 +4,16 @@ over real HTTP against the snapshot's WordPress endpoints."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arastance.base.staging import DISK_FULL_LOG
-from helpers_spiders import canonical_post_url, claims_of, crawl, server, start_server, world  # noqa: F401 - server: a fixture
+from helpers_spiders import canonical_post_url, claims_of, crawl, server, snapshot_root, start_server, world  # noqa: F401 - server: a fixture
 from snapshots.fact_check_sites import newest_first
 from snapshots.server import SnapshotServer
 from spiders.discovery import (DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest, wp_rest_page_url,
@@ -33,10 +35,8 @@ def test_a_sitemap_index_names_sitemaps_and_a_urlset_names_pages() -> None:
 
 
 
-def test_a_sitemap_that_an_index_lists_and_that_gives_nothing_does_not_move_discovery_on() -> None:
-    # it was: the child inherited the index's discovery meta, so an empty or non-XML child started the next
-    # discovery address and method (then the feed, the REST API, every listing page) although the index worked
-    from scrapy.http import Request, XmlResponse
+def _araanews_spider() -> Any:
+    """The araanews spider of a crawl (its stats open), with no engine: its callbacks are called by hand."""
     from scrapy.utils.test import get_crawler
 
     from spiders.crawlers.sites import SPIDERS
@@ -44,15 +44,29 @@ def test_a_sitemap_that_an_index_lists_and_that_gives_nothing_does_not_move_disc
     crawler = get_crawler(SPIDERS["araanews"], {"ARASTANCE_SITE_URLS": {"araanews": "https://araanews.ae/"}})
     spider = SPIDERS["araanews"].from_crawler(crawler)
     crawler.stats.open_spider()
+    return spider
+
+
+def _sitemap_index(*locs: str, host: str = "araanews.ae") -> bytes:
+    return (f'<?xml version="1.0"?><sitemapindex {NS}>'
+            + "".join(f"<sitemap><loc>https://{host}/{loc}</loc></sitemap>" for loc in locs)
+            + "</sitemapindex>").encode()
+
+
+def test_a_sitemap_that_an_index_lists_and_that_gives_nothing_does_not_move_discovery_on() -> None:
+    # it was: the child inherited the index's discovery meta, so an empty or non-XML child started the next
+    # discovery address and method (then the feed, the REST API, every listing page) although the index worked
+    from scrapy.http import Request, XmlResponse
+
+    spider = _araanews_spider()
+    crawler = spider.crawler
 
     def answer(request: Request, body: bytes) -> list[Any]:
         return list(spider.parse_sitemap(XmlResponse(request.url, request=request, body=body)))
 
     index_url = "https://araanews.ae/wp-sitemap.xml"
     top = Request(index_url, meta={"discovery": 0, "candidate": 0})
-    children = answer(top, f'<?xml version="1.0"?><sitemapindex {NS}>'.encode() + b"".join(
-        f"<sitemap><loc>https://araanews.ae/wp-sitemap-posts-post-{n}.xml</loc></sitemap>".encode() for n in (1, 2, 3))
-        + b"</sitemapindex>")
+    children = answer(top, _sitemap_index(*(f"wp-sitemap-posts-post-{n}.xml" for n in (1, 2, 3))))
     assert len(children) == 3
     post = b"<url><loc>https://araanews.ae/2015/03/post-a/</loc></url>"
     posts = answer(children[0], f"<urlset {NS}>".encode() + post + b"</urlset>")
@@ -65,6 +79,38 @@ def test_a_sitemap_that_an_index_lists_and_that_gives_nothing_does_not_move_disc
     # the top-level address that gives nothing still moves discovery on, to the next sitemap address
     assert [r.url for r in answer(top, b"<html></html>")] == ["https://araanews.ae/sitemap.xml"]
     assert crawler.stats.get_value("arastance/discovery/sitemap_failed") == 1
+
+
+def test_a_sitemap_index_whose_every_sitemap_gives_nothing_moves_discovery_on_even_across_a_resume() -> None:
+    # it was (4d5b5a4): a sitemap an index listed that gave nothing never moved discovery on, so an index whose
+    # every sitemap was gzip'd (.xml.gz), a bot challenge page or an HTTP error left the crawl with no claim
+    import pickle
+
+    from scrapy.http import HtmlResponse, Request, XmlResponse
+    from scrapy.spidermiddlewares.httperror import HttpError
+    from twisted.python.failure import Failure
+
+    def answer(spider: Any, request: Request, body: bytes) -> list[Any]:
+        return list(spider.parse_sitemap(XmlResponse(request.url, request=request, body=body)))
+
+    spider = _araanews_spider()
+    top = Request("https://araanews.ae/wp-sitemap.xml", meta={"discovery": 0, "candidate": 0})
+    gzipped, failing, nested = answer(spider, top, _sitemap_index("posts-1.xml.gz", "posts-2.xml", "more.xml"))
+    assert answer(spider, gzipped, b"\x1f\x8b\x08\x00 not XML") == []
+    # the crawl stops and resumes from its JOBDIR: Scrapy's SpiderState pickles the spider's state
+    resumed = _araanews_spider()
+    resumed.state = pickle.loads(pickle.dumps(spider.state))
+    challenge, empty = answer(resumed, nested, _sitemap_index("posts-3.xml", "posts-4.xml"))
+    failure = Failure(HttpError(HtmlResponse(failing.url, status=503, request=failing), "Ignoring non-200 response"))
+    failure.request = failing  # as Scrapy hands it to an errback
+    assert list(resumed.on_sitemap_child_error(failure)) == []
+    assert answer(resumed, challenge, b"<html><body>Checking your browser</body></html>") == []
+    moved_on = answer(resumed, empty, f'<?xml version="1.0"?><urlset {NS}></urlset>'.encode())
+    assert [r.url for r in moved_on] == ["https://araanews.ae/sitemap.xml"], "the next sitemap address, then on"
+    assert resumed.crawler.stats.get_value("arastance/discovery/sitemap_child_failed") == 3
+    assert resumed.crawler.stats.get_value("arastance/discovery/sitemap_failed") == 1
+    assert resumed.crawler.stats.get_value("arastance/failed/http_503") == 1, "the sitemap's HTTP error is a failed page"
+
 
 def test_a_feed_naming_the_sites_posts_by_their_http_address_gives_them_all() -> None:
     # it was: the Reuters feed's http://ara.reuters.com/article/... links were off-site for the https base:
@@ -153,6 +199,27 @@ def test_each_complete_method_finds_every_post_without_the_listing(method: str, 
     first = method.split(",")[0]
     assert stats[f"arastance/discovery/{first}"] == len(posts)
     assert "arastance/listing_pages" not in stats, "a complete method ends discovery"
+
+
+@pytest.mark.slow
+def test_a_crawl_whose_sitemap_index_lists_only_sitemaps_that_give_nothing_finds_the_posts_another_way(
+        tmp_path: Path) -> None:
+    # it was (4d5b5a4): the index's sitemaps served gzip'd (.xml.gz), a 404 and one listed twice (Scrapy drops
+    # the second request) kept discovery with the index: "failed: no claims found"
+    web = tmp_path / "web"
+    shutil.copytree(snapshot_root(), web)
+    site = web / "dabegad"
+    child = site / "wp-sitemap-posts-post-1.xml"
+    (site / "wp-sitemap-posts-post-1.xml.gz").write_bytes(gzip.compress(child.read_bytes()))
+    child.unlink()
+    (site / "wp-sitemap.xml").write_bytes(_sitemap_index("wp-sitemap-posts-post-1.xml.gz", "nested.xml", host="dabegad.com"))
+    (site / "nested.xml").write_bytes(_sitemap_index("wp-sitemap-posts-post-1.xml.gz", "gone.xml", host="dabegad.com"))
+    with SnapshotServer(web) as srv:
+        result = crawl("dabegad", tmp_path / "data", srv, spider_args={"discovery": "sitemap,listing"})
+    assert sorted(c["url"] for c in claims_of(result)) == sorted(canonical_post_url(p) for p in world().posts_of("dabegad"))
+    stats = result.summary["stats"]
+    assert stats["arastance/discovery/sitemap_child_failed"] == 2, "the .xml.gz once (dropped the second time), the 404"
+    assert stats["arastance/discovery/sitemap_failed"] == 2 and stats["arastance/listing_pages"] > 0
 
 
 @pytest.mark.slow

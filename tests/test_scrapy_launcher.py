@@ -8,6 +8,7 @@ import contextlib
 import os
 import signal
 import stat
+import subprocess
 import sys
 import threading
 import time
@@ -17,7 +18,7 @@ import pytest
 
 from arastance.config import load_settings
 from tasks import scrapy_launcher
-from tasks.scrapy_launcher import run_scrapy
+from tasks.scrapy_launcher import JOBDIR_OPEN, discarded_mark, run_scrapy
 
 
 def _child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
@@ -101,4 +102,38 @@ def test_the_jobdir_of_a_child_killed_before_it_closed_is_removed_and_its_run_ke
         run_scrapy("norumors", load_settings(), output=tmp_path / "child.out", scrapy_settings={"JOBDIR": jobdir},
                    timeout_s=1.0)
     assert jobdir.exists() is not discarded
+    assert discarded_mark(jobdir).exists() is discarded, "a discarded JOBDIR's run goes on from a fresh one"
+    assert not (jobdir / JOBDIR_OPEN).exists(), "a JOBDIR whose child ended on its own is no longer marked open"
     assert (staged / "claims.jsonl").read_text(encoding="utf-8") == "{}\n", "what the run staged is kept"
+
+
+def test_a_jobdir_stays_marked_open_when_its_launcher_is_killed_with_its_child(tmp_path: Path) -> None:
+    # it was: nothing told a JOBDIR whose spider was SIGKILLed with its launcher (a power loss, the container's OOM
+    # kill) from one Scrapy closed, once an earlier session had closed it: it was resumed as it was
+    jobdir, marked = tmp_path / "job" / "scrapy", tmp_path / "marked"
+    jobdir.mkdir(parents=True)
+    (jobdir / "spider.state").write_bytes(b"\x80\x04}\x94.")  # an earlier session closed it
+    discarded_mark(jobdir).touch()
+    script = tmp_path / "child.sh"  # says whether its JOBDIR is marked open when it starts, then runs on
+    script.write_text(f"#!/bin/sh\n[ -e '{jobdir / JOBDIR_OPEN}' ] && echo $$ > '{marked}'\nexec sleep 60\n",
+                      encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    code = (f"import sys; sys.executable = {str(script)!r}\n"
+            "from pathlib import Path\nfrom arastance.config import load_settings\n"
+            "from tasks.scrapy_launcher import run_scrapy\n"
+            f"run_scrapy('norumors', load_settings(), output=Path({str(tmp_path / 'child.out')!r}), "
+            f"scrapy_settings={{'JOBDIR': {str(jobdir)!r}}})\n")
+    launcher = subprocess.Popen([sys.executable, "-c", code],
+                                env={**os.environ, "PYTHONPATH": str(scrapy_launcher.PROJECT_ROOT)})
+    try:
+        deadline = time.monotonic() + 30
+        while not marked.exists() and launcher.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marked.exists(), "the JOBDIR is marked open before the child starts"
+        assert not discarded_mark(jobdir).exists(), "a JOBDIR that starts drops the mark of the one it replaces"
+    finally:
+        launcher.kill()
+        launcher.wait()
+        with contextlib.suppress(OSError, ValueError):  # no child, or one gone
+            os.kill(int(marked.read_text(encoding="utf-8")), signal.SIGKILL)
+    assert (jobdir / JOBDIR_OPEN).exists(), "the mark outlives a launcher killed with its child"

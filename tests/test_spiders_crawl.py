@@ -277,6 +277,25 @@ def test_a_crawl_killed_past_its_grace_goes_on_with_its_run_from_a_fresh_jobdir(
     assert (run_dir / "claims.jsonl").read_text(encoding="utf-8").startswith(first_session)
     assert {c["url"] for c in claims_of(again)} == set(post_by_url("araanews")), "every post, from a fresh JOBDIR"
 
+def test_a_run_continued_from_a_fresh_jobdir_skips_what_the_warehouse_holds_now(server: SnapshotServer,
+                                                                                  tmp_path: Path) -> None:
+    # it was: known_urls.txt was written when the run began, so a run continued after its JOBDIR was discarded
+    # fetched again every page loaded since
+    settings = crawl_settings(tmp_path / "data", server)
+    run_id = "araanews-20261201T000000000000"
+    job = settings.crawl_jobs_dir / run_id
+    job.mkdir(parents=True)
+    (job / "known_urls.txt").write_text("", encoding="utf-8")  # the warehouse held nothing when the run began
+    scrapy_launcher.discarded_mark(job / "scrapy").touch()  # its spider was killed, its JOBDIR removed
+    (settings.staging_dir / "crawl" / run_id).mkdir(parents=True)
+    before = len(server.requests)
+    again = run_spider("araanews", settings, known_urls=list(post_by_url("araanews")), timeout_s=120,
+                       spider_args=LISTING_ONLY)
+    assert again.resumed and again.run_id == run_id
+    assert again.summary["items"] == 0 and again.summary["dropped"].get("already_known", 0) > 0
+    assert len(server.requests) - before < 5, "only the first listing page, every post on it known"
+
+
 @pytest.mark.parametrize(("full", "leave"), [("staging", 150_000), ("crawl_jobs", 4_000)])
 def test_a_crawl_whose_disk_fills_up_stops_at_once_and_the_next_one_takes_every_page(
         full: str, leave: int, server: SnapshotServer, tmp_path: Path) -> None:

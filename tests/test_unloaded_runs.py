@@ -12,6 +12,7 @@ from arastance.config import load_settings
 from arastance.base.staging import DISK_FULL_LOG, LOST_WRITE_LOG
 from tasks.crawl_runner import (AWAITING_LOAD, crawl_log_file, crawl_staging_dir, unclosed_jobdir, unfinished_run,
                                 unloaded_runs, warehouse_mark)
+from tasks.scrapy_launcher import JOBDIR_OPEN, discarded_mark
 
 
 def _run(name: str, *, launched: bool = True, finished: bool = True, warehouse: Path | None = None) -> Path:
@@ -134,6 +135,34 @@ def test_a_jobdir_that_scrapy_did_not_close_is_not_resumed_and_the_run_starts_af
     assert unfinished_run(settings, "norumors", "live") == killed and not jobdir.exists()
     assert unfinished_run(settings, "norumors", "live") == older, "nothing staged, no JOBDIR: nothing to go on with"
     assert unclosed_jobdir(settings.crawl_jobs_dir / older / "scrapy") is None, "a closed JOBDIR is resumed as it is"
+
+
+def test_a_jobdir_whose_spider_was_killed_with_its_launcher_is_not_resumed_though_an_earlier_session_closed_it() -> None:
+    # it was: spider.state and active.json stay from the session that stopped gracefully, so a JOBDIR whose next
+    # session was SIGKILLed with its launcher (a power loss, the container's OOM kill) was resumed as it was:
+    # nothing requested, and the run finished "ok" without the pages it had not reached
+    settings = load_settings()
+    run = "norumors-20261205T000000000000"
+    jobdir = _stopped(run)
+    (jobdir / JOBDIR_OPEN).touch()  # the launcher of the next session marked it, and died before unmarking it
+    staged = _run(run, launched=False, finished=False)
+    assert unclosed_jobdir(jobdir) == f"{jobdir} is still marked {JOBDIR_OPEN}: its spider was killed with its launcher"
+    assert unfinished_run(settings, "norumors", "live") == run and not jobdir.exists()
+    assert discarded_mark(jobdir).exists() and staged.is_dir(), "the run goes on from a fresh JOBDIR, keeping what it staged"
+
+
+def test_a_partial_run_is_continued_without_its_jobdir_only_when_that_jobdir_was_discarded() -> None:
+    # it was: a crawl made with crawl.resumable off that timed out ("it is not resumable") left its job directory
+    # and partial run, and every later crawl went on with one of them, with the known URLs of when it began
+    settings = load_settings()
+    older, newer = "norumors-20261204T000000000000", "norumors-20261205T000000000000"
+    for run in (older, newer):
+        (settings.crawl_jobs_dir / run).mkdir(parents=True)
+        (settings.crawl_jobs_dir / run / "known_urls.txt").write_text("", encoding="utf-8")
+        _run(run, launched=False, finished=False)
+    assert unfinished_run(settings, "norumors", "live") is None, "no JOBDIR ever: nothing says what they had fetched"
+    discarded_mark(settings.crawl_jobs_dir / older / "scrapy").touch()  # the launcher killed its spider
+    assert unfinished_run(settings, "norumors", "live") == older
 
 
 def test_a_warehouse_is_marked_by_its_place_in_the_data_directory(tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ def parse_flag(value: str | bool, name: str) -> bool:
 
 #: The request meta keys this spider sets; Scrapy's own (redirect chains, retry counts, download
 #: slots) belong to the request that got them, not to the requests made from its response.
-OWN_META = ("discovery", "candidate", "nested", "rest_page", "rest_counted")
+OWN_META = ("discovery", "candidate", "sitemap_index", "rest_page", "rest_counted")
 
 
 def own_meta(meta: dict[str, Any]) -> dict[str, Any]:
@@ -259,27 +259,73 @@ class SiteSpider(scrapy.Spider):
     def parse_sitemap(self, response: Response) -> Iterator[Any]:
         """A sitemap index (its sitemaps are read) or urlset (its claim pages are fetched)."""
         entries = self._document(response, parse_sitemap)
+        index = response.meta.get("sitemap_index")
         if isinstance(entries, DiscoveryError) or not (entries.sitemaps or entries.pages):
             reason = str(entries) if isinstance(entries, DiscoveryError) else "empty sitemap"
-            if response.meta.get("nested"):
-                self._sitemap_child_failed(response.url, reason)
+            if index is not None:
+                yield from self._sitemap_child_failed(response.meta, response.url, reason)
                 return
             yield from self._discovery_failed(response.meta, reason, response.url)
             return
         self._page(response, "skipped", keep=False)
-        for loc in entries.sitemaps:
-            yield scrapy.Request(self.urls.fetchable(loc), callback=self.parse_sitemap,
-                                 errback=self.on_error, meta={**own_meta(response.meta), "nested": True},
-                                 priority=LISTING_PRIORITY)
+        children = list(dict.fromkeys(self.urls.fetchable(loc) for loc in entries.sitemaps))
+        if children:
+            index = self._count_sitemap_children(index, response, len(children))
+        for url in children:
+            yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.on_sitemap_child_error,
+                                 meta={**own_meta(response.meta), "sitemap_index": index}, priority=LISTING_PRIORITY)
         yield from self._posts("sitemap", entries.pages)
+        if response.meta.get("sitemap_index") is not None:
+            yield from self._sitemap_child_done(response.meta, gave=bool(entries.pages))
 
-    def _sitemap_child_failed(self, url: str, reason: str) -> None:
-        """A sitemap that a sitemap index listed gave nothing (empty, not XML). The index worked, so
-        discovery stays with it: moving on would crawl the feed, the REST API and every listing page
-        too, although the index's other sitemaps list the site's posts."""
+    @property
+    def _sitemap_indexes(self) -> dict[str, dict[str, Any]]:
+        """Per sitemap index that discovery reached (by its address): the sitemaps it lists, and those
+        listed by the indexes among them, still to come (``outstanding``), whether one gave pages
+        (``gave``), and the index's own discovery meta. Kept in the spider's state, so that a crawl
+        resumed from its JOBDIR still moves discovery on when the last of them gives nothing."""
+        indexes: dict[str, dict[str, Any]] = self.state.setdefault("sitemap_indexes", {})
+        return indexes
+
+    def _count_sitemap_children(self, index: str | None, response: Response, children: int) -> str:
+        """Count the ``children`` sitemaps that ``response`` lists: a discovery address starts its own
+        count, and an index that an index listed adds them to that index's (``index``)."""
+        if index is None:
+            index = response.url
+            self._sitemap_indexes[index] = {"outstanding": 0, "gave": False,
+                                            "meta": {k: response.meta[k] for k in ("discovery", "candidate")}}
+        self._sitemap_indexes[index]["outstanding"] += children
+        return index
+
+    def _sitemap_child_done(self, meta: dict[str, Any], gave: bool) -> Iterator[scrapy.Request]:
+        """A sitemap that the index in ``meta`` lists is done, and ``gave`` pages or not. Once the last is
+        done and none gave any, the index gave nothing, and discovery moves on as from an index that
+        is not there (the feed, the REST API, the listing pages find the site's posts instead)."""
+        index = meta["sitemap_index"]
+        counted = self._sitemap_indexes[index]
+        counted["outstanding"] -= 1
+        counted["gave"] = counted["gave"] or gave
+        if counted["outstanding"] > 0:
+            return
+        del self._sitemap_indexes[index]
+        if not counted["gave"]:
+            yield from self._discovery_failed(counted["meta"], "no sitemap the index lists gave pages", index)
+
+    def _sitemap_child_failed(self, meta: dict[str, Any], url: str, reason: str) -> Iterator[scrapy.Request]:
+        """A sitemap that a sitemap index listed gave nothing (empty, not XML, an HTTP error). The
+        index's other sitemaps may list the site's posts, so discovery stays with the index until the
+        last of them is done (:meth:`_sitemap_child_done`)."""
         self._stat("discovery/sitemap_child_failed")
-        log.warning("a sitemap listed by the sitemap index gave nothing; the index's other sitemaps stand",
-                    extra={"site": self.name, "url": url, "reason": reason, "run_id": self.run_id})
+        log.warning("a sitemap listed by the sitemap index gave nothing", extra={
+            "site": self.name, "url": url, "reason": reason, "run_id": self.run_id, "index": meta["sitemap_index"]})
+        yield from self._sitemap_child_done(meta, gave=False)
+
+    def on_sitemap_child_error(self, failure: Failure) -> Iterator[scrapy.Request]:
+        """A sitemap that an index lists that could not be fetched: a failed page, and a sitemap that
+        gave nothing."""
+        self.on_error(failure)
+        request = failure.request  # type: ignore[attr-defined]
+        yield from self._sitemap_child_failed(request.meta, request.url, type(failure.value).__name__)
 
     def parse_feed(self, response: Response) -> Iterator[Any]:
         """A feed's newest posts; a feed is never the whole site, so the next method follows."""
@@ -457,6 +503,8 @@ class SiteSpider(scrapy.Spider):
         moves discovery on to the next one, as an error there does. A redirect to a page this crawl
         already asked for is only counted (that page is recorded once, under its own address)."""
         chain = request.meta.get("redirect_urls")
+        if spider is self and self._crawling and request.meta.get("sitemap_index") is not None:
+            self._schedule(self._sitemap_child_done(request.meta, gave=False))  # its pages, if any, come once
         if spider is not self or not chain or not self._crawling:
             return  # an ordinary duplicate link: its page is fetched once
         key = self.crawler.request_fingerprinter.fingerprint  # how the duplicate filter tells requests apart
@@ -464,11 +512,15 @@ class SiteSpider(scrapy.Spider):
             self._stat("redirected_to_requested")
             return
         if request.errback == self.on_discovery_error:  # a sitemap, feed or REST address: on to the next, as after an error
-            assert self.crawler.engine is not None
-            for follow in self._discovery_failed(request.meta, "redirect_loop", chain[0]):
-                self.crawler.engine.crawl(follow)
+            self._schedule(self._discovery_failed(request.meta, "redirect_loop", chain[0]))
             return
         self._stat("failed/redirect_loop")
         self._unfetched(chain[0], f"redirect_loop: {chain[0]} redirects back to {request.url}")
         log.warning("page redirects to itself", extra={"site": self.name, "url": chain[0], "reason": "redirect_loop",
                                                        "run_id": self.run_id})
+
+    def _schedule(self, requests: Iterator[scrapy.Request]) -> None:
+        """Hand ``requests`` to the engine from outside a callback (a signal handler)."""
+        assert self.crawler.engine is not None
+        for request in requests:
+            self.crawler.engine.crawl(request)
