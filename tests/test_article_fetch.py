@@ -163,20 +163,28 @@ def test_a_redirect_loop_is_a_fetch_error_not_a_robots_refusal(tmp_path: Path) -
     assert record["fetch_error"] == "fetch_error: IgnoreRequest: max redirections reached"
 
 
-def test_a_page_in_another_charset_than_declared_is_read_in_the_one_its_bytes_are(tmp_path: Path) -> None:
-    # a UTF-8 page declared windows-1256 used to be stored as "ok" Arabic mojibake (ظ‚ط§ظ„طھ)
-    page = article_page("الصحة تنفي نقص الأدوية", AR).replace('<meta charset="utf-8">', "")
+def _fetched_as_served(tmp_path: Path, pages: dict[str, tuple[bytes, str]]) -> dict[str, dict]:
+    """The fetched records of news.example.com pages ``name -> (bytes, Content-Type)``, served by the mirror."""
     root = tmp_path / "site"
-    for name, data in (("utf8.html", page.encode("utf-8")), ("legacy.html", page.encode("cp1256"))):
-        (root / "mirror/news.example.com").mkdir(parents=True, exist_ok=True)
+    (root / "mirror/news.example.com").mkdir(parents=True)
+    for name, (data, _) in pages.items():
         (root / "mirror/news.example.com" / name).write_bytes(data)
-    server = SiteServer(root, content_types={"/mirror/news.example.com/utf8.html": "text/html; charset=windows-1256",
-                                             "/mirror/news.example.com/legacy.html": "text/html; charset=utf-8"})
-    urls = ["https://news.example.com/utf8.html", "https://news.example.com/legacy.html"]
+    server = SiteServer(root, content_types={f"/mirror/news.example.com/{name}": kind
+                                             for name, (_, kind) in pages.items()})
+    urls = [f"https://news.example.com/{name}" for name in pages]
     with server.running():
         out = run_article_spider(urls, tmp_path / "run", mirror_base=server.base_url, scrapy_settings=FAST)
     records = {r["url"]: r for r in read_fetched(out)}
-    for url in urls:
+    assert sorted(records) == sorted(urls)
+    return records
+
+
+def test_a_page_in_another_charset_than_declared_is_read_in_the_one_its_bytes_are(tmp_path: Path) -> None:
+    # a UTF-8 page declared windows-1256 used to be stored as "ok" Arabic mojibake (ظ‚ط§ظ„طھ)
+    page = article_page("الصحة تنفي نقص الأدوية", AR).replace('<meta charset="utf-8">', "")
+    records = _fetched_as_served(tmp_path, {"utf8.html": (page.encode("utf-8"), "text/html; charset=windows-1256"),
+                                            "legacy.html": (page.encode("cp1256"), "text/html; charset=utf-8")})
+    for url in records:
         assert records[url]["text"] == "\n\n".join(AR) and records[url]["title"] == "الصحة تنفي نقص الأدوية"
         assert AR[0] in records[url]["html"]
 
@@ -189,21 +197,13 @@ def test_a_utf8_page_with_a_broken_character_and_a_legacy_page_declared_latin1_a
     page = article_page("الصحة تنفي نقص الأدوية", AR)
     cut = "وقالت وزارة".encode("utf-8")[:7]
     legacy = page.replace('<meta charset="utf-8">', '<meta http-equiv="Content-Type" content="text/html; charset=windows-1256">')
-    root = tmp_path / "site" / "mirror/news.example.com"
-    root.mkdir(parents=True)
-    (root / "cut.html").write_bytes(page.encode("utf-8").replace(b"<title>", b'<meta name="description" content="' + cut
-                                                                 + b'"><title>'))
-    (root / "apache.html").write_bytes(legacy.encode("cp1256"))
-    server = SiteServer(tmp_path / "site", content_types={
-        "/mirror/news.example.com/cut.html": "text/html; charset=utf-8",
-        "/mirror/news.example.com/apache.html": "text/html; charset=ISO-8859-1"})
-    urls = ["https://news.example.com/cut.html", "https://news.example.com/apache.html"]
-    with server.running():
-        out = run_article_spider(urls, tmp_path / "run", mirror_base=server.base_url, scrapy_settings=FAST)
-    records = {r["url"]: r for r in read_fetched(out)}
-    for url in urls:
+    records = _fetched_as_served(tmp_path, {
+        "cut.html": (page.encode("utf-8").replace(b"<title>", b'<meta name="description" content="' + cut + b'"><title>'),
+                     "text/html; charset=utf-8"),
+        "apache.html": (legacy.encode("cp1256"), "text/html; charset=ISO-8859-1")})
+    for url in records:
         assert records[url]["text"] == "\n\n".join(AR) and records[url]["title"] == "الصحة تنفي نقص الأدوية", url
-    assert 'content="وقا\ufffd"' in records[urls[0]]["html"]  # the broken character alone is replaced
+    assert 'content="وقا\ufffd"' in records["https://news.example.com/cut.html"]["html"]  # only the broken character is replaced
     _, articles = article_rows(records.values(), min_arabic_ratio=0.5, min_text_chars=40)
     assert [a["fetch_status"] for a in articles] == ["ok", "ok"]
 

@@ -11,6 +11,10 @@ from arastance.config.base import SettingsGroup
 ModelKind = Literal["cpu", "transformer", "ensemble"]
 
 
+#: The largest seed numpy takes (0 is the smallest): every seed the models use stays within it.
+MAX_SEED = 2**32 - 1
+
+
 class ModelSettings(SettingsGroup):
     """Defaults follow the AraStance paper's fine-tuning set-up; the CPU model's follow the benchmark."""
 
@@ -29,7 +33,7 @@ class ModelSettings(SettingsGroup):
     learning_rate: float = Field(default=2e-5, gt=0)
     epochs: int = Field(default=25, ge=1)
     patience: int = Field(default=5, ge=1)
-    seed: int = Field(default=42, ge=0, le=2**32 - 1, description="seeds numpy, torch and the tuning folds; "
+    seed: int = Field(default=42, ge=0, le=MAX_SEED, description="seeds numpy, torch and the tuning folds; "
                       "transformer members train with seed .. seed + transformer_members - 1")
     retrain_after_new_labels: int = Field(default=200, ge=1)
     # -- the CPU default model --------------------------------------------------------------
@@ -144,7 +148,7 @@ class ModelSettings(SettingsGroup):
     def _members_seeds_in_range(self) -> "ModelSettings":
         """numpy takes seeds up to 2**32 - 1, the last member's (seed + transformer_members - 1) too: a seed
         past it failed only when that member started, after the others had trained."""
-        if self.seed + self.transformer_members - 1 > 2**32 - 1:
+        if self.seed + self.transformer_members - 1 > MAX_SEED:
             raise ValueError(f"model.seed {self.seed} + model.transformer_members {self.transformer_members} - 1 "
                              "is more than 2**32 - 1, numpy's largest seed")
         return self

