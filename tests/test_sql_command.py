@@ -239,3 +239,16 @@ def test_csv_at_a_terminal_writes_escape_sequences_out_and_a_pipe_keeps_them(mig
     assert "ادعاء\\x1b]8;;https://evil.example\\x1b\\رابط\\x1b[2J\\u202e," in shown
     piped = _sql("--format", "csv", query)
     assert piped.returncode == 0 and list(csv.reader(io.StringIO(piped.stdout))) == [["claim", "note"], [value, ""]]
+
+
+def test_json_at_a_terminal_escapes_c1_controls_and_bidi_overrides_and_still_parses(migrated: Path) -> None:
+    # it was: JSON escaped only the characters below 0x20, so a one-byte CSI (0x9b) or a RIGHT-TO-LEFT OVERRIDE
+    # in a stored claim reached the terminal raw
+    value = "ادعاء\x9b2J\u202eرابط\x7f"
+    query = f"SELECT {_chars(value)} AS claim"
+    shown = _sql_at_terminal("--format", "json", query).decode("utf-8")
+    assert "\x9b" not in shown and "\u202e" not in shown and "\x7f" not in shown
+    assert "\\u009b2J\\u202e" in shown
+    assert json.loads(shown.strip()) == {"claim": value}
+    piped = _sql("--format", "json", query)
+    assert piped.returncode == 0 and json.loads(piped.stdout) == {"claim": value} and "\u202e" in piped.stdout

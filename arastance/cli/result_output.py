@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from rich.console import Console
 from rich.table import Table
 
-from arastance.cli.shown_text import LiteralConsole, shown, visible
+from arastance.cli.shown_text import LiteralConsole, json_visible, shown, visible
 
 _BATCH = 10_000
 
@@ -115,13 +115,15 @@ def write_csv(rel: duckdb.DuckDBPyRelation, out: IO[str], *, text: Callable[[str
     return n
 
 
-def write_json_lines(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
-    """One JSON object per row (JSON Lines, as ``jq`` and ``pandas.read_json(lines=True)`` read)."""
+def write_json_lines(rel: duckdb.DuckDBPyRelation, out: IO[str], *, text: Callable[[str], str] | None = None) -> int:
+    """One JSON object per row (JSON Lines, as ``jq`` and ``pandas.read_json(lines=True)`` read); ``text``,
+    when given, rewrites each line (:func:`~arastance.cli.shown_text.json_visible` at a terminal)."""
     names = rel.columns
     n = 0
     for batch in _batches(rel):
         for row in batch:
-            out.write(_json_line(names, row) + "\n")
+            line = _json_line(names, row)
+            out.write((line if text is None else text(line)) + "\n")
         n += len(batch)
     return n
 
@@ -214,4 +216,6 @@ def write_result(
         return print_rich_table(rel, LiteralConsole(file=stdout))
     if fmt is ResultFormat.csv and stdout.isatty():  # an ESC in a stored value would reach the terminal raw
         return write_csv(rel, stdout, text=visible)
+    if fmt is ResultFormat.json and stdout.isatty():
+        return write_json_lines(rel, stdout, text=json_visible)
     return writers[fmt](rel, stdout)

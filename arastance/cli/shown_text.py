@@ -37,6 +37,16 @@ def visible(text: str) -> str:
     return _BIDI_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def json_visible(line: str) -> str:
+    """A JSON text with its control characters and bidirectional overrides written as JSON's own
+    ``\\uNNNN`` escapes: ``json.dumps`` escapes only those below 0x20, so a C1 control (0x9b is a
+    one-byte CSI) or a RIGHT-TO-LEFT OVERRIDE reached the terminal raw. Such characters occur in JSON
+    only inside strings, where the escape stands for the same character, so the line still parses to
+    the same values (unlike :func:`visible`'s ``\\xNN``, which is no JSON escape)."""
+    line = _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+    return _BIDI_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+
+
 def shown(value: Any) -> Text:
     """A value as rich shows it literally (``None`` as empty)."""
     return Text("" if value is None else visible(str(value)))
