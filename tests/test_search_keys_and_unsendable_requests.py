@@ -78,13 +78,13 @@ def test_a_request_httpx_cannot_send_fails_at_once_without_retries() -> None:
 
 
 @contextmanager
-def _raw_server(status: int, body: bytes) -> Iterator[str]:
+def _raw_server(status: int, body: bytes, content_type: str = "application/json") -> Iterator[str]:
     """A server answering every GET with ``body`` as JSON, whatever it holds (ApiServer encodes its bodies)."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -109,3 +109,17 @@ def test_an_answer_nested_too_deep_for_json_is_not_json_not_a_crash() -> None:
         SearxngSearch(url, sleep=lambda s: None).search("q", None, 5)
     with _raw_server(400, b'{"error": ' + DEEP + b"}") as url, pytest.raises(SearchError, match="HTTP 400: Bad Request"):
         BraveSearch(KEY, endpoint=url, sleep=lambda s: None).search("q", None, 5)
+
+
+def test_an_answer_in_the_charset_its_content_type_declares_is_read_in_it() -> None:
+    # it was: an answer declared and sent as windows-1256 was "not JSON" (only UTF-8 bytes were read)
+    body = '{"results": [{"url": "https://a.example/1", "title": "عنوان الخبر", "content": "نص"}]}'.encode("cp1256")
+    with _raw_server(200, body, "application/json; charset=windows-1256") as url:
+        hits = SearxngSearch(url, sleep=lambda s: None).search("q", None, 5)
+    assert [(h.url, h.title) for h in hits] == [("https://a.example/1", "عنوان الخبر")]
+    with _raw_server(200, body, "application/json; charset=utf-8") as url, \
+            pytest.raises(SearchError, match="the answer is not JSON"):  # bytes that are not what is declared
+        SearxngSearch(url, sleep=lambda s: None).search("q", None, 5)
+    with _raw_server(200, body, "application/json; charset=x-unknown") as url, \
+            pytest.raises(SearchError, match="the answer is not JSON"):
+        SearxngSearch(url, sleep=lambda s: None).search("q", None, 5)

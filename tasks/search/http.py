@@ -11,6 +11,8 @@ size and on the whole exchange's time (:func:`bounded_get`; httpx's time-out is 
 
 from __future__ import annotations
 
+import codecs
+import json
 import logging
 import re
 import time
@@ -75,13 +77,36 @@ def _plain(secret: str | SecretStr) -> str:
     return secret.get_secret_value() if isinstance(secret, SecretStr) else secret
 
 
+def json_answer(response: httpx.Response) -> Any:
+    """The answer's JSON value. JSON between systems is UTF-8 (RFC 8259), which :func:`json.loads` finds in
+    the bytes (BOM and UTF-16/32 included); an answer whose bytes are not that but whose ``Content-Type``
+    declares another charset (``windows-1256`` from an Arabic proxy or an older engine in front of the
+    API) is read in the charset it declares, as a browser would, instead of being "not JSON". Raises
+    ValueError (or RecursionError, for nesting deeper than the decoder goes) when it is not JSON."""
+    try:
+        return json.loads(response.content)
+    except UnicodeDecodeError:
+        declared = response.charset_encoding
+        if declared is None or _codec(declared) in (None, "utf-8"):
+            raise
+        return json.loads(response.content.decode(declared))
+
+
+def _codec(charset: str) -> str | None:
+    """Python's name for a declared charset, or None when Python has no such codec."""
+    try:
+        return codecs.lookup(charset).name
+    except LookupError:
+        return None
+
+
 def api_error(response: httpx.Response) -> dict[str, Any] | str:
     """The ``error`` object of an API's JSON error body, else a text for the error: the
     ``error`` value itself when it is not an object (a proxy's or a changed API's
     ``{"error": "Too Many Requests"}``), else the status text. Each client describes the object."""
     fallback = response.reason_phrase or "no error body"
     try:
-        error = response.json()["error"]
+        error = json_answer(response)["error"]
     except (ValueError, KeyError, TypeError, RecursionError):
         return fallback
     if isinstance(error, dict):
@@ -252,7 +277,7 @@ class JsonClient:
             else:
                 if response.status_code == 200:
                     try:
-                        body = response.json()
+                        body = json_answer(response)
                     except (ValueError, RecursionError):  # RecursionError: nested deeper than json can decode
                         raise self._fail("the answer is not JSON") from None
                     if not isinstance(body, dict):
