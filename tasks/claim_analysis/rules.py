@@ -55,6 +55,8 @@ _NAME_LINKS = frozenset({"عبد", "ابو", "ابي", "ابا", "بن", "ابن
 _NAME_STARTERS = frozenset({"عبد", "ابو"})
 # Words that join a name's words inside it, never first (محمد ولد الغزواني، لولا دا سيلفا).
 _NAME_PARTICLES = frozenset({"ولد", "دا", "دي", "دو", "فون", "فان"})
+# Prepositions (normal form) after which a name has ended (وفاة الفنانة نانسي عجرم في المستشفى).
+_PREPOSITIONS = frozenset({"في", "من", "الي", "علي", "عن", "مع", "بعد", "قبل", "خلال", "منذ", "بسبب", "اثر"})
 # Letters before a pronoun suffix that make a word after a verb + title + given name an object,
 # not a family name: a verbal noun (أعلن الوزير خالد استقالته), longer than most family names
 # written with ه for ة (محمد شحاته، محمود حماده).
@@ -279,11 +281,15 @@ class RuleAnalyzer:
         more word of the name (المدرب تيتي يعلن، المدرب يورغن كلوب يعلن), or the title follows a
         verb (``after_verb``: قال المدرب تيتي ...), where a subject's name comes. A word shaped
         like the claim's object is no name (:func:`_is_object_shaped`). A name goes on with no
-        و + word (الأمير سلطان وفهد: two people).
+        و + word (الأمير سلطان وفهد: two people). Right after a man's title (its last word, or its
+        adjective of origin, not in ة) an unlisted word in ة is no name: men's names in ة are listed
+        (حمزة، أسامة، خليفة), and the word is the object of a verb we do not list (قدم الملك هدية).
         """
         token, norm = tokens[j], tokens[j].norm
         if not self._is_free_word(norm) or _is_object_shaped(token, after_verb=after_verb, foreign=foreign, units=units):
             return False
+        if units == 0 and _ends_in_taa_marbuta(token) and not _ends_in_taa_marbuta(tokens[j - 1]):
+            return False  # a man's title, then a feminine noun: the claim's object (وجه الأمير رسالة)
         if not after_verb and self._is_present_verb(norm) and not self._verb_follows(tokens, j):
             return False
         return not (units and norm[:1] == "و" and len(norm) > 2)
@@ -341,7 +347,9 @@ class RuleAnalyzer:
                 j += 1
             elif units and (self._is_nisba(norm) or (norm.startswith("ال") and norm[2:] in lex.given_names)):
                 return j + 1 - i  # a family name (السيسي، اليوسف) ends the name
-            elif (after_title and (units == 0 or (units == 1 and (given_first or foreign or self._verb_at(tokens, j + 1))))
+            elif (after_title
+                  and (units == 0 or (units == 1 and (given_first or foreign or self._verb_at(tokens, j + 1)
+                                                      or (not after_verb and self._family_name_ends_claim(tokens, j)))))
                   and self._is_unlisted_name(tokens, j, after_verb=after_verb, foreign=foreign, units=units)):
                 j += 1
                 if units:
@@ -350,6 +358,15 @@ class RuleAnalyzer:
                 break
             units += 1
         return min(j, len(tokens)) - i
+
+    @staticmethod
+    def _family_name_ends_claim(tokens: Sequence[Token], j: int) -> bool:
+        """Whether the unlisted second word of a name, ``tokens[j]``, ends the claim or comes before a
+        preposition (وفاة الفنانة نانسي عجرم، اعتقال الداعية فلان علان في القاهرة): there a family name
+        stands, where no verb came before the title (the caller's part: in ``أقال الرئيس ترامب بولتون
+        من منصبه`` it is the object). A participle (مريض، مصاب) is the claim's predicate."""
+        ends = j + 1 == len(tokens) or tokens[j + 1].norm in _PREPOSITIONS
+        return ends and not _is_participle(tokens[j].norm)
 
     def _joins_name(self, nxt: Token, norm: str, *, units: int, after_title: bool) -> bool:
         """Whether ``norm`` joins a name to the next word, ``nxt``: a link (بن، عبد، أبو) or,
@@ -540,6 +557,11 @@ def _is_object_shaped(token: Token, *, after_verb: bool, foreign: bool, units: i
         return True
     plural = len(token.norm) >= 6 and token.norm.endswith("ات")
     return after_verb and (plural or _is_accusative(token, bare=not foreign))
+
+
+def _ends_in_taa_marbuta(token: Token) -> bool:
+    """A word written with a final ة (رسالة، الأميرة), which a word's normal form folds into ه."""
+    return strip_diacritics(token.text).endswith("ة")
 
 
 def _has_pronoun_suffix(token: Token, min_stem: int) -> bool:
