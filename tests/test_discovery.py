@@ -9,6 +9,7 @@ import json
 import shutil
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape
 
 import pytest
 
@@ -124,16 +125,20 @@ def test_a_feed_naming_the_sites_posts_by_their_http_address_gives_them_all() ->
     spider = SPIDERS["reuters"].from_crawler(crawler)
     crawler.stats.open_spider()
     links = ["http://ara.reuters.com/article/businessNews/idARAKBN0FE2AL20140709",
-             "http://www.ara.reuters.com/article/sportsNews/idARAKBN0FE27O20140709", "http://other.example/article/x"]
+             "http://www.ara.reuters.com/article/sportsNews/idARAKBN0FE27O20140709",
+             "http://ara.reuters.com/article/topNews/idARAKCN0Y30Q620160512?feedType=RSS&feedName=topNews",
+             "http://other.example/article/x"]
     rss = ('<?xml version="1.0"?><rss version="2.0"><channel><title>Reuters</title>'
-           + "".join(f"<item><link>{link}</link></item>" for link in links) + "</channel></rss>")
+           + "".join(f"<item><link>{escape(link)}</link></item>" for link in links) + "</channel></rss>")
     request = Request("https://ara.reuters.com/rss/topNews", meta={"discovery": 0, "candidate": 0})
     out = list(spider.parse_feed(XmlResponse(request.url, request=request, body=rss.encode())))
-    assert [(r.url, r.callback.__name__) for r in out[:2]] == [
+    assert [(r.url, r.callback.__name__) for r in out[:3]] == [
         ("https://ara.reuters.com/article/businessNews/idARAKBN0FE2AL20140709", "parse_detail"),
-        ("https://ara.reuters.com/article/sportsNews/idARAKBN0FE27O20140709", "parse_detail")]
-    assert [r.callback.__name__ for r in out[2:]] == ["parse_listing"], "then the listing, as after any feed"
-    assert crawler.stats.get_value("arastance/discovery/feed") == 2
+        ("https://ara.reuters.com/article/sportsNews/idARAKBN0FE27O20140709", "parse_detail"),
+        # the feed's own tracking parameters (the real feed's links carry them) are no other page
+        ("https://ara.reuters.com/article/topNews/idARAKCN0Y30Q620160512?feedType=RSS&feedName=topNews", "parse_detail")]
+    assert [r.callback.__name__ for r in out[3:]] == ["parse_listing"], "then the listing, as after any feed"
+    assert crawler.stats.get_value("arastance/discovery/feed") == 3
 
 
 def test_rss_and_atom_feeds_give_their_post_links_in_order() -> None:

@@ -2,6 +2,7 @@
 
 import pytest
 
+from arastance.base.sites import load_site_config
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
 
 
@@ -13,6 +14,8 @@ from arastance.base.urls import UrlError, canonicalize_url, domain_of
         ("https://example.com/a?fbclid=IwAR0&gclid=xyz&msclkid=1", "https://example.com/a"),
         ("https://example.com/a?b=2&a=1&_ga=123", "https://example.com/a?a=1&b=2"),
         ("https://example.com/news?outputType=amp&p=1", "https://example.com/news?p=1"),
+        ("http://ara.reuters.com/article/topNews/idARAKCN0Y30Q620160512?feedType=RSS&feedName=topNews",
+         "http://ara.reuters.com/article/topNews/idARAKCN0Y30Q620160512"),
         # mobile, AMP and www hosts folded
         ("https://m.example.com/2016/05/x/", "https://example.com/2016/05/x"),
         ("https://mobile.example.com/x", "https://example.com/x"),
@@ -142,3 +145,12 @@ def test_idn_hosts_keep_their_stored_keys() -> None:
 )
 def test_domain_of(url: str, domain: str) -> None:
     assert domain_of(url) == domain
+
+
+def test_a_reuters_rss_link_is_a_claim_url_of_the_page_it_names() -> None:
+    # it was: the feed's tracking parameters stayed in the key, so the Reuters pattern (a bare article
+    # path) refused every link of its RSS feed and every archive capture of one
+    reuters = load_site_config("reuters")
+    link = "https://ara.reuters.com/article/topNews/idARAKCN0Y30Q620160512?feedType=RSS&feedName=topNews"
+    assert reuters.is_claim_url(canonicalize_url(link))
+    assert canonicalize_url(link) == canonicalize_url("https://ara.reuters.com/article/topNews/idARAKCN0Y30Q620160512")

@@ -16,6 +16,9 @@ TRACKING_PARAMS = frozenset(
         "fbclid", "gclid", "gclsrc", "dclid", "msclkid", "yclid", "twclid", "igshid", "mc_cid", "mc_eid",
         "_ga", "_gl", "_hsenc", "_hsmi", "mkt_tok", "ref", "ref_src", "ref_url", "referrer", "spm",
         "share", "cmpid", "ocid", "s_cid", "ito", "ncid", "amp", "__twitter_impression",
+        # Reuters' RSS items link each article as …/idARA…20160512?feedType=RSS&feedName=topNews (archive
+        # captures keep them): kept, they made every such link another page and no claim URL.
+        "feedtype", "feedname",
     }
 )
 _TRACKING_PREFIXES = ("utm_", "at_", "pk_", "hsa_")
