@@ -336,3 +336,49 @@ def test_experiment_cells_are_the_newest_run_of_each_experiment_and_run_cells_ev
         {"experiment": "imbalance", "experiment_id": "i1", "column_key": "b", "macro_f1": 0.6},
     ]
     assert every == 3
+
+
+def _warehouse_before_query_duplicates(path: Path, queries: int) -> None:
+    """A warehouse at migration 021 holding ``queries`` queries, as the first days' versions left one."""
+    with Warehouse(path) as wh:
+        apply_migrations(wh, up_to=21)
+        wh.con.execute("INSERT INTO queries SELECT 'q' || range, 'c' || (range // 5), 'claim', 'نص ' || range, "
+                       "NULL, NULL, 'none', TIMESTAMP '2026-11-30 10:00:00' FROM range(?)", [queries])
+
+
+def test_migration_030_upgrades_a_warehouse_of_more_than_2048_queries(tmp_path: Path) -> None:
+    # it was: ADD COLUMN … DEFAULT [] in one step hit a DuckDB internal error past 2,048 rows and left the
+    # warehouse unwritable, a 98-line traceback from every command
+    path = tmp_path / "w.duckdb"
+    _warehouse_before_query_duplicates(path, 2100)
+    with Warehouse(path) as wh:
+        assert 30 in apply_migrations(wh)
+        assert wh.scalar("SELECT count(*) FROM queries WHERE also_kinds = []") == 2100
+        wh.con.execute("INSERT INTO queries (query_id, claim_id, kind, text, analyzer, created_at) "
+                       "VALUES ('new', 'c', 'claim', 'نص', 'none', TIMESTAMP '2026-12-05 00:00:00')")
+        assert wh.scalar("SELECT also_kinds FROM queries WHERE query_id = 'new'") == []
+
+
+def test_a_warehouse_that_applied_030_in_its_one_step_form_is_current(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    with Warehouse(path) as wh:
+        apply_migrations(wh)
+        wh.con.execute("UPDATE schema_version SET checksum = '2fe3f4d01bd1634d' WHERE version = 30")
+    with Warehouse(path) as wh:
+        assert apply_migrations(wh) == []
+
+
+def test_a_migration_duckdb_fails_on_is_one_error_naming_it_and_the_data_stays(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "w.duckdb"
+    _warehouse_before_query_duplicates(path, 2100)
+    one_step = Migration(30, "query_duplicates", "ALTER TABLE queries ADD COLUMN also_kinds VARCHAR[] DEFAULT [];")
+    monkeypatch.setattr("warehouse.migrate.available_migrations",
+                        lambda: [m if m.version != 30 else one_step for m in available_migrations()])
+    with Warehouse(path, publish=False) as wh, \
+            pytest.raises(WarehouseError, match=r"migration 030_query_duplicates\.sql failed on .*w\.duckdb and was not applied"):
+        apply_migrations(wh)
+    monkeypatch.undo()
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM queries").fetchone() == (2100,)
+        assert con.execute("SELECT max(version) FROM schema_version").fetchone() == (21,)
