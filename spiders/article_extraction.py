@@ -134,23 +134,24 @@ def _title(soup: BeautifulSoup) -> str | None:
 
 
 def _json_ld_dates(soup: BeautifulSoup) -> list[str]:
+    """Every ``datePublished`` in the page's JSON-LD, in document order. A block that is not JSON,
+    or nested past what the parser reads (``RecursionError``: a hostile page's 100,000 ``[``), is
+    skipped; the walk keeps its own stack, since a block the parser does read may still be nested
+    deeper than Python's recursion limit allows a recursive walk."""
     found: list[str] = []
-
-    def walk(obj: object) -> None:
-        if isinstance(obj, dict):
-            if isinstance(obj.get("datePublished"), str):
-                found.append(obj["datePublished"])
-            for value in obj.values():
-                walk(value)
-        elif isinstance(obj, list):
-            for value in obj:
-                walk(value)
-
     for script in soup.find_all("script", attrs={"type": "application/ld+json"}):
         try:
-            walk(json.loads(script.string or ""))
-        except json.JSONDecodeError:
+            stack = [json.loads(script.string or "")]
+        except (json.JSONDecodeError, RecursionError):
             continue
+        while stack:
+            obj = stack.pop()
+            if isinstance(obj, dict):
+                if isinstance(obj.get("datePublished"), str):
+                    found.append(obj["datePublished"])
+                stack.extend(reversed(list(obj.values())))
+            elif isinstance(obj, list):
+                stack.extend(reversed(obj))
     return found
 
 

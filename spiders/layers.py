@@ -59,21 +59,21 @@ def _parse_block(block: str) -> Any:
 
 def json_ld_nodes(sel: Selector) -> Iterator[dict[str, Any]]:
     """Every JSON-LD object on the page (``@graph``, lists and a node's ``review`` flattened: an
-    Article may carry its ClaimReview there); broken blocks are skipped."""
-    def walk(node: Any) -> Iterator[dict[str, Any]]:
-        if isinstance(node, list):
-            for item in node:
-                yield from walk(item)
-        elif isinstance(node, dict):
-            yield node
-            yield from walk(node.get("@graph", []))
-            yield from walk(node.get("review", []))
-
+    Article may carry its ClaimReview there), in document order. A block that is broken, or nested
+    deeper than Python's recursion limit lets it be read (``RecursionError``: a hostile page's
+    100,000 ``[``), is skipped; the walk keeps its own stack for the same reason."""
     for block in sel.css(JSON_LD).getall():
         try:
-            yield from walk(_parse_block(block))
-        except ValueError:
+            stack = [_parse_block(block)]
+        except (ValueError, RecursionError):
             continue
+        while stack:
+            node = stack.pop()
+            if isinstance(node, list):
+                stack.extend(reversed(node))
+            elif isinstance(node, dict):
+                yield node
+                stack.extend((node.get("review", []), node.get("@graph", [])))
 
 
 def _name(value: Any) -> str | None:

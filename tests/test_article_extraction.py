@@ -144,3 +144,15 @@ def test_a_logo_h1_is_not_the_title() -> None:
     own = (f'<html>{head}<body><header class="logo">شبكة الخبر</header><article><header><h1>المدارس مفتوحة</h1></header>'
            f"{body}</article></body></html>")
     assert extract_article(own).title == "المدارس مفتوحة"  # a story's own header holds its headline
+
+
+def test_json_ld_nested_past_the_parsers_depth_is_skipped_and_the_pages_other_blocks_read() -> None:
+    # it was: the RecursionError of a block nested 100,000 deep left extract_article, and the article
+    # fetcher recorded nothing for the page, which refused its whole fetch wave on every re-run
+    body = "".join(f"<p>{p}</p>" for p in STORY)
+    deep = "[" * 100_000 + "]" * 100_000
+    dated = '{"@type": "NewsArticle", "datePublished": "2017-11-20T10:00:00Z"}'
+    html = (f'<html><head><script type="application/ld+json">{deep}</script>'
+            f'<script type="application/ld+json">{dated}</script></head><body><div>{body}</div></body></html>')
+    article = extract_article(html)
+    assert article.paragraphs == STORY and article.published_date == date(2017, 11, 20)

@@ -286,3 +286,70 @@ def test_a_feed_the_full_disk_left_without_records_is_refused_and_a_fetch_after_
         disk.free()
         out = run_article_spider(urls, disk.root / "run", mirror_base=server.base_url, scrapy_settings=FAST)
         assert sorted(r["url"] for r in read_fetched(out)) == sorted(urls)
+
+
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
+
+
+def test_a_page_whose_json_ld_is_nested_too_deep_is_read_without_it_and_the_wave_still_loads(tmp_path: Path) -> None:
+    # it was: the JSON-LD's RecursionError left the spider's callback, the page got no record, and the
+    # whole wave was refused as a feed "not written whole" (a full disk's message), on every re-run
+    root = tmp_path / "site"
+    urls = {"ok": "https://news.example.com/ok.html", "hostile": "https://news.example.com/hostile.html"}
+    write_mirror_page(root, urls["ok"], article_page("الصحة تنفي نقص الأدوية", AR))
+    hostile = article_page("الصحة تنفي نقص الأدوية", AR).replace(
+        "</head>", f'<script type="application/ld+json">{DEEP_JSON}</script></head>')
+    write_mirror_page(root, urls["hostile"], hostile)
+    server = SiteServer(root)
+    with server.running():
+        out = run_article_spider(list(urls.values()), tmp_path / "run", mirror_base=server.base_url,
+                                 scrapy_settings=FAST)
+    records = {r["url"]: r for r in read_fetched(out)}
+    assert set(records) == set(urls.values())
+    for record in records.values():
+        assert record["fetch_error"] is None and record["text"] == "\n\n".join(AR)
+        assert record["published_date"] == "2016-05-03"
+
+
+def test_a_page_the_parser_fails_on_is_that_urls_parse_error_record(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:
+    # whatever a page makes the parser raise, the URL keeps its record: one without it refuses the whole wave
+    from scrapy.http import HtmlResponse, Request
+
+    import spiders.crawlers.articles as crawler
+    from arastance.base.staging import write_url_list
+
+    def choke(html: str, **_: object) -> None:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(crawler, "extract_article", choke)
+    url = "https://news.example.com/ok.html"
+    spider = crawler.ArticleSpider(str(write_url_list([url], tmp_path / "urls.txt")))
+    live = HtmlResponse(url, body=article_page("عنوان", AR).encode(), encoding="utf-8",
+                        request=Request(url, meta={"article_url": url}))
+    [record] = list(spider.parse_article(live))
+    assert (record.url, record.http_status, record.text) == (url, 200, None)
+    assert record.fetch_error == "parse_error: RecursionError: maximum recursion depth exceeded"
+    capture = "https://web.archive.org/web/20160503000000id_/" + url
+    archived = HtmlResponse(capture, body=article_page("عنوان", AR).encode(), encoding="utf-8",
+                            request=Request(capture, meta={"article_url": url, "live_error": "http_404: HTTP 404",
+                                                           "live_status": 404}))
+    [record] = list(spider.parse_article(archived))
+    assert (record.http_status, record.fetch_error) == (
+        404, "http_404: HTTP 404; archive copy: parse_error: RecursionError: maximum recursion depth exceeded")
+
+
+def test_an_availability_answer_nested_too_deep_leaves_the_dead_link_with_its_reason(tmp_path: Path) -> None:
+    # it was: the RecursionError left parse_availability, a spider error, and the URL got no record at all
+    archive_root = tmp_path / "archive"
+    (archive_root / "wayback").mkdir(parents=True)
+    (archive_root / "wayback" / "available").write_text(DEEP_JSON, encoding="utf-8")
+    archive = SiteServer(archive_root, content_types={"/wayback/available": "application/json"})
+    site = SiteServer(tmp_path / "empty")
+    url = "https://gone.example.com/a"
+    with site.running(), archive.running():
+        out = run_article_spider([url], tmp_path / "run", mirror_base=site.base_url, scrapy_settings=FAST,
+                                 archive=(archive.base_url, archive.base_url + "wayback/available"))
+    [record] = list(read_fetched(out))
+    assert (record["url"], record["fetch_error"]) == (url, "http_404: HTTP 404; no archive capture")
+    assert archive.paths.count("/wayback/available") == 1

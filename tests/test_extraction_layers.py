@@ -177,3 +177,13 @@ def test_claim_reviews_exact_date_beats_a_visible_date_that_cannot_be_read() -> 
     fields = extract_detail(html, "https://norumors.net/rumors/561/", norumors,
                             SiteUrls(norumors.canonical_base, norumors.canonical_base), fetched_at=CAPTURED)
     assert (fields.published_date, fields.field_layers["published"]) == ("2017-03-05", "claim_review")
+
+
+@pytest.mark.parametrize("depth", [100_000, 900])
+def test_json_ld_nested_too_deep_is_skipped_and_the_claim_review_after_it_read(depth: int) -> None:
+    # it was: a RecursionError (from the parser at 100,000 levels, from the walk over what it parsed at
+    # 900) left the claim parser, and the fact-check page left no record
+    deep = f'<script type="application/ld+json">{"[" * depth + "]" * depth}</script>'
+    fields = extract_detail(page(head=deep + ld(CLAIM_REVIEW), body="<h1>عنوان</h1>"), PAGE, MISBAR, URLS)
+    assert fields.claim_text == "مياه البحر تعالج الزكام" and fields.field_layers["claim"] == "claim_review"
+    assert fields.published_date == "2017-03-05"

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from helpers_search import ApiServer, Reply, SeenRequest
+from helpers_search import ApiServer, Reply, SeenRequest, SiteServer
 from helpers_spiders import snapshot_root, world
 from snapshots.archive_emulator import urlkey
 from snapshots.archive_index import REDIRECT_TARGET, redirected_post
@@ -98,7 +98,8 @@ def test_each_archive_has_its_own_cdx_cache(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("damage", ["", '{"captures": [{"timestamp": "2015', '{"captures": [], "resume": null}',
                                     '["not", "a", "page"]', '{"captures": [{"timestamp": 2015, "original": 1}], '
-                                                            '"resume_key": null}'])
+                                                            '"resume_key": null}',
+                                    "[" * 100_000 + "]" * 100_000])
 def test_a_damaged_cached_cdx_page_is_asked_for_again_and_replaced(damage: str, tmp_path: Path,
                                                                    caplog: pytest.LogCaptureFixture) -> None:
     # it was: an empty or cut page (a power loss after the rename, before the data reached the disk) stopped
@@ -230,3 +231,18 @@ def test_capture_addresses_round_trip_and_originals_map_to_the_canonical_site() 
     assert parse_capture_url("https://norumors.net/rumors/1/") is None
     assert to_site_url("http://www.norumors.net/rumors/1/", "https://norumors.net/") == "https://norumors.net/rumors/1/"
     assert to_site_url("http://example.com/x", "https://norumors.net/") == "http://example.com/x"
+
+
+def test_an_answer_nested_too_deep_for_json_is_an_archive_error(tmp_path: Path) -> None:
+    # it was: the decoder's RecursionError left the client, where its callers catch ArchiveError
+    for answer in ("cdx/search/cdx", "wayback/available"):
+        (tmp_path / answer).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / answer).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    archive = SiteServer(tmp_path, content_types={"/cdx/search/cdx": "application/json",
+                                                  "/wayback/available": "application/json"})
+    with archive.running():
+        wb = WaybackClient(archive.base_url, archive.base_url + "wayback/available", delay_s=0.0, retries=0)
+        with pytest.raises(ArchiveError, match="cdx/search/cdx.*: the archive's answer is not JSON"):
+            list(wb.cdx_pages(CdxQuery("a.net/*", *WINDOW)))
+        with pytest.raises(ArchiveError, match="wayback/available.*: the archive's answer is not JSON"):
+            wb.closest("https://a.net/x")

@@ -14,9 +14,10 @@ from arastance.base.text_files import utf8_lines
 def json_lines(lines: Iterable[bytes | str], path: Path | str, error: type[Exception]) -> Iterator[tuple[str, Any]]:
     """``(where, value)`` for each non-blank line, ``where`` being ``"<path>, line <n>"``.
 
-    A line that is not valid JSON, or (for a file opened in binary mode, as callers should) not
-    valid UTF-8, raises ``error`` naming the file, the line and the problem; checking the
-    value's shape is the caller's job, with ``where`` for its own messages.
+    A line that is not valid JSON, nested too deep for the parser (Python's recursion limit), or
+    (for a file opened in binary mode, as callers should) not valid UTF-8, raises ``error`` naming
+    the file, the line and the problem; checking the value's shape is the caller's job, with
+    ``where`` for its own messages.
     """
     for number, line in enumerate(utf8_lines(lines, path, error), 1):
         if not line.strip():
@@ -26,6 +27,8 @@ def json_lines(lines: Iterable[bytes | str], path: Path | str, error: type[Excep
             yield where, json.loads(line)
         except json.JSONDecodeError as exc:
             raise error(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        except RecursionError:
+            raise error(f"{where}: JSON nested too deep to read") from None
 
 
 def file_manifest(path: Path) -> tuple[int, str]:

@@ -1,11 +1,33 @@
 """Annotation rounds and dataset splits."""
 
 import math
+import unicodedata
 from pathlib import Path
 
 from pydantic import Field, field_validator
 
 from arastance.config.base import SettingsGroup
+
+#: The names a round directory gives its own files (``labeling_config.xml``, ``guidelines.md`` and
+#: the pilot's ``discussion.csv``, written by :mod:`tasks.annotation`): an annotator of that name
+#: would have task files beside them, ``discussion.csv`` overwritten by a task sheet.
+ROUND_FILE_STEMS = frozenset({"labeling_config", "guidelines", "discussion"})
+
+
+def _annotator_id_problem(annotator: str) -> str | None:
+    """Why ``annotator`` cannot name its task files ``<round directory>/<id>.json`` and ``.csv``, or None.
+
+    An id is a file name: a separator or a leading dot (``..``) would put the files outside the
+    round directory, and a control character makes a name no one can type."""
+    if "/" in annotator or "\\" in annotator:
+        return "holds a path separator"
+    if annotator.startswith("."):
+        return "starts with a dot"
+    if any(unicodedata.category(ch) == "Cc" for ch in annotator):
+        return "holds a control character"
+    if annotator.casefold() in ROUND_FILE_STEMS:
+        return f"is a name the round directory uses for its own files ({', '.join(sorted(ROUND_FILE_STEMS))})"
+    return None
 
 
 class AnnotationSettings(SettingsGroup):
@@ -40,4 +62,8 @@ class AnnotationSettings(SettingsGroup):
     def _distinct_annotators(cls, value: list[str]) -> list[str]:
         if not value or len(set(value)) != len(value) or any(not a.strip() for a in value):
             raise ValueError(f"annotators must be distinct non-empty ids, got {value}")
+        for annotator in value:
+            if problem := _annotator_id_problem(annotator):
+                raise ValueError(f"annotator id {annotator!r} {problem}: each id names its task files "
+                                 "<round>/<id>.json and <id>.csv")
         return value

@@ -158,10 +158,24 @@ class ArticleSpider(scrapy.Spider):
             yield FetchedArticle(url, response.url, _now(), response.meta["live_status"],
                                  f"{response.meta['live_error']}; archive copy: redirected to another page: {capture[1]}")
             return
+        try:
+            item = self._page_item(response, url, capture)
+        except Exception as exc:  # noqa: BLE001 - one page the parser chokes on fails alone, not its whole wave
+            # (a URL without a record makes run_article_spider refuse the wave, on every re-run)
+            reason = f"parse_error: {type(exc).__name__}: {exc}"
+            log.warning("article page could not be parsed", extra={"url": url, "reason": reason})
+            if capture:
+                item = FetchedArticle(url, response.url, _now(), response.meta["live_status"],
+                                      f"{response.meta['live_error']}; archive copy: {reason}")
+            else:
+                item = FetchedArticle(url, response.url, _now(), response.status, reason)
+        yield item
+
+    def _page_item(self, response: Response, url: str, capture: tuple[str, str] | None) -> FetchedArticle:
+        """The record of a fetched page (or of its archive ``capture``): the parsed article, or why there is none."""
         content_type = response.headers.get("Content-Type", b"").decode("latin-1")
         if not isinstance(response, TextResponse):
-            yield FetchedArticle(url, response.url, _now(), response.status, f"not_html: {content_type}")
-            return
+            return FetchedArticle(url, response.url, _now(), response.status, f"not_html: {content_type}")
         html, read_as = page_text(response.body, content_type)
         if read_as:
             log.info("page read in another charset than declared", extra={"url": url, "declared": response.encoding,
@@ -185,7 +199,7 @@ class ArticleSpider(scrapy.Spider):
             log.warning("article page too large to record", extra={"url": url, "bytes": size})
             item = FetchedArticle(url, response.url, item.fetched_at, response.status,
                                   f"too_large: the page's record takes {size:,} bytes (more than {MAX_RECORD_BYTES:,})")
-        yield item
+        return item
 
     def on_error(self, failure: Failure) -> Iterator[FetchedArticle]:
         """A URL that could not be fetched (after retries) still gets its item, with the reason."""
@@ -231,7 +245,7 @@ class ArticleSpider(scrapy.Spider):
         meta = response.meta
         try:
             closest = (json.loads(response.text).get("archived_snapshots") or {}).get("closest") or {}
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):  # RecursionError: JSON nested too deep to read
             closest = {}
         if not isinstance(closest, dict) or not closest.get("available") or not valid_timestamp(closest.get("timestamp")) \
                 or str(closest.get("status", "200")) != "200":

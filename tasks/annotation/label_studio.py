@@ -105,6 +105,8 @@ def parse_export(
         payload = json.loads(read_utf8(path))
     except json.JSONDecodeError as exc:
         raise AnnotationFileError(str(path), [f"line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"]) from None
+    except RecursionError:
+        raise AnnotationFileError(str(path), ["JSON nested too deep to read"]) from None
     except EncodingProblem as exc:
         raise AnnotationFileError(str(path), [str(exc).removeprefix(f"{path}, ")]) from None
     except OSError as exc:

@@ -166,7 +166,7 @@ class WaybackClient:
                 if response.status_code == 200:
                     try:
                         return response.json()
-                    except ValueError:
+                    except (ValueError, RecursionError):  # RecursionError: nested deeper than json can decode
                         raise ArchiveError(f"{response.url}: the archive's answer is not JSON") from None
                 if response.status_code not in _RETRY_STATUSES:
                     raise ArchiveError(f"{response.url}: HTTP {response.status_code}")
@@ -199,7 +199,7 @@ class WaybackClient:
             if not isinstance(page.resume_key, (str, type(None))) or not all(
                     valid_timestamp(c.timestamp) and isinstance(c.original, str) for c in page.captures):
                 raise TypeError("a capture or the resume key is not what the client writes")
-        except (OSError, ValueError, KeyError, TypeError) as exc:  # ValueError: not JSON, not UTF-8
+        except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:  # ValueError: not JSON, not UTF-8
             log.warning("cached CDX page unreadable; asking the archive again",
                         extra={"path": str(cache), "error": f"{type(exc).__name__}: {exc}"})
             return None

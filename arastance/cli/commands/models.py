@@ -153,6 +153,8 @@ def _read_articles(path: Path) -> list[str]:
         if _JSON_LIST_OPENING.match(text):  # meant as a list of texts: a syntax error is not one article
             fail(f"{path}, line {exc.lineno}: not valid JSON ({exc.msg})")
         return _lines(text)
+    except RecursionError:
+        fail(f"{path}: JSON nested too deep to read")
     if not isinstance(items, list):
         fail(f"{path}: JSON, but not a list of article texts (a {type(items).__name__})")
     bad = [i for i, item in enumerate(items) if not isinstance(item, str)]
