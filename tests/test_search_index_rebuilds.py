@@ -18,7 +18,7 @@ from arastance.config import load_settings
 from tasks.search.base import SearchError
 from tasks.search.cache import cached_search
 from tasks.search.factory import local_index
-from tasks.search.local import LocalIndex, records_from_dicts
+from tasks.search.local import LocalIndex, build_dir, records_from_dicts
 from warehouse import Warehouse
 
 BUILD_FILE = "build.json"  # what the index records of its build
@@ -84,7 +84,7 @@ def test_index_search_after_index_build_gives_the_new_index_results(tmp_path: Pa
 def test_a_damaged_build_record_is_named_with_how_to_rebuild() -> None:
     directory = load_settings().search_index_dir
     LocalIndex.build(records_from_dicts([OLD]), directory)
-    (directory / BUILD_FILE).write_text("{not json", encoding="utf-8")
+    (build_dir(directory) / BUILD_FILE).write_text("{not json", encoding="utf-8")
     with pytest.raises(SearchError, match=rf"index in .* is damaged \({BUILD_FILE}: .*arastance index build"):
         LocalIndex.load(directory)
 

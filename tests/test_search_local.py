@@ -10,7 +10,7 @@ import pytest
 from helpers_disk import small_disk
 
 from tasks.search.base import DateWindow, SearchError
-from tasks.search.local import CorpusError, LocalIndex, read_corpus, records_from_dicts
+from tasks.search.local import CorpusError, LocalIndex, build_dir, read_corpus, records_from_dicts
 
 DOCS = [
     {"url": "https://a.example/1", "title": "وزارة الصحة تنفي انتشار الكوليرا", "domain": "a.example",
@@ -22,6 +22,12 @@ DOCS = [
     {"url": "https://d.example/4", "title": "بلا تاريخ", "domain": "d.example",
      "text": "خبر عن الكوليرا بلا تاريخ نشر.", "published_date": None},
 ]
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    """Every file under ``directory`` (its builds' too) with its content; a link, with its target."""
+    return {str(p.relative_to(directory)): str(p.readlink()).encode() if p.is_symlink() else p.read_bytes()
+            for p in sorted(directory.rglob("*")) if p.is_symlink() or p.is_file()}
 
 
 def _write(path: Path, rows: list[object]) -> Path:
@@ -83,7 +89,7 @@ def test_missing_index_and_empty_corpus_are_clear_errors(tmp_path: Path) -> None
 @pytest.mark.parametrize("damaged", ["params.index.json", "docs.parquet"])
 def test_a_damaged_index_file_is_named_with_how_to_rebuild(tmp_path: Path, damaged: str) -> None:
     LocalIndex.build(read_corpus(_write(tmp_path / "c.jsonl", DOCS)), tmp_path / "ix")
-    (tmp_path / "ix" / damaged).write_text("{cut sho", encoding="utf-8")
+    (build_dir(tmp_path / "ix") / damaged).write_text("{cut sho", encoding="utf-8")
     with pytest.raises(SearchError, match=f"index in {tmp_path / 'ix'} is damaged .*arastance index build"):
         LocalIndex.load(tmp_path / "ix")
 
@@ -95,12 +101,12 @@ def test_a_build_that_finds_the_disk_full_keeps_the_earlier_index(tmp_path: Path
     with small_disk(tmp_path, 4) as disk:
         index_dir = disk.root / "ix"
         LocalIndex.build(records_from_dicts(DOCS), index_dir)
-        before = {p.name: p.read_bytes() for p in index_dir.iterdir()}
+        before = _files(index_dir)
         disk.fill(leave=64 << 10)
         # it was: the index directory left with a new data file, a cut one and the old documents
         with pytest.raises((OSError, SearchError), match="No space left on device|a short write, as on a full disk"):
             LocalIndex.build(records_from_dicts(many), index_dir)
-        assert {p.name: p.read_bytes() for p in index_dir.iterdir()} == before
+        assert _files(index_dir) == before
         assert LocalIndex.load(index_dir).search("الكوليرا اسيوط", None, 1)[0].url == "https://a.example/1"
 
 

@@ -3,10 +3,19 @@
 Documents are tokenised with :func:`arastance.base.arabic.tokenize` (the project's one normaliser), so
 queries and documents fold alef/hamza/taa marbuta the same way. A date window becomes a
 weight mask over the documents' publication days (undated documents never match a window,
-as with the web engines' date restriction). The index lives in one directory: bm25s's sparse
+as with the web engines' date restriction). A build lives in one directory: bm25s's sparse
 matrix files plus ``docs.parquet`` with each document's url, title, snippet, date and domain, and
 ``build.json``, which names the build (a hash of the index's content, so another corpus gives
 another id) and, for an index built from ``search.corpus_path``, the corpus file it was built from.
+
+The index directory holds its builds under ``builds/`` and a symlink ``current`` naming the one
+searched; a build is published whole by swapping that link (:func:`_publish`), and a
+load reads the link once and every file from that one build. Files replaced one by one had let a
+build finishing during a load give the old scores with the new documents, under the new build's
+id (cached under it for good), and two builds at once interleave their files. ``docs.parquet`` at
+the top is a fixed link through ``current``, which says there is an index and when it was built.
+An index written before builds had their own directories (its files at the top) still loads, and
+the next build replaces it.
 
 Why bm25s: DuckDB's ``fts`` extension now loads offline (pip package ``duckdb-extension-fts``),
 but its ``match_bm25`` scores every row for every query: on 5,000 synthetic Arabic documents
@@ -21,9 +30,14 @@ meets the 10-second goal (``benchmarks/bench_retrieval.py``).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
+import secrets
+import shutil
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -46,6 +60,9 @@ log = get_logger(__name__)
 
 DOCS_FILE = "docs.parquet"
 BUILD_FILE = "build.json"
+CURRENT = "current"  # the symlink naming the build that is searched
+BUILDS_DIR = "builds"
+LOCK_FILE = ".build.lock"
 SNIPPET_CHARS = 300
 _NO_DATE = np.iinfo(np.int32).min
 _EPOCH = date(1970, 1, 1).toordinal()
@@ -112,11 +129,26 @@ class _Column:
         return pa.chunked_array([*self.chunks, pa.array(self.buffer, self.kind)], self.kind)
 
 
+def build_dir(index_dir: Path) -> Path:
+    """The directory of the index's current build, read from :data:`CURRENT` once (a load that
+    takes every file from it reads one build, whatever is published meanwhile); ``index_dir``
+    itself for an index written before builds had their own directories."""
+    try:
+        return index_dir / os.readlink(index_dir / CURRENT)
+    except (FileNotFoundError, NotADirectoryError):
+        return index_dir
+
+
 def build_info(index_dir: Path) -> dict[str, Any]:
     """What the index in ``index_dir`` records of its build (:data:`BUILD_FILE`): ``build_id`` and
     ``corpus``, the file it was built from when built from ``search.corpus_path`` (else None);
     empty for an index built before builds were recorded."""
-    path = index_dir / BUILD_FILE
+    return _build_record(build_dir(index_dir), index_dir)
+
+
+def _build_record(build: Path, index_dir: Path) -> dict[str, Any]:
+    """:func:`build_info` of the build in directory ``build``; errors name the index, ``index_dir``."""
+    path = build / BUILD_FILE
     if not path.is_file():
         return {}
     try:
@@ -144,6 +176,43 @@ def content_id(retriever: bm25s.BM25, docs: pa.Table) -> str:
             for buffer in chunk.buffers():
                 digest.update(b"" if buffer is None else buffer)
     return digest.hexdigest()[:16]
+
+
+@contextmanager
+def _publishing(index_dir: Path) -> Iterator[None]:
+    """Hold the index's :data:`LOCK_FILE` (waiting for another build's turn) while a build is
+    written and published: the builds of two processes at once each publish whole, the last
+    one wins, and no build removes a directory that another is writing."""
+    index_dir.mkdir(parents=True, exist_ok=True)
+    with open(index_dir / LOCK_FILE, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if the process dies
+        yield
+
+
+def _link(index_dir: Path, name: str, target: str) -> None:
+    """Point the symlink ``index_dir/name`` at ``target`` in one step (a reader sees the old or the new)."""
+    fresh = index_dir / f".{name}.new"
+    fresh.unlink(missing_ok=True)  # left by a build killed here
+    os.symlink(target, fresh)
+    os.replace(fresh, index_dir / name)
+
+
+def _publish(index_dir: Path, build: str) -> None:
+    """Make ``builds/<build>`` the index's current build, then remove the builds before the one it
+    replaces: that one is kept, as a load that read :data:`CURRENT` just before may still be
+    opening its files. The files of an index written at the top go at once, its ``docs.parquet``
+    being the link already: a load that was reading them reads again (:meth:`LocalIndex.load`)."""
+    replaced = build_dir(index_dir).name
+    _link(index_dir, CURRENT, f"{BUILDS_DIR}/{build}")
+    if not (index_dir / DOCS_FILE).is_symlink():
+        _link(index_dir, DOCS_FILE, f"{CURRENT}/{DOCS_FILE}")
+    for old in (index_dir / BUILDS_DIR).iterdir():  # a killed build's partial directory too: none is written now
+        if old.name not in (build, replaced):
+            shutil.rmtree(old)
+    for name in os.listdir(index_dir / BUILDS_DIR / build):
+        top = index_dir / name
+        if top.is_file() and not top.is_symlink():
+            top.unlink()
 
 
 class LocalIndex:
@@ -178,7 +247,8 @@ class LocalIndex:
     @classmethod
     def build(cls, records: Iterable[CorpusRecord], out_dir: Path | None = None, *, show_progress: bool = False,
               workers: int = 1, corpus: Mapping[str, Any] | None = None) -> "LocalIndex":
-        """Index the records (the first of each URL wins) and save to ``out_dir`` when given.
+        """Index the records (the first of each URL wins) and save to ``out_dir`` when given, as a
+        new build that replaces the current one whole (builds of several processes at once take turns).
 
         Memory stays bounded (:class:`tasks.search.bm25_build.Bm25Builder`); ``workers``
         processes tokenise, the slow part. ``corpus`` describes the file the records come from
@@ -210,11 +280,14 @@ class LocalIndex:
         index = cls(retriever, docs, content_id(retriever, docs))
         if out_dir is not None:  # replacing an earlier index only when written whole (a full disk mixed the two)
             try:
-                with written_whole(out_dir, last=(DOCS_FILE,)) as partial:
-                    retriever.save(str(partial), show_progress=False)
-                    (partial / BUILD_FILE).write_text(json.dumps({"build_id": index.build_id, "corpus": corpus}),
-                                                      encoding="utf-8")
-                    pq.write_table(docs, partial / DOCS_FILE)
+                with _publishing(out_dir):
+                    with written_whole(out_dir / BUILDS_DIR) as partial:
+                        build = partial / f"{index.build_id}-{secrets.token_hex(4)}"  # unique: a corpus built again keeps its id
+                        retriever.save(str(build), show_progress=False)
+                        (build / BUILD_FILE).write_text(json.dumps({"build_id": index.build_id, "corpus": corpus}),
+                                                        encoding="utf-8")
+                        pq.write_table(docs, build / DOCS_FILE)
+                    _publish(out_dir, build.name)
             except OSError as exc:
                 if exc.errno is not None:
                     raise  # ENOSPC and the like say what happened
@@ -226,15 +299,36 @@ class LocalIndex:
 
     @classmethod
     def load(cls, index_dir: Path) -> "LocalIndex":
-        if not (index_dir / DOCS_FILE).is_file():
-            raise FileNotFoundError(f"no local search index in {index_dir}; build it with `arastance index build`")
+        """The current build of the index in ``index_dir``, every file read from that one build.
+
+        Read again, from the build current now, when the one read was replaced meanwhile and
+        either failed (removed by later builds) or was an index of files at the top, which the
+        first build into builds/ replaces one by one.
+        """
+        source = build_dir(index_dir)
         try:
-            retriever = bm25s.BM25.load(str(index_dir), show_progress=False, verbosity=0)
-            docs = pq.read_table(index_dir / DOCS_FILE)
+            index = cls._read(source, index_dir)
+        except (SearchError, FileNotFoundError):
+            if build_dir(index_dir) == source:
+                raise
+        else:
+            if source != index_dir or build_dir(index_dir) == index_dir:
+                return index
+        return cls._read(build_dir(index_dir), index_dir)
+
+    @classmethod
+    def _read(cls, build: Path, index_dir: Path) -> "LocalIndex":
+        """The build in directory ``build`` of the index in ``index_dir`` (which errors name)."""
+        if not (build / DOCS_FILE).is_file():
+            raise FileNotFoundError(f"no local search index in {index_dir}; build it with `arastance index build`")
+        build_id = _build_record(build, index_dir).get("build_id")
+        try:
+            retriever = bm25s.BM25.load(str(build), show_progress=False, verbosity=0)
+            return cls(retriever, pq.read_table(build / DOCS_FILE), build_id)
         except Exception as exc:  # noqa: BLE001 - a damaged file of the index fails with a JSON, numpy or Arrow error
+            # (or with files of two builds, scores and documents that disagree, the ValueError of __init__)
             raise SearchError(f"the local search index in {index_dir} is damaged ({type(exc).__name__}: {exc}); "
                               "rebuild it with `arastance index build`") from None
-        return cls(retriever, docs, build_info(index_dir).get("build_id"))
 
     def _mask(self, window: DateWindow | None) -> np.ndarray | None:
         if window is None:
