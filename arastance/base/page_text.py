@@ -14,7 +14,9 @@ most of its non-ASCII bytes are valid UTF-8, and otherwise in the declared chars
 One function for every reader of stored or fetched HTML (the article fetcher, the WARC and
 stored-capture indexes), so that the same bytes always give the same text. Declarations are
 read as Scrapy reads them (w3lib, which Scrapy decodes with): byte-order mark, then the HTTP
-``Content-Type``, then the page's ``<meta>``.
+``Content-Type``, then the page's ``<meta>``. A charset that names no text encoding (Python's
+codec registry also holds ``base64``, ``rot13``, ``zlib`` and ``undefined``, which w3lib hands on
+as it does any other name, and decoding with them raises) is passed over as an unknown one is.
 
 Another reading than the declared one is taken only when it is an Arabic page as a whole: the
 share of Arabic among all the letters of its visible text (markup, scripts and styles left out)
@@ -29,7 +31,7 @@ from __future__ import annotations
 import html
 import re
 
-from w3lib.encoding import html_body_declared_encoding, html_to_unicode, read_bom
+from w3lib.encoding import html_body_declared_encoding, html_to_unicode, http_content_type_encoding, read_bom
 
 from arastance.base.arabic import arabic_ratio
 
@@ -67,13 +69,35 @@ def _utf8_reading(body: bytes) -> tuple[str, bool]:
     return text, bad == 0 or valid > bad
 
 
+def _text_encoding(name: str | None) -> str | None:
+    """``name`` when bytes can be decoded with it, else None. A non-text codec (``base64``,
+    ``rot13``) is refused by ``bytes.decode``, and ``undefined`` refuses every byte."""
+    if name is None:
+        return None
+    try:
+        b"<".decode(name, errors="replace")
+    except (LookupError, UnicodeError):
+        return None
+    return name
+
+
+def _declared_reading(body: bytes, content_type: str | None) -> tuple[str, str]:
+    """``(charset, text)``: ``body`` read as it declares (w3lib's order: byte-order mark, the
+    header's charset, the ``<meta>`` one, else UTF-8), a charset that names no text encoding
+    passed over as w3lib passes over an unknown one. The charset chosen is handed to w3lib as the
+    header's, so that it still reads a byte-order mark first and UTF-16/32 as it does."""
+    declared = (_text_encoding(http_content_type_encoding(content_type))
+                or _text_encoding(html_body_declared_encoding(body)) or "utf-8")
+    return html_to_unicode(f"text/html; charset={declared}", body)
+
+
 def page_text(body: bytes, content_type: str | None = None) -> tuple[str, str | None]:
     """``(text, read_as)`` of a page's ``body`` served with the HTTP header ``content_type``
     (None when unknown, as for a stored capture): its bytes as UTF-8 when they are mostly valid
     UTF-8; else its declared reading, unless that is not Arabic and the ``<meta>`` charset's or
     windows-1256's is an Arabic page (``MIN_ARABIC_RATIO`` of the letters of its visible text).
     ``read_as`` names the encoding used when it is not the declared one."""
-    declared, text = html_to_unicode(content_type, body, default_encoding="utf-8")
+    declared, text = _declared_reading(body, content_type)
     if read_bom(body)[0] or declared.startswith(("utf-16", "utf-32")):  # never confused this way
         return text, None
     utf8, is_utf8 = _utf8_reading(body)
@@ -81,7 +105,7 @@ def page_text(body: bytes, content_type: str | None = None) -> tuple[str, str | 
         return utf8, (None if declared == "utf-8" or utf8.isascii() else "utf-8")
     if _mostly_arabic(text):
         return text, None
-    for other in dict.fromkeys((html_body_declared_encoding(body), LEGACY_ARABIC)):
+    for other in dict.fromkeys((_text_encoding(html_body_declared_encoding(body)), LEGACY_ARABIC)):
         if other and other != declared:
             reading = body.decode(other, errors="replace")
             if _mostly_arabic(reading) and _arabic_page(reading):

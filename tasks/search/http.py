@@ -6,7 +6,8 @@ on its loggers, and every error message built here goes through :func:`redact` t
 written and as percent-encoded in a URL). A redirect is followed only on the same host: httpx
 strips ``Authorization`` when a redirect leaves the origin, but not a key in another header
 (Brave's ``X-Subscription-Token``) or in the query string. An answer is read with a cap on its
-size and on the whole exchange's time (:func:`bounded_get`; httpx's time-out is per read).
+size and on the whole exchange's time (:func:`bounded_get`; httpx's time-out is per read), its
+content codings undone here a piece at a time, so that the cap bounds memory too.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+import brotli
 import httpx
 from pydantic import SecretStr
 
@@ -178,34 +181,133 @@ def result_items(body: dict[str, Any], path: tuple[str, ...], backend: str, url_
 #: A search API answers a page of results in tens of KiB; anything near this is not an answer.
 MAX_ANSWER_BYTES = 8 * 2**20
 MAX_REDIRECTS = 5
+#: The content codings asked for: those undone here with a bound on what each step gives (httpx's
+#: default list would grow to zstd, which it decodes unbounded, once ``zstandard`` is installed).
+ACCEPT_ENCODING = "gzip, deflate, br"
+#: The most bytes one decoding step gives (brotli's a little more: its output grows in blocks). A
+#: 6.5 KB brotli answer is 4 GiB decoded, which httpx decoded in one step, before any cap was checked.
+DECODE_STEP = 64 * 1024
+#: Codings stacked on one answer (``gzip, gzip``) beyond what servers apply; each is a decoder
+#: nested in the one before, so a header naming thousands would exhaust the stack.
+MAX_CODINGS = 2
 
 
 class AnswerTooLarge(ValueError):
     """An HTTP answer longer than the caller's cap (read no further)."""
 
 
+def _too_large(max_bytes: int) -> AnswerTooLarge:
+    return AnswerTooLarge(f"the answer is larger than {max_bytes:,} bytes")
+
+
+class CodingCutShort(ValueError):
+    """A compressed stream that ends before its end marker; the message says where."""
+
+
+def _inflated(pieces: Iterable[bytes], coding: str) -> Iterator[bytes]:
+    """The ``gzip`` or ``deflate`` stream in ``pieces`` (deflate zlib-wrapped, or raw when its
+    first piece has no zlib header, as httpx reads it), decoded at most :data:`DECODE_STEP` bytes
+    at a time. Bytes after the stream's end are left unread, as httpx leaves them undecoded;
+    raises zlib.error or :class:`CodingCutShort`."""
+    wbits = 16 + zlib.MAX_WBITS if coding == "gzip" else zlib.MAX_WBITS
+    decoder, seen = zlib.decompressobj(wbits), 0
+    for piece in pieces:
+        pending = bool(piece)
+        while pending and not decoder.eof:
+            try:
+                out = decoder.decompress(piece, DECODE_STEP)
+            except zlib.error:
+                if seen or wbits != zlib.MAX_WBITS:
+                    raise
+                decoder, wbits = zlib.decompressobj(-zlib.MAX_WBITS), -zlib.MAX_WBITS
+                continue
+            seen += len(piece) - len(decoder.unconsumed_tail)
+            yield out
+            piece = decoder.unconsumed_tail
+            pending = bool(piece) or len(out) == DECODE_STEP  # zlib may hold more output than it gave
+        if decoder.eof:
+            return
+    if seen:
+        raise CodingCutShort(f"the {coding} stream ends early, after {seen:,} bytes")
+
+
+def brotli_decoded(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """The brotli stream in ``pieces``, decoded about :data:`DECODE_STEP` bytes at a time; bytes
+    after its end are left unread. Raises brotli.error or :class:`CodingCutShort`."""
+    decoder, seen = brotli.Decompressor(), 0
+    for piece in pieces:
+        seen += len(piece)
+        yield decoder.process(piece, output_buffer_limit=DECODE_STEP)
+        while not decoder.can_accept_more_data():  # it holds more output than it gave
+            yield decoder.process(b"", output_buffer_limit=DECODE_STEP)
+        if decoder.is_finished():
+            return
+    if seen:
+        raise CodingCutShort(f"the brotli stream ends early, after {seen:,} bytes")
+
+
+#: Each coding asked for (:data:`ACCEPT_ENCODING`), as a step-bounded decoder of a body's pieces.
+_DECODERS: dict[str, Callable[[Iterable[bytes]], Iterator[bytes]]] = {
+    "gzip": lambda pieces: _inflated(pieces, "gzip"),
+    "deflate": lambda pieces: _inflated(pieces, "deflate"),
+    "br": brotli_decoded,
+}
+
+
+def _decoded(pieces: Iterator[bytes], response: httpx.Response) -> Iterator[bytes]:
+    """The pieces of ``response``'s body with its content codings undone, the last applied first,
+    each step bounded. A coding not asked for (``identity``, ``zstd``) is left as it is, as httpx
+    leaves one it does not know; more than :data:`MAX_CODINGS` is an :class:`httpx.DecodingError`."""
+    codings = [c.strip().lower() for c in response.headers.get_list("content-encoding", split_commas=True)]
+    decoders = [_DECODERS[c] for c in codings if c in _DECODERS]
+    if len(decoders) > MAX_CODINGS:
+        raise httpx.DecodingError(f"the answer's Content-Encoding stacks {len(decoders)} codings "
+                                  f"(at most {MAX_CODINGS} are undone)", request=response.request)
+    for decoder in reversed(decoders):
+        pieces = decoder(pieces)
+    return pieces
+
+
+def _raw_pieces(response: httpx.Response, max_bytes: int, deadline: float, deadline_s: float) -> Iterator[bytes]:
+    """``response``'s body as sent (content codings not undone), refused past ``max_bytes``, past
+    the deadline, and when the run is asked to stop."""
+    size = 0
+    for chunk in response.iter_raw():
+        check_stop(f"reading {response.request.url.host}'s answer")
+        size += len(chunk)
+        if size > max_bytes:
+            raise _too_large(max_bytes)
+        if time.monotonic() > deadline:
+            raise httpx.ReadTimeout(f"the answer took longer than {deadline_s:g} s in all", request=response.request)
+        yield chunk
+
+
 def bounded_get(client: httpx.Client, request: httpx.Request, *, max_bytes: int, deadline_s: float,
                 follow_redirects: bool = False) -> httpx.Response:
-    """``request``'s answer, read whole into memory only if it has at most ``max_bytes`` and
-    arrives within ``deadline_s`` in all: a server dripping a byte a second would otherwise hold
-    a call for as long as it likes (raised as :class:`httpx.ReadTimeout`, so it is retried
-    like any time-out), and a huge answer would fill memory (:class:`AnswerTooLarge`). A run
-    asked to stop ends the read at the next chunk (:class:`StopRequested`)."""
+    """``request``'s answer, read whole into memory only if it has at most ``max_bytes`` (as sent
+    and decoded) and arrives within ``deadline_s`` in all: a server dripping a byte a second would
+    otherwise hold a call for as long as it likes (raised as :class:`httpx.ReadTimeout`, so it is
+    retried like any time-out), and a huge answer, or a small one that decodes to a huge one,
+    would fill memory (:class:`AnswerTooLarge`). Its codings are undone here, a bounded step at a
+    time (httpx decodes each network chunk whole); one that cannot be is an
+    :class:`httpx.DecodingError`, as in httpx. A run asked to stop ends the read at the next chunk
+    (:class:`StopRequested`)."""
     deadline = time.monotonic() + deadline_s
+    request.headers["Accept-Encoding"] = ACCEPT_ENCODING
     response = client.send(request, stream=True, follow_redirects=follow_redirects)
     try:
         body = bytearray()
-        for chunk in response.iter_bytes():
-            check_stop(f"reading {request.url.host}'s answer")
-            body += chunk
+        for piece in _decoded(_raw_pieces(response, max_bytes, deadline, deadline_s), response):
+            body += piece
             if len(body) > max_bytes:
-                raise AnswerTooLarge(f"the answer is larger than {max_bytes:,} bytes")
-            if time.monotonic() > deadline:
-                raise httpx.ReadTimeout(f"the answer took longer than {deadline_s:g} s in all", request=request)
+                raise _too_large(max_bytes)
+    except (zlib.error, brotli.error, CodingCutShort) as exc:
+        raise httpx.DecodingError(f"the answer's Content-Encoding {response.headers['content-encoding']!r} "
+                                  f"cannot be undone: {exc}", request=request) from None
     finally:
         response.close()
     headers = response.headers.copy()
-    headers.pop("content-encoding", None)  # iter_bytes() has decoded it already
+    headers.pop("content-encoding", None)  # undone above
     whole = httpx.Response(response.status_code, headers=headers, content=bytes(body),
                            request=response.request, history=response.history)
     whole.next_request = response.next_request  # where a redirect not followed would go

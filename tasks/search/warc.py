@@ -45,9 +45,11 @@ from arastance.base.captures import capture_time, valid_timestamp
 from arastance.base.input_paths import not_a_file
 from arastance.base.page_text import page_text
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
+from arastance.config.crawl import CrawlSettings
 from arastance.logging import get_logger
 from arastance.processes import worker_pool
 from arastance.progress import track
+from tasks.search.http import CodingCutShort, brotli_decoded
 from tasks.search.local import CorpusRecord
 from tasks.search.resumable_body import BodyError, resumable_body
 
@@ -79,6 +81,11 @@ class Extractor(Protocol):
     def __call__(self, html: str, *, now: datetime | None = None) -> ExtractedPage: ...
 
 
+#: The largest page a WARC record may hold, as stored and decoded: what the article fetcher
+#: downloads (``crawl.max_page_mb``'s default). A 984-byte record of brotli decoded to 1 GiB.
+MAX_PAGE_BYTES = int(CrawlSettings.model_fields["max_page_mb"].default * 2**20)
+
+
 class WarcError(ValueError):
     """A WARC source that cannot be read; the message names it."""
 
@@ -93,6 +100,7 @@ class WarcFilter:
     min_arabic_ratio: float = 0.5
     min_text_chars: int = 80
     keep_undated: bool = False
+    max_page_bytes: int = MAX_PAGE_BYTES
 
     def __post_init__(self) -> None:
         if self.language not in SUPPORTED_LANGUAGES:
@@ -267,8 +275,7 @@ def warc_records(handle: IO[bytes], source: str, stats: WarcStats) -> Iterator[t
             return
         stats.counts["records"] += 1
         yield iterator.offset, record  # warcio moves its offset to a record's start when it reads one
-        while record.raw_stream.read(1 << 16):  # the rest of the record: is all of it there?
-            pass
+        _read_past(record)  # the rest of the record: is all of it there?
         missing = missing_bytes(record)
         if missing:
             _cut_short(source, iterator.offset, stats, f"a record lacks {missing:,} of its bytes", complete)
@@ -322,6 +329,12 @@ def declares_length(record: Any) -> bool:
     return declared is not None and declared.strip().isdigit()
 
 
+def _read_past(record: Any) -> None:
+    """Read what is left of a record, a piece at a time."""
+    while record.raw_stream.read(1 << 16):
+        pass
+
+
 def missing_bytes(record: Any) -> int:
     """How many of its declared bytes a record read to its end lacked (warcio's length-limited
     reader, under its decompressing one where there is one, counts what is left)."""
@@ -340,9 +353,8 @@ def _cut_short(source: str, offset: int, stats: WarcStats, why: str, complete: i
                 extra={"source": source, "offset": offset, "why": why})
 
 
-def _html_of(record: Any) -> tuple[bytes, str] | None:
-    """The payload as stored (still chunked and encoded, see :func:`decoded_body`) and the
-    ``Content-Type`` of a 200 HTML response record, else None."""
+def _html_type(record: Any) -> str | None:
+    """The ``Content-Type`` of a 200 HTML response record ("" when it has none), else None."""
     if record.rec_type != "response" or record.http_headers is None:
         return None
     if record.http_headers.get_statuscode() != "200":
@@ -350,44 +362,80 @@ def _html_of(record: Any) -> tuple[bytes, str] | None:
     ctype = record.http_headers.get_header("Content-Type") or ""
     if ctype and "html" not in ctype.lower():
         return None
-    return record.raw_stream.read(), ctype
+    return ctype
+
+
+def _stored_payload(record: Any, max_bytes: int) -> bytes:
+    """A record's payload as stored (still chunked and encoded, see :func:`decoded_body`), no more
+    than ``max_bytes`` + 1 bytes of it (:func:`decoded_body` refuses more); the rest is read past,
+    so that :func:`missing_bytes` tells a page cut short from one too large."""
+    payload = record.raw_stream.read(max_bytes + 1)
+    _read_past(record)
+    return payload
+
+
+#: The encoded bytes warcio's reader decodes at once: at most about 1 MiB decoded (deflate's
+#: ratio is at most about 1,000 to 1), where its default 16 KiB gave 16 MiB.
+DECODE_BLOCK = 1024
 
 
 class BodyDecodingError(ValueError):
     """A record's payload that cannot be decoded as its headers say; the message says why."""
 
 
-def decoded_body(payload: bytes, content_encoding: str | None, transfer_encoding: str | None) -> bytes:
+class PageTooLarge(ValueError):
+    """A record's payload larger than the page size limit, as stored or decoded."""
+
+
+def decoded_body(payload: bytes, content_encoding: str | None, transfer_encoding: str | None,
+                 max_bytes: int) -> bytes:
     """An HTTP payload as stored in a WARC record, dechunked and decoded as warcio's
     ``content_stream`` does, but for brotli (``Content-Encoding: br``), decoded here: warcio
     1.8's brotli reader sets an attribute brotli 1.2's decoder no longer has, and its
     AttributeError ended the whole build. An encoding warcio does not know (``zstd``, a list
-    such as ``gzip, br``) leaves the payload as it is, as warcio does."""
+    such as ``gzip, br``) leaves the payload as it is, as warcio does.
+
+    A payload, or its decoding, of more than ``max_bytes`` is :class:`PageTooLarge`, and is
+    decoded no further than that: a record of a few KB can decode to GiBs. So it is dechunked
+    first (warcio's chunked reader decodes a whole chunk at once) and then decoded a step at a
+    time (:data:`DECODE_BLOCK` of it at once by warcio's reader, a bounded output by brotli's)."""
+    if len(payload) > max_bytes:
+        raise PageTooLarge(f"its payload is larger than {max_bytes:,} bytes as stored")
     encoding = (content_encoding or "").strip().lower()
     by_warcio = encoding if encoding != "br" and encoding in BufferedReader.get_supported_decompressors() else None
     if transfer_encoding == "chunked":  # warcio's test; a payload that is not chunked after all is read as it is
-        body = ChunkedDataReader(io.BytesIO(payload), decomp_type=by_warcio).read()
-    elif by_warcio:
-        body = BufferedReader(io.BytesIO(payload), decomp_type=by_warcio).read()
-    else:
-        body = payload
-    return unbrotli(body) if encoding == "br" else body
+        payload = ChunkedDataReader(io.BytesIO(payload)).read()
+    if encoding == "br":
+        return unbrotli(payload, max_bytes)
+    if by_warcio:
+        reader = BufferedReader(io.BytesIO(payload), block_size=DECODE_BLOCK, decomp_type=by_warcio)
+        return _at_most(iter(lambda: reader.read(1 << 16), b""), max_bytes)
+    return payload
 
 
-def unbrotli(body: bytes) -> bytes:
-    """A brotli-encoded body, decoded. A body brotli rejects is taken as not encoded, as warcio
-    takes a gzip or deflate body its decoder rejects (archives store decoded bodies under the
-    original header); one that ends inside its brotli stream is an error."""
+def _at_most(pieces: Iterable[bytes], max_bytes: int) -> bytes:
+    """``pieces`` joined, read no further than ``max_bytes`` (:class:`PageTooLarge` past it)."""
+    body = bytearray()
+    for piece in pieces:
+        body += piece
+        if len(body) > max_bytes:
+            raise PageTooLarge(f"it decodes to more than {max_bytes:,} bytes")
+    return bytes(body)
+
+
+def unbrotli(body: bytes, max_bytes: int) -> bytes:
+    """A brotli-encoded body, decoded (:class:`PageTooLarge` past ``max_bytes``). A body brotli
+    rejects is taken as not encoded, as warcio takes a gzip or deflate body its decoder rejects
+    (archives store decoded bodies under the original header); one that ends inside its brotli
+    stream is an error."""
     if not body:
         return body
-    decoder = brotli.Decompressor()
     try:
-        decoded = decoder.process(body)
+        return _at_most(brotli_decoded([body]), max_bytes)
     except brotli.error:
         return body
-    if not decoder.is_finished():
-        raise BodyDecodingError(f"the brotli stream ends early, after {len(body):,} bytes")
-    return decoded
+    except CodingCutShort as exc:
+        raise BodyDecodingError(str(exc)) from None
 
 
 def _captured_at(record: Any) -> datetime | None:
@@ -408,15 +456,22 @@ def page_record(url: str, body: bytes, flt: WarcFilter, stats: WarcStats, extrac
     ``body`` is read as the article fetcher reads a page (its ``content_type`` header, when
     known, and its bytes), not by its ``<meta>`` charset alone: the fetcher stores a windows-1256
     page as UTF-8 with its ``<meta charset=windows-1256>`` left in, and a UTF-8 page may carry
-    such a tag too. Its relative dates count from ``captured_at``."""
+    such a tag too. Its relative dates count from ``captured_at``. A page the extractor fails on
+    (JSON-LD nested deeper than Python recurses) is counted as ``unextractable`` and named in a
+    warning: one such page ended a whole index build."""
     try:
         domain = domain_of(url)
         canonicalize_url(url)
     except UrlError:
         stats.counts["bad_url"] += 1
         return None
-    html, _ = page_text(body, content_type)
-    article = extract(html, now=captured_at)
+    try:
+        article = extract(page_text(body, content_type)[0], now=captured_at)
+    except Exception as exc:  # noqa: BLE001 - the extractor's parsers raise their own (a RecursionError once)
+        stats.counts["unextractable"] += 1
+        log.warning("archived page whose article cannot be extracted: skipped",
+                    extra={"url": url, "error": f"{type(exc).__name__}: {exc}"})
+        return None
     text = article.text
     if len(text) < flt.min_text_chars:
         stats.counts["too_short"] += 1
@@ -445,17 +500,18 @@ def read_warc(source: str, flt: WarcFilter, *, extract: Extractor,
         with open_warc(source, client) as handle:
             check_archive_start(handle, source)
             for offset, record in warc_records(handle, source, stats):
-                page = _html_of(record)
-                if page is not None and missing_bytes(record):
-                    continue  # the file ends inside this page: counted as cut_short by warc_records
-                if page is None:
+                content_type = _html_type(record)
+                if content_type is None:
                     stats.counts["not_html_200"] += 1
                     continue
-                body = _body_or_none(record, page[0], source, offset, stats)
+                payload = _stored_payload(record, flt.max_page_bytes)
+                if missing_bytes(record):
+                    continue  # the file ends inside this page: counted as cut_short by warc_records
+                body = _body_or_none(record, payload, source, offset, stats, flt.max_page_bytes)
                 if body is None:
                     continue
                 target = record.rec_headers.get_header(TARGET_FIELD.get(record.format, "WARC-Target-URI")) or ""
-                rec = page_record(original_url(target), body, flt, stats, extract, content_type=page[1],
+                rec = page_record(original_url(target), body, flt, stats, extract, content_type=content_type,
                                   captured_at=_captured_at(record))
                 if rec is not None:
                     out.append(rec)
@@ -464,18 +520,25 @@ def read_warc(source: str, flt: WarcFilter, *, extract: Extractor,
     return out, stats
 
 
-def _body_or_none(record: Any, payload: bytes, source: str, offset: int, stats: WarcStats) -> bytes | None:
-    """A record's decoded body, or None when it cannot be decoded: the record is counted as
-    ``undecodable`` and named in a warning, and the file's other records are still read. The
-    payload is already in memory, so what a decoder raises is about its bytes, never the source."""
+def _body_or_none(record: Any, payload: bytes, source: str, offset: int, stats: WarcStats,
+                  max_bytes: int) -> bytes | None:
+    """A record's decoded body, or None when it is larger than ``max_bytes`` (counted as
+    ``too_large``) or cannot be decoded (``undecodable``): the record is named in a warning, and
+    the file's other records are still read. The payload is already in memory, so what a decoder
+    raises is about its bytes, never the source."""
     headers = record.http_headers
     try:
-        return decoded_body(payload, headers.get_header("Content-Encoding"), headers.get_header("Transfer-Encoding"))
+        return decoded_body(payload, headers.get_header("Content-Encoding"), headers.get_header("Transfer-Encoding"),
+                            max_bytes)
+    except PageTooLarge as exc:
+        outcome, why = "too_large", "WARC record larger than a page may be: skipped"
+        problem = str(exc)
     except Exception as exc:  # noqa: BLE001 - warcio's and brotli's decoders raise their own (an AttributeError once)
-        stats.counts["undecodable"] += 1
-        log.warning("WARC record whose body cannot be decoded: skipped",
-                    extra={"source": source, "offset": offset, "error": f"{type(exc).__name__}: {exc}"})
-        return None
+        outcome, why = "undecodable", "WARC record whose body cannot be decoded: skipped"
+        problem = f"{type(exc).__name__}: {exc}"
+    stats.counts[outcome] += 1
+    log.warning(why, extra={"source": source, "offset": offset, "error": problem})
+    return None
 
 
 def _read_one(args: tuple[str, WarcFilter, Extractor]) -> tuple[str, list[CorpusRecord], WarcStats]:

@@ -189,7 +189,7 @@ def build_index(
             if warc or captures:
                 flt = WarcFilter(_day(date_from, "--from"), _day(date_to, "--to"), lang,
                                  min_arabic_ratio=s.search.min_arabic_ratio, min_text_chars=s.search.min_text_chars,
-                                 keep_undated=keep_undated)
+                                 keep_undated=keep_undated, max_page_bytes=int(s.crawl.max_page_mb * 2**20))
                 pages: list[Iterable[CorpusRecord]] = []
                 if warc:
                     pages.append(warc_pages(warc, flt, extract=extract_article, workers=workers, stats=stats,

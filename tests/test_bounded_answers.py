@@ -1,0 +1,133 @@
+"""``bounded_get``'s cap bounds memory whatever the answer's content codings: a few hundred bytes of
+brotli or stacked gzip decode to GiBs, which httpx decoded in one step before the cap was checked
+(a 6.5 KB brotli answer took 8.2 GiB). Real HTTP servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+import tracemalloc
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TypeVar
+
+import brotli
+import httpx
+import pytest
+
+from tasks.search.http import ACCEPT_ENCODING, AnswerTooLarge, bounded_get
+
+T = TypeVar("T")
+CAP = 2**20
+BLANKS = b" " * (64 * CAP)
+ANSWER = json.dumps({"items": ["نتيجة"] * 50}, ensure_ascii=False).encode()
+
+
+def _raw_deflate(data: bytes) -> bytes:
+    coder = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    return coder.compress(data) + coder.flush()
+
+
+#: Each coding as a server applies it.
+CODERS: dict[str, Callable[[bytes], bytes]] = {"gzip": gzip.compress, "deflate": zlib.compress,
+                                               "br": lambda data: brotli.compress(data, quality=5)}
+
+
+def _encoded(data: bytes, codings: str) -> bytes:
+    for coding in codings.split(", "):
+        data = CODERS[coding](data)
+    return data
+
+
+@contextmanager
+def _serving(body: bytes, content_encoding: str | None) -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """A server answering every GET with ``body`` under ``content_encoding``; its URL and the
+    headers of the requests it got."""
+    seen: list[dict[str, str]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            seen.append({k.lower(): v for k, v in self.headers.items()})
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            if content_encoding:
+                self.send_header("Content-Encoding", content_encoding)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/answer", seen
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _get(url: str, max_bytes: int = CAP) -> httpx.Response:
+    with httpx.Client() as client:
+        return bounded_get(client, client.build_request("GET", url), max_bytes=max_bytes, deadline_s=30)
+
+
+def _peak_of(action: Callable[[], T]) -> tuple[T | BaseException, int]:
+    """What ``action`` returns or raises, and the most memory Python objects took while it ran."""
+    tracemalloc.start()
+    try:
+        try:
+            outcome: T | BaseException = action()
+        except Exception as exc:  # noqa: BLE001 - returned for the test to check
+            outcome = exc
+        return outcome, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("codings", ["br", "gzip", "deflate", "gzip, gzip", "br, gzip"])
+def test_an_answer_that_decodes_past_the_cap_is_refused_without_being_decoded_whole(codings: str) -> None:
+    body = _encoded(BLANKS, codings)
+    assert len(body) < CAP  # small as sent: only its decoding is too large
+    with _serving(body, codings) as (url, _):
+        outcome, peak = _peak_of(lambda: _get(url))
+    assert isinstance(outcome, AnswerTooLarge)
+    assert str(outcome) == "the answer is larger than 1,048,576 bytes"
+    assert peak < 4 * CAP  # the cap and a step of decoding, never the 64 MiB
+
+
+@pytest.mark.parametrize("codings", [None, "gzip", "deflate", "br", "gzip, br", "identity"])
+def test_answers_in_each_coding_asked_for_are_decoded(codings: str | None) -> None:
+    body = _encoded(ANSWER, codings) if codings and codings != "identity" else ANSWER
+    with _serving(body, codings) as (url, seen):
+        answer = _get(url)
+    assert answer.json() == {"items": ["نتيجة"] * 50}
+    assert "content-encoding" not in answer.headers
+    assert seen[0]["accept-encoding"] == ACCEPT_ENCODING == "gzip, deflate, br"
+
+
+def test_a_deflate_answer_without_its_zlib_header_is_read_as_raw_deflate_as_httpx_reads_it() -> None:
+    with _serving(_raw_deflate(ANSWER), "deflate") as (url, _):
+        assert _get(url).json() == {"items": ["نتيجة"] * 50}
+
+
+@pytest.mark.parametrize(("body", "codings", "error"), [
+    (gzip.compress(gzip.compress(gzip.compress(ANSWER))), "gzip, gzip, gzip", "stacks 3 codings"),
+    (gzip.compress(ANSWER)[:40], "gzip", "the gzip stream ends early, after 40 bytes"),
+    (brotli.compress(ANSWER)[:40], "br", "the brotli stream ends early, after 40 bytes"),
+    (b"not gzip at all", "gzip", "cannot be undone"),
+], ids=["stacked thrice", "gzip cut", "brotli cut", "not gzip"])
+def test_an_answer_whose_codings_cannot_be_undone_is_a_decoding_error(body: bytes, codings: str, error: str) -> None:
+    with _serving(body, codings) as (url, _), pytest.raises(httpx.DecodingError, match=error):
+        _get(url)
+
+
+def test_an_answer_larger_than_the_cap_as_sent_is_refused() -> None:
+    with _serving(b" " * (CAP + 1), None) as (url, _), pytest.raises(AnswerTooLarge):
+        _get(url)
+    with _serving(b" " * CAP, None) as (url, _):
+        assert len(_get(url).content) == CAP
