@@ -29,7 +29,8 @@ from tasks.stance.experiments.results import (
     result_rows,
     write_result_files,
 )
-from tasks.stance.experiments.training import model_factory
+from tasks.stance.experiments.training import ModelFactory, model_factory
+from tasks.stance.labels import Scheme
 from tasks.stance.provenance import code_version
 from tasks.stance.runs import corpus_scheme, dataset_path
 from warehouse import flow_warehouse, open_warehouse
@@ -43,6 +44,22 @@ def store_task(warehouse_path: Path, result: ExperimentResult) -> int:
         return store_experiment(wh, experiment_id=result.experiment_id, experiment=result.experiment,
                                 config=result.config, code_version=code_version(),
                                 started_at=result.started_at, rows=result_rows(result))
+
+
+def run_config(make_model: ModelFactory, scheme: Scheme, split: str, paths: dict[str, Path]) -> dict[str, Any]:
+    """The run's ``config``: its kind, split and corpus locations, and the model as the settings and
+    overrides resolved it (its ``describe()``, as a trained model's run records it; a cell's scheme is
+    the cell's own), with the encoder it uses under ``encoder`` for SQL (``config->>'encoder'``),
+    whether ``--encoder`` or the settings chose it: two runs' configs differ where their models did."""
+    model = _without_scheme(make_model(scheme).describe())
+    encoder = model.get("encoder") or model.get("transformer", {}).get("encoder")
+    return {"kind": make_model.kind, "split": split, **({"encoder": encoder} if encoder else {}), "model": model,
+            "paths": {name: str(path) for name, path in paths.items()}}
+
+
+def _without_scheme(description: dict[str, Any]) -> dict[str, Any]:
+    """``description`` without its label scheme, at any depth (the ensemble's members have one each)."""
+    return {k: _without_scheme(v) if isinstance(v, dict) else v for k, v in description.items() if k != "scheme"}
 
 
 def publish(result: ExperimentResult, table: str, grid: Grid, axes: tuple[str, str], out_dir: Path,
@@ -88,13 +105,13 @@ def cross_dataset_experiment(
     settings = load_settings()
     warehouse_file = flow_warehouse(warehouse_path, settings)  # before hours of training, not after
     loaded = []
-    for name, source in locate_corpora(settings, corpora, paths or {}).items():
+    located = locate_corpora(settings, corpora, paths or {})
+    for name, source in located.items():
         native = corpus_scheme(name, source)
         loaded.append(Corpus(name, native, load_split_task(name, source, "train", native),
                              load_split_task(name, source, split, native)))
-    fixed = {"encoder": encoder} if encoder else {}
-    result = cross_dataset(loaded, model_factory(settings, kind, **fixed),
-                           config={"kind": kind or settings.model.default, "split": split, **fixed})
+    make_model = model_factory(settings, kind, **({"encoder": encoder} if encoder else {}))
+    result = cross_dataset(loaded, make_model, config=run_config(make_model, loaded[0].native_scheme, split, located))
     return finish(result, settings, warehouse_file, out_dir, f"Cross-dataset transfer: macro-F1 on {split} splits",
                   matrix_table(result), macro_f1_grid(result), ("evaluated on", "trained on"))
 
@@ -127,8 +144,8 @@ def imbalance_experiment(
     used = corpus_scheme(dataset, source, scheme)
     train = load_split_task(dataset, source, "train", used)
     evaluation = load_split_task(dataset, source, split, used)
-    fixed = {"encoder": encoder} if encoder else {}
-    result = imbalance(dataset, train, evaluation, used, model_factory(settings, chosen_kind, **fixed), chosen,
-                       seed=settings.model.seed, config={"kind": chosen_kind, "split": split, **fixed})
+    make_model = model_factory(settings, chosen_kind, **({"encoder": encoder} if encoder else {}))
+    result = imbalance(dataset, train, evaluation, used, make_model, chosen, seed=settings.model.seed,
+                       config=run_config(make_model, used, split, {dataset: source}))
     return finish(result, settings, warehouse_file, out_dir, f"Class imbalance on {dataset} ({used}, {split})",
                   comparison_table(result), per_class_grid(result), ("F1", "strategy"))

@@ -6,7 +6,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -83,3 +83,37 @@ def test_cli_download_reports_the_failure(monkeypatch: pytest.MonkeyPatch) -> No
     assert result.exit_code == 2 and "needs internet access" in result.output
     result = CliRunner().invoke(app, ["datasets", "download", "fnc"])
     assert result.exit_code == 2 and "only 'arastance' can be downloaded" in result.output
+
+
+class _CutShort(BaseHTTPRequestHandler):
+    """Announces 100,000 bytes and closes the connection after 13: a download interrupted mid-file."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "100000")
+        self.end_headers()
+        self.wfile.write(b'{"claim": "x"')
+        self.close_connection = True
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_download_cut_short_is_a_clear_error_and_nothing_is_saved(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``http.client.IncompleteRead`` is no OSError: it escaped as a traceback."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _CutShort)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/data/"
+    try:
+        with pytest.raises(DownloadError) as err:
+            download_arastance(tmp_path / "out", url)
+        assert str(err.value) == (f"{url}train.jsonl: broken answer from the server "
+                                  "(IncompleteRead(13 bytes read, 99987 more expected)); file not saved")
+        assert list((tmp_path / "out").iterdir()) == []
+        monkeypatch.setenv("ARASTANCE_MODEL__ARASTANCE_URL", url)
+        result = CliRunner().invoke(app, ["datasets", "download", "arastance", "--dest", str(tmp_path / "cli")])
+        assert result.exit_code == 2 and "IncompleteRead(13 bytes read" in result.output, result.output
+    finally:
+        server.shutdown()
+        server.server_close()

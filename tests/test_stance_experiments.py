@@ -3,6 +3,7 @@ CLI (real Prefect flows), with their tables in the warehouse, heat maps and arti
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -210,6 +211,43 @@ def test_imbalance_compares_every_strategy_in_the_chosen_scheme(tmp_path: Path, 
     assert {r["scheme"] for r in rows} == {"3way"} and labels == {"agree", "disagree", "other"}
     # 12 training pairs in 3-way: agree 3, disagree 3, other 6
     assert pairs == {"none": 12, "class_weighted": 12, "upsampled": 18, "downsampled": 9, "two_step": 12}
+
+
+@pytest.mark.slow
+def test_a_run_records_the_model_its_settings_resolved_and_its_corpora(tmp_path: Path, fast_cpu_model: None,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The config held only the kind, the split and an encoder given with --encoder: runs of two CPU
+    variants, or of two encoders set in the settings, could not be told apart (the README's SQL read
+    NULL for config->>'encoder')."""
+    from helpers_transformer import build_tiny_encoder, single_torch_thread
+
+    paths = _write_corpora(tmp_path / "corpora")
+    encoder = str(build_tiny_encoder(tmp_path / "tiny-bert"))
+    for name, value in (("TRANSFORMER", encoder), ("MAX_LENGTH", "64"), ("EPOCHS", "1")):
+        monkeypatch.setenv(f"ARASTANCE_MODEL__{name}", value)
+    with single_torch_thread(), prefect_test_harness(server_startup_timeout=180):
+        cpu = runner.invoke(app, ["experiment", "cross-dataset", f"--path=baly={paths['baly']}",
+                                  f"--path=khouja={paths['khouja']}"])
+        assert cpu.exit_code == 0, cpu.output
+        tuned = runner.invoke(app, ["experiment", "imbalance", "--dataset", "khouja", "--path", str(paths["khouja"]),
+                                    "--kind", "transformer", "--strategy", "none"])
+        assert tuned.exit_code == 0, tuned.output
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        configs = {r["experiment"]: json.loads(r["config"]) for r in wh.query(
+            "SELECT experiment, config FROM experiment_runs")}
+        encoders = wh.query("SELECT DISTINCT r.experiment, r.config->>'encoder' AS encoder "
+                            "FROM v_experiment_run_cells c JOIN experiment_runs r USING (experiment_id) ORDER BY 1")
+    crossed, imbalanced = configs["cross-dataset"], configs["imbalance"]
+    assert (crossed["kind"], crossed["split"], crossed["corpora"]) == ("cpu", "dev", ["baly", "khouja"])
+    assert crossed["paths"] == {"baly": str(paths["baly"]), "khouja": str(paths["khouja"])}
+    assert (crossed["model"]["variant"], crossed["model"]["auto_tune"]) == ("tfidf_sim", False)
+    # each cell has its own scheme; a CPU model has no encoder
+    assert "scheme" not in crossed["model"] and "encoder" not in crossed
+    assert (imbalanced["kind"], imbalanced["encoder"], imbalanced["paths"]) == (
+        "transformer", encoder, {"khouja": str(paths["khouja"])})
+    assert (imbalanced["model"]["encoder"], imbalanced["model"]["epochs"], imbalanced["model"]["max_length"]) == (
+        encoder, 1, 64)
+    assert [(r["experiment"], r["encoder"]) for r in encoders] == [("cross-dataset", None), ("imbalance", encoder)]
 
 
 def test_cross_dataset_refuses_unknown_or_missing_corpora(tmp_path: Path) -> None:

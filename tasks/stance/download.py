@@ -7,6 +7,7 @@ download, a changed upstream file or a proxy error page is refused instead of tr
 from __future__ import annotations
 
 import hashlib
+import http.client
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
@@ -62,6 +63,8 @@ def download_arastance(
                 f"cannot reach {url} ({reason}); downloading AraStance needs internet access. "
                 f"Offline, copy train.jsonl, dev.jsonl and test.jsonl into {dest} yourself."
             ) from None
+        except http.client.HTTPException as exc:  # no OSError: a body cut short (IncompleteRead), an answer not HTTP
+            raise DownloadError(f"{url}: broken answer from the server ({exc!r}); file not saved") from None
         actual = git_blob_sha1(data)
         if actual != expected:
             raise DownloadError(

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+import codecs
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from tasks.stance.datasets.common import (
     claim_examples,
     require_text,
     unreadable_corpus_file,
+    without_repeated_pairs,
 )
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
@@ -23,7 +23,8 @@ from tasks.stance.labels import Scheme
 
 class AraStanceJsonl:
     """``<root>/{train,dev,test}.jsonl``; keys ``claim``, ``article``, ``stance`` (+ ``article_title``,
-    ``article_url``, ``id``). Labels come in any letter case (the release writes Agree, Disagree ...)."""
+    ``article_url``, ``id``). Labels come in any letter case (the release writes Agree, Disagree ...).
+    A UTF-8 BOM is allowed, as editors on Windows write one; a claim-article pair twice is refused."""
 
     name = "arastance"
     native_scheme: Scheme = "4way"
@@ -41,14 +42,16 @@ class AraStanceJsonl:
         if not path.is_file():
             raise unreadable_corpus_file(f"AraStance {split} file", path, self.root, "train.jsonl, dev.jsonl and "
                                          "test.jsonl", if_absent=" (run `arastance datasets download arastance`)")
-        first_seen: dict[str, str] = {}  # a record twice would weigh double (a file appended to itself)
         with path.open("rb") as fh:
-            for where, record in json_lines(fh, path, DatasetError):
-                key = json.dumps(record, ensure_ascii=False, sort_keys=True)
-                if key in first_seen:
-                    raise DatasetError(f"{where}: the same record as {first_seen[key].rsplit(', ', 1)[-1]} (duplicated)")
-                first_seen[key] = where
-                yield from self._parse_record(record, scheme, where)
+            if fh.read(len(codecs.BOM_UTF8)) != codecs.BOM_UTF8:  # a BOM is skipped, as by the Baly and Khouja readers
+                fh.seek(0)
+            yield from without_repeated_pairs(path, self._located(json_lines(fh, path, DatasetError), scheme))
+
+    def _located(self, records: Iterator[tuple[str, object]], scheme: Scheme) -> Iterator[tuple[str, StanceExample]]:
+        """``("line <n>, article <i>", example)`` for each pair of each ``(where, record)``."""
+        for where, record in records:
+            for i, example in enumerate(self._parse_record(record, scheme, where)):
+                yield f"{where.rsplit(', ', 1)[-1]}, article {i}", example
 
     def _parse_record(self, record: object, scheme: Scheme, where: str) -> Iterator[StanceExample]:
         if not isinstance(record, dict):

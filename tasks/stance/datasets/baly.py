@@ -39,14 +39,14 @@ class BalyCorpus:
         self.splits_file = self.root / "train_test_splits.txt"
         self.claims_dir = self.root / "dataset"
 
-    def folds(self) -> dict[int, list[str]]:
-        """Fold number -> claim ids, as listed in the splits file (a UTF-8 BOM is allowed, as editors
-        on Windows write one). A claim listed twice is an error: in one fold it would weigh double, in
-        two folds it could be in both train and dev."""
+    def folds(self) -> dict[int, tuple[int, list[str]]]:
+        """Fold number -> (its line, its claim ids), as listed in the splits file (a UTF-8 BOM is allowed,
+        as editors on Windows write one). A claim listed twice is an error: in one fold it would weigh
+        double, in two folds it could be in both train and dev."""
         if not self.splits_file.is_file():
             raise unreadable_corpus_file("fold file", self.splits_file, self.root,
                                          f"{self.splits_file.name} and {self.claims_dir.name}/")
-        folds: dict[int, list[str]] = {}
+        folds: dict[int, tuple[int, list[str]]] = {}
         first_seen: dict[str, tuple[int, int]] = {}  # claim id -> (fold, line) where it was first listed
         for lineno, line in enumerate(read_utf8(self.splits_file, DatasetError, allow_bom=True).splitlines(), start=1):
             if not line.strip():
@@ -57,8 +57,8 @@ class BalyCorpus:
             fold = int(m.group(1))
             if fold in folds:
                 raise DatasetError(f"{self.splits_file}, line {lineno}: fold {fold} listed twice")
-            folds[fold] = m.group(2).split()
-            for claim_id in folds[fold]:
+            folds[fold] = (lineno, m.group(2).split())
+            for claim_id in folds[fold][1]:
                 if claim_id in first_seen:
                     earlier_fold, earlier_line = first_seen[claim_id]
                     raise DatasetError(f"{self.splits_file}, line {lineno}: claim {claim_id[:60]!r} of fold {fold} is "
@@ -75,9 +75,7 @@ class BalyCorpus:
         check_scheme(self.native_scheme, scheme, str(self.root))
         folds = self.folds()
         for fold in fold_numbers:
-            if fold not in folds:
-                raise DatasetError(f"{self.splits_file}: no fold {fold} (folds present: {sorted(folds)})")
-            for claim_id in folds[fold]:
+            for claim_id in self._claim_ids(folds, fold):
                 path = self.claims_dir / f"{claim_id}.json"
                 try:
                     found = path.is_file()
@@ -87,6 +85,16 @@ class BalyCorpus:
                 if not found:
                     raise DatasetError(f"claim file {path} of fold {fold} (claim {claim_id}) {not_a_file(path)}")
                 yield from self._parse_claim(path, claim_id, scheme)
+
+    def _claim_ids(self, folds: dict[int, tuple[int, list[str]]], fold: int) -> list[str]:
+        """The claims of ``fold``, one at least: a fold listed with none is a line cut short, whose claims
+        the split would silently lose."""
+        if fold not in folds:
+            raise DatasetError(f"{self.splits_file}: no fold {fold} (folds present: {sorted(folds)})")
+        lineno, claim_ids = folds[fold]
+        if not claim_ids:
+            raise DatasetError(f"{self.splits_file}, line {lineno}: fold {fold} lists no claim ids")
+        return claim_ids
 
     def _parse_claim(self, path: Path, claim_id: str, scheme: Scheme) -> Iterator[StanceExample]:
         where = str(path)

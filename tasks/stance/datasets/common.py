@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -114,3 +114,19 @@ def claim_examples(
             article_id=f"{claim_id}:{i}",
             **{attr: optional_item(record.get(field), i, field, at) for attr, field in optional.items()},
         )
+
+
+def without_repeated_pairs(path: Path, located: Iterable[tuple[str, StanceExample]]) -> Iterator[StanceExample]:
+    """The examples of ``(place in path, example)``, refusing a claim-article pair met twice: it would
+    weigh double in training and scoring, and with another label it teaches the model both answers for
+    one pair (a record re-added with one label changed, a file appended to itself)."""
+    first_seen: dict[tuple[str, str], tuple[str, str | None]] = {}
+    for place, example in located:
+        key = (example.claim, example.article)
+        if key in first_seen:
+            earlier, label = first_seen[key]
+            labels = (f"labelled {label!r} there and {example.label!r} here" if label != example.label
+                      else f"with the same label {label!r}")
+            raise DatasetError(f"{path}, {place}: the same claim and article as {earlier}, {labels} (duplicated)")
+        first_seen[key] = (place, example.label)
+        yield example

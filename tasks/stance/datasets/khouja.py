@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,11 +17,14 @@ from tasks.stance.datasets.common import (
     parse_label,
     require_text,
     unreadable_corpus_file,
+    without_repeated_pairs,
 )
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
 
 COLUMNS: tuple[str, ...] = ("s1", "s2", "stance")
+# what csv reads as the end of a line (its line count counts these)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class KhoujaCsv:
@@ -28,6 +32,7 @@ class KhoujaCsv:
 
     The claim is ``s2`` and the "article" is the headline ``s1`` it was derived from (given as the
     article text only, not also as its title, so that evidence selection does not see it twice).
+    Every field is one line, and a claim-headline pair twice is refused.
     """
 
     name = "khouja"
@@ -45,22 +50,54 @@ class KhoujaCsv:
         check_scheme(self.native_scheme, scheme, str(path))
         if not path.is_file():
             raise unreadable_corpus_file(f"Khouja {split} file", path, self.root, "train.csv, dev.csv and test.csv")
-        with io.StringIO(read_utf8(path, DatasetError, allow_bom=True), newline="") as fh:
-            reader = csv.DictReader(fh)
-            missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+        yield from without_repeated_pairs(path, ((place, self._example(row, scheme, f"{path}, {place}"))
+                                                 for place, row in _rows(path)))
+
+    def _example(self, row: dict[str, str], scheme: Scheme, where: str) -> StanceExample:
+        """One row's pair, its ids derived from its texts (the corpus has none)."""
+        claim = require_text(row["s2"], "s2", where)
+        headline = require_text(row["s1"], "s1", where)
+        return StanceExample(
+            claim=claim,
+            article=headline,
+            label=parse_label(row["stance"], self.native_scheme, scheme, where),
+            claim_id=stable_id("khouja", claim),
+            article_id=stable_id("khouja", claim, headline),
+        )
+
+
+def _rows(path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """``("line <n>", column -> field)`` for each row of the CSV file (one line each).
+    csv's own errors name the file and line: a field opened with a quotation mark that is never closed
+    runs on to the next one in the file, past csv's size limit in a file the size of the corpus's."""
+    with io.StringIO(read_utf8(path, DatasetError, allow_bom=True), newline="") as fh:
+        reader = csv.reader(fh)
+        done = 0  # the last line of the rows read so far
+        try:
+            header = next(reader, [])
+            missing = [c for c in COLUMNS if c not in header]
             if missing:
-                raise DatasetError(f"{path}, line 1: missing column(s) {missing}; header is {reader.fieldnames}")
-            for row in reader:
-                where = f"{path}, line {reader.line_num}"
-                if None in row or any(row.get(c) is None for c in COLUMNS):
-                    raise DatasetError(f"{where}: expected {len(reader.fieldnames or [])} fields")
-                claim = require_text(row["s2"], "s2", where)
-                headline = require_text(row["s1"], "s1", where)
-                claim_id = stable_id("khouja", claim)
-                yield StanceExample(
-                    claim=claim,
-                    article=headline,
-                    label=parse_label(row["stance"], self.native_scheme, scheme, where),
-                    claim_id=claim_id,
-                    article_id=stable_id("khouja", claim, headline),
-                )
+                raise DatasetError(f"{path}, line 1: missing column(s) {missing}; header is {header}")
+            done = reader.line_num
+            for fields in reader:
+                if fields:  # a blank line is no row
+                    _check_row(fields, header, reader.line_num, path)
+                    yield f"line {reader.line_num}", dict(zip(header, fields))
+                done = reader.line_num
+        except csv.Error as exc:
+            raise DatasetError(f"{path}, line {done + 1}: not valid CSV ({exc}, by line {reader.line_num}: a quotation "
+                               "mark opening a field and never closed?)") from None
+
+
+def _check_row(fields: list[str], header: list[str], line: int, path: Path) -> None:
+    """One field per column, each on one line. A field over several lines (ending on ``line``) is a
+    quotation mark never closed, which swallowed the rows up to the next one in the file: Khouja's
+    fields are single-line."""
+    breaks = [len(_LINE_BREAK.findall(field)) for field in fields]
+    if any(breaks):
+        first = next(i for i, n in enumerate(breaks) if n)
+        column = repr(header[first]) if first < len(header) else f"number {first + 1}"
+        raise DatasetError(f"{path}, line {line - sum(breaks)}: field {column} runs on to line {line}, but a Khouja "
+                           "field is one line (a quotation mark opening it and never closed?)")
+    if len(fields) != len(header):
+        raise DatasetError(f"{path}, line {line}: expected {len(header)} fields")
