@@ -141,14 +141,27 @@ def _load_earlier_runs(warehouse_path: Path, site: str, mode: str, settings: Set
     return count
 
 
+def crawl_settings(window: dict[str, date]) -> Settings:
+    """The settings, with ``window`` (archive_from and/or archive_to given to ``crawl_sources``) over
+    the crawl's archive window. Each site's run reads them itself: given as a parameter, the whole
+    settings were stored with every ``crawl_site`` run, credentials inside URLs in clear."""
+    settings = load_settings()
+    if not window:
+        return settings
+    return settings.model_copy(update={
+        "crawl": type(settings.crawl).model_validate({**settings.crawl.model_dump(), **window})})
+
+
 @flow(name="crawl_site", flow_run_name="crawl-{site}-{mode}", validate_parameters=False)
-def crawl_one_site(site: str, mode: str, settings: Settings, warehouse_path: Path, incremental: bool) -> dict[str, Any]:
+def crawl_one_site(site: str, mode: str, window: dict[str, date], warehouse_path: Path,
+                   incremental: bool) -> dict[str, Any]:
     """Crawl and load one site in one mode, as a flow run of its own so that the Prefect UI shows
     each site's state: Failed, with the reason as its message, when the crawl or the load
     raised, or when the run found nothing usable (:func:`tasks.crawl_runner.run_verdict`).
 
     Returns the site's summary row; a failure raises :class:`SiteRunFailed` carrying it.
     """
+    settings = crawl_settings(window)
     with _WAREHOUSE_TURN:
         earlier = _load_earlier_runs(warehouse_path, site, mode, settings)
         known = stored_claim_urls(warehouse_path, site) if incremental else []
@@ -174,11 +187,11 @@ def crawl_one_site(site: str, mode: str, settings: Settings, warehouse_path: Pat
 
 
 @task(cache_policy=NO_CACHE, task_run_name="site-{site}-{mode}")
-def site_run(site: str, mode: str, settings: Settings, warehouse_path: Path, incremental: bool) -> dict[str, Any]:
+def site_run(site: str, mode: str, window: dict[str, date], warehouse_path: Path, incremental: bool) -> dict[str, Any]:
     """Run ``crawl_site`` for one site and hand back its row whatever its state: a task, so that
     the sites' runs go side by side on the flow's task runner (Prefect runs a subflow called
     directly to its end before the next one starts)."""
-    state = crawl_one_site(site, mode, settings, warehouse_path, incremental, return_state=True)
+    state = crawl_one_site(site, mode, window, warehouse_path, incremental, return_state=True)
     if state.is_completed():
         return state.result()
     error = state.result(raise_on_failure=False)
@@ -187,12 +200,13 @@ def site_run(site: str, mode: str, settings: Settings, warehouse_path: Path, inc
     return _failed_row(site, mode, state.message or f"crawl_site run ended {state.name}")
 
 
-def _crawl_pass(sites: list[str], mode: str, settings: Settings, path: Path, incremental: bool) -> list[dict[str, Any]]:
+def _crawl_pass(sites: list[str], mode: str, window: dict[str, date], path: Path,
+                incremental: bool) -> list[dict[str, Any]]:
     """Crawl and load ``sites`` in ``mode``, one ``crawl_site`` run each, side by side; one
     site's failure leaves the others to finish. A SIGTERM (or Ctrl-C) that ends the wait asks the
     sites' threads to stop: their discovery and spiders end, and nothing more is loaded."""
     with stop_on_exit():
-        futures = [site_run.submit(site, mode, settings, path, incremental) for site in sites]
+        futures = [site_run.submit(site, mode, window, path, incremental) for site in sites]
         return [future.result() for future in futures]
 
 
@@ -220,15 +234,12 @@ def crawl_sources(
 
     Returns one summary row per site and pass.
     """
-    settings = load_settings()
     chosen = sites or enabled_sites()
     unknown = sorted(set(chosen) - set(available_sites()))
     if unknown:
         raise ValueError(f"unknown site(s) {unknown}; spiders exist for {available_sites()}")
     window = {k: v for k, v in (("archive_from", archive_from), ("archive_to", archive_to)) if v is not None}
-    if window:
-        settings = settings.model_copy(update={
-            "crawl": type(settings.crawl).model_validate({**settings.crawl.model_dump(), **window})})
+    settings = crawl_settings(window)
     mode = mode or settings.crawl.mode
     incremental = settings.crawl.incremental if incremental is None else incremental
     path = flow_warehouse(warehouse_path, settings)
@@ -239,7 +250,7 @@ def crawl_sources(
     rows: list[dict[str, Any]] = []
     for pass_mode in ("live", "archive"):  # live first: the archive pass skips what it stored
         if passes[pass_mode]:
-            rows += _crawl_pass(passes[pass_mode], pass_mode, settings, path, incremental)
+            rows += _crawl_pass(passes[pass_mode], pass_mode, window, path, incremental)
     table_artifact(rows, key="crawl-sources", description="per-site crawl and load figures")
     failed = [f"{r['site']} ({r['mode']}): {r['status'].removeprefix('failed: ')}" for r in rows if r["status"] != "ok"]
     if failed:

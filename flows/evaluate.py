@@ -16,7 +16,7 @@ from prefect.artifacts import create_image_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
-from arastance.config import load_settings
+from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
 from flows.artifacts import table_artifact
 from flows.runners import warehouse_busy
@@ -72,6 +72,15 @@ def load_evaluation_splits(dataset: str, path: Path, splits: Sequence[str] | Non
         if test is not None:
             evaluation["test"] = test
     return evaluation
+
+
+def flow_dataset_path(settings: Settings, dataset: str, path: str | None, warehouse_file: Path) -> Path:
+    """Where a flow reads ``dataset``: ``path`` if given; the gold splits of the flow's own warehouse
+    (``warehouse_file``) for the warehouse, so that a run started for warehouse B (the gold-label event's
+    trigger names it) uses B's labels, not the configured warehouse's; else the configured location."""
+    if dataset == "warehouse" and not path:
+        return warehouse_file
+    return dataset_path(settings, dataset, Path(path) if path else None)
 
 
 @task(cache_policy=NO_CACHE, task_run_name="evaluate-{dataset}-{split}")
@@ -138,11 +147,12 @@ def evaluate_stance_model(
         dataset: warehouse, arastance, baly or khouja.
         path: the dataset's directory (not needed for the warehouse).
         splits: which splits to score (default dev, and test where the corpus has it).
-        warehouse_path: the DuckDB warehouse; default: the configured one.
+        warehouse_path: the DuckDB warehouse (its gold splits are the warehouse dataset); default: the
+            configured one.
     """
     settings = load_settings()
     warehouse_file = flow_warehouse(warehouse_path, settings)
-    source = dataset_path(settings, dataset, Path(path) if path else None)  # a bad dataset is named first
+    source = flow_dataset_path(settings, dataset, path, warehouse_file)  # a bad dataset is named first
     directory = Path(model_dir) if model_dir else default_model_dir(warehouse_file)
     model = load_model(directory, embedding_cache=settings.embedding_cache, settings=settings.model)
     run = run_of_saved_model(directory)  # a damaged record is refused before the scoring, not after it

@@ -17,7 +17,7 @@ from prefect.states import State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from arastance.base.disk_full import full_disk_error, read_only_error
-from arastance.config import load_settings
+from arastance.config import SettingsError, load_settings
 from arastance.config.orchestration import OrchestrationSettings
 from warehouse import WarehouseBusyError
 
@@ -48,6 +48,20 @@ def task_runner(settings: OrchestrationSettings) -> TaskRunner:
     return ThreadPoolTaskRunner(max_workers=settings.workers)
 
 
+def configured_orchestration() -> OrchestrationSettings:
+    """The ``orchestration`` settings, or their defaults (threads) when the settings are invalid.
+
+    Prefect enters the task runner while it still sets the run up, outside its state handling: an
+    error raised there left the run Running (in process) or Crashed with a generic message. The
+    flow's body reads the settings again and raises the same error inside the run, which then ends
+    Failed, naming the setting.
+    """
+    try:
+        return load_settings().orchestration
+    except SettingsError:
+        return OrchestrationSettings()
+
+
 class ConfiguredTaskRunner(TaskRunner[PrefectFuture[Any]]):
     """The runner named by ``orchestration.task_runner``, chosen when the flow run starts.
 
@@ -71,7 +85,7 @@ class ConfiguredTaskRunner(TaskRunner[PrefectFuture[Any]]):
 
     def __enter__(self) -> Self:
         super().__enter__()
-        self._runner = task_runner(load_settings().orchestration).__enter__()
+        self._runner = task_runner(configured_orchestration()).__enter__()
         return self
 
     def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:

@@ -8,6 +8,7 @@ project's own gold data in the warehouse; the public corpora (AraStance, Baly, K
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,12 +18,12 @@ from prefect.utilities.annotations import quote
 
 from arastance.config import load_settings
 from arastance.config.model import ModelKind
-from flows.evaluate import (evaluate_task, load_evaluation_splits, load_split_task, publish_results, record_task,
-                            summary)
+from flows.evaluate import (evaluate_task, flow_dataset_path, load_evaluation_splits, load_split_task,
+                            publish_results, record_task, summary)
 from tasks.stance.examples import StanceExample
 from tasks.stance.model import StanceModel, create_model
 from tasks.stance.model_card import write_model_card
-from tasks.stance.runs import TrainedModel, corpus_scheme, dataset_path, model_options, train_and_save
+from tasks.stance.runs import TrainedModel, corpus_scheme, model_options, train_and_save
 from tasks.stage_locks import locked_stage
 from warehouse import WarehouseError, flow_warehouse
 
@@ -31,6 +32,18 @@ from warehouse import WarehouseError, flow_warehouse
 def train_task(model: StanceModel, train: list[StanceExample], out_dir: Path, dataset: str,
                dev: list[StanceExample] | None) -> TrainedModel:
     return train_and_save(model, train, out_dir, dataset, dev)
+
+
+def record_command(model_dir: Path, dataset: str, path: Path | None, splits: Iterable[str],
+                   other_warehouse: Path | None) -> str:
+    """The command that scores and records a saved model later. The CLI records in the configured
+    warehouse: a run on another one names it in ARASTANCE_WAREHOUSE_PATH (whose gold splits the
+    warehouse dataset then is), an assignment the shell reads only unquoted."""
+    command = shlex.join(["arastance", "evaluate", "--model", str(model_dir), "--dataset", dataset,
+                          *(["--path", str(path)] if path else []), *(f"--split={split}" for split in splits)])
+    if other_warehouse is None:
+        return command
+    return f"ARASTANCE_WAREHOUSE_PATH={shlex.quote(str(other_warehouse))} {command}"
 
 
 @flow(name="train_stance_model", validate_parameters=True)
@@ -75,11 +88,12 @@ def train_stance_model(
             (default: model.transformer_frozen_layers, unset trains everything; the ensemble's: 0).
         eval_splits: splits to score after training (default dev and test).
         out_dir: where models are saved (default: model.models_dir).
-        warehouse_path: the DuckDB warehouse that records the run; default: the configured one.
+        warehouse_path: the DuckDB warehouse that records the run, and whose gold splits the warehouse
+            dataset is; default: the configured one.
     """
     settings = load_settings()
     warehouse_file = flow_warehouse(warehouse_path, settings)  # before training, not after
-    source = dataset_path(settings, dataset, Path(path) if path else None)
+    source = flow_dataset_path(settings, dataset, path, warehouse_file)
     chosen = corpus_scheme(dataset, source, scheme)
     chosen_kind = kind or settings.model.default
     overrides = model_options(chosen_kind, variant=variant, two_stage=two_stage, evidence=evidence, encoder=encoder,
@@ -95,9 +109,9 @@ def train_stance_model(
     try:  # last: a model whose record failed is whole, and recorded later instead of trained again
         record_task(warehouse_file, trained.run, results, trained.directory)
     except WarehouseError as exc:
-        again = ["arastance", "evaluate", "--model", str(trained.directory), "--dataset", dataset,
-                 *(["--path", str(source)] if path else []), *(f"--split={split}" for split in evaluation)]
+        other = warehouse_file if warehouse_file.resolve() != settings.warehouse.resolve() else None
+        again = record_command(trained.directory, dataset, source if path else None, evaluation, other)
         raise WarehouseError(f"{exc}; the model is saved whole in {trained.directory}, but not recorded: once the "
-                             f"warehouse can be written, `{shlex.join(again)}` records it") from exc
+                             f"warehouse can be written, `{again}` records it") from exc
     return {"run_id": trained.run.run_id, "model": model.name, "model_dir": str(trained.directory),
             "train_seconds": round(trained.train_seconds, 1), "results": summary(results)}

@@ -12,15 +12,17 @@ the check as a flow of its own, which ``prefect.yaml`` starts after every datase
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.events import emit_event
+from pydantic import Field
 
 from arastance.base.ids import stable_id
 from arastance.config import load_settings
 from arastance.logging import get_logger
+from flows.runners import warehouse_busy
 from tasks.stance.retraining import check_retraining
 
 log = get_logger(__name__)
@@ -34,9 +36,11 @@ def warehouse_resource(warehouse_path: Path) -> dict[str, str]:
     return {"prefect.resource.id": f"arastance.warehouse.{stable_id(resolved)}", "prefect.resource.name": resolved}
 
 
-@task(retries=3, retry_delay_seconds=2, cache_policy=NO_CACHE)
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def signal_retraining_if_due(warehouse_path: Path, threshold: int) -> dict[str, Any]:
     """Count the gold labels decided since the last successful training began; emit the event at ``threshold``.
+
+    Retried only while another writer holds the warehouse: a bad threshold or path fails at once.
 
     Returns the figures and whether the event was sent. Read-only on the warehouse, so it may
     run right after the task that decided the labels, in the same flow.
@@ -54,7 +58,8 @@ def signal_retraining_if_due(warehouse_path: Path, threshold: int) -> dict[str, 
 
 
 @flow(name="check_retraining_due", validate_parameters=True)
-def check_retraining_due(threshold: int | None = None, warehouse_path: str | None = None) -> dict[str, Any]:
+def check_retraining_due(threshold: Annotated[int, Field(ge=1)] | None = None,
+                         warehouse_path: str | None = None) -> dict[str, Any]:
     """Emit ``arastance.gold-labels.threshold-reached`` when enough gold labels are new.
 
     Args:
