@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tasks.stance.datasets.arastance_jsonl import AraStanceJsonl
 from tasks.stance.datasets.baly import BalyCorpus
-from tasks.stance.datasets.common import SPLITS, DatasetError, StanceDataset
+from tasks.stance.datasets.common import SPLITS, DatasetError, SplitAbsentError, StanceDataset
 from tasks.stance.datasets.khouja import KhoujaCsv
 from tasks.stance.datasets.warehouse_gold import WarehouseGold
 from tasks.stance.examples import StanceExample
@@ -36,7 +36,7 @@ def load_split(name: str, path: Path, split: str, scheme: Scheme | None = None) 
     dataset = open_dataset(name, path)
     examples = list(dataset.examples(split, scheme or dataset.native_scheme))
     if not examples:
-        raise DatasetError(f"{path}: the {split} split of {name} has no examples")
+        raise SplitAbsentError(f"{path}: the {split} split of {name} has no examples")
     return examples
 
 
@@ -46,6 +46,7 @@ __all__ = [
     "AraStanceJsonl",
     "BalyCorpus",
     "DatasetError",
+    "SplitAbsentError",
     "KhoujaCsv",
     "StanceDataset",
     "WarehouseGold",

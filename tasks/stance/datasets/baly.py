@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ from arastance.base.input_paths import not_a_file
 from arastance.base.text_files import read_utf8
 from tasks.stance.datasets.common import (
     DatasetError,
+    SplitAbsentError,
     check_scheme,
     check_split,
     claim_examples,
@@ -75,7 +77,8 @@ class BalyCorpus:
         check_scheme(self.native_scheme, scheme, str(self.root))
         folds = self.folds()
         for fold in fold_numbers:
-            for claim_id in self._claim_ids(folds, fold):
+            claim_ids = self._claim_ids(folds, fold)
+            for claim_id in claim_ids:
                 path = self.claims_dir / f"{claim_id}.json"
                 try:
                     found = path.is_file()
@@ -83,14 +86,23 @@ class BalyCorpus:
                     raise DatasetError(f"{self.splits_file}: fold {fold} lists claim {claim_id[:60]!r}, which names no "
                                        f"claim file ({exc.strerror.lower() if exc.strerror else exc})") from None
                 if not found:
-                    raise DatasetError(f"claim file {path} of fold {fold} (claim {claim_id}) {not_a_file(path)}")
+                    raise self._missing_claim_file(path, fold, claim_id, claim_ids)
                 yield from self._parse_claim(path, claim_id, scheme)
+
+    def _missing_claim_file(self, path: Path, fold: int, claim_id: str, claim_ids: list[str]) -> DatasetError:
+        """Why claim ``claim_id``'s file ``path`` cannot be read: a fold none of whose claim files is there
+        is absent (the corpus's withheld test fold), one missing some is damaged."""
+        problem = not_a_file(path)
+        error = DatasetError
+        if problem == "does not exist" and not any(os.path.exists(self.claims_dir / f"{c}.json") for c in claim_ids):
+            error = SplitAbsentError
+        return error(f"claim file {path} of fold {fold} (claim {claim_id}) {problem}")
 
     def _claim_ids(self, folds: dict[int, tuple[int, list[str]]], fold: int) -> list[str]:
         """The claims of ``fold``, one at least: a fold listed with none is a line cut short, whose claims
         the split would silently lose."""
         if fold not in folds:
-            raise DatasetError(f"{self.splits_file}: no fold {fold} (folds present: {sorted(folds)})")
+            raise SplitAbsentError(f"{self.splits_file}: no fold {fold} (folds present: {sorted(folds)})")
         lineno, claim_ids = folds[fold]
         if not claim_ids:
             raise DatasetError(f"{self.splits_file}, line {lineno}: fold {fold} lists no claim ids")

@@ -18,6 +18,12 @@ class DatasetError(ValueError):
     """A dataset file that cannot be read as promised; the message names the file, line and field."""
 
 
+class SplitAbsentError(DatasetError):
+    """A split the corpus does not hold: its file or fold is not there, or none of its claim files (the
+    public corpora withhold their test splits). A split that is there but damaged is a plain
+    :class:`DatasetError`, which no caller takes for an absence."""
+
+
 class StanceDataset(Protocol):
     """A labelled claim-article corpus with train/dev/test splits."""
 
@@ -41,7 +47,9 @@ def unreadable_corpus_file(what: str, path: Path, root: Path, holds: str, *, if_
     if not os.path.isdir(root):
         return DatasetError(f"corpus directory {root} does not exist{if_absent}")
     problem = not_a_file(path)
-    return DatasetError(f"{what} {path} {problem}{if_absent if problem == 'does not exist' else ''}")
+    if problem == "does not exist":
+        return SplitAbsentError(f"{what} {path} {problem}{if_absent}")
+    return DatasetError(f"{what} {path} {problem}")
 
 
 def check_split(split: str, where: str) -> None:
