@@ -41,6 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from arastance.base.input_paths import blocked_directory  # noqa: E402
+
 CHUNK = 100_000
 
 
@@ -123,25 +125,38 @@ def _incremental(wh, statements: list[str], start: int, check: bool, opts: dict,
         out["equals_full_recluster"] = full == stored
 
 
+def positive(text: str) -> int:
+    """A count of claims: 0 or less has nothing to cluster (and a child given 0 once ran the default sizes)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a number of claims: give 1 or more")
+    return value
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--claims", type=int, nargs="+", default=[100_000, 1_000_000])
-    parser.add_argument("--new", type=int, default=500)
+    parser.add_argument("--claims", type=positive, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--new", type=positive, default=500)
     parser.add_argument("--check", action="store_true", help="compare with a full re-cluster afterwards")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--keep", type=Path, help="keep each size's one-off build here and reuse it on later runs")
-    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--child", type=positive, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.child:
+    if args.child is not None:
         print(json.dumps(one_size(args.child, args.new, args.check, args.seed, args.keep)))
         return
+    blocked = blocked_directory(args.keep) if args.keep else None  # named now, not after a build of minutes
+    if blocked:
+        parser.error(f"--keep {args.keep}: {blocked[0]} {blocked[1]}")
+    failed = []
     for n in args.claims:
         command = [sys.executable, __file__, "--child", str(n), "--new", str(args.new), "--seed", str(args.seed)]
         command += ["--keep", str(args.keep)] if args.keep else []
         done = subprocess.run(command + (["--check"] if args.check else []), capture_output=True, text=True,
                               env={**os.environ, "TQDM_DISABLE": "1"})
         if done.returncode != 0:
-            print(f"{n:,} claims: failed\n{done.stderr[-2000:]}")
+            print(f"{n:,} claims: failed\n{done.stderr[-2000:]}", flush=True)
+            failed.append(n)
             continue
         r = json.loads(done.stdout.strip().splitlines()[-1])
         check = f"   equals full re-cluster: {r['equals_full_recluster']}" if "equals_full_recluster" in r else ""
@@ -150,6 +165,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{n:>9,} claims: {build}   "
               f"{args.new} new claims incrementally {r['incremental_s']:5.2f} s (cpu {r['incremental_cpu_s']:.2f})   "
               f"{r['changed_rows']} cluster rows changed   peak RSS {r['peak_rss_mib']:,.0f} MiB{check}", flush=True)
+    if failed:  # `make bench` stops here instead of reporting success
+        sys.exit(f"failed at {', '.join(f'{n:,}' for n in failed)} claims")
 
 
 if __name__ == "__main__":

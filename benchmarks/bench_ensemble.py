@@ -11,6 +11,10 @@ the weight and trains both members on every pair)::
     .venv/bin/python benchmarks/bench_ensemble.py --dataset khouja --path ../shared/datasets/ans/stance
     .venv/bin/python benchmarks/bench_ensemble.py --dataset baly --path ../shared/datasets/unifiedfc
 
+Without ``--path`` the corpus is read from its configured place (Khouja by default: ``ans/stance`` under
+setting ``model.datasets_dir``, a relative path relative to the repository, as for bench_stance_models.py);
+a corpus that is not there is skipped with a message, so that ``make bench`` goes on to the next benchmark.
+
 Measured 2026-12-02 on the 2-core machine: see the README, "The ensemble (`--kind ensemble`)".
 """
 
@@ -23,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
 from arastance.config import load_settings  # noqa: E402
 from arastance.logging import configure_logging  # noqa: E402
@@ -31,7 +36,7 @@ from tasks.stance.datasets import LOADERS  # noqa: E402
 from tasks.stance.ensemble import WEIGHT_GRID, EnsembleStanceModel  # noqa: E402
 from tasks.stance.metrics import Evaluation, evaluate, interval_text  # noqa: E402
 from tasks.stance.model import create_model  # noqa: E402
-from tasks.stance.runs import corpus_scheme, load_examples  # noqa: E402
+from tasks.stance.runs import corpus_scheme, dataset_path, load_examples  # noqa: E402
 
 
 def line(name: str, scores: Evaluation) -> str:
@@ -41,15 +46,19 @@ def line(name: str, scores: Evaluation) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", choices=sorted(set(LOADERS) - {"warehouse"}), required=True)
-    parser.add_argument("--path", type=Path, required=True, help="the corpus directory")
+    parser.add_argument("--dataset", choices=sorted(set(LOADERS) - {"warehouse"}), default="khouja")
+    parser.add_argument("--path", type=Path, help="the corpus directory (default: the dataset's configured place)")
     parser.add_argument("--limit", type=int, help="use only the first N pairs of each split (smoke run)")
     args = parser.parse_args()
     configure_logging()  # training takes minutes: show its progress
 
     settings = load_settings()
-    scheme = corpus_scheme(args.dataset, args.path)
-    train, dev = (load_examples(args.dataset, args.path, split, scheme)[: args.limit] for split in ("train", "dev"))
+    path = args.path or REPO / dataset_path(settings, args.dataset)
+    if args.path is None and not path.is_dir():
+        print(f"{args.dataset} corpus not found at {path}: nothing to benchmark (see --path)")
+        return
+    scheme = corpus_scheme(args.dataset, path)
+    train, dev = (load_examples(args.dataset, path, split, scheme)[: args.limit] for split in ("train", "dev"))
     model = create_model("ensemble", settings.model, scheme, embedding_cache=settings.embedding_cache)
     assert isinstance(model, EnsembleStanceModel)
     started = time.perf_counter()

@@ -72,11 +72,10 @@ def bench_latency(world, n_docs: int, n_queries: int) -> None:
           f"(goal: < 10 s) -> {'OK' if t4 - t3 < 10 else 'TOO SLOW'}")
 
 
-def bench_extraction(world) -> None:
+def bench_extraction(world, out: Path) -> None:
     from snapshots.news_sites import page_file, render_news_sites
     from spiders.article_extraction import extract_article
 
-    out = Path(tempfile.mkdtemp(prefix="bench-extraction-"))
     render_news_sites(world, out)
     title = day = text = 0
     t0 = time.perf_counter()
@@ -90,7 +89,10 @@ def bench_extraction(world) -> None:
           f"date exact {day / n:.3f}, main text exact {text / n:.3f}")
 
 
-def bench_end_to_end(world, n_claims: int) -> None:
+def bench_end_to_end(world, n_claims: int, work: Path) -> None:
+    """The retrieval, kept in ``work``: its own data directory, DuckDB warehouse and search index (never a
+    configured warehouse file, DuckLake or index) and the local search backend, so that a configured web
+    API is never sent the world's invented claims, nor charged for them."""
     from prefect.testing.utilities import prefect_test_harness
 
     from arastance.base.ids import stable_id
@@ -102,8 +104,10 @@ def bench_end_to_end(world, n_claims: int) -> None:
     from warehouse import open_warehouse
     from warehouse.retrieval import claim_urls, hits_by_kind, kept_urls_by_claim, searched_query_kinds
 
-    work = Path(tempfile.mkdtemp(prefix="bench-retrieval-"))
-    os.environ.update({"ARASTANCE_DATA_DIR": str(work / "data"), "ARASTANCE_CRAWL__DOWNLOAD_DELAY_S": "0",
+    data = work / "data"
+    os.environ.update({"ARASTANCE_DATA_DIR": str(data), "ARASTANCE_WAREHOUSE_PATH": str(data / "warehouse.duckdb"),
+                       "ARASTANCE_WAREHOUSE_BACKEND": "duckdb", "ARASTANCE_SEARCH__BACKEND": "local",
+                       "ARASTANCE_SEARCH__INDEX_DIR": str(data / "search_index"), "ARASTANCE_CRAWL__DOWNLOAD_DELAY_S": "0",
                        "ARASTANCE_CRAWL__AUTOTHROTTLE": "false", "ARASTANCE_CRAWL__CONCURRENT_REQUESTS_PER_DOMAIN": "8",
                        "ARASTANCE_LOG_LEVEL": "WARNING"})
     render_news_sites(world, work / "web")
@@ -145,9 +149,10 @@ def main() -> None:
 
     world = build_world()
     bench_latency(world, args.docs, args.queries)
-    bench_extraction(world)
-    if not args.skip_e2e:
-        bench_end_to_end(world, args.claims)
+    with tempfile.TemporaryDirectory(prefix="bench-retrieval-") as tmp:  # pages and warehouse: ~28 MB a run
+        bench_extraction(world, Path(tmp) / "extraction")
+        if not args.skip_e2e:
+            bench_end_to_end(world, args.claims, Path(tmp) / "end-to-end")
 
 
 if __name__ == "__main__":

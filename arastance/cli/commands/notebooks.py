@@ -1,8 +1,8 @@
 """``arastance notebooks``: JupyterLab on ``notebooks/`` with the project's own kernel.
 
 The notebooks are jupytext scripts (``notebooks/*.py``, reviewed as code); jupytext's contents
-manager opens them as notebooks. They read the configured warehouse: ``ARASTANCE_DATA_DIR`` set
-for this command reaches the kernel.
+manager opens them as notebooks. They read the configured warehouse: the settings this command
+read reach the kernel (:func:`kernel_environment`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from pathlib import Path
 import typer
 
 from arastance.cli.common import console, fail, settings
+from arastance.config import Settings
+from arastance.config.settings import CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE
 
 KERNEL_NAME = "arastance"
 KERNEL_DISPLAY_NAME = "AraStance (project .venv)"
@@ -34,6 +36,22 @@ def ensure_kernel() -> Path:
     except NoSuchKernel:
         pass
     return Path(install(kernel_name=KERNEL_NAME, display_name=KERNEL_DISPLAY_NAME, prefix=sys.prefix))
+
+
+def kernel_environment(s: Settings) -> dict[str, str]:
+    """The ``ARASTANCE_*`` variables that make the kernel read the settings this command read.
+
+    Jupyter starts a kernel in its notebook's folder (notebooks/), where ``./arastance.toml`` is not the
+    file read here and a relative path names another place: ``ARASTANCE_DATA_DIR`` alone lost the
+    file's ``warehouse_path``, DuckLake backend and model settings, and the kernel read another
+    warehouse than the one printed. The settings file, the data directory and the warehouse go by
+    absolute path.
+    """
+    env = {"ARASTANCE_DATA_DIR": str(s.data_dir.resolve()), "ARASTANCE_WAREHOUSE_PATH": str(s.warehouse.resolve())}
+    config = Path(os.environ.get(CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE))
+    if config.is_file():  # settings() already refused an ARASTANCE_CONFIG naming no file
+        env[CONFIG_FILE_ENV] = str(config.resolve())
+    return env
 
 
 def lab_command(port: int, browser: bool, extra: list[str]) -> list[str]:
@@ -59,7 +77,7 @@ def notebooks(
     if not NOTEBOOKS_DIR.is_dir():
         fail(f"no notebooks folder at {NOTEBOOKS_DIR}: run this from a checkout of the project")
     kernel = ensure_kernel()
-    os.environ["ARASTANCE_DATA_DIR"] = str(s.data_dir.resolve())  # the kernel reads the same warehouse
+    os.environ.update(kernel_environment(s))  # the kernel reads the same settings and warehouse
     console.print(f"JupyterLab on {NOTEBOOKS_DIR} (open a .py notebook with right-click → Open With → Notebook)\n"
                   f"kernel: {KERNEL_DISPLAY_NAME} ({kernel})\nwarehouse: {s.warehouse.resolve()}", highlight=False)
     command = lab_command(port, browser, list(jupyter_args or []))
