@@ -5,6 +5,11 @@ The flow only orchestrates; each step is a function of :mod:`tasks.annotation.wo
 :mod:`warehouse.dataset`. Steps retry while another writer holds the warehouse; any other error
 fails at once, with its own message. Running it twice changes nothing the second time: decisions are reproducible and splits
 are append-only.
+
+The steps that write publish nothing; the statistics step, which reads what they wrote, publishes
+the readers' copy once (:mod:`warehouse.publish`). Each closing writer published a whole copy, so
+between steps readers saw gold labels before the all-unrelated claims were left out, and no
+splits; a build that fails part-way leaves the readers' copy as the last finished one left it.
 """
 
 from __future__ import annotations
@@ -30,27 +35,27 @@ from warehouse import flow_warehouse, open_warehouse
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def decide_gold(warehouse_path: Path, cfg: AnnotationSettings) -> dict[str, int]:
     """Store the agreed and adjudicated labels; count what is still waiting."""
-    with open_warehouse(warehouse_path) as wh:
+    with open_warehouse(warehouse_path, publish=False) as wh:
         return decision_counts(decide_gold_labels(wh, cfg), ("gold", "disputed", "pending"))
 
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def flag_claims(warehouse_path: Path) -> FlagResult:
     """Leave out claims whose documents are all unrelated (flag, never delete)."""
-    with open_warehouse(warehouse_path) as wh:
+    with open_warehouse(warehouse_path, publish=False) as wh:
         return flag_unrelated_claims(wh)
 
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def split_claims(warehouse_path: Path, cfg: AnnotationSettings) -> SplitResult:
     """Give new dataset claims a split; assigned claims keep theirs."""
-    with open_warehouse(warehouse_path) as wh:
+    with open_warehouse(warehouse_path, publish=False) as wh:
         return assign_claim_splits(wh, cfg)
 
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def read_statistics(warehouse_path: Path) -> dict[str, list[dict[str, Any]]]:
-    """The per-source, per-split and left-out tables."""
+    """The per-source, per-split and left-out tables; closing, it publishes the finished build for readers."""
     with open_warehouse(warehouse_path) as wh:
         return dataset_statistics(wh)
 

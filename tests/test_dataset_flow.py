@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from arastance.cli import app
 from arastance.config import load_settings
-from flows.build_dataset import build_dataset
+from flows.build_dataset import build_dataset, decide_gold, flag_claims, read_statistics, split_claims
 from snapshots.demo.annotators import simulate_discussion, simulate_export
-from warehouse import open_warehouse
+from warehouse import open_published, open_warehouse
 
 runner = CliRunner()
 LABELS = ("agree", "disagree", "discuss", "unrelated", "unrelated")
@@ -110,8 +110,8 @@ def test_annotate_and_dataset_commands_end_to_end(tmp_path: Path, server: Prefec
     assert runner.invoke(app, ["annotate", "export", "adjudication"]).exit_code == 2
 
 
-@pytest.mark.slow
-def test_build_dataset_flow_publishes_statistics_and_is_idempotent(tmp_path: Path, server: PrefectServer) -> None:
+def _seed_labelled_pairs() -> None:
+    """8 claims of 3 pairs, each pair labelled alike by two annotators of a production round."""
     truth = _seed_pairs()
     with open_warehouse(load_settings().warehouse) as wh:
         wh.insert_rows("annotation_rounds", [{"round": "prod-1", "round_kind": "production", "seed": 1, "annotators": "[]", "created_at": "2021-01-01"}])
@@ -120,6 +120,31 @@ def test_build_dataset_flow_publishes_statistics_and_is_idempotent(tmp_path: Pat
              "round_kind": "production", "annotated_at": "2021-01-02"}
             for p, label in truth.items() for a in ("ann-1", "ann-2")
         ])
+
+
+def _readers_see() -> tuple[int, int]:
+    """Gold pairs and split claims in the readers' copy, as ``arastance sql`` reads them."""
+    with open_published(load_settings().warehouse) as reader:
+        return reader.scalar("SELECT count(*) FROM v_gold_pairs"), reader.scalar("SELECT count(*) FROM splits")
+
+
+def test_readers_see_a_build_only_once_it_is_finished() -> None:
+    # it was: each step's writer published a whole copy, so between steps readers saw 24 gold pairs
+    # (the all-unrelated claim's among them), then 21, and no splits until the split step
+    _seed_labelled_pairs()
+    settings = load_settings()
+    assert _readers_see() == (0, 0)
+    decide_gold.fn(settings.warehouse, settings.annotation)
+    flag_claims.fn(settings.warehouse)
+    split_claims.fn(settings.warehouse, settings.annotation)
+    assert _readers_see() == (0, 0)  # a build that failed here leaves readers the last finished one
+    read_statistics.fn(settings.warehouse)
+    assert _readers_see() == (21, 7)
+
+
+@pytest.mark.slow
+def test_build_dataset_flow_publishes_statistics_and_is_idempotent(tmp_path: Path, server: PrefectServer) -> None:
+    _seed_labelled_pairs()
     with api_client(server) as client:
         first = build_dataset(export_dir=str(tmp_path / "ds"))
         second = build_dataset(export_dir=str(tmp_path / "ds2"))
@@ -132,6 +157,7 @@ def test_build_dataset_flow_publishes_statistics_and_is_idempotent(tmp_path: Pat
     rows = json.loads(sources) if isinstance(sources, str) else sources
     assert rows[-1]["source"] == "total" and rows[-1]["pairs"] == 21
     assert {p.name: p.read_bytes() for p in (tmp_path / "ds").iterdir()} == {p.name: p.read_bytes() for p in (tmp_path / "ds2").iterdir()}
+    assert _readers_see() == (21, 7)  # the flow published its finished build
 
 
 def test_dataset_build_failing_in_its_flow_names_the_warehouse_without_a_traceback(

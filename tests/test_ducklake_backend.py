@@ -7,6 +7,7 @@ module. The concurrent tests run loads in separate processes, each with its own 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -19,7 +20,9 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
+import duckdb
 import pytest
 
 from helpers_crawl_load import StagedPost, write_run
@@ -28,6 +31,8 @@ from helpers_postgres import PostgresServer, postgres_bin_dir, start_postgres
 from arastance.config import SettingsError, load_settings
 from tasks.claim_load.load import load_crawl_run
 from warehouse import Warehouse, WarehouseBusyError, WarehouseError, open_published, open_warehouse
+from warehouse.ducklake import split_password
+from warehouse.extensions import load_extension
 from warehouse.lake_schema import lake_schema
 from warehouse.migrate import apply_migrations, available_migrations
 from warehouse.schema_check import check_schema
@@ -113,6 +118,82 @@ def test_an_unreachable_catalog_is_named_without_its_password(monkeypatch: pytes
     with pytest.raises(WarehouseError, match="cannot attach the DuckLake warehouse .catalog warehouse_catalog_url") as err:
         open_warehouse()
     assert "s3cret-pw" not in str(err.value) and "Connection refused" in str(err.value)
+
+
+PASSWORD = "s3cret pw'x"  # a blank and a quote: quoted in a key/value string, percent-encoded in a URI
+
+
+@pytest.fixture
+def password_postgres(tmp_path: Path) -> Iterator[PostgresServer]:
+    """A server of its own that asks for ``PASSWORD`` (the module's trusts anyone), for a test that stops it."""
+    bin_dir = postgres_bin_dir()
+    if bin_dir is None:
+        pytest.skip("no PostgreSQL server binaries (initdb): install the Debian package postgresql (.ci/run does)")
+    root = Path(tempfile.mkdtemp(prefix="arastance-pg-"))
+    server = start_postgres(bin_dir, root)
+    try:
+        con = duckdb.connect()
+        load_extension(con, "postgres_scanner")
+        con.execute(f"ATTACH 'dbname=postgres host=127.0.0.1 port={server.port} user=postgres' AS pg (TYPE postgres)")
+        con.execute("CALL postgres_execute('pg', $$ALTER USER postgres PASSWORD '" + PASSWORD.replace("'", "''") + "'$$)")
+        [(hba_file,)] = con.execute("SELECT * FROM postgres_query('pg', 'SELECT current_setting(''hba_file'')')").fetchall()
+        hba = Path(hba_file)
+        hba.write_text(hba.read_text().replace(" trust", " scram-sha-256"))
+        con.execute("SELECT * FROM postgres_query('pg', 'SELECT pg_reload_conf()')").fetchall()
+        con.close()
+        yield server
+    finally:
+        with contextlib.suppress(subprocess.CalledProcessError):  # the test may have stopped it
+            server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.parametrize(("given", "kept", "password"), [
+    ("dbname=a host=h password=s3cret-pw", "dbname=a host=h", "s3cret-pw"),
+    ("password = 'a\\'b c'  dbname='my db'", "dbname='my db'", "a'b c"),
+    ("dbname=a password=ab'c\\ d", "dbname=a", "ab'c d"),
+    ("dbname=a host=h", "dbname=a host=h", None),
+    ("postgresql://u@h/db", "postgresql://u@h/db", None),
+    ("postgresql://u:p%40w@h1:5432,[::1]/db?sslmode=require",
+     "user='u' host='h1,::1' port='5432,' dbname='db' sslmode='require'", "p@w"),
+    ("postgres://h/db?password=q&application_name=it's", "host='h' dbname='db' application_name='it\\'s'", "q"),
+])
+def test_the_password_is_taken_out_of_the_connection_string(given: str, kept: str, password: str | None) -> None:
+    assert split_password(given) == (kept, password)
+
+
+@pytest.mark.parametrize("url", [
+    "postgres:dbname=postgres host=127.0.0.1 port={port} user=postgres password='" + PASSWORD.replace("'", "\\'") + "'",
+    f"postgres:postgresql://postgres:{quote(PASSWORD)}@127.0.0.1:{{port}}/postgres",
+])
+def test_a_catalog_lost_after_the_attach_is_named_without_its_password(
+    password_postgres: PostgresServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, url: str
+) -> None:
+    # PostgreSQL restarting or failing over under an attached lake: every later query's error quoted
+    # the connection string, password included, and `arastance sql` printed it.
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "ducklake")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", url.format(port=password_postgres.port))
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", str(tmp_path / "lake"))
+    with open_warehouse() as writer, open_warehouse(read_only=True) as reader:  # the password was given to PostgreSQL
+        password_postgres.stop()
+        with pytest.raises(duckdb.Error) as lost:
+            reader.con.sql("SELECT count(*) FROM claims")
+        with pytest.raises(duckdb.Error) as locking, writer.transaction():
+            pass
+    for err in (lost, locking):
+        assert "Unable to connect to Postgres" in str(err.value) and "s3cret" not in str(err.value)
+
+
+def test_a_wrong_catalog_password_is_refused_naming_no_password(
+    password_postgres: PostgresServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "ducklake")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL",
+                       f"postgres:dbname=postgres host=127.0.0.1 port={password_postgres.port} user=postgres password=wr0ng-pw")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", str(tmp_path / "lake"))
+    with pytest.raises(WarehouseError, match="password authentication failed") as err:
+        open_warehouse()
+    assert "wr0ng-pw" not in str(err.value)
 
 
 def _posts(numbers: range) -> list[StagedPost]:

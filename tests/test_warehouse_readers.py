@@ -251,3 +251,20 @@ def test_a_copy_left_half_written_by_a_killed_writer_is_removed_by_the_next_publ
     assert not partial.exists() and other.exists()
     with open_published(primary) as reader:
         assert reader.scalar("SELECT count(*) FROM sources") == 1
+
+
+def test_a_warehouse_file_named_up_to_the_file_systems_limit_gets_its_copy(tmp_path: Path) -> None:
+    # it was: the copy's temporary file and stamp (".<name>.XXXXXXXX.tmp", ".<name>.source") passed
+    # the 255-byte limit on a name, so the copy was never written and readers were refused
+    primary = tmp_path / ("w" * 244 + ".duckdb")  # 251 bytes: DuckDB's own "<name>.wal" takes the rest
+    with Warehouse(primary, publish=False) as wh:  # made aside: open_warehouse's creation adds a suffix too
+        apply_migrations(wh)
+    with open_warehouse(primary) as wh:
+        wh.insert_rows("sources", SOURCES[:1])
+    with open_published(primary) as reader:
+        assert reader.scalar("SELECT count(*) FROM sources") == 1
+    before = published_path(primary).stat()
+    open_warehouse(primary).close()  # its stamp says the copy is current: not copied again
+    after = published_path(primary).stat()
+    assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
+    assert not [p for p in published_path(primary).parent.iterdir() if p.suffix == ".tmp"]

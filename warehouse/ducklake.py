@@ -17,15 +17,17 @@ the keys the migrations declare (:mod:`warehouse.lake_schema`).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import duckdb
 
-from arastance.base.secrets import REDACTED, redact_secrets
+from arastance.base.secrets import redact_secrets, register_secrets
 from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError
 from warehouse.extensions import load_extension
 
@@ -42,8 +44,73 @@ _LOCK_HOLDER = (
 )
 
 
+#: One ``key = value`` pair of a libpq connection string, with the blanks around it: the value in
+#: single quotes, or bare up to a blank (a quote inside it is literal); both take backslash escapes.
+_PAIR = re.compile(r"\s*(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|(?:(?:[^\s'\\]|\\.)(?:[^\s\\]|\\.)*)?)\s*")
+_URI = re.compile(r"postgres(?:ql)?://")
+
+
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+def split_password(dsn: str) -> tuple[str, str | None]:
+    """The libpq connection string ``dsn`` without its password, and the password (None without one).
+
+    The extensions quote the connection string they were given in their errors ("Unable to connect
+    to Postgres at ..."), in those of every query after the attach too once PostgreSQL restarts or
+    fails over; such errors reach ``arastance sql``'s output and Prefect's state messages, which no
+    log redaction sees. So the password goes to DuckDB in a secret, and never is in that string.
+    A URI with a password becomes key/value pairs: DuckDB adds the secret's password to the string
+    as a pair, which a URI cannot take. A string that is neither is left to libpq to refuse.
+    """
+    if _URI.match(dsn):
+        return _uri_pairs(dsn)
+    kept: list[str] = []
+    password: str | None = None
+    pos = 0
+    while pos < len(dsn):
+        pair = _PAIR.match(dsn, pos)
+        if pair is None:
+            return dsn, None
+        if pair[1] == "password":
+            value = pair[2][1:-1] if pair[2].startswith("'") else pair[2]
+            password = re.sub(r"\\(.)", r"\1", value)
+        else:
+            kept.append(pair[0])
+        pos = pair.end()
+    return "".join(kept).strip(), password
+
+
+def _uri_pairs(uri: str) -> tuple[str, str | None]:
+    """:func:`split_password` of a ``postgresql://user:password@host:port,.../dbname?key=value`` URI."""
+    parts = urlsplit(uri)
+    userinfo, _, hosts = parts.netloc.rpartition("@")
+    user, has_password, password = userinfo.partition(":")
+    params = parse_qsl(parts.query, keep_blank_values=True)
+    query_password = [v for k, v in params if k == "password"]
+    if not has_password and not query_password:
+        return uri, None
+    pairs: dict[str, str] = {"user": unquote(user)} if user else {}
+    addresses = [_host_and_port(h) for h in hosts.split(",")] if hosts else []
+    if any(host for host, _ in addresses):
+        pairs["host"] = ",".join(unquote(host) for host, _ in addresses)
+    if any(port for _, port in addresses):
+        pairs["port"] = ",".join(port for _, port in addresses)
+    if parts.path.strip("/"):
+        pairs["dbname"] = unquote(parts.path[1:])
+    pairs.update((k, v) for k, v in params if k != "password")
+    quoted = " ".join(f"{k}='" + v.replace("\\", "\\\\").replace("'", "\\'") + "'" for k, v in pairs.items())
+    return quoted, query_password[-1] if query_password else unquote(password)
+
+
+def _host_and_port(address: str) -> tuple[str, str]:
+    """The host and port of one ``host[:port]`` of a URI (an IPv6 host is in brackets)."""
+    if address.startswith("["):
+        host, _, rest = address[1:].partition("]")
+        return host, rest.removeprefix(":")
+    host, _, port = address.partition(":")
+    return host, port
 
 
 class DuckLakeWarehouse(Warehouse):
@@ -67,29 +134,31 @@ class DuckLakeWarehouse(Warehouse):
         self.wait_s = wait_s
         self._reset_state()
         self._lock_depth = 0
+        dsn, password = split_password(catalog_url[len("postgres:"):])
+        register_secrets([catalog_url[len("postgres:"):], dsn, password or ""])  # as the extensions quote them
         self.con = duckdb.connect()  # in memory: the lake is attached, its data lives elsewhere
         try:
             for name in ("ducklake", "postgres_scanner"):
                 load_extension(self.con, name)
+            if password is not None:  # every PostgreSQL connection of this DuckDB takes it, the catalog's and the lock's
+                self.con.execute(f"CREATE SECRET (TYPE postgres, PASSWORD {_literal(password)})")
             options = f"DATA_PATH {_literal(data_path)}" + (", READ_ONLY" if read_only else "")
-            attach = f"ATTACH {_literal('ducklake:' + catalog_url)} AS lake ({options})"
+            attach = f"ATTACH {_literal('ducklake:postgres:' + dsn)} AS lake ({options})"
             if read_only:
                 self.con.execute(attach)
             else:
                 if "://" not in data_path:
                     Path(data_path).mkdir(parents=True, exist_ok=True)
-                self.con.execute(f"ATTACH {_literal(catalog_url[len('postgres:'):])} AS lake_lock (TYPE postgres)")
+                self.con.execute(f"ATTACH {_literal(dsn)} AS lake_lock (TYPE postgres)")
                 with self.exclusive():  # the first writer creates the catalog's tables, once
                     self.con.execute(attach)
             self.con.execute("USE lake")
         except duckdb.Error as exc:
             self.con.close()
             hint = "; a reader needs a catalog that `arastance warehouse migrate` created" if read_only else ""
-            # The extensions quote the connection string, password included, in their errors.
-            message = str(exc).replace(catalog_url, REDACTED).replace(catalog_url[len("postgres:"):], REDACTED)
-            raise WarehouseError(
+            raise WarehouseError(  # the extensions quote the connection string, registered above
                 f"cannot attach the DuckLake warehouse (catalog warehouse_catalog_url, data {data_path}): "
-                f"{redact_secrets(message)}{hint}"
+                f"{redact_secrets(str(exc))}{hint}"
             ) from exc
 
     @classmethod

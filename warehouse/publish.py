@@ -16,6 +16,7 @@ read_only=True)``) see the warehouse as of the last finished write session.
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -35,7 +36,8 @@ from warehouse.connection import (Warehouse, WarehouseBusyError, WarehouseError,
 log = get_logger(__name__)
 
 PUBLISHED_DIR = "published"
-_PARTIAL_PREFIX = ".{name}."  # + a random part + ".tmp": a copy being written beside the published one
+_NAME_MAX = 255  # bytes in a file name, on the file systems a warehouse lives on (ext4, XFS, tmpfs, NFS)
+_RANDOM_PART = len("XXXXXXXX.tmp")  # what mkstemp adds to a partial copy's prefix
 _PUBLISHING = threading.Lock()  # one copy at a time in a process (its writers share the file lock)
 _MIB = 1 << 20
 
@@ -46,16 +48,31 @@ def published_path(primary: str | Path) -> Path:
     return primary.parent / PUBLISHED_DIR / primary.name
 
 
+def _about(path: Path, suffix: str, reserve: int = 0) -> Path:
+    """``.<path's name><suffix>`` beside ``path``: a hidden file about it. Where that name, with
+    ``reserve`` bytes more, would pass the file system's limit on a name (a warehouse file name near
+    255 bytes; the file itself was written, its copy and notes refused), a digest of ``path``'s name
+    stands for it."""
+    name = path.name
+    if len(os.fsencode(f".{name}{suffix}")) + reserve > _NAME_MAX:
+        name = hashlib.sha256(os.fsencode(name)).hexdigest()[:32]
+    return path.with_name(f".{name}{suffix}")
+
+
+def _partial_prefix(target: Path) -> str:
+    """The name of a copy of ``target`` being written beside it, up to mkstemp's random part and ``.tmp``."""
+    return _about(target, ".", reserve=_RANDOM_PART).name
+
+
 def _stamp_path(primary: Path) -> Path:
-    published = published_path(primary)
-    return published.parent / f".{published.name}.source"
+    return _about(published_path(primary), ".source")
 
 
 def _failure_paths(primary: Path) -> tuple[Path, Path]:
     """Where a writer notes that it could not refresh the copy: beside the copy, else beside the
     writer's file (the copy's directory may be what refused, read-only)."""
     published = published_path(primary)
-    return published.parent / f".{published.name}.failed", primary.parent / f".{primary.name}.publish-failed"
+    return _about(published, ".failed"), _about(primary, ".publish-failed")
 
 
 def record_publish_failure(primary: str | Path, error: BaseException) -> None:
@@ -98,7 +115,7 @@ def _remove_partial_copies(target: Path) -> None:
     refuses a read-only connection), so no other process is copying at the same time; the writers
     of one process publish one at a time (``_PUBLISHING``).
     """
-    for partial in target.parent.glob(_PARTIAL_PREFIX.format(name=glob.escape(target.name)) + "*.tmp"):
+    for partial in target.parent.glob(glob.escape(_partial_prefix(target)) + "*.tmp"):
         partial.unlink(missing_ok=True)
 
 
@@ -131,7 +148,7 @@ def _copy(primary: Path, target: Path) -> None:
     The copy gets the primary's permission bits: ``mkstemp`` makes the file 0600 and the rename
     keeps that, so no user but the writer could read the copy that exists for the other users.
     """
-    fd, tmp_name = tempfile.mkstemp(prefix=_PARTIAL_PREFIX.format(name=target.name), suffix=".tmp", dir=target.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=_partial_prefix(target), suffix=".tmp", dir=target.parent)
     try:
         with open(primary, "rb") as src, os.fdopen(fd, "wb") as dst:
             shutil.copyfileobj(src, dst, length=16 << 20)

@@ -19,6 +19,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from enum import Enum
 from pathlib import Path
+from secrets import token_hex
 from typing import IO, Any
 from uuid import UUID
 
@@ -187,8 +188,13 @@ def print_rich_table(rel: duckdb.DuckDBPyRelation, console: Console) -> int:
 @contextmanager
 def _replacing(out: Path) -> Iterator[Path]:
     """A file beside ``out`` that becomes ``out`` only once written whole: a query that fails part-way
-    (a row that cannot be converted, an error raised by the query itself) leaves an earlier ``out`` as it was."""
-    partial = out.with_name(f".{out.name}.partial")
+    (a row that cannot be converted, an error raised by the query itself) leaves an earlier ``out`` as it was.
+
+    Its name is short and random: ``.<out's name>.partial`` was 9 bytes longer than ``out``, so an
+    ``out`` near the file system's 255-byte limit was refused, naming a file the user never gave.
+    The writers create it as they would ``out``, with the permissions a new file gets.
+    """
+    partial = out.with_name(f".arastance-{token_hex(6)}.partial")
     try:
         yield partial
         os.replace(partial, out)
