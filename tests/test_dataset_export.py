@@ -278,3 +278,76 @@ def test_a_loaded_claim_that_repeats_a_split_one_is_clustered_and_kept_out_of_th
     assert warehouse.query("SELECT split FROM splits WHERE claim_id = ?", [mine["claim_id"]]) == [{"split": "test"}]  # kept
     assert warehouse.query("SELECT claim_id, split, kept_split FROM dataset_split_conflicts") == [
         {"claim_id": mine["claim_id"], "split": "test", "kept_split": "train"}]
+
+
+def test_dataset_load_refuses_one_claim_on_two_lines_of_a_split_file(warehouse: Warehouse, tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    release.mkdir()
+    claim = "وفاة الفنان عادل إمام"
+    (release / "train.jsonl").write_text(
+        _release_line(claim, ["https://a.example/1", "https://a.example/2"], ["Agree", "Unrelated"])
+        + _release_line("ادعاء آخر", ["https://x.example/1"], ["Agree"])
+        + _release_line(claim, ["https://a.example/1", "https://a.example/3"], ["Disagree", "Discuss"]),
+        encoding="utf-8")
+    # it was: one claim of three pairs, two of rank 2, the disagree of a.example/1 dropped unseen
+    with pytest.raises(DatasetFileError, match=r"train\.jsonl, line 1 and in .*train\.jsonl, line 3: a claim is one "
+                                               r"line of its split file .*remove it from one of the lines"):
+        load_export(warehouse, release, source_id="arastance")
+    assert warehouse.scalar("SELECT count(*) FROM claims") == 0
+
+
+def test_loading_an_export_refuses_a_split_file_its_manifest_lists_and_the_copy_lacks(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    _built(warehouse)
+    release = export_dataset(warehouse, tmp_path / "release").directory
+    test_file = (release / "test.jsonl").read_bytes()
+    (release / "test.jsonl").unlink()
+    with open_warehouse(tmp_path / "fresh.duckdb") as fresh:
+        # it was: loaded as train and dev only, without a word
+        with pytest.raises(DatasetFileError, match=r"test\.jsonl is missing, but .*manifest\.json lists it"):
+            load_export(fresh, release, source_id="arastance")
+        (release / "test.jsonl").write_bytes(test_file)
+        manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
+        manifest["splits"]["dev"]["pairs"] += 1  # a manifest whose counts no longer match its files
+        (release / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+        with pytest.raises(DatasetFileError, match=r"dev\.jsonl holds \d+ claim\(s\) and \d+ pair\(s\), but .*"
+                                                   r"manifest\.json counts"):
+            load_export(fresh, release, source_id="arastance")
+        assert fresh.scalar("SELECT count(*) FROM claims") == 0
+
+
+def test_dataset_load_reads_a_file_with_a_bom_as_the_training_reader_does(warehouse: Warehouse, tmp_path: Path) -> None:
+    from tasks.stance.datasets.arastance_jsonl import AraStanceJsonl
+
+    release = tmp_path / "release"
+    release.mkdir()
+    line = _release_line("ادعاء", ["https://a.example/1"], ["Agree"]).replace("\n", "\r\n")
+    (release / "train.jsonl").write_text("\ufeff" + line, encoding="utf-8")  # as Notepad saves it
+    loaded = load_export(warehouse, release, source_id="arastance", now=T0)  # it was: "line 1: not valid JSON"
+    assert (loaded.claims, loaded.gold_labels) == (1, 1)
+    [example] = AraStanceJsonl(release).examples("train")
+    assert warehouse.query("SELECT claim_id, cleaned_text FROM claims") == [
+        {"claim_id": example.claim_id, "cleaned_text": "ادعاء"}]
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ("", "--source '' is not a source id"),
+    ("  ", "--source '  ' is not a source id"),
+    ("my source", "--source 'my source' is not a source id"),
+    ("total", "--source 'total' is reserved: the statistics name their sum row so"),
+    ("Total", "--source 'Total' is reserved"),
+])
+def test_dataset_load_refuses_a_nameless_or_reserved_source(tmp_path: Path, source: str, message: str) -> None:
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+
+    release = tmp_path / "release"
+    release.mkdir()
+    (release / "train.jsonl").write_text(_release_line("ادعاء", ["https://a.example/1"], ["Agree"]),
+                                         encoding="utf-8")
+    # it was: loaded as a source with a blank name, or a second 'total' row in the statistics
+    result = CliRunner().invoke(app, ["dataset", "load", str(release), "--source", source])
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert not load_settings().warehouse.exists()

@@ -298,3 +298,30 @@ def test_bare_noun_phrase_claims_go_to_review_when_asked(
     assert rows["nodate-6"] == ("review", "noun_phrase")   # رفع أسعار الوقود ...
     assert rows["minister-5"] == ("review", "residual_framing")  # a sentence: reviewed for its own reason
     assert report.statuses == {"review": 4, "excluded": 2}
+
+
+@pytest.mark.parametrize("text", ["\u200f\u200e\u200b", " \u200b \u200f ", "   "])
+def test_an_override_of_blanks_or_invisible_marks_is_refused(warehouse: Warehouse, tmp_path: Path, text: str) -> None:
+    from tasks.claim_load.overrides import set_claim_override
+
+    load_crawl_run(warehouse, write_run(tmp_path / "araanews-1", "araanews", ARAANEWS_POSTS))
+    [queued] = claims_db.review_queue(warehouse)
+    # it was: stored, the claim made active with normalized_text '' and content_hash sha256("")
+    with pytest.raises(ValueError, match=f"override text for claim '{queued['claim_id']}' is empty"):
+        set_claim_override(warehouse, queued["claim_id"], text, reviewer="reviewer-1")
+    assert warehouse.query("SELECT count(*) AS n FROM claim_overrides") == [{"n": 0}]
+    assert claims_db.review_queue(warehouse) == [queued]
+
+
+def test_review_knows_the_source_of_claims_loaded_from_a_dataset(warehouse: Warehouse, tmp_path: Path) -> None:
+    from tasks.dataset.load_export import load_export
+
+    release = tmp_path / "release"
+    release.mkdir()
+    line = {"claim": "إغلاق المدارس في الرياض", "article": ["نص الخبر"], "stance": ["Agree"]}
+    (release / "train.jsonl").write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+    load_export(warehouse, release, source_id="arastance")
+    # it was: "--source 'arastance' is not a stored source; known: none yet"
+    assert claims_db.review_queue(warehouse, source_id="arastance") == []
+    with pytest.raises(ValueError, match="--source 'arastanc' is not a stored source; known: arastance$"):
+        claims_db.review_queue(warehouse, source_id="arastanc")

@@ -130,3 +130,48 @@ def test_odd_optional_google_metadata_only_loses_the_date() -> None:
     with server.running():
         results = GoogleSearch(KEY, "cx-1", endpoint=server.url, max_retries=0).search("q", None, 10)
     assert [r.url for r in results] == ["https://news.example/a"] and results[0].published_date is None
+
+
+URL_PASSWORDS = {  # every URL-valued setting, a site's address (an extra field) included
+    "ARASTANCE_SEARCH__SEARXNG_URL": ("https://alice:S3cretPW@searx.example.org/", "S3cretPW"),
+    "ARASTANCE_CRAWL__ARCHIVE_URL": ("https://bob:ArchPW@wayback.example.org/", "ArchPW"),
+    "ARASTANCE_NLP__STANZA_RESOURCES_URL": ("https://carol:StanzaPW@models.example.org/stanza", "StanzaPW"),
+    "ARASTANCE_MODEL__ARASTANCE_URL": ("https://dave:ModelPW@data.example.org/arastance.zip", "ModelPW"),
+    "ARASTANCE_SITES__MISBAR": ("https://erin:Site%40PW@misbar.example.org/", "Site%40PW"),
+}
+
+
+def test_config_show_hides_the_password_of_every_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arastance.config import masked_settings
+
+    for var, (url, _) in URL_PASSWORDS.items():
+        monkeypatch.setenv(var, url)
+    shown = repr(masked_settings(load_settings()))
+    assert not [pw for _, pw in URL_PASSWORDS.values() if pw in shown]
+    assert "https://alice:****@searx.example.org/" in shown and "https://erin:****@misbar.example.org/" in shown
+
+
+@pytest.mark.parametrize(
+    ("var", "value"),
+    [
+        ("ARASTANCE_SEARCH__SEARXNG_URL", "https://alice:S3cretPW@searx.example.org:99999/"),  # pydantic echoes it
+        ("ARASTANCE_NLP__STANZA_RESOURCES_URL", "ftp://alice:S3cretPW@models.example.org/"),   # our message quotes it
+        ("ARASTANCE_SITES__MISBAR", "https://alice:S3cretPW@misbar.example.org:99999/"),
+    ],
+)
+def test_an_invalid_url_setting_is_named_without_its_password(
+    monkeypatch: pytest.MonkeyPatch, var: str, value: str
+) -> None:
+    monkeypatch.setenv(var, value)
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert "S3cretPW" not in str(err.value) and "alice:****@" in str(err.value)
+
+
+def test_log_lines_hide_the_password_of_a_url_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var, (url, _) in URL_PASSWORDS.items():
+        monkeypatch.setenv(var, url)
+    load_settings()
+    record = logging.getLogRecordFactory()("arastance.test.leak", logging.WARNING, __file__, 1,
+                                           "login failed with %s and %s", ("S3cretPW", "Site@PW"), None)
+    assert record.getMessage() == "login failed with **** and ****"

@@ -93,6 +93,8 @@ UPDATE claims SET status = 'active', status_reason = 'override', normalized_text
 WHERE claim_id = ?
 """
 
+_KNOWN_SOURCES = "SELECT source_id FROM sources UNION SELECT DISTINCT source_id FROM claims ORDER BY source_id"
+
 _OVERRIDES = """
 SELECT o.claim_id, o.cleaned_text AS override_text, c.cleaned_text AS rule_text, o.reviewer, o.reviewed_at, o.note
 FROM claim_overrides o LEFT JOIN claims c USING (claim_id)
@@ -239,9 +241,10 @@ def replace_clusters(wh: Warehouse, veracity: str, rows: Sequence[Mapping[str, A
 
 def review_queue(wh: Warehouse, *, source_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
     """Claims waiting for a reviewer, oldest first; an unknown ``source_id`` (a typo that would
-    otherwise read as an empty queue) is a ValueError naming the known ones."""
+    otherwise read as an empty queue) is a ValueError naming the known ones: the crawled sites, and
+    the sources of claims loaded without a crawl (``dataset load``), which add no ``sources`` row."""
     if source_id is not None:
-        known = [r["source_id"] for r in wh.query("SELECT source_id FROM sources ORDER BY source_id")]
+        known = [r["source_id"] for r in wh.query(_KNOWN_SOURCES)]
         if source_id not in known:
             raise ValueError(f"--source {source_id!r} is not a stored source; known: {', '.join(known) or 'none yet'}")
     return wh.query(load_sql("claims_review_queue"), [source_id, source_id, limit])

@@ -1,20 +1,26 @@
 """Secret values that no message may show: a registry and the log-record redaction.
 
-The settings register the API keys they load (and :mod:`tasks.search.keys` the keys read from
-Prefect Secret blocks); from then on every log record's message is redacted, whichever handler
-formats it (stderr, a log file, Prefect's API log handler, which uses ``getMessage``), and
-:func:`redact_secrets` cleans any other text. It lives in the base layer so that the settings,
-which load the keys, can register them without importing the logging setup.
+The settings register the API keys they load and the passwords of the URLs they hold (and
+:mod:`tasks.search.keys` the keys read from Prefect Secret blocks); from then on every log record's
+message is redacted, whichever handler formats it (stderr, a log file, Prefect's API log handler,
+which uses ``getMessage``), and :func:`redact_secrets` cleans any other text. It lives in the base
+layer so that the settings, which load the keys, can register them without importing the logging setup.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import unquote
 
 REDACTED = "****"
 _secrets: set[str] = set()
+
+#: ``scheme://user:password@`` anywhere in a text; the password runs to the netloc's last ``@``, as
+#: URL parsers read it, and stops at a quote so that a quoted URL in a message ends where its quote does.
+_URL_PASSWORD = re.compile(r"(?P<user>[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:'\"]*):(?P<password>[^/?#\s'\"]*)@")
 
 
 def register_secrets(values: Iterable[str]) -> None:
@@ -37,6 +43,20 @@ def redact_secrets(text: str) -> str:
         if secret in text:
             text = text.replace(secret, REDACTED)
     return text
+
+
+def hide_url_passwords(text: str) -> str:
+    """``text`` with the password of every URL in it replaced by ``****`` (``https://user:****@host/``).
+
+    A URL setting (a SearXNG instance, an archive or a mirror behind basic authentication) carries
+    its password in the URL itself, unlike a key, which has a setting of its own that is masked whole.
+    """
+    return _URL_PASSWORD.sub(lambda m: f"{m['user']}:{REDACTED}@", text)
+
+
+def url_passwords(text: str) -> list[str]:
+    """The passwords of the URLs in ``text``, as written and percent-decoded (for :func:`register_secrets`)."""
+    return [form for m in _URL_PASSWORD.finditer(text) for form in {m["password"], unquote(m["password"])}]
 
 
 class _RedactedRecord(logging.LogRecord):

@@ -17,7 +17,7 @@ from pydantic_settings import (
 )
 
 from arastance.base.input_paths import not_a_directory, not_a_file
-from arastance.base.secrets import register_secrets
+from arastance.base.secrets import hide_url_passwords, register_secrets, url_passwords
 from arastance.base.text_files import read_utf8
 from arastance.config.annotation import AnnotationSettings
 from arastance.config.base import refuse_empty_path
@@ -247,17 +247,21 @@ def _shown_input(loc: tuple[Any, ...], value: Any) -> str:
 
 
 def _error_line(err: Any) -> str:
-    """One validation error as a line; a text value is not repeated where the message quotes it already."""
+    """One validation error as a line; a text value is not repeated where the message quotes it already.
+
+    A URL's password is hidden in the whole line: a validator's message may quote the URL too.
+    """
     shown = _shown_input(err["loc"], err.get("input"))
     if shown and isinstance(err.get("input"), str) and repr(err["input"]) in err["msg"]:
         shown = ""
-    return f"invalid setting {_setting_name(err['loc'])}: {err['msg']}{shown}"
+    return hide_url_passwords(f"invalid setting {_setting_name(err['loc'])}: {err['msg']}{shown}")
 
 
 def load_settings(**overrides: Any) -> Settings:
     """Build the settings, turning validation errors into one readable :class:`SettingsError`.
 
-    No message echoes a secret: rejected values are shown only for scalar, non-secret settings.
+    No message echoes a secret: rejected values are shown only for scalar, non-secret settings, and
+    with any URL's password hidden.
     """
     toml_path = Path(os.environ.get(CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE))
     if CONFIG_FILE_ENV in os.environ and not toml_path.is_file():
@@ -277,12 +281,19 @@ def load_settings(**overrides: Any) -> Settings:
 
 
 def _secret_values(value: Any) -> list[str]:
-    """Every SecretStr value in the settings, unwrapped (for the log redactor only)."""
+    """Every SecretStr value in the settings, unwrapped, and every URL's password (for the log redactor only).
+
+    Walks the dumped settings, so that extra fields (``sites.<site>``) are seen as well as declared ones.
+    """
+    if isinstance(value, BaseModel):
+        return _secret_values(value.model_dump())
     if isinstance(value, SecretStr):
         return [value.get_secret_value()]
-    if isinstance(value, BaseModel):
-        return [s for name in type(value).model_fields for s in _secret_values(getattr(value, name))]
-    return []
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _secret_values(v)]
+    if isinstance(value, (list, tuple, set)):
+        return [s for v in value for s in _secret_values(v)]
+    return [] if value is None else url_passwords(str(value))
 
 
 def _source_problem(message: str, toml_path: Path) -> str:
@@ -307,7 +318,8 @@ def _source_problem(message: str, toml_path: Path) -> str:
 
 
 def masked_settings(settings: Settings) -> dict[str, Any]:
-    """The effective settings as plain data, every secret replaced by ``'****'``."""
+    """The effective settings as plain data, every secret replaced by ``'****'``, and so is the
+    password of every URL (``https://user:****@host/``), whichever setting holds it."""
 
     def mask(value: Any) -> Any:
         if isinstance(value, SecretStr):
@@ -316,8 +328,8 @@ def masked_settings(settings: Settings) -> dict[str, Any]:
             return {k: mask(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [mask(v) for v in value]
-        if isinstance(value, Path):
-            return str(value)
-        return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
+        if isinstance(value, (int, float, bool, type(None))):
+            return value
+        return hide_url_passwords(str(value))
 
     return mask(settings.model_dump())

@@ -16,11 +16,12 @@ def set_claim_override(
 ) -> None:
     """Record a reviewer's statement for a claim; it wins over the rules from now on, reloads included."""
     statement = " ".join(text.split())
-    if not statement:
-        raise ValueError(f"override text for claim {claim_id!r} is empty")
+    normalized = normalize(statement)
+    if not normalized:  # blanks or only invisible marks (U+200F ...): a claim with no text, hashed as ""
+        raise ValueError(f"override text for claim {claim_id!r} is empty (nothing but blanks or invisible marks: "
+                         f"{text!r})")
     if not reviewer.strip():
         raise ValueError(f"override for claim {claim_id!r} needs a reviewer name")
-    normalized = normalize(statement)
     claims_db.set_override(
         wh, claim_id, statement, normalized_text=normalized, content_hash=content_hash(normalized),
         reviewer=reviewer.strip(), reviewed_at=utc_naive(now or datetime.now(timezone.utc)), note=note,

@@ -6,12 +6,14 @@ and ``stance`` are required, as the training loader requires them: a line withou
 ``stable_id("arastance", claim)`` (the id the training loader gives it), and missing titles or
 URLs are empty strings. Stances are written as the
 release writes them (``Agree``, ``Disagree``, ``Discuss``, ``Unrelated``) and read in any letter
-case; in memory they are the project's lower-case labels. Writers emit keys and records in a
+case; in memory they are the project's lower-case labels. A UTF-8 BOM (as editors on Windows write
+one) is skipped, as the training reader skips it. Writers emit keys and records in a
 fixed order so that writing what was read gives the same bytes.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -107,9 +109,11 @@ def read_jsonl(path: Path) -> list[ClaimRecord]:
 
 
 def read_jsonl_located(path: Path) -> list[tuple[str, ClaimRecord]]:
-    """``(where, record)`` per line, ``where`` being ``"<path>, line <n>"`` (blank lines skipped, not
-    renumbered): what a loader needs to name both places of a clash between two lines."""
+    """``(where, record)`` per line, ``where`` being ``"<path>, line <n>"`` (blank lines and a leading BOM
+    skipped, not renumbered): what a loader needs to name both places of a clash between two lines."""
     with path.open("rb") as fh:
+        if fh.read(len(codecs.BOM_UTF8)) != codecs.BOM_UTF8:  # a BOM is skipped, as the training reader skips it
+            fh.seek(0)
         return [(where, record_from_dict(obj, where)) for where, obj in json_lines(fh, path, DatasetFileError)]
 
 

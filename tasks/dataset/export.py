@@ -91,23 +91,44 @@ def write_dataset(records: Mapping[str, Sequence[ClaimRecord]], out_dir: Path) -
     return ExportSummary(out_dir, [out_dir / name for name in (*names, MANIFEST)], claims, pairs)
 
 
-def verify_against_manifest(directory: Path, names: Sequence[str]) -> None:
+def verify_against_manifest(directory: Path, names: Sequence[str]) -> dict[str, Any] | None:
     """Refuse files of an export of ours that its ``manifest.json`` does not vouch for (cut short,
-    mixed with an earlier export, or changed by hand); a directory with no manifest of ours
-    (the AraStance release, a dataset of one's own) is not checked."""
+    mixed with an earlier export, changed by hand, or missing from a copy); returns the manifest, or
+    None for a directory with no manifest of ours (the AraStance release, a dataset of one's own),
+    which is not checked."""
     path = directory / MANIFEST
     try:
         manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     except (ValueError, OSError) as exc:
         raise DatasetFileError(f"{path}: not a readable manifest ({exc}); export the dataset again") from None
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
-        return
+        return None
     listed = manifest.get("files") or {}
     for name in names:
-        if (directory / name).is_file() and listed.get(name) != _sha256(directory / name):
+        if not (directory / name).is_file():
+            if name in listed:  # an export writes every split, an empty one too: this copy lost one
+                raise DatasetFileError(f"{directory / name} is missing, but {path} lists it: the export was "
+                                       "copied in part or cut short; copy (or export) it again")
+        elif listed.get(name) != _sha256(directory / name):
             why = "is not listed in" if name not in listed else "does not match its checksum in"
             raise DatasetFileError(f"{directory / name} {why} {path}: the export was cut short or changed; "
                                    "export it again")
+    return manifest
+
+
+def _verify_counts(
+    manifest: Mapping[str, Any], path: Path, located: Sequence[tuple[str, ClaimRecord]], split: str
+) -> None:
+    """The claims and pairs read from a split file are those the manifest counted for that split."""
+    counted = manifest.get("splits")
+    expected = counted.get(split) if isinstance(counted, dict) else None
+    if not isinstance(expected, dict):
+        return
+    read = {"claims": len(located), "pairs": sum(len(record.stance) for _, record in located)}
+    if read != {key: expected.get(key) for key in read}:
+        raise DatasetFileError(f"{path} holds {read['claims']} claim(s) and {read['pairs']} pair(s), but "
+                               f"{path.parent / MANIFEST} counts {expected.get('claims')} and {expected.get('pairs')} "
+                               "for that split: the export was changed; export it again")
 
 
 class EmptyExportError(ValueError):
@@ -130,17 +151,20 @@ def export_dataset(wh: Warehouse, out_dir: Path) -> ExportSummary:
 
 
 def read_dataset(directory: Path, fmt: Format = "jsonl") -> dict[str, list[ClaimRecord]]:
-    """The records of an exported dataset per split (a missing split file reads as empty), checked
-    against the export's manifest where there is one (:func:`verify_against_manifest`)."""
+    """The records of an exported dataset per split, checked against the export's manifest where
+    there is one (:func:`verify_against_manifest`: every file it lists present and unchanged, the
+    claims and pairs it counts); without one, a missing split file reads as empty."""
     return {split: [record for _, record in located] for split, located in read_dataset_located(directory, fmt).items()}
 
 
 def read_dataset_located(directory: Path, fmt: Format = "jsonl") -> dict[str, list[tuple[str, ClaimRecord]]]:
     """:func:`read_dataset` with each record's place (``"<file>, line <n>"``, or ``row <n>`` in Parquet)."""
-    verify_against_manifest(directory, [f"{split}.{fmt}" for split in SPLITS])
+    manifest = verify_against_manifest(directory, [f"{split}.{fmt}" for split in SPLITS])
     reader = read_jsonl_located if fmt == "jsonl" else read_parquet_located
     out: dict[str, list[tuple[str, ClaimRecord]]] = {}
     for split in SPLITS:
         path = directory / f"{split}.{fmt}"
         out[split] = reader(path) if path.is_file() else []
+        if manifest is not None:
+            _verify_counts(manifest, path, out[split], split)
     return out

@@ -8,13 +8,13 @@ names. An article without a URL (a line with only ``claim``, ``article`` and ``s
 identified by its text: ``arastance:article:<stable_id(text)>`` stands in for the URL. Rows
 already in the warehouse are left as they are.
 
-A claim belongs to one split: the same id (or, for lines without one, the same claim text) in two
-split files is refused, naming both places, and so is a line listing one article twice (two URLs
-that canonicalise alike), whose second stance would otherwise be dropped unseen. Loaded claims
-get the normalised text and content hash a crawled claim gets, and the near-duplicate clusters
-of their veracity are rebuilt, so that a loaded claim that repeats a stored one shares its
-cluster; a cluster that then holds two splits keeps one and the others are left out of the
-dataset (:func:`tasks.dataset.assemble.leave_out_split_conflicts`), as in a build.
+A claim is one line of one split file: the same id (or, for lines without one, the same claim text)
+on two lines, of two split files or of one, is refused, naming both places, and so is a line
+listing one article twice (two URLs that canonicalise alike), whose second stance would otherwise
+be dropped unseen. Loaded claims get the normalised text and content hash a crawled claim gets, and
+the near-duplicate clusters of their veracity are rebuilt, so that a loaded claim that repeats a
+stored one shares its cluster; a cluster that then holds two splits keeps one and the others are
+left out of the dataset (:func:`tasks.dataset.assemble.leave_out_split_conflicts`), as in a build.
 """
 
 from __future__ import annotations
@@ -61,6 +61,19 @@ def _require_split_files(directory: Path, fmt: Format) -> None:
             raise DatasetFileError(f"{path}: not a file")
 
 
+def _refuse_a_repeated_claim(claim_id: str, earlier: tuple[str, str] | None, where: str, split: str) -> None:
+    """A claim is one line of one split file: a second line in another split would move it, and one in
+    the same file would be merged into the first unseen, any stance it gives a pair again dropped (the
+    training reader refuses such a file too, naming both lines). ``earlier``: ``(where, split)`` read before."""
+    if earlier is None:
+        return
+    same_split = earlier[1] == split
+    rule = "a claim is one line of its split file" if same_split else "a claim belongs to one split"
+    raise DatasetFileError(f"claim {claim_id!r} is in {earlier[0]} and in {where}: {rule} (a line without 'id' "
+                           "is identified by its claim text); remove it from one of the "
+                           f"{'lines' if same_split else 'files'}")
+
+
 def load_export(
     wh: Warehouse,
     directory: Path,
@@ -79,14 +92,11 @@ def load_export(
     dedup = (settings or load_settings()).crawl
     when = now or datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
     claims, articles, pairs, gold, splits = {}, {}, {}, {}, {}
-    first_seen: dict[str, str] = {}  # claim id -> where it was first read
+    first_seen: dict[str, tuple[str, str]] = {}  # claim id -> where it was read, and its split
     for split, records in read_dataset_located(directory, fmt).items():
         for where, rec in records:
-            if rec.id in splits and splits[rec.id]["split"] != split:
-                raise DatasetFileError(
-                    f"claim {rec.id!r} is in {first_seen[rec.id]} and in {where}: a claim belongs to one split "
-                    "(a line without 'id' is identified by its claim text); remove it from one of the files")
-            first_seen.setdefault(rec.id, where)
+            _refuse_a_repeated_claim(rec.id, first_seen.get(rec.id), where, split)
+            first_seen[rec.id] = (where, split)
             normalized = normalize(rec.claim)
             claims.setdefault(rec.id, {
                 "claim_id": rec.id, "source_id": source_id, "url": f"arastance:{rec.id}", "canonical_url": f"arastance:{rec.id}",

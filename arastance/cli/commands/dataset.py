@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import typer
@@ -11,6 +12,22 @@ from tasks.dataset.arastance_format import DatasetFileError
 from tasks.dataset.export import EmptyExportError, export_dataset
 from tasks.dataset.load_export import load_export
 from warehouse import WarehouseError, open_warehouse
+
+#: A source id names the claims' source in every table: as a site's name is, letters, digits and ``_.-``.
+_SOURCE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+#: The statistics (``stats``, ``v_source_stats``, the paper's Table 3) name their sum row so.
+_RESERVED_SOURCE_IDS = frozenset({"total"})
+
+
+def _source_id_problem(source: str) -> str | None:
+    """Why ``source`` cannot name loaded claims' source, or None: a nameless source printed as a blank
+    row of the statistics, and one called ``total`` as a second sum row."""
+    if not _SOURCE_ID.fullmatch(source):
+        return "is not a source id: letters, digits, '_', '.' or '-', starting with a letter or digit"
+    if source.lower() in _RESERVED_SOURCE_IDS:
+        return "is reserved: the statistics name their sum row so; choose another source id"
+    return None
+
 
 dataset_app = typer.Typer(help="Assemble the stance dataset and export it in the AraStance format.", no_args_is_help=True)
 
@@ -65,6 +82,9 @@ def load(
     """Load an AraStance-format dataset (ours or the public release) as gold pairs with their splits."""
     if veracity not in ("false", "true") or fmt not in ("jsonl", "parquet"):
         fail(f"--veracity must be false or true and --format jsonl or parquet (got {veracity!r}, {fmt!r})")
+    problem = _source_id_problem(source)
+    if problem:
+        fail(f"--source {source!r} {problem}")
     s = settings()
     try:
         with open_warehouse(s.warehouse) as wh:
