@@ -11,8 +11,10 @@ from typing import Any
 from arastance.base.text_files import utf8_lines
 
 
-def json_lines(lines: Iterable[bytes | str], path: Path | str, error: type[Exception]) -> Iterator[tuple[str, Any]]:
-    """``(where, value)`` for each non-blank line, ``where`` being ``"<path>, line <n>"``.
+def json_lines(lines: Iterable[bytes | str], path: Path | str, error: type[Exception], *,
+               allow_bom: bool = False) -> Iterator[tuple[str, Any]]:
+    """``(where, value)`` for each non-blank line, ``where`` being ``"<path>, line <n>"``; with
+    ``allow_bom``, a UTF-8 BOM before the first line is skipped (as editors on Windows write one).
 
     A line that is not valid JSON, nested too deep for the parser (Python's recursion limit), or
     (for a file opened in binary mode, as callers should) not valid UTF-8, raises ``error`` naming
@@ -20,6 +22,8 @@ def json_lines(lines: Iterable[bytes | str], path: Path | str, error: type[Excep
     ``where`` for its own messages.
     """
     for number, line in enumerate(utf8_lines(lines, path, error), 1):
+        if number == 1 and allow_bom:
+            line = line.removeprefix("\ufeff")
         if not line.strip():
             continue
         where = f"{path}, line {number}"

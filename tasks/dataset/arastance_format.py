@@ -13,7 +13,6 @@ fixed order so that writing what was read gives the same bytes.
 
 from __future__ import annotations
 
-import codecs
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -112,9 +111,8 @@ def read_jsonl_located(path: Path) -> list[tuple[str, ClaimRecord]]:
     """``(where, record)`` per line, ``where`` being ``"<path>, line <n>"`` (blank lines and a leading BOM
     skipped, not renumbered): what a loader needs to name both places of a clash between two lines."""
     with path.open("rb") as fh:
-        if fh.read(len(codecs.BOM_UTF8)) != codecs.BOM_UTF8:  # a BOM is skipped, as the training reader skips it
-            fh.seek(0)
-        return [(where, record_from_dict(obj, where)) for where, obj in json_lines(fh, path, DatasetFileError)]
+        return [(where, record_from_dict(obj, where))
+                for where, obj in json_lines(fh, path, DatasetFileError, allow_bom=True)]
 
 
 def write_parquet(records: Sequence[ClaimRecord], path: Path) -> None:

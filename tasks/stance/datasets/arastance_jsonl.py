@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,9 +42,8 @@ class AraStanceJsonl:
             raise unreadable_corpus_file(f"AraStance {split} file", path, self.root, "train.jsonl, dev.jsonl and "
                                          "test.jsonl", if_absent=" (run `arastance datasets download arastance`)")
         with path.open("rb") as fh:
-            if fh.read(len(codecs.BOM_UTF8)) != codecs.BOM_UTF8:  # a BOM is skipped, as by the Baly and Khouja readers
-                fh.seek(0)
-            yield from without_repeated_pairs(path, self._located(json_lines(fh, path, DatasetError), scheme))
+            located = self._located(json_lines(fh, path, DatasetError, allow_bom=True), scheme)
+            yield from without_repeated_pairs(path, located)
 
     def _located(self, records: Iterator[tuple[str, object]], scheme: Scheme) -> Iterator[tuple[str, StanceExample]]:
         """``("line <n>, article <i>", example)`` for each pair of each ``(where, record)``."""
