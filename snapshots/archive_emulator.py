@@ -2,12 +2,14 @@
 
 It speaks the same protocol as the real archive, under ``/archive/`` on the snapshot server:
 
-- ``/archive/cdx/search/cdx``: the CDX API with ``url`` (exact, or ``host/*`` / ``matchType=prefix``),
-  ``from``/``to`` (timestamp prefixes), ``filter`` (``field:regex``, ``!field:regex``), ``collapse``,
-  ``fl``, ``output=json`` (a header row first), ``limit`` with ``showResumeKey``/``resumeKey``;
+- ``/archive/cdx/search/cdx``: the CDX API with ``url`` (exact, ``host/*`` or ``*.host``) and ``matchType``
+  (``exact``, ``prefix``, ``host``, ``domain``), ``from``/``to`` (timestamp prefixes), ``filter``
+  (``field:regex``, ``!field:regex``), ``collapse`` (``field`` or ``field:N``, the first N characters),
+  ``fl``, ``output=json`` (a header row first; without it space-separated lines, as the real server answers),
+  ``limit`` (``-N``: the last N) with ``showResumeKey``/``resumeKey``; a parameter it cannot read answers 400;
 - ``/archive/web/<timestamp>id_/<original>``: a capture's original bytes; a timestamp it does not
   hold exactly, or a capture recorded as a redirect, answers 302 to the capture to read; a capture
-  listed in the index but lost answers 404;
+  listed in the index but lost answers 404, a timestamp that is no date (month 99) 400;
 - ``/archive/wayback/available?url=&timestamp=``: the availability API (the capture closest to
   ``timestamp``; without one, the newest);
 - every ``rate_limit_every``-th request answers 429 (``Retry-After: 0``), as the real archive does
@@ -24,6 +26,7 @@ import json
 import re
 import threading
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -85,8 +88,85 @@ def _lookup_key(url: str) -> str:
         return url
 
 
+class BadRequest(ValueError):
+    """A parameter the archive cannot read; answered 400 with this message, which names it."""
+
+
 def _stamp(ts: str) -> datetime:
-    return datetime.strptime((ts + "00000101000000"[len(ts):])[:14], "%Y%m%d%H%M%S")
+    try:
+        return datetime.strptime((ts + "00000101000000"[len(ts):])[:14], "%Y%m%d%H%M%S")
+    except ValueError:
+        raise BadRequest(f"timestamp {ts!r} is not a date and time YYYYMMDDhhmmss") from None
+
+
+def _param(q: dict[str, list[str]], name: str) -> str:
+    return (q.get(name) or [""])[0]
+
+
+def _integer(value: str, name: str) -> int:
+    try:
+        return int(value or 0)
+    except ValueError:
+        raise BadRequest(f"{name} must be an integer, got {value!r}") from None
+
+
+def _known_field(name: str, parameter: str) -> str:
+    if name not in _FIELDS:
+        raise BadRequest(f"{parameter}: unknown field {name!r}; fields are {', '.join(_FIELDS)}")
+    return name
+
+
+def _url_matcher(url: str, match_type: str) -> Callable[[str], bool]:
+    """Which urlkeys ``url`` asks for: ``*.host`` is a domain query and ``…*`` a prefix one, as on the real server."""
+    if url.startswith("*."):
+        url, match_type = url[2:], "domain"
+    elif url.endswith("*"):
+        url, match_type = url[:-1], "prefix"
+    key = urlkey(url)
+    host = key.split(")", 1)[0]
+    if match_type in ("", "exact"):
+        return lambda k: k == key
+    if match_type == "prefix":
+        return lambda k: k.startswith(key.rstrip("/"))
+    if match_type == "host":
+        return lambda k: k.split(")", 1)[0] == host
+    if match_type == "domain":
+        return lambda k: (k.split(")", 1)[0] + ",").startswith(host + ",")  # the host or one under it
+    raise BadRequest(f"matchType must be exact, prefix, host or domain, not {match_type!r}")
+
+
+def _filter(spec: str) -> Callable[[ArchivedCapture], bool]:
+    """``field:regex`` keeps the captures whose field matches, ``!field:regex`` those whose field does not."""
+    negated = spec.startswith("!")
+    name, colon, pattern = spec.removeprefix("!").partition(":")
+    if not colon:
+        raise BadRequest(f"filter {spec!r} is not field:regex")
+    _known_field(name, "filter")
+    try:
+        regex = re.compile(pattern)
+    except re.error as exc:
+        raise BadRequest(f"filter {spec!r}: {exc}") from None
+    return lambda c: bool(regex.fullmatch(c.field(name))) != negated
+
+
+def _collapser(spec: str) -> Callable[[ArchivedCapture], str] | None:
+    """``field`` collapses on the whole field, ``field:N`` on its first N characters."""
+    if not spec:
+        return None
+    name, _, width = spec.partition(":")
+    _known_field(name, "collapse")
+    n = _integer(width, "collapse's length") or None
+    return lambda c: c.field(name)[:n]
+
+
+def _cdx_answer(rows: list[list[str]], fields: list[str], resume_key: str | None, as_json: bool) -> Answer:
+    """JSON (a header row first, then ``[]`` and ``[resumeKey]``) or text lines (then a blank line and the key)."""
+    if as_json:
+        payload: list[list[str]] = [fields, *rows] if rows else []
+        payload += [[], [resume_key]] if resume_key else []
+        return Answer(200, json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+    lines = [" ".join(row) for row in rows] + (["", resume_key] if resume_key else [])
+    return Answer(200, "".join(f"{line}\n" for line in lines).encode("utf-8"), "text/plain; charset=utf-8")
 
 
 class WaybackEmulator:
@@ -118,6 +198,12 @@ class WaybackEmulator:
             limited = self.rate_limit_every and self._count % self.rate_limit_every == 0
         if limited:
             return Answer(429, b"Too Many Requests", "text/plain", (("Retry-After", "0"),))
+        try:
+            return self._dispatch(raw_path, host)
+        except BadRequest as exc:
+            return Answer(400, str(exc).encode("utf-8"), "text/plain; charset=utf-8")
+
+    def _dispatch(self, raw_path: str, host: str) -> Answer:
         parts = urlsplit(raw_path)
         path = parts.path[len(PREFIX) - 1:]
         if path == "/cdx/search/cdx":
@@ -131,56 +217,51 @@ class WaybackEmulator:
 
     # -- CDX -----------------------------------------------------------------------------------
     def cdx(self, q: dict[str, list[str]]) -> Answer:
-        url = (q.get("url") or [""])[0]
+        url = _param(q, "url")
         if not url:
-            return Answer(400, b"missing url parameter", "text/plain")
-        prefix = url.endswith("*") or (q.get("matchType") or [""])[0] == "prefix"
-        key = urlkey(url.rstrip("*"))
-        key = key.rstrip("/") if prefix else key
-        fields = ((q.get("fl") or [""])[0].split(",")) if q.get("fl") else list(_FIELDS)
-        unknown = [f for f in fields if f not in _FIELDS]
-        if unknown:
-            return Answer(400, f"unknown field(s) {unknown}".encode(), "text/plain")
-        start, last = 0, None
-        resume = (q.get("resumeKey") or [""])[0]
-        if resume:
-            try:
-                rkey, rts = base64.urlsafe_b64decode(resume.encode()).decode().split(" ", 1)
-            except ValueError:
-                return Answer(400, b"bad resumeKey", "text/plain")
-            start = bisect_right(self._keys, (rkey, rts))
-            last = next((c for c in self.captures if (c.urlkey, c.timestamp) == (rkey, rts)), None)
-        low, high = (q.get("from") or [""])[0], (q.get("to") or [""])[0]
-        filters = [(f.startswith("!"), *f.lstrip("!").split(":", 1)) for f in q.get("filter", [])]
-        collapse = (q.get("collapse") or [""])[0].split(":")[0] or None
-        limit = int((q.get("limit") or ["0"])[0] or 0)
-        rows: list[list[str]] = []
-        previous = last.field(collapse) if (collapse and last) else None
-        emitted: ArchivedCapture | None = None
+            raise BadRequest("missing url parameter")
+        matches = _url_matcher(url, _param(q, "matchType"))
+        fields = [_known_field(f, "fl") for f in _param(q, "fl").split(",")] if q.get("fl") else list(_FIELDS)
+        start, last = self._resume(_param(q, "resumeKey"))
+        low, high = _param(q, "from"), _param(q, "to")
+        filters = [_filter(f) for f in q.get("filter", [])]
+        collapse = _collapser(_param(q, "collapse"))
+        limit = _integer(_param(q, "limit"), "limit")
+        rows: list[ArchivedCapture] = []
+        previous = collapse(last) if (collapse and last) else None
         for capture in self.captures[start:]:
-            ck = capture.urlkey
-            if not (ck.startswith(key) if prefix else ck == key):
+            if not matches(capture.urlkey):
                 continue
             if low and capture.timestamp[:len(low)] < low or high and capture.timestamp[:len(high)] > high:
                 continue
-            if any(bool(re.fullmatch(rx, capture.field(name))) == neg for neg, name, rx in filters):
+            if not all(keep(capture) for keep in filters):
                 continue
             if collapse:
-                value = capture.field(collapse)
+                value = collapse(capture)
                 if value == previous:
                     continue
                 previous = value
-            if limit and len(rows) == limit:
+            if limit > 0 and len(rows) == limit:
                 break
-            rows.append([capture.field(f) for f in fields])
-            emitted = capture
-        more = bool(limit) and len(rows) == limit and emitted is not None
-        payload: list[list[str]] = [fields, *rows] if rows else []
-        if more and (q.get("showResumeKey") or [""])[0] == "true":
-            assert emitted is not None
-            token = base64.urlsafe_b64encode(f"{emitted.urlkey} {emitted.timestamp}".encode()).decode()
-            payload += [[], [token]]
-        return Answer(200, json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+            rows.append(capture)
+        if limit < 0:  # the last N, as the real server answers a negative limit
+            rows = rows[limit:]
+        more = limit > 0 and len(rows) == limit
+        token = None
+        if more and _param(q, "showResumeKey") == "true":
+            token = base64.urlsafe_b64encode(f"{rows[-1].urlkey} {rows[-1].timestamp}".encode()).decode()
+        return _cdx_answer([[c.field(f) for f in fields] for c in rows], fields, token, _param(q, "output") == "json")
+
+    def _resume(self, resume_key: str) -> tuple[int, ArchivedCapture | None]:
+        """Where a page resumed with ``resume_key`` starts, and the capture the page before it ended on."""
+        if not resume_key:
+            return 0, None
+        try:
+            rkey, rts = base64.urlsafe_b64decode(resume_key.encode()).decode().split(" ", 1)
+        except ValueError:
+            raise BadRequest("bad resumeKey") from None
+        last = next((c for c in self.captures if (c.urlkey, c.timestamp) == (rkey, rts)), None)
+        return bisect_right(self._keys, (rkey, rts)), last
 
     # -- captures ------------------------------------------------------------------------------
     def _closest(self, original: str, timestamp: str) -> ArchivedCapture | None:

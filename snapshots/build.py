@@ -11,10 +11,14 @@ page whose HTML is a broken error page (200, nothing to parse).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
@@ -103,16 +107,35 @@ class SnapshotDirError(ValueError):
     """The output directory holds something that is not a snapshot build, so it must not be replaced."""
 
 
-def check_replaceable(out_dir: Path) -> None:
+#: What to do about an output directory that is not a build, when the directory was chosen (``--out``).
+CHOOSE_ANOTHER = "choose a new or empty directory"
+
+
+def check_replaceable(out_dir: Path, advice: str = CHOOSE_ANOTHER) -> None:
     """Refuse an ``out_dir`` that a build would wrongly delete: a file, or a directory with files but no
-    finished build's marker (``--out .`` or the data directory must never be wiped)."""
+    finished build's marker (``--out .`` or the data directory must never be wiped). ``advice`` ends the
+    message: what the command that chose ``out_dir`` lets its user do about it."""
     if not out_dir.exists():
         return
     if not out_dir.is_dir():
-        raise SnapshotDirError(f"{out_dir} is a file; snapshots need a directory")
+        raise SnapshotDirError(f"{out_dir} is a file; snapshots need a directory; {advice}")
     if any(out_dir.iterdir()) and not (out_dir / COMPLETE_MARKER).is_file():
         raise SnapshotDirError(f"{out_dir} holds files that are not a snapshot build (it has no {COMPLETE_MARKER}); "
-                               "choose a new or empty directory")
+                               f"{advice}")
+
+
+@contextmanager
+def _building(out_dir: Path) -> Iterator[None]:
+    """Hold the build lock of ``out_dir``'s parent directory: a second process building the same snapshots
+    (two offline crawls, or a demo, on a fresh data directory) waits here instead of deleting the first's
+    staging directory under it. The directory itself is locked, so that no lock file is left beside the build."""
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out_dir.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def build_snapshots(out_dir: Path, world: World | None = None) -> BuildSummary:
@@ -122,9 +145,14 @@ def build_snapshots(out_dir: Path, world: World | None = None) -> BuildSummary:
     interrupted build leaves the earlier one whole, and ``out_dir`` only ever holds finished builds
     (which is what lets :func:`check_replaceable` tell them from anything else).
     """
-    world = world or build_world()
-    out_dir = Path(out_dir)
-    check_replaceable(out_dir)
+    out_dir = Path(out_dir).resolve()  # ``.`` has no name to put the staging directory beside
+    with _building(out_dir):
+        return _build(out_dir, world or build_world(), CHOOSE_ANOTHER)
+
+
+def _build(out_dir: Path, world: World, advice: str) -> BuildSummary:
+    """:func:`build_snapshots` once its lock is held."""
+    check_replaceable(out_dir, advice)
     staging = out_dir.with_name(f".{out_dir.name}.building")
     if staging.exists():  # left by an interrupted build
         shutil.rmtree(staging)
@@ -196,11 +224,22 @@ def build_stamp(world: World) -> str:
     return f"{FORMAT_VERSION}:{digest[:16]}"
 
 
-def ensure_snapshots(out_dir: Path) -> Path:
-    """Build the snapshots into ``out_dir`` unless a complete build of the same world is there."""
-    world = build_world()
-    marker = Path(out_dir) / COMPLETE_MARKER
-    if not (marker.exists() and marker.read_text(encoding="utf-8") == build_stamp(world)):
-        build_snapshots(Path(out_dir), world)
-    return Path(out_dir)
+def ensure_snapshots(out_dir: Path, advice: str = CHOOSE_ANOTHER) -> Path:
+    """Build the snapshots into ``out_dir`` unless a complete build of the same world is there.
 
+    The stamp is read again once the build lock is held: a process that waited for another's build
+    of the same world finds it done and does not build it again.
+    """
+    world = build_world()
+    out_dir = Path(out_dir).resolve()
+    if not _is_current(out_dir, world):
+        with _building(out_dir):
+            if not _is_current(out_dir, world):
+                _build(out_dir, world, advice)
+    return out_dir
+
+
+def _is_current(out_dir: Path, world: World) -> bool:
+    """Whether ``out_dir`` holds a finished build of ``world`` by the current renderers."""
+    marker = out_dir / COMPLETE_MARKER
+    return marker.is_file() and marker.read_text(encoding="utf-8") == build_stamp(world)

@@ -13,12 +13,27 @@ inherit the environment, so one override reaches all of them without any paramet
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from arastance.config.crawl import LOOPBACK_CRAWL
 from snapshots.build import SITES
 from snapshots.server import SnapshotServer, serve_snapshots
+
+
+class NoSnapshotsError(ValueError):
+    """A site was asked for offline that the snapshots do not hold."""
+
+
+def check_snapshotted(sites: Iterable[str]) -> None:
+    """Refuse sites the snapshots do not hold: the offline world points only the snapshot sites at the
+    local server but turns the politeness delays off for every site, so any other one would be crawled
+    live, from the real site, with no delay between requests."""
+    missing = [site for site in sites if site not in SITES]
+    if missing:
+        raise NoSnapshotsError(f"no offline snapshots of {', '.join(missing)}; the snapshots hold "
+                               f"{', '.join(SITES)} (leave out --offline to read {'it' if len(missing) == 1 else 'them'} "
+                               "from the real site)")
 
 
 def offline_overrides(server: SnapshotServer) -> dict[str, str]:

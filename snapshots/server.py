@@ -17,7 +17,7 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -223,8 +223,7 @@ class SnapshotServer:
 
     def rest_collection(self, path: str) -> Path | None:
         """The WordPress REST collection file behind ``path``, if it names one (never outside the root)."""
-        target = (self.root / path.lstrip("/") / COLLECTION_FILE).resolve()
-        return target if self.root in target.parents and target.is_file() else None
+        return self._find(Path(path.lstrip("/")) / COLLECTION_FILE, Path.is_file)
 
     def resolve(self, path: str, query: str = "") -> Path | None:
         """The file (or directory) for a URL path, never outside the root.
@@ -232,22 +231,24 @@ class SnapshotServer:
         A page that exists only with a query string (``?view=page&page=2``) is stored as
         ``<path>/index@<query>.html``; an unknown query string is ignored, as static servers do.
         """
-        if query:
-            base = (self.root / path.lstrip("/")).resolve()
-            keyed = base / f"index@{query_file_key(query)}.html"
-            if self.root in keyed.parents and keyed.is_file():
-                return keyed
-        relative = path.lstrip("/")
-        target = (self.root / relative).resolve()
-        if target != self.root and self.root not in target.parents:
+        relative = Path(path.lstrip("/"))
+        keyed = self._find(relative / f"index@{query_file_key(query)}.html", Path.is_file) if query else None
+        if keyed is not None:
+            return keyed
+        if path.endswith("/") or relative == Path():
+            return self._find(relative / "index.html", Path.is_file)
+        # a directory without its slash is returned as such: the handler redirects to add it
+        return self._find(relative, Path.is_file) or self._find(relative, lambda d: (d / "index.html").is_file())
+
+    def _find(self, relative: Path, test: Callable[[Path], bool]) -> Path | None:
+        """``root/relative`` resolved, if it lies under the root and passes ``test``; None otherwise, also for a
+        name the file system refuses (a NUL byte, a name too long), which an address may hold: these raised
+        in the request's thread and the connection dropped with no answer."""
+        try:
+            target = (self.root / relative).resolve()
+            return target if self.root in (target, *target.parents) and test(target) else None
+        except (OSError, ValueError):
             return None
-        if path.endswith("/") or target == self.root:
-            target = target / "index.html"
-        if target.is_file():
-            return target
-        if target.is_dir() and (target / "index.html").is_file():
-            return target
-        return None
 
     def record(self, entry: RequestRecord) -> None:
         with self._lock:
@@ -277,14 +278,23 @@ class SnapshotServer:
         self.stop()
 
 
+#: What to do about ``<data_dir>/snapshots`` holding other files: the commands that serve it have no ``--out``.
+DATA_DIR_ADVICE = "move what is there away, or set ARASTANCE_DATA_DIR to another data directory"
+
+
+def default_root() -> Path:
+    """The built snapshots under ``<data_dir>/snapshots``, built if missing or out of date.
+
+    Raises :class:`snapshots.build.SnapshotDirError` when that directory holds files that are not a build.
+    """
+    from arastance.config import load_settings
+    from snapshots.build import ensure_snapshots
+
+    return ensure_snapshots(load_settings().snapshots_dir, advice=DATA_DIR_ADVICE)
+
+
 @contextmanager
 def serve_snapshots(root: Path | None = None, *, port: int = 0, slow_delay_s: float = 1.0) -> Iterator[SnapshotServer]:
-    """Serve ``root`` (default: the built snapshots under ``<data_dir>/snapshots``, built if missing)."""
-    if root is None:
-        from arastance.config import load_settings
-        from snapshots.build import ensure_snapshots
-
-        root = ensure_snapshots(load_settings().snapshots_dir)
-    with SnapshotServer(root, port=port, slow_delay_s=slow_delay_s) as server:
+    """Serve ``root`` (default: :func:`default_root`)."""
+    with SnapshotServer(root or default_root(), port=port, slow_delay_s=slow_delay_s) as server:
         yield server
-

@@ -85,3 +85,9 @@ def test_the_check_sites_flow_publishes_the_table_and_fails_naming_the_site(monk
         server.stop()
     assert ok["status"] == "ok" and ok["claims"] == 10 and ok["title"] == 1.0
     assert len(tables) == 2 and "misbar" in str(tables)
+
+
+def test_an_offline_check_of_a_site_without_snapshots_is_refused_before_anything_is_fetched() -> None:
+    # it was: misbar, which has no snapshots, was fetched from the real site with the offline world's delays of 0
+    refused = runner.invoke(app, ["sites", "check", "misbar", "--offline", "--sample", "2"])
+    assert refused.exit_code == 2 and "no offline snapshots of misbar" in refused.output

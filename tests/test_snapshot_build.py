@@ -88,3 +88,41 @@ def test_snapshots_serve_refuses_a_port_or_delay_out_of_range() -> None:
     for option, value in (("--port", "70000"), ("--port", "-1"), ("--slow-delay", "-5")):
         refused = runner.invoke(app, ["snapshots", "serve", option, value])
         assert refused.exit_code == 2 and option in refused.output, (option, value, refused.output)
+
+
+def test_two_processes_building_the_same_snapshots_at_once_both_end_with_one_build(tmp_path: Path) -> None:
+    # it was: both used the staging directory .snapshots.building and deleted each other's; one of the two
+    # crashed (two offline crawls, or a demo and a crawl, on a fresh data directory)
+    import sys
+
+    out = tmp_path / "snapshots"
+    code = ("import sys; from pathlib import Path; from snapshots.build import ensure_snapshots; "
+            f"ensure_snapshots(Path({str(out)!r})); print((Path({str(out)!r}) / '.complete').stat().st_mtime_ns)")
+    repo = Path(__file__).resolve().parents[1]
+    runs = [subprocess.Popen([sys.executable, "-c", code], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True) for _ in range(2)]
+    outcomes = [run.communicate(timeout=300) + (run.returncode,) for run in runs]
+    assert [code for _, _, code in outcomes] == [0, 0], [err for _, err, _ in outcomes]
+    assert outcomes[0][0] == outcomes[1][0], "the one that waited found the other's build and did not build again"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["snapshots"] and (out / COMPLETE_MARKER).is_file()
+
+
+def test_snapshots_build_into_the_current_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: ValueError: PosixPath('.') has an empty name
+    here = tmp_path / "web"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    built = runner.invoke(app, ["snapshots", "build", "--out", "."])
+    assert built.exit_code == 0, built.output
+    assert (here / COMPLETE_MARKER).is_file() and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+@pytest.mark.timeout(60)  # it was: served until interrupted
+def test_snapshots_serve_refuses_a_root_that_is_not_a_build(tmp_path: Path) -> None:
+    # it was: any directory was served whole, `--root data/demo` its warehouse included
+    (tmp_path / "warehouse.duckdb").write_bytes(b"stored data")
+    refused = runner.invoke(app, ["snapshots", "serve", "--root", str(tmp_path), "--port", "0"])
+    shown = " ".join(refused.output.split())
+    assert refused.exit_code == 2, shown
+    assert f"error: --root {tmp_path} is not a snapshot build (it has no .complete)" in shown
+    assert "`arastance snapshots build --out DIR`" in shown and "ARASTANCE_SITES" not in shown

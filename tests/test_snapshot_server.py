@@ -141,3 +141,15 @@ def test_offline_world_points_the_settings_at_its_server_and_restores_the_enviro
 def test_a_missing_snapshot_directory_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="arastance snapshots build"):
         SnapshotServer(tmp_path / "nowhere")
+
+
+def test_addresses_the_file_system_or_the_archive_cannot_read_are_answered_not_dropped(server: SnapshotServer) -> None:
+    # it was: each raised in the request's thread (embedded null byte, File name too long, int('abc'), a filter
+    # without its colon, month 99) and the connection dropped without an answer
+    for path, status in (("araanews/%00", 404), ("a" * 300, 404), ("dabegad/" + "b" * 300 + "/", 404),
+                         ("araanews/%00/wp-json/wp/v2/posts", 404),
+                         ("archive/cdx/search/cdx?url=norumors.net/*&limit=abc", 400),
+                         ("archive/cdx/search/cdx?url=norumors.net/*&filter=statuscode", 400),
+                         ("archive/web/99999999999999id_/https://norumors.net/", 400)):
+        assert fetch(server.base_url + path)[0] == status, path
+    assert "limit must be an integer, got 'abc'" in fetch(server.archive_url + "cdx/search/cdx?url=x&limit=abc")[1]

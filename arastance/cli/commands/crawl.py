@@ -24,6 +24,30 @@ def _check_sites(sites: list[str] | None) -> list[str]:
     return chosen
 
 
+def built_snapshots() -> Path:
+    """The snapshots under ``<data_dir>/snapshots``, built if missing, before any flow or server starts: a
+    directory there that holds other files is one line naming it and what to do, not a traceback."""
+    from snapshots.build import SnapshotDirError
+    from snapshots.server import default_root
+
+    try:
+        return default_root()
+    except SnapshotDirError as exc:
+        fail(str(exc))
+
+
+def check_offline(sites: list[str]) -> None:
+    """``--offline`` crawls (or checks) only the sites the snapshots hold (any other would be crawled live, without
+    the politeness delays), from snapshots built before the flow starts."""
+    from snapshots.offline import NoSnapshotsError, check_snapshotted
+
+    try:
+        check_snapshotted(sites)
+    except NoSnapshotsError as exc:
+        fail(str(exc))
+    built_snapshots()
+
+
 def _day(value: Optional[str], option: str) -> Optional[date]:
     if value is None:
         return None
@@ -62,6 +86,8 @@ def crawl(
     if (start or end) and mode == "live":
         fail("--from/--to choose archive captures: add --archive (or --both), or set crawl.mode")
     _check_archive_window(start, end, s.crawl)
+    if offline:
+        check_offline(chosen)
     from flows.crawl_sources import crawl_sources
 
     try:
@@ -134,13 +160,11 @@ def snapshots_serve(
     slow_delay: float = typer.Option(1.0, "--slow-delay", min=0.0, help="seconds the deliberately slow pages take"),
 ) -> None:
     """Serve the snapshots on 127.0.0.1 until interrupted; prints each site's base URL."""
-    s = settings()
-    from snapshots.build import ensure_snapshots
+    settings()
     from snapshots.server import SnapshotServer
 
-    directory = root or ensure_snapshots(s.snapshots_dir)
     try:
-        server = SnapshotServer(directory, port=port, slow_delay_s=slow_delay)
+        server = SnapshotServer(_served_root(root), port=port, slow_delay_s=slow_delay)
     except (FileNotFoundError, OSError) as exc:
         fail(str(exc))
     with server:
@@ -155,6 +179,19 @@ def snapshots_serve(
                 time.sleep(3600)
         except KeyboardInterrupt:
             pass
+
+
+def _served_root(root: Optional[Path]) -> Path:
+    """``--root`` when it holds a finished build (any other directory, the data directory say, would be
+    served whole, its warehouse included); without it the default snapshots, built if missing."""
+    if root is None:
+        return built_snapshots()
+    from snapshots.build import COMPLETE_MARKER
+
+    if root.is_dir() and not (root / COMPLETE_MARKER).is_file():
+        fail(f"--root {root} is not a snapshot build (it has no {COMPLETE_MARKER}); give a directory that "
+             "`arastance snapshots build` wrote, or write one with `arastance snapshots build --out DIR`")
+    return root  # a file or nothing there: the server names it
 
 
 def register(app: typer.Typer) -> None:

@@ -3,16 +3,52 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import Optional
 
 import typer
 
+from arastance.cli.commands.crawl import built_snapshots
 from arastance.cli.common import console, print_table, settings
+from arastance.config import Settings
 from tasks.pipeline_report import stage_rows
 from warehouse import open_published, published_path
 from warehouse.model_runs import model_runs, run_results
 from warehouse.stats import source_stats, split_label_counts
+
+
+#: Every setting that names a place the pipeline writes, and the settings property that resolves it: the
+#: demo points each at its default place under its own directory, so that a place the configuration
+#: names (a real search index, dataset export, models) never receives invented data.
+DEMO_PLACES = {
+    "ARASTANCE_SEARCH__INDEX_DIR": "search_index_dir",
+    "ARASTANCE_ANNOTATION__TASKS_DIR": "annotation_dir",
+    "ARASTANCE_ANNOTATION__EXPORT_DIR": "dataset_dir",
+    "ARASTANCE_MODEL__MODELS_DIR": "models_dir",
+    "ARASTANCE_MODEL__EMBEDDING_CACHE": "embedding_cache",
+}
+
+
+def demo_environment(demo_dir: Path) -> dict[str, str]:
+    """The ``ARASTANCE_*`` overrides that keep the demo in ``demo_dir``: its data directory, its own DuckDB
+    warehouse (never a configured DuckLake or warehouse file) and every written place under it."""
+    defaults = Settings.model_construct(data_dir=demo_dir)  # the default places, no configuration read
+    return {
+        "ARASTANCE_DATA_DIR": str(demo_dir),
+        "ARASTANCE_WAREHOUSE_PATH": str(demo_dir / "warehouse.duckdb"),
+        "ARASTANCE_WAREHOUSE_BACKEND": "duckdb",
+        **{name: str(getattr(defaults, place)) for name, place in DEMO_PLACES.items()},
+    }
+
+
+def reopen_prefix(environment: dict[str, str], configured: Settings) -> str:
+    """The ``NAME=value`` prefix that makes a later command (``sql``, ``notebooks``) open the demo's warehouse:
+    ``ARASTANCE_DATA_DIR`` alone left a configured ``warehouse_path`` (or DuckLake) in place, and opened it."""
+    names = ["ARASTANCE_DATA_DIR", "ARASTANCE_WAREHOUSE_PATH"]
+    if configured.warehouse_backend != environment["ARASTANCE_WAREHOUSE_BACKEND"]:
+        names.append("ARASTANCE_WAREHOUSE_BACKEND")
+    return " ".join(f"{name}={shlex.quote(environment[name])}" for name in names)
 
 
 def prefect_hint(flow_run_id: object | None) -> str:
@@ -38,11 +74,13 @@ def demo(
                                             "invented claims never mix with real ones)"),
 ) -> None:
     """Run every stage on the offline demo world, then print the dataset and model tables."""
-    demo_dir = data_dir or settings().data_dir / "demo"
+    configured = settings()
+    demo_dir = data_dir or configured.data_dir / "demo"
     demo_dir.mkdir(parents=True, exist_ok=True)  # a file there or above it is named now, not after Prefect started
-    os.environ["ARASTANCE_DATA_DIR"] = str(demo_dir)
-    os.environ["ARASTANCE_WAREHOUSE_PATH"] = str(demo_dir / "warehouse.duckdb")
+    environment = demo_environment(demo_dir)
+    os.environ.update(environment)
     s = settings()
+    built_snapshots()  # snapshots/ holding other files is named now, not as a failed flow
     from snapshots.demo.flow import arastance_demo
 
     console.print("AraStance demo: crawl, select, retrieve, annotate (simulated), build, train", style="bold")
@@ -57,7 +95,7 @@ def demo(
             results = [{k: v for k, v in row.items() if k not in ("model", "dataset")}
                        for row in run_results(wh, runs[0]["run_id"])]
             print_table(results, title=f"Stance model {runs[0]['model_name']} on the demo dataset")
-    env = f"ARASTANCE_DATA_DIR={demo_dir}"
+    env = reopen_prefix(environment, configured)
     console.print(
         f"\nWarehouse: {s.warehouse.resolve()}\n"
         f"  SQL:       {env} .venv/bin/arastance sql \"SELECT * FROM v_source_stats\"\n"

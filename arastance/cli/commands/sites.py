@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from arastance.cli.commands.crawl import check_offline
 from arastance.cli.common import console, fail, offline_world_if, print_table, settings
 
 sites_app = typer.Typer(help="The registered sites and their health.", no_args_is_help=True)
@@ -41,6 +42,8 @@ def sites_check(
         fail(f"unknown site {site!r}; registered: {', '.join(available_sites())}")
     from tasks.site_check import check_site
 
+    if offline:
+        check_offline([site])  # another site would be fetched live, with the snapshots' delays of 0
     with offline_world_if(offline):
         result = check_site(site, settings(), archive=archive, sample=sample, threshold=min_coverage)
     print_table(result.rows(), title=f"{site} ({result.mode}): {result.claims} claim(s) from {result.pages} page(s), "
