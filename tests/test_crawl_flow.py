@@ -6,6 +6,8 @@ import asyncio
 import errno
 import json
 import os
+import subprocess
+import sys
 import zlib
 from datetime import datetime
 from pathlib import Path
@@ -262,3 +264,24 @@ def test_reparse_keys_and_dates_an_archived_page_as_the_archive_crawl_did() -> N
     pages = [json.loads(line) for line in (run_dir / "pages.jsonl").read_text(encoding="utf-8").splitlines()]
     archived = next(p for p in pages if p["url"] == capture)
     assert archived["original_url"] == original and archived["captured_at"].startswith("2016-03-05T12:00")
+
+
+def test_reparse_reads_the_readers_copy_while_a_writer_holds_the_warehouse() -> None:
+    # it was: reparse opened the writer's file (read-only) and held every writer off for its whole run,
+    # and it could not start while one wrote (locked by another process after 30 s)
+    rows = [_raw_page("https://dabegad.com/society/2300-fake-school-closure/",
+                      _dabegad_page("شائعة إغلاق المدارس", "إغلاق جميع المدارس في القاهرة أسبوعا"), datetime(2026, 11, 1))]
+    path = load_settings().warehouse
+    with open_warehouse(path) as wh:
+        wh.insert_rows("raw_pages", rows)
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+                               "print('held', flush=True); time.sleep(120)", str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        result = runner.invoke(app, ["reparse", "--site", "dabegad", "--no-load"])
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.exit_code == 0, result.output
+    [run_dir] = (load_settings().staging_dir / "crawl").iterdir()
+    assert len((run_dir / "claims.jsonl").read_text(encoding="utf-8").splitlines()) == 1

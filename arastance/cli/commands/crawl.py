@@ -114,13 +114,13 @@ def reparse(
     s = settings()
     chosen = _check_sites(site)
     from spiders.reparse import reparse_pages
-    from warehouse import WarehouseError, open_warehouse
+    from warehouse import WarehouseError, open_published, open_warehouse
     from warehouse.crawl_inputs import count_detail_pages, iter_detail_pages
 
     rows = []
     for name in chosen:
-        try:
-            with open_warehouse(s.warehouse, read_only=True) as wh:
+        try:  # the readers' copy: read-only on the writer's file, parsing every page held off every writer
+            with open_published(s.warehouse) as wh:
                 summary, run_dir = reparse_pages(
                     iter_detail_pages(wh, name), name, site_base_url(s.sites, name), s.staging_dir / "crawl",
                     total=count_detail_pages(wh, name),
