@@ -256,3 +256,33 @@ def write_warc(path: Path, pages: list[tuple[str, int, str, bytes]], *, gzip: bo
                                        protocol="HTTP/1.1")
             writer.write_record(writer.create_warc_record(uri, "response", payload=BytesIO(body), http_headers=headers))
     return path
+
+
+@contextmanager
+def raw_answers(body: bytes, *, status: int = 200, content_type: str = "application/json",
+                content_encoding: str | None = None) -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """A server answering every GET with ``body`` as it is (ApiServer encodes its bodies): its URL, and
+    the headers of the requests it got."""
+    seen: list[dict[str, str]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            seen.append({k.lower(): v for k, v in self.headers.items()})
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            if content_encoding:
+                self.send_header("Content-Encoding", content_encoding)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/answer", seen
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import gzip
 import json
-import threading
 import tracemalloc
 import zlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from typing import TypeVar
 
 import brotli
 import httpx
 import pytest
+from helpers_search import raw_answers
 
 from tasks.search.http import ACCEPT_ENCODING, AnswerTooLarge, bounded_get
 
@@ -42,35 +40,6 @@ def _encoded(data: bytes, codings: str) -> bytes:
     return data
 
 
-@contextmanager
-def _serving(body: bytes, content_encoding: str | None) -> Iterator[tuple[str, list[dict[str, str]]]]:
-    """A server answering every GET with ``body`` under ``content_encoding``; its URL and the
-    headers of the requests it got."""
-    seen: list[dict[str, str]] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-            seen.append({k.lower(): v for k, v in self.headers.items()})
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            if content_encoding:
-                self.send_header("Content-Encoding", content_encoding)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/answer", seen
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
 def _get(url: str, max_bytes: int = CAP) -> httpx.Response:
     with httpx.Client() as client:
         return bounded_get(client, client.build_request("GET", url), max_bytes=max_bytes, deadline_s=30)
@@ -93,7 +62,7 @@ def _peak_of(action: Callable[[], T]) -> tuple[T | BaseException, int]:
 def test_an_answer_that_decodes_past_the_cap_is_refused_without_being_decoded_whole(codings: str) -> None:
     body = _encoded(BLANKS, codings)
     assert len(body) < CAP  # small as sent: only its decoding is too large
-    with _serving(body, codings) as (url, _):
+    with raw_answers(body, content_encoding=codings) as (url, _):
         outcome, peak = _peak_of(lambda: _get(url))
     assert isinstance(outcome, AnswerTooLarge)
     assert str(outcome) == "the answer is larger than 1,048,576 bytes"
@@ -103,7 +72,7 @@ def test_an_answer_that_decodes_past_the_cap_is_refused_without_being_decoded_wh
 @pytest.mark.parametrize("codings", [None, "gzip", "deflate", "br", "gzip, br", "identity"])
 def test_answers_in_each_coding_asked_for_are_decoded(codings: str | None) -> None:
     body = _encoded(ANSWER, codings) if codings and codings != "identity" else ANSWER
-    with _serving(body, codings) as (url, seen):
+    with raw_answers(body, content_encoding=codings) as (url, seen):
         answer = _get(url)
     assert answer.json() == {"items": ["نتيجة"] * 50}
     assert "content-encoding" not in answer.headers
@@ -111,7 +80,7 @@ def test_answers_in_each_coding_asked_for_are_decoded(codings: str | None) -> No
 
 
 def test_a_deflate_answer_without_its_zlib_header_is_read_as_raw_deflate_as_httpx_reads_it() -> None:
-    with _serving(_raw_deflate(ANSWER), "deflate") as (url, _):
+    with raw_answers(_raw_deflate(ANSWER), content_encoding="deflate") as (url, _):
         assert _get(url).json() == {"items": ["نتيجة"] * 50}
 
 
@@ -122,12 +91,12 @@ def test_a_deflate_answer_without_its_zlib_header_is_read_as_raw_deflate_as_http
     (b"not gzip at all", "gzip", "cannot be undone"),
 ], ids=["stacked thrice", "gzip cut", "brotli cut", "not gzip"])
 def test_an_answer_whose_codings_cannot_be_undone_is_a_decoding_error(body: bytes, codings: str, error: str) -> None:
-    with _serving(body, codings) as (url, _), pytest.raises(httpx.DecodingError, match=error):
+    with raw_answers(body, content_encoding=codings) as (url, _), pytest.raises(httpx.DecodingError, match=error):
         _get(url)
 
 
 def test_an_answer_larger_than_the_cap_as_sent_is_refused() -> None:
-    with _serving(b" " * (CAP + 1), None) as (url, _), pytest.raises(AnswerTooLarge):
+    with raw_answers(b" " * (CAP + 1)) as (url, _), pytest.raises(AnswerTooLarge):
         _get(url)
-    with _serving(b" " * CAP, None) as (url, _):
+    with raw_answers(b" " * CAP) as (url, _):
         assert len(_get(url).content) == CAP

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
-from helpers_search import ApiServer, Reply, brave_body, google_body, searxng_body
+from helpers_search import ApiServer, Reply, brave_body, google_body, raw_answers, searxng_body
 from pydantic import SecretStr
 
 from tasks.search.base import SearchAuthError, SearchError
@@ -77,49 +72,25 @@ def test_a_request_httpx_cannot_send_fails_at_once_without_retries() -> None:
     assert waits == [] and server.requests == []
 
 
-@contextmanager
-def _raw_server(status: int, body: bytes, content_type: str = "application/json") -> Iterator[str]:
-    """A server answering every GET with ``body`` as JSON, whatever it holds (ApiServer encodes its bodies)."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
 DEEP = b"[" * 200_000 + b"]" * 200_000  # json raises RecursionError, not ValueError
 
 
 def test_an_answer_nested_too_deep_for_json_is_not_json_not_a_crash() -> None:
-    with _raw_server(200, DEEP) as url, pytest.raises(SearchError, match="the answer is not JSON"):
+    with raw_answers(DEEP) as (url, _), pytest.raises(SearchError, match="the answer is not JSON"):
         SearxngSearch(url, sleep=lambda s: None).search("q", None, 5)
-    with _raw_server(400, b'{"error": ' + DEEP + b"}") as url, pytest.raises(SearchError, match="HTTP 400: Bad Request"):
+    with raw_answers(b'{"error": ' + DEEP + b"}", status=400) as (url, _), pytest.raises(SearchError, match="HTTP 400: Bad Request"):
         BraveSearch(KEY, endpoint=url, sleep=lambda s: None).search("q", None, 5)
 
 
 def test_an_answer_in_the_charset_its_content_type_declares_is_read_in_it() -> None:
     # it was: an answer declared and sent as windows-1256 was "not JSON" (only UTF-8 bytes were read)
     body = '{"results": [{"url": "https://a.example/1", "title": "عنوان الخبر", "content": "نص"}]}'.encode("cp1256")
-    with _raw_server(200, body, "application/json; charset=windows-1256") as url:
+    with raw_answers(body, content_type="application/json; charset=windows-1256") as (url, _):
         hits = SearxngSearch(url, sleep=lambda s: None).search("q", None, 5)
     assert [(h.url, h.title) for h in hits] == [("https://a.example/1", "عنوان الخبر")]
-    with _raw_server(200, body, "application/json; charset=utf-8") as url, \
+    with raw_answers(body, content_type="application/json; charset=utf-8") as (url, _), \
             pytest.raises(SearchError, match="the answer is not JSON"):  # bytes that are not what is declared
         SearxngSearch(url, sleep=lambda s: None).search("q", None, 5)
-    with _raw_server(200, body, "application/json; charset=x-unknown") as url, \
+    with raw_answers(body, content_type="application/json; charset=x-unknown") as (url, _), \
             pytest.raises(SearchError, match="the answer is not JSON"):
         SearxngSearch(url, sleep=lambda s: None).search("q", None, 5)
