@@ -95,6 +95,11 @@ def test_arastance_repeated_claim_article_pair_is_refused_naming_both_lines(tmp_
     other_claim = {"claim": "خبر آخر", "article": ["نص"], "stance": ["disagree"]}
     write_arastance(tmp_path, "train", [{**one_claim, "article": ["نص"], "stance": ["agree"]}, other_claim])
     assert len(load_split("arastance", tmp_path, "train")) == 2  # one article under two claims is two pairs
+    # one text at two addresses (a wire story on two sites), as the pipeline's own export holds it: two pairs
+    wire = {"claim": "خبر", "article": ["نص الوكالة", "نص الوكالة"], "stance": ["disagree", "disagree"],
+            "article_title": ["عنوان أ", "عنوان ب"], "article_url": ["https://a.example/1", "https://b.example/2"]}
+    write_arastance(tmp_path, "train", [wire])
+    assert len(load_split("arastance", tmp_path, "train")) == 2
 
 
 # -- Baly et al. 2018 ----------------------------------------------------------------------------
