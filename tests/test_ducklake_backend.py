@@ -157,6 +157,9 @@ def password_postgres(tmp_path: Path) -> Iterator[PostgresServer]:
     ("postgresql://u:p%40w@h1:5432,[::1]/db?sslmode=require",
      "user='u' host='h1,::1' port='5432,' dbname='db' sslmode='require'", "p@w"),
     ("postgres://h/db?password=q&application_name=it's", "host='h' dbname='db' application_name='it\\'s'", "q"),
+    # libpq percent-decodes a URI's query but keeps its + (a form's space): the password s3cret+pw failed to log in
+    ("postgresql://h/db?password=s3cret+pw%21&application_name=a+b", "host='h' dbname='db' application_name='a+b'",
+     "s3cret+pw!"),
 ])
 def test_the_password_is_taken_out_of_the_connection_string(given: str, kept: str, password: str | None) -> None:
     assert split_password(given) == (kept, password)

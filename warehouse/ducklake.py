@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import duckdb
 
@@ -82,12 +82,18 @@ def split_password(dsn: str) -> tuple[str, str | None]:
     return "".join(kept).strip(), password
 
 
+def _query_pairs(query: str) -> list[tuple[str, str]]:
+    """A URI's ``key=value&…`` as libpq reads it: percent-decoded, a ``+`` kept as it is (``parse_qsl``,
+    HTML forms' reading, made a password's ``+`` a space, and the login failed)."""
+    return [(unquote(k), unquote(v)) for k, _, v in (item.partition("=") for item in query.split("&") if item)]
+
+
 def _uri_pairs(uri: str) -> tuple[str, str | None]:
     """:func:`split_password` of a ``postgresql://user:password@host:port,.../dbname?key=value`` URI."""
     parts = urlsplit(uri)
     userinfo, _, hosts = parts.netloc.rpartition("@")
     user, has_password, password = userinfo.partition(":")
-    params = parse_qsl(parts.query, keep_blank_values=True)
+    params = _query_pairs(parts.query)
     query_password = [v for k, v in params if k == "password"]
     if not has_password and not query_password:
         return uri, None
