@@ -175,3 +175,13 @@ def test_log_lines_hide_the_password_of_a_url_setting(monkeypatch: pytest.Monkey
     record = logging.getLogRecordFactory()("arastance.test.leak", logging.WARNING, __file__, 1,
                                            "login failed with %s and %s", ("S3cretPW", "Site@PW"), None)
     assert record.getMessage() == "login failed with **** and ****"
+
+
+def test_a_url_password_of_letters_only_is_hidden_in_urls_and_leaves_the_word_elsewhere(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: the bare word was registered, and every log line lost it (backend=****, data/****/warehouse.duckdb)
+    monkeypatch.setenv("ARASTANCE_SEARCH__SEARXNG_URL", "http://admin:searxng@127.0.0.1:8888/")
+    load_settings()
+    record = logging.getLogRecordFactory()("arastance.test.leak", logging.WARNING, __file__, 1,
+                                           "backend=%s asked %s", ("searxng", "http://admin:searxng@127.0.0.1:8888/"), None)
+    assert record.getMessage() == "backend=searxng asked http://admin:****@127.0.0.1:8888/"

@@ -38,11 +38,11 @@ def register_secrets(values: Iterable[str]) -> None:
 
 
 def redact_secrets(text: str) -> str:
-    """``text`` with every registered secret replaced by ``****``."""
+    """``text`` with every registered secret, and the password of every URL in it, replaced by ``****``."""
     for secret in _secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
-    return text
+    return hide_url_passwords(text)
 
 
 def hide_url_passwords(text: str) -> str:
@@ -55,8 +55,12 @@ def hide_url_passwords(text: str) -> str:
 
 
 def url_passwords(text: str) -> list[str]:
-    """The passwords of the URLs in ``text``, as written and percent-decoded (for :func:`register_secrets`)."""
-    return [form for m in _URL_PASSWORD.finditer(text) for form in {m["password"], unquote(m["password"])}]
+    """The passwords of the URLs in ``text`` that no word could be, as written and percent-decoded (for
+    :func:`register_secrets`, which replaces them wherever they stand). A password of letters only
+    (``admin:searxng@``, usual for a local instance behind basic authentication) is left to
+    :func:`hide_url_passwords`: registered, it blanked the word out of every log line (``backend=****``)."""
+    found = [form for m in _URL_PASSWORD.finditer(text) for form in {m["password"], unquote(m["password"])}]
+    return [password for password in found if not password.isalpha()]
 
 
 class _RedactedRecord(logging.LogRecord):
