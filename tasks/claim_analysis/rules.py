@@ -55,6 +55,8 @@ _NAME_LINKS = frozenset({"عبد", "ابو", "ابي", "ابا", "بن", "ابن
 _NAME_STARTERS = frozenset({"عبد", "ابو"})
 # Words that join a name's words inside it, never first (محمد ولد الغزواني، لولا دا سيلفا).
 _NAME_PARTICLES = frozenset({"ولد", "دا", "دي", "دو", "فون", "فان"})
+# What follows a verb's subject and opens its clause (أكد الشيخ سلامة أن ...), normal form.
+_CLAUSE_AFTER_SUBJECT = frozenset({"ان"})
 # Prepositions (normal form) after which a name has ended (وفاة الفنانة نانسي عجرم في المستشفى).
 _PREPOSITIONS = frozenset({"في", "من", "الي", "علي", "عن", "مع", "بعد", "قبل", "خلال", "منذ", "بسبب", "اثر"})
 # Letters before a pronoun suffix that make a word after a verb + title + given name an object,
@@ -282,14 +284,16 @@ class RuleAnalyzer:
         verb (``after_verb``: قال المدرب تيتي ...), where a subject's name comes. A word shaped
         like the claim's object is no name (:func:`_is_object_shaped`). A name goes on with no
         و + word (الأمير سلطان وفهد: two people). Right after a man's title (its last word, or its
-        adjective of origin, not in ة) an unlisted word in ة is no name: men's names in ة are listed
-        (حمزة، أسامة، خليفة), and the word is the object of a verb we do not list (قدم الملك هدية).
+        adjective of origin, not in ة) an unlisted word in ة that no more of a name follows is the
+        object of a verb we do not list (قدم الملك هدية للمدرسة), not a name; one that a name goes
+        on after is one (الشيخ سلامة عبد القوي، النائب عبلة كحلاوي تطالب).
         """
         token, norm = tokens[j], tokens[j].norm
         if not self._is_free_word(norm) or _is_object_shaped(token, after_verb=after_verb, foreign=foreign, units=units):
             return False
-        if units == 0 and _ends_in_taa_marbuta(token) and not _ends_in_taa_marbuta(tokens[j - 1]):
-            return False  # a man's title, then a feminine noun: the claim's object (وجه الأمير رسالة)
+        if units == 0 and _ends_in_taa_marbuta(token) and not _ends_in_taa_marbuta(tokens[j - 1]) \
+                and not (self._may_continue_name(token) and self._name_goes_on(tokens, j + 1)):
+            return False  # a man's title, then a feminine noun and no more name: the object (وجه الأمير رسالة إلى)
         if not after_verb and self._is_present_verb(norm) and not self._verb_follows(tokens, j):
             return False
         return not (units and norm[:1] == "و" and len(norm) > 2)
@@ -359,14 +363,28 @@ class RuleAnalyzer:
             units += 1
         return min(j, len(tokens)) - i
 
+    def _name_goes_on(self, tokens: Sequence[Token], k: int) -> bool:
+        """Whether token ``k`` may carry on a name begun before it: a link (بن، عبد، أبو), a given or
+        family name (السيسي، اليوسف، هبة الله; one in ال before a verb: رانية المشاط تعلن), the claim's
+        verb or أن after its subject (أكد الشيخ سلامة أن), or an unlisted word that a name may hold (no
+        function word, article noun or accusative: كحلاوي، مكرم)."""
+        if k >= len(tokens):
+            return False
+        norm, lex = tokens[k].norm, self.lexicon
+        return (norm in _NAME_LINKS or norm in lex.given_names or self._is_nisba(norm) or norm in _CLAUSE_AFTER_SUBJECT
+                or (norm.startswith("ال") and (norm[2:] in lex.given_names or norm == "الله" or self._verb_at(tokens, k + 1)))
+                or self._verb_at(tokens, k)
+                or (self._is_free_word(norm) and self._may_continue_name(tokens[k]) and not _is_accusative(tokens[k])))
+
     @staticmethod
     def _family_name_ends_claim(tokens: Sequence[Token], j: int) -> bool:
         """Whether the unlisted second word of a name, ``tokens[j]``, ends the claim or comes before a
         preposition (وفاة الفنانة نانسي عجرم، اعتقال الداعية فلان علان في القاهرة): there a family name
         stands, where no verb came before the title (the caller's part: in ``أقال الرئيس ترامب بولتون
-        من منصبه`` it is the object). A participle (مريض، مصاب) is the claim's predicate."""
+        من منصبه`` it is the object). A participle (مريض، مصاب) is the claim's predicate, an accusative
+        an adverb (الفنان ويجز حاليا في دبي)."""
         ends = j + 1 == len(tokens) or tokens[j + 1].norm in _PREPOSITIONS
-        return ends and not _is_participle(tokens[j].norm)
+        return ends and not _is_participle(tokens[j].norm) and not _is_accusative(tokens[j])  # حاليا، أخيرا
 
     def _joins_name(self, nxt: Token, norm: str, *, units: int, after_title: bool) -> bool:
         """Whether ``norm`` joins a name to the next word, ``nxt``: a link (بن، عبد، أبو) or,
