@@ -16,7 +16,7 @@ import httpx
 import pytest
 from helpers_search import raw_answers
 
-from tasks.search.http import ACCEPT_ENCODING, AnswerTooLarge, bounded_get
+from tasks.search.http import ACCEPT_ENCODING, AnswerTooLarge, bounded_get, brotli_decoded
 
 T = TypeVar("T")
 CAP = 2**20
@@ -77,6 +77,22 @@ def test_answers_in_each_coding_asked_for_are_decoded(codings: str | None) -> No
     assert answer.json() == {"items": ["نتيجة"] * 50}
     assert "content-encoding" not in answer.headers
     assert seen[0]["accept-encoding"] == ACCEPT_ENCODING == "gzip, deflate, br"
+
+
+@pytest.mark.parametrize("codings", ["gzip", "deflate", "br", "gzip, br"])
+def test_answers_decoding_to_many_steps_are_decoded_whole(codings: str) -> None:
+    # it was: a brotli answer past ~70 KB decoded was "cut short" (its decoder held output back while it said
+    # it could take more input), so a 1,000-row CDX page or a long SearXNG answer failed
+    large = json.dumps({"items": [f"نتيجة رقم {i}" for i in range(15_000)]}, ensure_ascii=False).encode()  # ~0.4 MB
+    with raw_answers(_encoded(large, codings), content_encoding=codings) as (url, _):
+        assert _get(url).content == large
+
+
+def test_brotli_streams_decode_whole_fed_at_once_or_in_pieces() -> None:
+    large = b"".join(f"line {i} \u0646\u0635 ".encode() for i in range(60_000))
+    compressed = brotli.compress(large)
+    assert b"".join(brotli_decoded([compressed])) == large
+    assert b"".join(brotli_decoded(compressed[i:i + 1000] for i in range(0, len(compressed), 1000))) == large
 
 
 def test_a_deflate_answer_without_its_zlib_header_is_read_as_raw_deflate_as_httpx_reads_it() -> None:

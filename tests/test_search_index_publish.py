@@ -92,6 +92,18 @@ def test_an_index_of_files_at_the_top_loads_and_the_next_builds_replace_it(tmp_p
     assert len(list((index_dir / BUILDS_DIR).iterdir())) == 2  # the current build and the one before
 
 
+def test_an_index_copied_following_its_links_loads_and_the_next_build_replaces_it(tmp_path: Path) -> None:
+    # it was: the copy's `current` was a directory, and reading it as a link failed both load and build (EINVAL)
+    first = ("a.example", WORDS[:3])
+    built = _build(first, tmp_path / "index")
+    shutil.copytree(tmp_path / "index", tmp_path / "copy")  # links followed, as copytree and cp -L do
+    assert _assert_whole(LocalIndex.load(tmp_path / "copy"), {built: first}) == "a.example"
+    second = ("b.example", WORDS[1:])
+    rebuilt = _build(second, tmp_path / "copy")
+    assert _assert_whole(LocalIndex.load(tmp_path / "copy"), {rebuilt: second}) == "b.example"
+    assert (tmp_path / "copy" / "current").is_symlink()
+
+
 def test_builds_running_at_once_each_publish_whole_and_loads_meanwhile_read_one(tmp_path: Path) -> None:
     # it was: two builds moved their files into place one by one, interleaved, and a load
     # meanwhile mixed them (documents of one, scores of another, the build id of either)

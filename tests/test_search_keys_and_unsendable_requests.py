@@ -91,6 +91,7 @@ def test_an_answer_in_the_charset_its_content_type_declares_is_read_in_it() -> N
     with raw_answers(body, content_type="application/json; charset=utf-8") as (url, _), \
             pytest.raises(SearchError, match="the answer is not JSON"):  # bytes that are not what is declared
         SearxngSearch(url, sleep=lambda s: None).search("q", None, 5)
-    with raw_answers(body, content_type="application/json; charset=x-unknown") as (url, _), \
-            pytest.raises(SearchError, match="the answer is not JSON"):
-        SearxngSearch(url, sleep=lambda s: None).search("q", None, 5)
+    for charset in ("x-unknown", "base64", "rot13"):  # no codec, or a codec that is no text encoding
+        with raw_answers(body, content_type=f"application/json; charset={charset}") as (url, _), \
+                pytest.raises(SearchError, match="the answer is not JSON"):
+            SearxngSearch(url, sleep=lambda s: None).search("q", None, 5)

@@ -92,7 +92,11 @@ def json_answer(response: httpx.Response) -> Any:
         declared = response.charset_encoding
         if declared is None or _codec(declared) in (None, "utf-8"):
             raise
-        return json.loads(response.content.decode(declared))
+        try:
+            text = response.content.decode(declared)
+        except LookupError:  # a codec that is no text encoding (base64, rot13): not JSON, as any other bytes
+            raise ValueError(f"charset {declared!r} names no text encoding") from None
+        return json.loads(text)
 
 
 def _codec(charset: str) -> str | None:
@@ -237,9 +241,10 @@ def brotli_decoded(pieces: Iterable[bytes]) -> Iterator[bytes]:
     decoder, seen = brotli.Decompressor(), 0
     for piece in pieces:
         seen += len(piece)
-        yield decoder.process(piece, output_buffer_limit=DECODE_STEP)
-        while not decoder.can_accept_more_data():  # it holds more output than it gave
-            yield decoder.process(b"", output_buffer_limit=DECODE_STEP)
+        out = decoder.process(piece, output_buffer_limit=DECODE_STEP)
+        while out:  # it may hold more output than it gave, and still say it can take more input
+            yield out
+            out = b"" if decoder.is_finished() else decoder.process(b"", output_buffer_limit=DECODE_STEP)
         if decoder.is_finished():
             return
     if seen:

@@ -133,10 +133,13 @@ def build_dir(index_dir: Path) -> Path:
     """The directory of the index's current build, read from :data:`CURRENT` once (a load that
     takes every file from it reads one build, whatever is published meanwhile); ``index_dir``
     itself for an index written before builds had their own directories."""
+    current = index_dir / CURRENT
     try:
-        return index_dir / os.readlink(index_dir / CURRENT)
+        return index_dir / os.readlink(current)
     except (FileNotFoundError, NotADirectoryError):
         return index_dir
+    except OSError:  # not a link: a copy of the index made following links (copytree, cp -L) holds the build itself
+        return current
 
 
 def build_info(index_dir: Path) -> dict[str, Any]:
@@ -202,7 +205,12 @@ def _publish(index_dir: Path, build: str) -> None:
     replaces: that one is kept, as a load that read :data:`CURRENT` just before may still be
     opening its files. The files of an index written at the top go at once, its ``docs.parquet``
     being the link already: a load that was reading them reads again (:meth:`LocalIndex.load`)."""
-    replaced = build_dir(index_dir).name
+    current = index_dir / CURRENT
+    if current.is_dir() and not current.is_symlink():  # a copied index's build: kept among the builds
+        replaced = f"copied-{secrets.token_hex(4)}"
+        current.rename(index_dir / BUILDS_DIR / replaced)
+    else:
+        replaced = build_dir(index_dir).name
     _link(index_dir, CURRENT, f"{BUILDS_DIR}/{build}")
     if not (index_dir / DOCS_FILE).is_symlink():
         _link(index_dir, DOCS_FILE, f"{CURRENT}/{DOCS_FILE}")
