@@ -257,9 +257,7 @@ def test_a_warehouse_file_named_up_to_the_file_systems_limit_gets_its_copy(tmp_p
     # it was: the copy's temporary file and stamp (".<name>.XXXXXXXX.tmp", ".<name>.source") passed
     # the 255-byte limit on a name, so the copy was never written and readers were refused
     primary = tmp_path / ("w" * 244 + ".duckdb")  # 251 bytes: DuckDB's own "<name>.wal" takes the rest
-    with Warehouse(primary, publish=False) as wh:  # made aside: open_warehouse's creation adds a suffix too
-        apply_migrations(wh)
-    with open_warehouse(primary) as wh:
+    with open_warehouse(primary) as wh:  # created aside, under a name of its own (".<name>.creating-<pid>" was too long)
         wh.insert_rows("sources", SOURCES[:1])
     with open_published(primary) as reader:
         assert reader.scalar("SELECT count(*) FROM sources") == 1

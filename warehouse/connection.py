@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import time
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from arastance.config import Settings
 
 log = get_logger(__name__)
+
+NAME_MAX = 255  # bytes in a file name, on the file systems a warehouse lives on (ext4, XFS, tmpfs, NFS)
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -358,6 +361,17 @@ def warehouse_exists(path: str | Path) -> bool:
     return load_settings().warehouse_backend == "ducklake" or Path(path).is_file()
 
 
+def hidden_beside(path: Path, suffix: str, reserve: int = 0) -> Path:
+    """``.<path's name><suffix>`` beside ``path``: a hidden file about it. Where that name, with
+    ``reserve`` bytes more, would pass the file system's limit on a name (a warehouse file name near
+    255 bytes; the file itself was written, its copy and notes refused), a digest of ``path``'s name
+    stands for it."""
+    name = path.name
+    if len(os.fsencode(f".{name}{suffix}")) + reserve > NAME_MAX:
+        name = hashlib.sha256(os.fsencode(name)).hexdigest()[:32]
+    return path.with_name(f".{name}{suffix}")
+
+
 def create_aside(path: Path) -> list[int]:
     """Build a new warehouse's whole schema in a side file, then link it into place; return the
     migrations applied (none when something is at ``path`` already, or appeared there meanwhile).
@@ -375,7 +389,7 @@ def create_aside(path: Path) -> list[int]:
     if path.exists():
         return []
     path.parent.mkdir(parents=True, exist_ok=True)
-    scratch = path.with_name(f".{path.name}.creating-{os.getpid()}")
+    scratch = hidden_beside(path, f".creating-{os.getpid()}", reserve=len(".wal"))
     side_files = (scratch, scratch.with_name(scratch.name + ".wal"))
     for leftover in side_files:  # a killed process's, of the same pid
         leftover.unlink(missing_ok=True)

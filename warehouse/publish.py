@@ -16,7 +16,6 @@ read_only=True)``) see the warehouse as of the last finished write session.
 from __future__ import annotations
 
 import glob
-import hashlib
 import json
 import os
 import shutil
@@ -30,13 +29,12 @@ from pathlib import Path
 import duckdb
 
 from arastance.logging import get_logger
-from warehouse.connection import (Warehouse, WarehouseBusyError, WarehouseError, open_warehouse,
+from warehouse.connection import (Warehouse, WarehouseBusyError, WarehouseError, hidden_beside, open_warehouse,
                                   unusable_path_error)
 
 log = get_logger(__name__)
 
 PUBLISHED_DIR = "published"
-_NAME_MAX = 255  # bytes in a file name, on the file systems a warehouse lives on (ext4, XFS, tmpfs, NFS)
 _RANDOM_PART = len("XXXXXXXX.tmp")  # what mkstemp adds to a partial copy's prefix
 _PUBLISHING = threading.Lock()  # one copy at a time in a process (its writers share the file lock)
 _MIB = 1 << 20
@@ -48,31 +46,20 @@ def published_path(primary: str | Path) -> Path:
     return primary.parent / PUBLISHED_DIR / primary.name
 
 
-def _about(path: Path, suffix: str, reserve: int = 0) -> Path:
-    """``.<path's name><suffix>`` beside ``path``: a hidden file about it. Where that name, with
-    ``reserve`` bytes more, would pass the file system's limit on a name (a warehouse file name near
-    255 bytes; the file itself was written, its copy and notes refused), a digest of ``path``'s name
-    stands for it."""
-    name = path.name
-    if len(os.fsencode(f".{name}{suffix}")) + reserve > _NAME_MAX:
-        name = hashlib.sha256(os.fsencode(name)).hexdigest()[:32]
-    return path.with_name(f".{name}{suffix}")
-
-
 def _partial_prefix(target: Path) -> str:
     """The name of a copy of ``target`` being written beside it, up to mkstemp's random part and ``.tmp``."""
-    return _about(target, ".", reserve=_RANDOM_PART).name
+    return hidden_beside(target, ".", reserve=_RANDOM_PART).name
 
 
 def _stamp_path(primary: Path) -> Path:
-    return _about(published_path(primary), ".source")
+    return hidden_beside(published_path(primary), ".source")
 
 
 def _failure_paths(primary: Path) -> tuple[Path, Path]:
     """Where a writer notes that it could not refresh the copy: beside the copy, else beside the
     writer's file (the copy's directory may be what refused, read-only)."""
     published = published_path(primary)
-    return _about(published, ".failed"), _about(primary, ".publish-failed")
+    return hidden_beside(published, ".failed"), hidden_beside(primary, ".publish-failed")
 
 
 def record_publish_failure(primary: str | Path, error: BaseException) -> None:
