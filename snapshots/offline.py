@@ -12,10 +12,10 @@ inherit the environment, so one override reaches all of them without any paramet
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
+from arastance.base.environment import environment_overridden
 from arastance.config.crawl import LOOPBACK_CRAWL
 from snapshots.build import SITES
 from snapshots.server import SnapshotServer, serve_snapshots
@@ -55,15 +55,5 @@ def offline_world() -> Iterator[SnapshotServer]:
     The environment is restored afterwards, values that were set before included; a second
     block gets a new server on a new port (the same sites at another address).
     """
-    with serve_snapshots() as server:
-        overrides = offline_overrides(server)
-        saved = {key: os.environ.get(key) for key in overrides}
-        os.environ.update(overrides)
-        try:
-            yield server
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+    with serve_snapshots() as server, environment_overridden(offline_overrides(server)):
+        yield server

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 
@@ -75,3 +76,5 @@ def test_a_demo_snapshot_directory_holding_other_files_is_named_before_prefect_s
     assert result.exit_code == 2, shown
     assert f"error: {snapshots} holds files that are not a snapshot build" in shown
     assert "Traceback" not in shown and "Prefect" not in shown and "AraStance demo" not in shown
+    # the process's environment is as it was: a later command in it (a test, a notebook) uses its own places
+    assert not {name for name in os.environ if name.startswith("ARASTANCE_")} - {"ARASTANCE_DATA_DIR"}

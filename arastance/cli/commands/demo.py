@@ -9,6 +9,7 @@ from typing import Optional
 
 import typer
 
+from arastance.base.environment import environment_overridden
 from arastance.cli.commands.crawl import built_snapshots
 from arastance.cli.common import console, print_table, settings
 from arastance.config import Settings
@@ -78,7 +79,13 @@ def demo(
     demo_dir = data_dir or configured.data_dir / "demo"
     demo_dir.mkdir(parents=True, exist_ok=True)  # a file there or above it is named now, not after Prefect started
     environment = demo_environment(demo_dir)
-    os.environ.update(environment)
+    with environment_overridden(environment):
+        _run_demo(retrieve_limit, reopen_prefix(environment, configured))
+
+
+def _run_demo(retrieve_limit: int, env: str) -> None:
+    """The demo itself, with the settings pointing at its own places; ``env`` is the prefix that opens
+    its warehouse from a later command."""
     s = settings()
     built_snapshots()  # snapshots/ holding other files is named now, not as a failed flow
     from snapshots.demo.flow import arastance_demo
@@ -95,7 +102,6 @@ def demo(
             results = [{k: v for k, v in row.items() if k not in ("model", "dataset")}
                        for row in run_results(wh, runs[0]["run_id"])]
             print_table(results, title=f"Stance model {runs[0]['model_name']} on the demo dataset")
-    env = reopen_prefix(environment, configured)
     console.print(
         f"\nWarehouse: {s.warehouse.resolve()}\n"
         f"  SQL:       {env} .venv/bin/arastance sql \"SELECT * FROM v_source_stats\"\n"
