@@ -244,10 +244,16 @@ def test_gazetteer_lists_are_read_and_bad_names_fail() -> None:
         "الوزير يتسلم رسالة من الرئيس",
         # a plural after a verb + title is its object
         "ينفي الوزير تصريحات منسوبة إليه",
-        # a feminine noun in ة right after a man's title, whatever the verb before it (it was: رسالة, هدية as PER)
+        # a feminine noun in ة right after a man's title, whatever the verb before it (it was: رسالة, هدية as PER),
+        # also with an adjective or a genitive after it
         "وجه الأمير رسالة إلى المواطنين",
         "قدم الملك هدية للمدرسة",
         "فاز الفريق المحلي بالمباراة أمس",
+        "قدم الملك هدية ثمينة للمدرسة",
+        "أعلن الوزير خطة جديدة لمكافحة الفساد",
+        "أعلن الرئيس حالة الطوارئ في البلاد",
+        "وجه الأمير رسالة شكر إلى الأطباء",
+        "أعلن الوزير زيادة تشمل جميع الموظفين",
     ],
 )
 def test_a_verb_or_object_after_a_title_is_no_name(rules: RuleAnalyzer, claim: str) -> None:
@@ -282,6 +288,8 @@ def test_a_verb_or_object_after_a_title_is_no_name(rules: RuleAnalyzer, claim: s
         ("استقبل الأمير سلامة بن فهد الوفد", "سلامة بن فهد"),
         ("أكد الشيخ سلامة أن الصلاة واجبة", "سلامة"),
         ("الفنان ويجز حاليا في دبي", "ويجز"),  # an adverb is no family name
+        ("التقى الرئيس السيسي رئيسة وزراء إيطاليا", "السيسي"),
+        ("هاجمت النائب رشيدة طليب الحكومة", "رشيدة طليب"),  # women's names in ة are listed
     ],
 )
 def test_names_next_to_verbs_and_objects(rules: RuleAnalyzer, claim: str, person: str) -> None:

@@ -292,7 +292,7 @@ class RuleAnalyzer:
         if not self._is_free_word(norm) or _is_object_shaped(token, after_verb=after_verb, foreign=foreign, units=units):
             return False
         if units == 0 and _ends_in_taa_marbuta(token) and not _ends_in_taa_marbuta(tokens[j - 1]) \
-                and not (self._may_continue_name(token) and self._name_goes_on(tokens, j + 1)):
+                and not (self._may_continue_name(token) and self._name_goes_on(tokens, j + 1, after_verb=after_verb)):
             return False  # a man's title, then a feminine noun and no more name: the object (وجه الأمير رسالة إلى)
         if not after_verb and self._is_present_verb(norm) and not self._verb_follows(tokens, j):
             return False
@@ -363,18 +363,25 @@ class RuleAnalyzer:
             units += 1
         return min(j, len(tokens)) - i
 
-    def _name_goes_on(self, tokens: Sequence[Token], k: int) -> bool:
-        """Whether token ``k`` may carry on a name begun before it: a link (بن، عبد، أبو), a given or
-        family name (السيسي، اليوسف، هبة الله; one in ال before a verb: رانية المشاط تعلن), the claim's
-        verb or أن after its subject (أكد الشيخ سلامة أن), or an unlisted word that a name may hold (no
-        function word, article noun or accusative: كحلاوي، مكرم)."""
+    def _name_goes_on(self, tokens: Sequence[Token], k: int, *, after_verb: bool) -> bool:
+        """Whether token ``k`` carries on a name begun before it: a link (بن، عبد، أبو), a given name, a
+        family name in ال (السيسي، اليوسف، هبة الله), or أن after a verb's subject (أكد الشيخ سلامة أن).
+        Where no verb came before the title, also the claim's verb, and a family name in ال or an unlisted
+        word before it (رانية المشاط تعلن، عبلة كحلاوي تطالب); elsewhere an unlisted word there is the
+        object's adjective or genitive (أعلن الوزير خطة جديدة، وجه الأمير رسالة شكر إلى)."""
         if k >= len(tokens):
             return False
         norm, lex = tokens[k].norm, self.lexicon
-        return (norm in _NAME_LINKS or norm in lex.given_names or self._is_nisba(norm) or norm in _CLAUSE_AFTER_SUBJECT
-                or (norm.startswith("ال") and (norm[2:] in lex.given_names or norm == "الله" or self._verb_at(tokens, k + 1)))
-                or self._verb_at(tokens, k)
-                or (self._is_free_word(norm) and self._may_continue_name(tokens[k]) and not _is_accusative(tokens[k])))
+        written = strip_diacritics(tokens[k].text)  # a nisba as written: the normal form folds ئ (الطوارئ) into ي
+        nisba = written.startswith("ال") and len(written) > 4 and written.endswith("ي")
+        if (norm in _NAME_LINKS or norm in lex.given_names or nisba or norm in _CLAUSE_AFTER_SUBJECT
+                or (norm.startswith("ال") and (norm[2:] in lex.given_names or norm == "الله"))):
+            return True
+        if after_verb:
+            return False
+        before_verb = self._verb_at(tokens, k + 1)
+        return self._verb_at(tokens, k) or (norm.startswith("ال") and before_verb) or (
+            before_verb and self._is_free_word(norm) and self._may_continue_name(tokens[k]) and not _is_accusative(tokens[k]))
 
     @staticmethod
     def _family_name_ends_claim(tokens: Sequence[Token], j: int) -> bool:
