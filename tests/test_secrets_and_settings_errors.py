@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -185,3 +186,20 @@ def test_a_url_password_of_letters_only_is_hidden_in_urls_and_leaves_the_word_el
     record = logging.getLogRecordFactory()("arastance.test.leak", logging.WARNING, __file__, 1,
                                            "backend=%s asked %s", ("searxng", "http://admin:searxng@127.0.0.1:8888/"), None)
     assert record.getMessage() == "backend=searxng asked http://admin:****@127.0.0.1:8888/"
+
+
+def test_a_process_whose_only_secret_is_a_url_password_hides_it_from_every_handler() -> None:
+    # it was: with no key to register, the redacting record factory was never installed, and a plain
+    # `%(message)s` handler (Prefect's, Scrapy's) got http://admin:searxng@… in the clear
+    code = ("import logging, sys\n"
+            "from arastance.config import load_settings\n"
+            "load_settings()\n"
+            "logging.basicConfig(stream=sys.stdout, format='%(message)s', level=logging.INFO)\n"
+            "logging.getLogger('httpx').info('HTTP Request: GET %s', 'http://admin:searxng@127.0.0.1:8888/?q=x')\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARASTANCE_")}
+    env["ARASTANCE_SEARCH__SEARXNG_URL"] = "http://admin:searxng@127.0.0.1:8888/"
+    env["ARASTANCE_DATA_DIR"] = os.environ["ARASTANCE_DATA_DIR"]
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+                           cwd=Path(__file__).resolve().parents[1])
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.strip() == "HTTP Request: GET http://admin:****@127.0.0.1:8888/?q=x"

@@ -29,10 +29,9 @@ def register_secrets(values: Iterable[str]) -> None:
     The settings call this when they load, so a key reaches no handler: not stderr, not a
     log file, not Prefect's API log handler (which formats records with ``getMessage``).
     """
-    new = {v for v in values if v and len(v) >= 4} - _secrets
-    if not new:
-        return
-    _secrets.update(new)
+    _secrets.update(v for v in values if v and len(v) >= 4)
+    # installed even with no value to register: every record's URL passwords are hidden too (a local
+    # SearXNG behind basic authentication, with no API key, was the one secret, and reached every handler)
     if not isinstance(logging.getLogRecordFactory(), _RedactingFactory):
         logging.setLogRecordFactory(_RedactingFactory(logging.getLogRecordFactory()))
 
