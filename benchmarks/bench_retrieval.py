@@ -96,6 +96,7 @@ def bench_end_to_end(world, n_claims: int, work: Path) -> None:
     from prefect.testing.utilities import prefect_test_harness
 
     from arastance.base.ids import stable_id
+    from arastance.cli.commands.demo import demo_environment
     from arastance.cli.common import print_table
     from arastance.config import load_settings
     from snapshots.news_sites import render_news_sites
@@ -105,11 +106,9 @@ def bench_end_to_end(world, n_claims: int, work: Path) -> None:
     from warehouse.retrieval import claim_urls, hits_by_kind, kept_urls_by_claim, searched_query_kinds
 
     data = work / "data"
-    os.environ.update({"ARASTANCE_DATA_DIR": str(data), "ARASTANCE_WAREHOUSE_PATH": str(data / "warehouse.duckdb"),
-                       "ARASTANCE_WAREHOUSE_BACKEND": "duckdb", "ARASTANCE_SEARCH__BACKEND": "local",
-                       "ARASTANCE_SEARCH__INDEX_DIR": str(data / "search_index"), "ARASTANCE_CRAWL__DOWNLOAD_DELAY_S": "0",
-                       "ARASTANCE_CRAWL__AUTOTHROTTLE": "false", "ARASTANCE_CRAWL__CONCURRENT_REQUESTS_PER_DOMAIN": "8",
-                       "ARASTANCE_LOG_LEVEL": "WARNING"})
+    os.environ.update({**demo_environment(data), "ARASTANCE_SEARCH__BACKEND": "local",
+                       "ARASTANCE_CRAWL__DOWNLOAD_DELAY_S": "0", "ARASTANCE_CRAWL__AUTOTHROTTLE": "false",
+                       "ARASTANCE_CRAWL__CONCURRENT_REQUESTS_PER_DOMAIN": "8", "ARASTANCE_LOG_LEVEL": "WARNING"})
     render_news_sites(world, work / "web")
     LocalIndex.build(records_from_dicts(world.corpus_records()), load_settings().search_index_dir)
     posts = [p for p in world.posts if p.expected_claim and p.published and p.repost_of is None][:n_claims]

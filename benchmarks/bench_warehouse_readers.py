@@ -72,13 +72,13 @@ READER = textwrap.dedent("""
 def crawl_once(data_dir: Path, reader_mode: str | None) -> tuple[float, dict | None]:
     """One full offline crawl + load into a fresh ``data_dir``, its own DuckDB warehouse (never a configured
     warehouse file or DuckLake, which received the invented crawl); a reader process runs alongside."""
+    from arastance.cli.commands.demo import demo_environment
     from arastance.config import load_settings
     from flows.crawl_sources import crawl_sources
     from snapshots.offline import offline_world
     from warehouse import open_warehouse
 
-    os.environ.update({"ARASTANCE_DATA_DIR": str(data_dir), "ARASTANCE_WAREHOUSE_BACKEND": "duckdb",
-                       "ARASTANCE_WAREHOUSE_PATH": str(data_dir / "warehouse.duckdb")})
+    os.environ.update(demo_environment(data_dir))
     primary = load_settings().warehouse
     open_warehouse(primary).close()  # migrated and published before the reader starts
     reader = None
