@@ -2,7 +2,8 @@
 
 The notebooks are jupytext scripts (``notebooks/*.py``, reviewed as code); jupytext's contents
 manager opens them as notebooks. They read the configured warehouse: the settings this command
-read reach the kernel (:func:`kernel_environment`).
+read reach the kernel (:func:`kernel_environment`), every relative path resolved as this command
+resolved it, although Jupyter starts the kernel in notebooks/.
 """
 
 from __future__ import annotations
@@ -13,10 +14,17 @@ import sys
 from pathlib import Path
 
 import typer
+from pydantic import BaseModel
 
 from arastance.cli.common import console, fail, settings
 from arastance.config import Settings
-from arastance.config.settings import CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE
+from arastance.config.settings import CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE, ENV_PREFIX
+
+#: how a variable names a setting inside a group (``ARASTANCE_MODEL__DATASETS_DIR``)
+ENV_NESTED_DELIMITER = Settings.model_config["env_nested_delimiter"]
+
+#: text settings naming a hub id or a local folder: a relative folder goes to the kernel resolved
+ENCODER_SETTINGS = ("transformer", "ensemble_encoder")
 
 KERNEL_NAME = "arastance"
 KERNEL_DISPLAY_NAME = "AraStance (project .venv)"
@@ -44,13 +52,40 @@ def kernel_environment(s: Settings) -> dict[str, str]:
     Jupyter starts a kernel in its notebook's folder (notebooks/), where ``./arastance.toml`` is not the
     file read here and a relative path names another place: ``ARASTANCE_DATA_DIR`` alone lost the
     file's ``warehouse_path``, DuckLake backend and model settings, and the kernel read another
-    warehouse than the one printed. The settings file, the data directory and the warehouse go by
-    absolute path.
+    warehouse than the one printed. The settings file goes by absolute path, and so does every path
+    setting (:func:`path_settings`): ``model.embedding_cache = "cache/e5.sqlite"`` or the default
+    ``model.datasets_dir`` (``../shared/datasets``) named another cache and datasets folder in the kernel
+    than on the command line. Variables win over the file, and they override the command's own
+    ``ARASTANCE_*`` variables, so a relative path given in either reaches the kernel resolved here.
     """
-    env = {"ARASTANCE_DATA_DIR": str(s.data_dir.resolve()), "ARASTANCE_WAREHOUSE_PATH": str(s.warehouse.resolve())}
+    env = path_settings(s)
+    if s.warehouse_data_path is not None and "://" not in s.warehouse_data_path:
+        # DuckLake's Parquet folder is text (it may be an object store URL); a local one is relative as the others
+        env[f"{ENV_PREFIX}WAREHOUSE_DATA_PATH"] = str(Path(s.warehouse_data_path).resolve())
+    for name in ENCODER_SETTINGS:  # a hub id, or a folder that a relative name finds only from here
+        folder = Path(getattr(s.model, name)).expanduser()
+        if not folder.is_absolute() and folder.is_dir():
+            env[f"{ENV_PREFIX}MODEL{ENV_NESTED_DELIMITER}{name.upper()}"] = str(folder.resolve())
     config = Path(os.environ.get(CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE))
     if config.is_file():  # settings() already refused an ARASTANCE_CONFIG naming no file
         env[CONFIG_FILE_ENV] = str(config.resolve())
+    return env
+
+
+def path_settings(group: BaseModel, prefix: str = ENV_PREFIX) -> dict[str, str]:
+    """Every ``Path`` setting of ``group`` and its sub-groups, as the variable that sets it (``ARASTANCE_MODEL__
+    EMBEDDING_CACHE``) and its absolute path, resolved against this process's working directory.
+
+    The settings' values are walked, not a list of names, so a path setting added later travels too; unset ones
+    (``None``) are left out, and the kernel derives them from ``data_dir`` as this command did. Derived
+    ``warehouse_path`` is set by validation, so it goes as well.
+    """
+    env: dict[str, str] = {}
+    for name, value in group:
+        if isinstance(value, BaseModel):
+            env |= path_settings(value, f"{prefix}{name.upper()}{ENV_NESTED_DELIMITER}")
+        elif isinstance(value, Path):
+            env[f"{prefix}{name.upper()}"] = str(value.resolve())
     return env
 
 
