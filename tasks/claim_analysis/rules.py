@@ -4,8 +4,8 @@ Entities come from the gazetteers (countries, cities, organisations, public figu
 organisation-name patterns (a head noun such as وزارة، هيئة، جامعة with its construct chain:
 وزارة الصحة والسكان، جامعة زايد، الاتحاد السعودي لكرة القدم) and from person-name patterns: a
 title (الرئيس، الأمير، الشيخ، الوزير ...) followed by a name, and compound names (عبد الله،
-أبو بكر، محمد بن سلمان). The first verb phrase is approximated by
-cutting the claim at the first clause boundary: a comma (، or ,), a semicolon (؛ ;), a
+أبو بكر، محمد بن سلمان; after a title also the listed two-word given names: هبة الله، نور الدين).
+The first verb phrase is approximated by cutting the claim at the first clause boundary: a comma (، or ,), a semicolon (؛ ;), a
 sentence end (. ؟ ? !), the proclitic و when it opens a new clause (و + a verb or a clause
 particle: "وأعلن", "وقد", "وهو"; never a word that merely begins with و such as وزير) or a
 relative pronoun (الذي، التي، الذين ...). The method cuts the claim after its first verb
@@ -84,6 +84,16 @@ def _expand_verbs() -> frozenset[str]:
     return frozenset(forms)
 
 
+def _compound_names() -> frozenset[tuple[str, ...]]:
+    """The two-word given names of ``compound_names.txt`` (هبة الله، نور الدين), normalised."""
+    pairs: set[tuple[str, ...]] = set()
+    for entry in load_list("compound_names"):
+        if len(entry.words) != 2:
+            raise GazetteerError(f"{entry.file} line {entry.line}: expected 'first second', got {entry.text!r}")
+        pairs.add(entry.words)
+    return frozenset(pairs)
+
+
 @dataclass(frozen=True)
 class Lexicon:
     """The word lists the rules need, loaded once."""
@@ -96,6 +106,7 @@ class Lexicon:
     given_names: frozenset[str]
     stopwords: frozenset[str]
     organisation_heads: frozenset[str]
+    compound_names: frozenset[tuple[str, ...]]
 
     @classmethod
     @cache
@@ -109,6 +120,7 @@ class Lexicon:
             given_names=word_set("given_names"),
             stopwords=word_set("stopwords") | word_set("clause_openers"),
             organisation_heads=word_set("organisation_heads"),
+            compound_names=_compound_names(),
         )
 
 
@@ -121,6 +133,11 @@ class RuleAnalyzer:
         heads = self.lexicon.organisation_heads
         self._organisation_words = heads | {"ال" + h for h in heads}
         self._name_words = _NAME_STARTERS | self.lexicon.given_names
+        # Words with the article that are no family name: function, time and relative words, verbs
+        # (التقى), organisation words (الوزارة) and the second words of compound names (الله، الدين).
+        lex = self.lexicon
+        self._not_family_names = (lex.stopwords | lex.clause_starts | lex.relatives | self._organisation_words
+                                  | {second for _, second in lex.compound_names})
         self._titles_by_first: dict[str, list[tuple[str, ...]]] = {}
         for title in self.lexicon.titles:  # longest first, as the lexicon orders them
             self._titles_by_first.setdefault(title[0], []).append(title)
@@ -329,10 +346,11 @@ class RuleAnalyzer:
     ) -> int:
         """How many tokens from ``i`` form a person's name (0 when none starts there).
 
-        A name is a sequence of given names and compounds (عبد/أبو/بن + word, also chained as in
-        بن عبد العزيز), optionally ending in a family name: a nisba (السيسي) or ال + a given name
-        (اليوسف). After a title, one unlisted word is accepted as the name (ترامب), or as the
-        family name after a given name (محمد مرسي) or, when the title had an adjective of origin
+        A name is a sequence of given names (listed compounds too: هبة الله، نور الدين) and compounds
+        (عبد/أبو/بن + word, also chained as in بن عبد العزيز), optionally ending in a family name: a
+        nisba (السيسي), ال + a given name (اليوسف) or another word with the article where its place
+        makes it one (:meth:`_is_article_family_name`: رانية المشاط تعلن). After a title, one
+        unlisted word is accepted as the name (ترامب), or as the family name after a given name (محمد مرسي) or, when the title had an adjective of origin
         (``foreign``: المدرب البرتغالي باولو سوزا) or before a verb (الفنانة يمنى شري تعلن), after an
         unlisted first name; ولد and particles such as دا go on inside a name; never a word
         shaped like an object (:meth:`_is_unlisted_name`; ``after_verb``: the title follows a
@@ -346,11 +364,12 @@ class RuleAnalyzer:
                 j += 2
                 if tokens[j - 1].norm in _NAME_STARTERS and j < len(tokens):  # بن عبد العزيز
                     j += 1
-            elif norm in lex.given_names:
+            elif given := self._given_name_length(tokens, j, norm):
                 given_first = given_first or units == 0
-                j += 1
-            elif units and (self._is_nisba(norm) or (norm.startswith("ال") and norm[2:] in lex.given_names)):
-                return j + 1 - i  # a family name (السيسي، اليوسف) ends the name
+                j += given
+            elif units and (self._is_nisba(norm) or (norm.startswith("ال") and norm[2:] in lex.given_names)
+                            or self._is_article_family_name(tokens, j, after_verb=after_verb, given_first=given_first)):
+                return j + 1 - i  # a family name (السيسي، اليوسف، المشاط) ends the name
             elif (after_title
                   and (units == 0 or (units == 1 and (given_first or foreign or self._verb_at(tokens, j + 1)
                                                       or (not after_verb and self._family_name_ends_claim(tokens, j)))))
@@ -363,9 +382,37 @@ class RuleAnalyzer:
             units += 1
         return min(j, len(tokens)) - i
 
+    def _given_name_length(self, tokens: Sequence[Token], j: int, norm: str) -> int:
+        """Tokens of the given name at ``j`` read as ``norm``: 2 for a listed compound (هبة الله، نصر الله،
+        نور الدين), 1 for a listed given name, 0 for none."""
+        if j + 1 < len(tokens) and (norm, tokens[j + 1].norm) in self.lexicon.compound_names:
+            return 2
+        return int(norm in self.lexicon.given_names)
+
+    def _is_article_family_name(self, tokens: Sequence[Token], j: int, *, after_verb: bool, given_first: bool) -> bool:
+        """Whether the word with the article at ``tokens[j]``, after a name's first word, is its family name.
+
+        No shape tells a family name (رانية المشاط، أحمد الطيب) from a definite object (استقبل الملك
+        عبد الله الوفد), so only its place does: before أن / إن it ends a verb's subject (قالت الوزيرة
+        رانية المشاط إن ...); where no verb came before the name (not ``after_verb``), before the
+        claim's verb (الدكتور رانية المشاط تعلن) and, after a listed given name (``given_first``), at the
+        claim's end or before a preposition (وفاة الفنان أحمد الطيب). A verb written with ال (التقى)
+        or a hamza (ألغى), a sound plural (تكريم الوزير خالد المعلمين), a listed place and the words of
+        ``_not_family_names`` (الخميس، الذي، الوزارة، الله) are none.
+        """
+        token = tokens[j]
+        norm = token.norm
+        if (not strip_diacritics(token.text).startswith("ال") or len(norm) <= 4 or not norm.isalpha()
+                or norm in self._not_family_names or self.lexicon.gazetteer.contains(norm)
+                or _is_definite_sound_plural(norm)):
+            return False
+        if j + 1 < len(tokens) and tokens[j + 1].norm in _CLAUSE_AFTER_SUBJECT:
+            return True
+        return not after_verb and (self._verb_at(tokens, j + 1) or (given_first and _ends_phrase(tokens, j)))
+
     def _name_goes_on(self, tokens: Sequence[Token], k: int, *, after_verb: bool) -> bool:
         """Whether token ``k`` carries on a name begun before it: a link (بن، عبد، أبو), a given name, a
-        family name in ال (السيسي، اليوسف، هبة الله), or أن after a verb's subject (أكد الشيخ سلامة أن).
+        family name in ال (السيسي، اليوسف), the الله of a compound given name (هبة الله), or أن after a verb's subject (أكد الشيخ سلامة أن).
         Where no verb came before the title, also the claim's verb, and a family name in ال or an unlisted
         word before it (رانية المشاط تعلن، عبلة كحلاوي تطالب); elsewhere an unlisted word there is the
         object's adjective or genitive (أعلن الوزير خطة جديدة، وجه الأمير رسالة شكر إلى)."""
@@ -390,8 +437,7 @@ class RuleAnalyzer:
         stands, where no verb came before the title (the caller's part: in ``أقال الرئيس ترامب بولتون
         من منصبه`` it is the object). A participle (مريض، مصاب) is the claim's predicate, an accusative
         an adverb (الفنان ويجز حاليا في دبي)."""
-        ends = j + 1 == len(tokens) or tokens[j + 1].norm in _PREPOSITIONS
-        return ends and not _is_participle(tokens[j].norm) and not _is_accusative(tokens[j])  # حاليا، أخيرا
+        return _ends_phrase(tokens, j) and not _is_participle(tokens[j].norm) and not _is_accusative(tokens[j])  # حاليا، أخيرا
 
     def _joins_name(self, nxt: Token, norm: str, *, units: int, after_title: bool) -> bool:
         """Whether ``norm`` joins a name to the next word, ``nxt``: a link (بن، عبد، أبو) or,
@@ -521,7 +567,7 @@ class RuleAnalyzer:
             if start >= len(tokens) or (title and gazetteer.match_at(tokens, start) is not None):
                 i = max(start, i + 1)  # a listed name after the title is matched as such
                 continue
-            after_verb = bool(title) and i > 0 and self._is_verb(tokens[i - 1].norm)
+            after_verb = i > 0 and self._is_verb(tokens[i - 1].norm)  # before the title, or the untitled name
             n = self._name_length(tokens, start, after_title=bool(title), foreign=start > i + title, after_verb=after_verb)
             if n and self._is_person_start(tokens, start, title) and not (title and self._parted(text, tokens, start, n)):
                 found.append(self._span(text, tokens, start, n, self._name_words, "PER"))
@@ -561,6 +607,17 @@ class RuleAnalyzer:
 def _is_comma(gap: str) -> bool:
     """Whether the text between two words holds a comma (not the one inside 1,500)."""
     return "،" in gap or ("," in gap and gap != ",")
+
+
+def _is_definite_sound_plural(norm: str) -> bool:
+    """A word with the article shaped like a sound plural (المعلمين، المواطنون، الموظفات): a stem of
+    four letters or more before ين / ون / ات, longer than family names such as الأمين، الحسين."""
+    return len(norm) >= 8 and norm.endswith(("ين", "ون", "ات"))
+
+
+def _ends_phrase(tokens: Sequence[Token], j: int) -> bool:
+    """Whether ``tokens[j]`` ends the claim or comes before a preposition, where a name may end."""
+    return j + 1 == len(tokens) or tokens[j + 1].norm in _PREPOSITIONS
 
 
 def _is_participle(norm: str) -> bool:
