@@ -149,6 +149,12 @@ def known_page_ids(wh: Warehouse, page_ids: Sequence[str]) -> set[str]:
         return {r[0] for r in wh.con.execute("SELECT page_id FROM raw_pages WHERE page_id IN (SELECT page_id FROM __ids)").fetchall()}
 
 
+def known_claim_ids(wh: Warehouse, claim_ids: Sequence[str]) -> set[str]:
+    """Which of ``claim_ids`` are stored already."""
+    with wh.registered(__ids=pa.table({"claim_id": pa.array(list(claim_ids), pa.string())})):
+        return {r[0] for r in wh.con.execute("SELECT claim_id FROM claims WHERE claim_id IN (SELECT claim_id FROM __ids)").fetchall()}
+
+
 def delete_pages(wh: Warehouse, page_ids: Sequence[str]) -> None:
     """Remove pages by id (a load that failed takes back the pages it had added)."""
     with wh.registered(__ids=pa.table({"page_id": pa.array(list(page_ids), pa.string())})):

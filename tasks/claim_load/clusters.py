@@ -4,6 +4,8 @@ Clusters span runs and sites, so they are a function of every stored claim, not 
 loaded. A load that only added a few claims matches them against the near-duplicate index
 (:func:`tasks.dedup_index.add_claims`), which gives the rows a full re-cluster would; anything
 else re-clusters the whole veracity and rebuilds the index (:func:`tasks.dedup_index.rebuild_clusters`).
+Both loads of claims decide here: a crawl run's (:mod:`tasks.claim_load.load`) and a dataset's
+(:mod:`tasks.dataset.load_export`).
 """
 
 from __future__ import annotations

@@ -12,9 +12,13 @@ A claim is one line of one split file: the same id (or, for lines without one, t
 on two lines, of two split files or of one, is refused, naming both places, and so is a line
 listing one article twice (two URLs that canonicalise alike), whose second stance would otherwise
 be dropped unseen. Loaded claims get the normalised text and content hash a crawled claim gets, and
-the near-duplicate clusters of their veracity are rebuilt, so that a loaded claim that repeats a
-stored one shares its cluster; a cluster that then holds two splits keeps one and the others are
-left out of the dataset (:func:`tasks.dataset.assemble.leave_out_split_conflicts`), as in a build.
+the near-duplicate clusters of their veracity are brought up to date as after a crawl's load
+(:func:`tasks.claim_load.clusters.refresh_clusters`: the new claims matched against the index when it
+was current and they are few, else a full re-cluster), so that a loaded claim that repeats a stored
+one shares its cluster; a cluster that then holds two splits keeps one and the others are left out
+of the dataset (:func:`tasks.dataset.assemble.leave_out_split_conflicts`), as in a build. The rows
+and their clusters are written in one transaction: a load that fails while clustering stores no claim,
+so loading the files again clusters them (claims stored before would count as loaded, never clustered).
 """
 
 from __future__ import annotations
@@ -28,13 +32,15 @@ from arastance.base.arabic import normalize
 from arastance.base.ids import content_hash, stable_id
 from arastance.base.urls import UrlError, canonicalize_url, domain_of
 from arastance.config import Settings, load_settings
-from tasks import dedup_index
+from tasks.claim_load.clusters import refresh_clusters
 from tasks.dataset.arastance_format import DatasetFileError
 from tasks.dataset.assemble import leave_out_split_conflicts
 from tasks.dataset.export import Format, read_dataset_located
 from tasks.dataset.splits import SPLITS
 from warehouse import Warehouse
+from warehouse import claims as claim_store
 from warehouse import dataset as store
+from warehouse import near_duplicates
 
 
 @dataclass(frozen=True)
@@ -134,9 +140,17 @@ def load_export(
                     "similarity": None, "reason": "loaded from an AraStance-format file", "created_at": when,
                 })
                 gold.setdefault(pair_id, {"pair_id": pair_id, "label": stance, "method": "single", "decided_at": when})
-    counts = store.load_dataset_rows(
-        wh, list(claims.values()), list(articles.values()), list(pairs.values()), list(gold.values()), list(splits.values())
-    )
-    if counts[0]:  # new claims: cluster them with the stored ones, then keep every cluster in one split
-        dedup_index.rebuild_clusters(wh, veracity, threshold=dedup.near_duplicate_threshold, shingle_size=dedup.shingle_size)
+    clustering = {"threshold": dedup.near_duplicate_threshold, "shingle_size": dedup.shingle_size}
+    with wh.transaction():
+        index_current = near_duplicates.is_current(wh, veracity, **clustering)  # before the new claims change it
+        stored = claim_store.known_claim_ids(wh, list(claims))
+        new_ids = [c for c in claims if c not in stored]  # a stored claim is kept as it is: none changes
+        counts = store.load_dataset_rows(
+            wh, list(claims.values()), list(articles.values()), list(pairs.values()), list(gold.values()), list(splits.values())
+        )
+        if new_ids:  # cluster them with the stored ones, then keep every cluster in one split
+            refresh_clusters(
+                wh, veracity, new_claim_ids=new_ids, changed_claims=0, index_current=index_current, **clustering
+            )
     return LoadSummary(*counts, leave_out_split_conflicts(wh, now=when))
+
