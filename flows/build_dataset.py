@@ -6,10 +6,14 @@ The flow only orchestrates; each step is a function of :mod:`tasks.annotation.wo
 fails at once, with its own message. Running it twice changes nothing the second time: decisions are reproducible and splits
 are append-only.
 
-The steps that write publish nothing; the statistics step, which reads what they wrote, publishes
-the readers' copy once (:mod:`warehouse.publish`). Each closing writer published a whole copy, so
+The steps that write publish nothing, and hold publication from the first to the last
+(:func:`warehouse.publish.publication_hold`); the statistics step, which reads what they wrote,
+publishes the readers' copy once, after the hold. Each closing writer published a whole copy, so
 between steps readers saw gold labels before the all-unrelated claims were left out, and no
-splits; a build that fails part-way leaves the readers' copy as the last finished one left it.
+splits; so did a writer of another process (a crawl load, ``arastance sql --write``) closing
+between two steps, which the hold now keeps from publishing: the statistics step's copy brings
+its changes to readers with the build. A build that fails part-way lets go of the hold (a killed
+one too: the kernel releases it), and the next writer publishes what is stored.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from tasks.annotation.workflow import decide_gold_labels
 from tasks.dataset.assemble import FlagResult, SplitResult, assign_claim_splits, dataset_statistics, flag_unrelated_claims
 from tasks.dataset.export import ExportSummary, export_dataset
 from warehouse import flow_warehouse, open_warehouse
+from warehouse.publish import publication_hold
 
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
@@ -106,9 +111,10 @@ def build_dataset(
     settings = load_settings()
     cfg = settings.annotation if split_seed is None else settings.annotation.model_copy(update={"split_seed": split_seed})
     path = flow_warehouse(warehouse_path, settings)
-    gold = decide_gold(path, cfg)
-    flags = flag_claims(path)
-    split = split_claims(path, cfg)
+    with publication_hold(path, "build_dataset"):
+        gold = decide_gold(path, cfg)
+        flags = flag_claims(path)
+        split = split_claims(path, cfg)
     stats = read_statistics(path)
     _publish(stats, gold, flags, split)
     result: dict[str, Any] = {**gold, "flagged": flags.flagged, "newly_split": split.assigned, "split_claims": split.total,

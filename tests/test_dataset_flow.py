@@ -3,6 +3,7 @@ end to end; ``arastance dataset build`` runs that flow, and its failure reads as
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,8 @@ from arastance.cli import app
 from arastance.config import load_settings
 from flows.build_dataset import build_dataset, decide_gold, flag_claims, read_statistics, split_claims
 from snapshots.demo.annotators import simulate_discussion, simulate_export
+from tasks.dataset.assemble import FlagResult
+from helpers_publication import write_in_another_process
 from warehouse import open_published, open_warehouse
 
 runner = CliRunner()
@@ -140,6 +143,30 @@ def test_readers_see_a_build_only_once_it_is_finished() -> None:
     assert _readers_see() == (0, 0)  # a build that failed here leaves readers the last finished one
     read_statistics.fn(settings.warehouse)
     assert _readers_see() == (21, 7)
+
+
+@pytest.mark.slow
+def test_a_writer_of_another_process_between_build_steps_shows_readers_no_half_build_and_loses_nothing(
+    server: PrefectServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it was: a crawl load or `arastance sql --write` closing between two steps published the gold
+    # labels before the all-unrelated claim was left out (24 gold pairs), and no splits
+    _seed_labelled_pairs()
+    seen: dict[str, Any] = {}
+
+    def flag_after_another_writer(warehouse_path: Path) -> FlagResult:
+        seen["log"] = write_in_another_process(warehouse_path, "other-writer")
+        seen["readers"] = _readers_see()
+        return flag_claims(warehouse_path)
+
+    monkeypatch.setattr(importlib.import_module("flows.build_dataset"), "flag_claims", flag_after_another_writer)
+    with api_client(server):
+        build_dataset(export=False)
+    assert seen["readers"] == (0, 0)
+    assert "holds publication" in seen["log"] and "build_dataset, PID " in seen["log"], seen["log"]
+    assert _readers_see() == (21, 7)  # the finished build, published by its statistics step
+    with open_published(load_settings().warehouse) as reader:  # with the other writer's change
+        assert reader.scalar("SELECT count(*) FROM sources WHERE source_id = 'other-writer'") == 1
 
 
 @pytest.mark.slow

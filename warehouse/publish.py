@@ -11,19 +11,36 @@ session; a session that changed nothing leaves the file's size and mtime alone a
 
 Readers (``arastance sql``, ``stats``, notebooks, the duckdb CLI, ``duckdb.connect(...,
 read_only=True)``) see the warehouse as of the last finished write session.
+
+A write of several sessions (``build_dataset``: gold labels, then all-unrelated flags, then
+splits) holds publication meanwhile (:func:`publication_hold`), so that readers never see it
+half done: its own sessions open with ``publish=False``, and a writer of any other process (a
+crawl load, a retrieval, ``arastance sql --write``) or of the same one that closes meanwhile
+logs why and publishes nothing. Its changes are stored all the same, and the next publish after
+the hold, a copy of the whole file, includes them: the flow's writer that follows the block.
+The hold is a shared ``flock`` on ``.<warehouse name>.publication-hold`` beside the warehouse
+(the way :mod:`tasks.stage_locks` locks a stage), so several multi-step writes may hold it at
+once, and the kernel lets go of a holder that dies however it dies (kill -9 included): a
+crashed build delays publication only until the next writer closes. A publisher tests the hold
+with a non-blocking exclusive ``flock`` under the warehouse file's own lock, which a holder's
+steps need too, so a copy never catches a hold's work half done. A DuckLake publishes nothing
+(its readers attach the catalog), so the hold changes nothing there.
 """
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import json
 import os
 import shutil
+import socket
 import stat
 import tempfile
 import threading
-from collections.abc import Callable
-from datetime import datetime
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
@@ -106,16 +123,76 @@ def _remove_partial_copies(target: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
+def _hold_path(primary: Path) -> Path:
+    return hidden_beside(primary, ".publication-hold")
+
+
+@contextmanager
+def publication_hold(primary: str | Path, purpose: str) -> Iterator[None]:
+    """Publish no copy of ``primary`` while the block runs: for a write of several sessions that
+    readers must see whole or not at all (``purpose`` names it in the skipping writers' logs).
+
+    The holder publishes after the block, by closing a writer (``build_dataset``'s statistics
+    step); a block that raises lets go too, and the next writer publishes what was stored. The
+    file is not the hold, the ``flock`` is; it keeps the latest holder's details for the logs.
+    """
+    path = _hold_path(Path(primary))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)  # not inherited by child processes (PEP 446)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)  # waits only while a publisher tests the hold
+        me = {"pid": os.getpid(), "host": socket.gethostname(), "purpose": purpose,
+              "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(me).encode("utf-8"), 0)
+        yield
+    finally:
+        os.close(fd)  # lets go of this holder's share of the hold
+
+
+def publication_held_by(primary: str | Path) -> str | None:
+    """Who holds publication of ``primary``'s copy (:func:`publication_hold`), or None when no live
+    process does (a dead holder's hold is gone with it; its details left in the file are not read)."""
+    try:
+        fd = os.open(_hold_path(Path(primary)), os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _holder_details(fd)
+        return None
+    finally:
+        os.close(fd)  # lets go of the test's lock too
+
+
+def _holder_details(fd: int) -> str:
+    try:
+        found = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+        return f"{found['purpose']}, PID {found['pid']} on {found['host']} since {found['since']}"
+    except (OSError, ValueError, TypeError, KeyError):  # a holder still writing them
+        return "a process that has not written its details yet"
+
+
 def publish(wh: Warehouse) -> Path | None:
     """Checkpoint the writer's file and swap a copy of it in as the published copy.
 
     Runs under the writer's lock (the connection is open read-write), so the file cannot change
-    while it is copied. Returns the published path, or None when the copy was already current.
+    while it is copied. Returns the published path, or None when the copy was already current or
+    a multi-step write holds publication (:func:`publication_hold`; logged, and its end publishes
+    this session's changes with its own).
     """
     if wh.read_only:
         raise WarehouseError(f"warehouse {wh.path} is open read-only; only its writer can publish it")
     wh.con.execute("CHECKPOINT")
     if is_current(wh.path):
+        return None
+    held_by = publication_held_by(wh.path)
+    if held_by is not None:
+        log.warning("not publishing the readers' copy: a write of several steps holds publication so that readers "
+                    "never see it half done; what was committed is stored, and the publish after that write "
+                    "ends includes it", extra={"warehouse": str(wh.path), "held_by": held_by})
         return None
     target = published_path(wh.path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -182,6 +259,9 @@ def open_published(primary: str | Path) -> Warehouse:
                 f"warehouse {primary} has no published read-only copy yet and a writer holds it; "
                 "the copy appears when that writer finishes"
             ) from exc
+        if not target.is_file() and (held_by := publication_held_by(primary)) is not None:
+            raise WarehouseError(f"warehouse {primary} has no published read-only copy yet and a write of several "
+                                 f"steps holds publication ({held_by}); the copy appears when it ends")
         if not target.is_file():
             raise WarehouseError(f"warehouse {primary} has no published read-only copy, and it could not be written to "
                                  f"{target} (see the warning above; once that is mended, run this again)")
