@@ -18,7 +18,7 @@ from arastance.config.model import ModelKind
 from flows.evaluate import load_split_task
 from flows.runners import warehouse_busy
 from tasks.stance.experiments.cross_dataset import Corpus, cross_dataset, locate_corpora
-from tasks.stance.experiments.imbalance import STRATEGIES, check_strategies, imbalance
+from tasks.stance.experiments.imbalance import check_strategies, imbalance
 from tasks.stance.experiments.results import (
     ExperimentResult,
     Grid,
@@ -133,13 +133,14 @@ def imbalance_experiment(
     Args:
         dataset, path: the corpus (warehouse, arastance, baly, khouja) and its location.
         scheme: 4way or 3way labels (default: the corpus's own; a 3-way corpus cannot be read 4-way).
-        strategies: some of none, class_weighted, upsampled, downsampled, two_step (default: all).
+        strategies: some of none, class_weighted, upsampled, downsampled, two_step (default: all that
+            the model kind runs; a transformer has no two_step).
         split, kind, encoder, out_dir, warehouse_path: as for ``cross_dataset_experiment``.
     """
     settings = load_settings()
     warehouse_file = flow_warehouse(warehouse_path, settings)
     chosen_kind = kind or settings.model.default
-    chosen = check_strategies(strategies or list(STRATEGIES), chosen_kind)
+    chosen = check_strategies(strategies, chosen_kind)
     source = dataset_path(settings, dataset, Path(path) if path else None)
     used = corpus_scheme(dataset, source, scheme)
     train = load_split_task(dataset, source, "train", used)

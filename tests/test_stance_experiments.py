@@ -110,6 +110,13 @@ def test_only_the_two_step_row_is_two_stage_whatever_the_setting(monkeypatch: py
     assert transformer.asked == [{"class_weighted": False}, {"class_weighted": True}]
 
 
+def test_the_default_strategies_are_those_the_model_kind_runs() -> None:
+    # it was: every strategy, so the README's `--kind transformer` run stopped on two_step before training
+    assert check_strategies(None, "transformer") == ["none", "class_weighted", "upsampled", "downsampled"]
+    assert check_strategies([], "cpu") == check_strategies(None, "ensemble") == [
+        "none", "class_weighted", "upsampled", "downsampled", "two_step"]
+
+
 def test_a_repeated_strategy_is_refused_before_any_training(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"imbalance strategies \['none'\] given more than once"):
         check_strategies(["none", "class_weighted", "none"], "cpu")
@@ -195,7 +202,7 @@ def test_imbalance_compares_every_strategy_in_the_chosen_scheme(tmp_path: Path, 
                                   str(paths["arastance"]), "--strategy", "smote"])
         assert bad.exit_code == 2 and "unknown imbalance strategies ['smote']" in bad.output
         gpu = runner.invoke(app, ["experiment", "imbalance", "--dataset", "khouja", "--path", str(paths["khouja"]),
-                                  "--kind", "transformer"])
+                                  "--kind", "transformer", "--strategy", "none", "--strategy", "two_step"])
         assert gpu.exit_code == 2 and "two_step strategy needs the CPU model" in gpu.output
         four = runner.invoke(app, ["experiment", "imbalance", "--dataset", "khouja", "--path", str(paths["khouja"]),
                                    "--scheme", "4way", "--strategy", "none"])

@@ -74,7 +74,7 @@ def imbalance(
     path: Path | None = typer.Option(None, help="corpus directory (warehouse file); default from the settings"),
     scheme: str | None = typer.Option(None, help="3way or 4way; default: the corpus's own"),
     strategy: list[str] = typer.Option([], "--strategy", help="none, class_weighted, upsampled, downsampled, "
-                                       "two_step (repeatable); default: all"),
+                                       "two_step (repeatable); default: all that the model kind runs (two_step needs the CPU model)"),
     split: str = typer.Option("dev", help="evaluation split"),
     kind: str | None = typer.Option(None, help=KIND_HELP),
     encoder: str | None = typer.Option(None, help=ENCODER_HELP),
@@ -86,10 +86,10 @@ def imbalance(
     require_choice("kind", kind, get_args(ModelKind))
     require_choice("scheme", scheme, get_args(Scheme))
     from flows.experiments import imbalance_experiment
-    from tasks.stance.experiments.imbalance import STRATEGIES, check_strategies
+    from tasks.stance.experiments.imbalance import check_strategies
 
     try:  # refuse a bad strategy list before any flow starts
-        check_strategies(strategy or list(STRATEGIES), kind or s.model.default)
+        check_strategies(strategy, kind or s.model.default)
     except ValueError as exc:
         fail(str(exc))
     _run(imbalance_experiment, dataset=dataset, path=str(path) if path else None, scheme=scheme,

@@ -37,10 +37,13 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
-def check_strategies(strategies: Sequence[str], kind: str) -> list[str]:
-    """The strategies as a list; an unknown or repeated one, or two_step without a CPU model (alone or in
+def check_strategies(strategies: Sequence[str] | None, kind: str) -> list[str]:
+    """The strategies as a list (none given: every one a ``kind`` model can run, which leaves out
+    two_step for a transformer); an unknown or repeated one, or two_step without a CPU model (alone or in
     the ensemble), is an error. Each is checked before any model trains: a repeated one would train its
     model twice, then break the stored table's key (one row per strategy) after all the training."""
+    if not strategies:
+        return [name for name, s in STRATEGIES.items() if kind in WITH_CPU_MODEL or not s.two_stage]
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
         raise ValueError(f"unknown imbalance strategies {unknown}; expected some of {list(STRATEGIES)}")
