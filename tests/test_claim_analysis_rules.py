@@ -446,3 +446,85 @@ def test_whole_names_with_an_article_family_name_or_a_compound_given_name(rules:
 def test_a_day_of_the_week_ends_an_organisation(rules: RuleAnalyzer) -> None:
     # it was: وزارة الصحة الخميس, the day read as the ministry's adjective
     assert rules.analyze("بيان لوزارة الصحة الخميس").entities == (Entity("وزارة الصحة", "ORG"),)
+
+
+@pytest.mark.parametrize(
+    ("claim", "person"),
+    [
+        # feminine and other titles (it was: no person, or the name's end alone)
+        ("النائبة سارة الخالدي تنتقد الحكومة", "سارة الخالدي"),
+        ("اللاعبة فريدة عثمان تحصد ذهبية السباحة", "فريدة عثمان"),
+        ("المستشارة تهاني الجبالي تهاجم الإخوان", "تهاني الجبالي"),
+        ("السفيرة مشيرة خطاب تترشح لرئاسة اليونسكو", "مشيرة خطاب"),
+        ("الناشطة إسراء عبد الفتاح تعلن إضرابها عن الطعام", "إسراء عبد الفتاح"),
+        ("المحامية نهاد أبو القمصان تطالب بتعديل القانون", "نهاد أبو القمصان"),
+        ("المذيع أحمد موسى يهاجم المعارضة", "أحمد موسى"),
+        ("رئيسة الوزراء تيريزا ماي تستقيل", "تيريزا ماي"),
+        # the two-word title of the Sheikh of al-Azhar
+        ("وفاة الإمام الأكبر محمد طنطاوي في السعودية", "محمد طنطاوي"),
+    ],
+)
+def test_feminine_and_other_titles_bring_their_name(rules: RuleAnalyzer, claim: str, person: str) -> None:
+    assert [e.text for e in rules.analyze(claim).entities if e.label == "PER"] == [person]
+
+
+@pytest.mark.parametrize(
+    ("claim", "entities"),
+    [
+        # public figures of the 2012–2018 claims, with no title (it was: none of them)
+        ("حسن نصر الله يهدد إسرائيل بحرب شاملة", (Entity("حسن نصر الله", "PER"), Entity("إسرائيل", "LOC"))),
+        ("حسن نصرالله يعلن انسحاب مقاتليه", (Entity("حسن نصرالله", "PER"),)),
+        ("إلهام شاهين تهاجم السلفيين", (Entity("إلهام شاهين", "PER"),)),
+        ("علي عبد الله صالح يقتل على يد الحوثيين", (Entity("علي عبد الله صالح", "PER"), Entity("الحوثيين", "ORG"))),
+        ("خامنئي يهاجم السعودية", (Entity("خامنئي", "PER"), Entity("السعودية", "LOC"))),
+        # the Sheikh of al-Azhar's name after the institution (it was: الأزهر alone)
+        ("شيخ الأزهر أحمد الطيب يرفض تكفير داعش",
+         (Entity("الأزهر", "ORG"), Entity("أحمد الطيب", "PER"), Entity("داعش", "ORG"))),
+    ],
+)
+def test_listed_public_figures(rules: RuleAnalyzer, claim: str, entities: tuple[Entity, ...]) -> None:
+    assert rules.analyze(claim).entities == entities
+
+
+def test_a_listed_first_name_still_reads_after_a_title(rules: RuleAnalyzer) -> None:
+    # إلهام and توفيق start listed figures, so they are given names too (it was: توفيق alone)
+    assert [e.text for e in rules.analyze("الفنان توفيق الدقن في ذكرى رحيله").entities] == ["توفيق الدقن"]
+    # باسم is no given name: "in the name of" stays out of names
+    assert rules.analyze("المتحدث باسم الحكومة ينفي الشائعات").entities == ()
+
+
+def test_a_derived_participle_is_no_family_name(rules: RuleAnalyzer) -> None:
+    # المنتخب، المستقيل are adjectives of the titled person (it was: محمد المنتخب، علي المستقيل)
+    assert [e.text for e in rules.analyze("الرئيس محمد المنتخب يؤدي اليمين الدستورية").entities] == ["محمد"]
+    assert [e.text for e in rules.analyze("الوزير علي المستقيل يكشف أسباب استقالته").entities] == ["علي"]
+    # a hollow مفتعل and other shapes stay family names
+    assert [e.text for e in rules.analyze("الفنان عمر المختار يعلن اعتزاله").entities] == ["عمر المختار"]
+    assert [e.text for e in rules.analyze("أكد الشيخ جابر المبارك أن الأزمة انتهت").entities] == ["جابر المبارك"]
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # a verbal noun of meeting in the verb's place, or a verb of informing before أن: the
+        # definite word after the name is its object (it was: محمد الوفد, محمد الشعب)
+        "استقبال الرئيس محمد الوفد في القصر",
+        "خلال لقاء الرئيس محمد الوفد",
+        "أبلغ الرئيس محمد الوفد أن الاتفاق قائم",
+        "سيطمئن الوزير محمد الشعب أن الأمور بخير",
+    ],
+)
+def test_an_object_after_a_verbal_noun_or_a_verb_of_informing(rules: RuleAnalyzer, claim: str) -> None:
+    assert [e.text for e in rules.analyze(claim).entities if e.label == "PER"] == ["محمد"]
+
+
+def test_a_family_name_before_a_complement_or_after_a_verb_of_saying_stays(rules: RuleAnalyzer) -> None:
+    def persons(claim: str) -> list[str]:
+        return [e.text for e in rules.analyze(claim).entities if e.label == "PER"]
+
+    # it was: محمد الوفد; the verbal noun's object is no family name
+    assert persons("لقاء الأمير محمد الوفد في جدة") == ["محمد"]
+    # before إلى / مع the noun's own complement opens, so the word before them ends the name
+    assert persons("زيارة الوزيرة رانية المشاط إلى ألمانيا") == ["رانية المشاط"]
+    assert persons("لقاء الوزير خالد الفالح مع نظيره الروسي") == ["خالد الفالح"]
+    # a verb that takes أن at once keeps the family name before it
+    assert persons("أكد الوزير خالد الفالح أن الإنتاج سيرتفع") == ["خالد الفالح"]

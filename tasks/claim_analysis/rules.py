@@ -59,16 +59,19 @@ _NAME_PARTICLES = frozenset({"ولد", "دا", "دي", "دو", "فون", "فان
 _CLAUSE_AFTER_SUBJECT = frozenset({"ان"})
 # Prepositions (normal form) after which a name has ended (وفاة الفنانة نانسي عجرم في المستشفى).
 _PREPOSITIONS = frozenset({"في", "من", "الي", "علي", "عن", "مع", "بعد", "قبل", "خلال", "منذ", "بسبب", "اثر"})
+# Prepositions (normal form) that open a verbal noun's own complement (زيارة ... إلى ألمانيا، لقاء ... مع
+# نظيره): no direct object came before them, so a definite word there ends the titled name.
+_COMPLEMENT_PREPOSITIONS = frozenset({"الي", "مع"})
 # Letters before a pronoun suffix that make a word after a verb + title + given name an object,
 # not a family name: a verbal noun (أعلن الوزير خالد استقالته), longer than most family names
 # written with ه for ة (محمد شحاته، محمود حماده).
 _MIN_OBJECT_STEM_AFTER_NAME = 5
 
 
-def _expand_verbs() -> frozenset[str]:
-    """Inflected forms of the verbs in ``verbs.txt`` (normalised), future prefix included."""
+def _expand_verbs(name: str) -> frozenset[str]:
+    """Inflected forms of the verbs in ``<name>.txt`` (normalised), future prefix included."""
     forms: set[str] = set()
-    for entry in load_list("verbs"):
+    for entry in load_list(name):
         if len(entry.words) != 2:
             raise GazetteerError(f"{entry.file} line {entry.line}: expected 'perfect imperfect', got {entry.text!r}")
         perfect, imperfect = entry.words
@@ -107,20 +110,24 @@ class Lexicon:
     stopwords: frozenset[str]
     organisation_heads: frozenset[str]
     compound_names: frozenset[tuple[str, ...]]
+    object_leads: frozenset[str]  # informing verbs and verbal nouns: see RuleAnalyzer._object_lead
 
     @classmethod
     @cache
     def default(cls) -> "Lexicon":
+        informing = _expand_verbs("informing_verbs")
+        verbs = _expand_verbs("verbs") | informing
         return cls(
             gazetteer=default_gazetteer(),
-            verbs=_expand_verbs(),
-            clause_starts=_expand_verbs() | word_set("clause_openers"),
+            verbs=verbs,
+            clause_starts=verbs | word_set("clause_openers"),
             relatives=word_set("relative_pronouns"),
             titles=tuple(sorted({e.words for e in load_list("titles")}, key=lambda t: (-len(t), t))),
             given_names=word_set("given_names"),
             stopwords=word_set("stopwords") | word_set("clause_openers"),
             organisation_heads=word_set("organisation_heads"),
             compound_names=_compound_names(),
+            object_leads=informing | word_set("verbal_nouns"),
         )
 
 
@@ -342,7 +349,8 @@ class RuleAnalyzer:
         return next(((p, s) for p, s in proclitic_readings(token.norm) if s in self._name_words), ("", token.norm))
 
     def _name_length(
-        self, tokens: Sequence[Token], i: int, *, after_title: bool, foreign: bool = False, after_verb: bool = False
+        self, tokens: Sequence[Token], i: int, *, after_title: bool, foreign: bool = False, after_verb: bool = False,
+        object_lead: bool = False,
     ) -> int:
         """How many tokens from ``i`` form a person's name (0 when none starts there).
 
@@ -354,7 +362,8 @@ class RuleAnalyzer:
         (``foreign``: المدرب البرتغالي باولو سوزا) or before a verb (الفنانة يمنى شري تعلن), after an
         unlisted first name; ولد and particles such as دا go on inside a name; never a word
         shaped like an object (:meth:`_is_unlisted_name`; ``after_verb``: the title follows a
-        verb, as in a verb-first claim).
+        verb, as in a verb-first claim; ``object_lead``: it follows a word whose object may come
+        after the name, see :meth:`_object_lead`).
         """
         lex = self.lexicon
         j, units, given_first = i, 0, False
@@ -368,7 +377,8 @@ class RuleAnalyzer:
                 given_first = given_first or units == 0
                 j += given
             elif units and (self._is_nisba(norm) or (norm.startswith("ال") and norm[2:] in lex.given_names)
-                            or self._is_article_family_name(tokens, j, after_verb=after_verb, given_first=given_first)):
+                            or self._is_article_family_name(tokens, j, after_verb=after_verb, given_first=given_first,
+                                                            object_lead=object_lead)):
                 return j + 1 - i  # a family name (السيسي، اليوسف، المشاط) ends the name
             elif (after_title
                   and (units == 0 or (units == 1 and (given_first or foreign or self._verb_at(tokens, j + 1)
@@ -389,22 +399,29 @@ class RuleAnalyzer:
             return 2
         return int(norm in self.lexicon.given_names)
 
-    def _is_article_family_name(self, tokens: Sequence[Token], j: int, *, after_verb: bool, given_first: bool) -> bool:
+    def _is_article_family_name(
+        self, tokens: Sequence[Token], j: int, *, after_verb: bool, given_first: bool, object_lead: bool = False
+    ) -> bool:
         """Whether the word with the article at ``tokens[j]``, after a name's first word, is its family name.
 
         No shape tells a family name (رانية المشاط، أحمد الطيب) from a definite object (استقبل الملك
         عبد الله الوفد), so only its place does: before أن / إن it ends a verb's subject (قالت الوزيرة
         رانية المشاط إن ...); where no verb came before the name (not ``after_verb``), before the
         claim's verb (الدكتور رانية المشاط تعلن) and, after a listed given name (``given_first``), at the
-        claim's end or before a preposition (وفاة الفنان أحمد الطيب). A verb written with ال (التقى)
-        or a hamza (ألغى), a sound plural (تكريم الوزير خالد المعلمين), a listed place and the words of
-        ``_not_family_names`` (الخميس، الذي، الوزارة، الله) are none.
+        claim's end or before a preposition (وفاة الفنان أحمد الطيب). After an ``object_lead`` (أبلغ،
+        استقبال: :meth:`_object_lead`) it is that word's object anywhere but before إلى / مع, which open
+        a verbal noun's complement (زيارة الوزيرة رانية المشاط إلى ألمانيا). A verb written with ال (التقى)
+        or a hamza (ألغى), a sound plural (تكريم الوزير خالد المعلمين), a derived participle (المنتخب:
+        :func:`_is_derived_participle`), a listed place and the words of ``_not_family_names`` (الخميس،
+        الذي، الوزارة، الله) are none.
         """
         token = tokens[j]
         norm = token.norm
         if (not strip_diacritics(token.text).startswith("ال") or len(norm) <= 4 or not norm.isalpha()
                 or norm in self._not_family_names or self.lexicon.gazetteer.contains(norm)
-                or _is_definite_sound_plural(norm)):
+                or _is_definite_sound_plural(norm) or _is_derived_participle(norm[2:])):
+            return False
+        if object_lead and not (j + 1 < len(tokens) and tokens[j + 1].norm in _COMPLEMENT_PREPOSITIONS):
             return False
         if j + 1 < len(tokens) and tokens[j + 1].norm in _CLAUSE_AFTER_SUBJECT:
             return True
@@ -568,13 +585,21 @@ class RuleAnalyzer:
                 i = max(start, i + 1)  # a listed name after the title is matched as such
                 continue
             after_verb = i > 0 and self._is_verb(tokens[i - 1].norm)  # before the title, or the untitled name
-            n = self._name_length(tokens, start, after_title=bool(title), foreign=start > i + title, after_verb=after_verb)
+            object_lead = i > 0 and self._object_lead(tokens[i - 1])
+            n = self._name_length(tokens, start, after_title=bool(title), foreign=start > i + title,
+                                  after_verb=after_verb, object_lead=object_lead)
             if n and self._is_person_start(tokens, start, title) and not (title and self._parted(text, tokens, start, n)):
                 found.append(self._span(text, tokens, start, n, self._name_words, "PER"))
                 i = start + n
             else:
                 i += max(title, 1)
         return found
+
+    def _object_lead(self, token: Token) -> bool:
+        """Whether ``token``, before a title, takes an object after the titled name: a verb of informing,
+        whose object comes before أن (أبلغ الرئيس محمد الوفد أن), or a verbal noun of meeting in the
+        verb's place (استقبال الرئيس محمد الوفد), a proclitic allowed (واستقبال، ولقاء)."""
+        return any(stem in self.lexicon.object_leads for _, stem in proclitic_readings(token.norm))
 
     def _parted(self, text: str, tokens: Sequence[Token], start: int, n: int) -> bool:
         """Whether punctuation parts a title from the name of ``n`` tokens at ``start``.
@@ -613,6 +638,14 @@ def _is_definite_sound_plural(norm: str) -> bool:
     """A word with the article shaped like a sound plural (المعلمين، المواطنون، الموظفات): a stem of
     four letters or more before ين / ون / ات, longer than family names such as الأمين، الحسين."""
     return len(norm) >= 8 and norm.endswith(("ين", "ون", "ات"))
+
+
+def _is_derived_participle(stem: str) -> bool:
+    """A word (without its article) of a derived verb's participle with its ت: مفتعل (منتخب، محتمل) or
+    متفعل (متحدث) of five letters, or مستفعل (مستقيل) of six, an adjective where a family name
+    would stand (الرئيس محمد المنتخب يؤدي اليمين). A hollow مفتعل (مختار) is a family name too."""
+    five = len(stem) == 5 and "ت" in stem[1:3] and stem[3] != "ا"
+    return stem[:1] == "م" and (five or (len(stem) == 6 and stem.startswith("مست")))
 
 
 def _ends_phrase(tokens: Sequence[Token], j: int) -> bool:
