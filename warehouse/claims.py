@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from warehouse.claim_urls import stored_ids
 from warehouse.connection import Warehouse, WarehouseError
 from warehouse.sql import load_sql
 
@@ -74,9 +75,10 @@ FROM __claims b WHERE claims.claim_id = b.claim_id AND b.first_seen < claims.fir
 
 _NEW_PAGE_IDS = "SELECT DISTINCT page_id FROM __pages WHERE page_id NOT IN (SELECT page_id FROM raw_pages)"
 
+# Keyed by the id asked for: a re-keyed claim's override is found under the id a load computes for it.
 _OVERRIDES_FOR = (
-    "SELECT o.claim_id, o.cleaned_text FROM claim_overrides o "
-    "WHERE o.claim_id IN (SELECT claim_id FROM __ids)"
+    "SELECT i.claim_id, o.cleaned_text FROM __ids i LEFT JOIN claim_former_urls f ON f.key_id = i.claim_id "
+    "JOIN claim_overrides o ON o.claim_id = coalesce(f.claim_id, i.claim_id)"
 )
 
 # Batch rows that would change what deduplication sees (new claims, or a new text/status/date).
@@ -186,8 +188,27 @@ def overrides_for(wh: Warehouse, claim_ids: Sequence[str]) -> dict[str, str]:
         wh.con.unregister("__ids")
 
 
+def _as_stored(wh: Warehouse, batch: pa.Table) -> pa.Table:
+    """``batch`` under the ids its claims are stored by, one row per claim.
+
+    A claim re-keyed to today's canonical URL (:mod:`warehouse.claim_urls`) kept the id of its
+    former URL; a load of the new spelling names it ``stable_id(source, new URL)``, which would
+    insert it again and break ``UNIQUE (source_id, canonical_url)``. A claim met under both of its
+    spellings in one batch is refreshed by the first.
+    """
+    staged = batch.column("claim_id").to_pylist()
+    moved = stored_ids(wh, staged)
+    if not moved:
+        return batch
+    ids = [moved.get(claim_id, claim_id) for claim_id in staged]
+    first = sorted({claim_id: i for i, claim_id in reversed(list(enumerate(ids)))}.values())
+    batch = batch.set_column(batch.schema.get_field_index("claim_id"), "claim_id", pa.array(ids, pa.string()))
+    return batch.take(first)
+
+
 def upsert_claims(wh: Warehouse, batch: pa.Table) -> int:
     """Insert new claims and refresh known ones from a later fetch; return how many are new."""
+    batch = _as_stored(wh, batch)
     new = _insert_batch(wh, "claims", _INSERT_NEW_CLAIMS, "__claims", batch)
     if batch.num_rows:
         wh.con.register("__claims", batch)
@@ -208,13 +229,13 @@ def claims_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
 
 def cluster_input_changes(wh: Warehouse, batch: pa.Table) -> list[tuple[str, str, bool]]:
     """``(claim_id, veracity, is_new)`` of the batch rows (not yet written) that are new or change a
-    text, status or date: what deduplication must look at again.
+    text, status or date: what deduplication must look at again (a re-keyed claim under its kept id).
 
     A re-crawl of unchanged sites has none, and skips deduplication.
     """
     if batch.num_rows == 0:
         return []
-    wh.con.register("__claims", batch)
+    wh.con.register("__claims", _as_stored(wh, batch))
     try:
         return [(r[0], r[1], bool(r[2])) for r in wh.con.execute(_CLUSTER_INPUT_CHANGES).fetchall()]
     finally:

@@ -9,6 +9,7 @@ from arastance.base.input_paths import blocked_directory
 from arastance.cli.common import err_console, fail, print_table, settings
 from arastance.cli.result_output import ResultFormat, UnwritableValueError, write_result
 from arastance.cli.shown_text import shown
+from tasks.claim_load.rekey import rekey_claims
 from warehouse import Warehouse, WarehouseError, open_published, open_warehouse
 from warehouse.connection import create_aside
 from warehouse.migrate import apply_migrations, applied_versions
@@ -63,6 +64,24 @@ def status() -> None:
         fail(str(exc))
     print(f"warehouse {wh.location}, schema version {version}")
     print_table([{"table": t, "rows": n} for t, n in counts.items()])
+
+
+@warehouse_app.command("rekey-claims")
+def rekey_claims_command() -> None:
+    """Give claims stored under an old spelling of their URL (http://, http://www., a web.archive.org
+    capture) the canonical URL a crawl gives them today, keeping their ids; the old spelling goes
+    to claim_former_urls. Claims it would make duplicates are listed and left. Idempotent."""
+    s = settings()
+    try:
+        with open_warehouse(s.warehouse) as wh:
+            report = rekey_claims(wh)
+    except WarehouseError as exc:
+        fail(str(exc))
+    print(f"warehouse {wh.location}: re-keyed {len(report.moved)} claim(s) to their current canonical URL; "
+          f"{len(report.duplicates)} URL(s) left with duplicate claims; {report.not_web} claim(s) without a web URL left")
+    if report.duplicates:
+        print_table([{"source": d.source_id, "canonical_url": d.canonical_url, "claim_ids": ", ".join(d.claim_ids)}
+                     for d in report.duplicates], title="Duplicates to merge (left as stored)")
 
 
 def sql(
