@@ -8,10 +8,16 @@ It speaks the same protocol as the real archive, under ``/archive/`` on the snap
   ``fl``, ``output=json`` (a header row first; without it space-separated lines, as the real server answers),
   ``limit`` (``-N``: the last N) with ``showResumeKey``/``resumeKey``; a parameter it cannot read answers 400;
 - ``/archive/web/<timestamp>id_/<original>``: a capture's original bytes; a timestamp it does not
-  hold exactly, or a capture recorded as a redirect, answers 302 to the capture to read; a capture
-  listed in the index but lost answers 404, a timestamp that is no date (month 99) 400;
+  hold exactly answers 302 to the nearest capture; a capture listed in the index but lost answers
+  404, a timestamp that is no date (month 99) 400;
+- a capture recorded as a redirect (``redirect_to``: the URL the site sent its visitor to, or the
+  timestamp of a later capture of the same page) is listed with its 3xx status, as the real CDX
+  server lists one (``text/html 301``), so ``filter=statuscode:200`` leaves it out; its ``id_``
+  replay answers that status with the ``Location`` moved into the archive
+  (``/web/<its timestamp>id_/<target>``), and a capture that redirects to the very page asked for
+  (``http://`` to ``https://``) is passed over, as the Wayback Machine passes over self-redirects;
 - ``/archive/wayback/available?url=&timestamp=``: the availability API (the capture closest to
-  ``timestamp``; without one, the newest);
+  ``timestamp``, with its status; without one, the newest);
 - every ``rate_limit_every``-th request answers 429 (``Retry-After: 0``), as the real archive does
   to busy clients.
 
@@ -41,19 +47,47 @@ _FIELDS = ("urlkey", "timestamp", "original", "mimetype", "statuscode", "digest"
 
 @dataclass(frozen=True)
 class ArchivedCapture:
-    """One capture in the emulator's index; ``file`` None means listed but lost."""
+    """One capture in the emulator's index; ``file`` None means listed but lost.
+
+    ``redirect_to`` makes it a redirect: an absolute URL (the page the site sent its visitor to) or
+    the timestamp of a later capture of the same page. Its status is then a 3xx, 301 unless the
+    index says which; a status the index gives must agree with ``redirect_to``.
+    """
 
     original: str
     timestamp: str
     file: str | None
-    statuscode: str = "200"
+    statuscode: str = ""
     mimetype: str = "text/html"
     digest: str = ""
     redirect_to: str | None = None
 
+    def __post_init__(self) -> None:
+        status = self.statuscode or ("301" if self.redirect_to else "200")
+        if bool(self.redirect_to) != bool(re.fullmatch(r"3\d\d", status)):
+            raise ValueError(f"archive index: capture {self.timestamp} of {self.original} has status {status} "
+                             f"and redirect_to {self.redirect_to!r}; a redirect has a 3xx status and a target")
+        object.__setattr__(self, "statuscode", status)
+
     @property
     def urlkey(self) -> str:
         return urlkey(self.original)
+
+    @property
+    def target(self) -> str | None:
+        """The capture address the replay of a redirect sends the client to (None for no redirect):
+        the target URL at this capture's time, as the Wayback Machine rewrites ``Location``."""
+        if not self.redirect_to:
+            return None
+        if self.redirect_to.isdigit():
+            return f"{PREFIX}web/{self.redirect_to}id_/{self.original}"
+        return f"{PREFIX}web/{self.timestamp}id_/{self.redirect_to}"
+
+    def redirects_to_itself(self, lookup_key: str) -> bool:
+        """Whether this capture is a redirect to the page whose lookup key is ``lookup_key``: an
+        ``http://`` capture moved to ``https://``, replayed for the ``https://`` page, would send the
+        client back to itself."""
+        return bool(self.redirect_to) and not self.redirect_to.isdigit() and _lookup_key(self.redirect_to) == lookup_key
 
     def field(self, name: str) -> str:
         if name == "urlkey":
@@ -264,17 +298,22 @@ class WaybackEmulator:
         return bisect_right(self._keys, (rkey, rts)), last
 
     # -- captures ------------------------------------------------------------------------------
+    def _replayable(self, original: str) -> list[ArchivedCapture]:
+        """The captures a request for ``original`` may be answered with: self-redirects passed over."""
+        key = _lookup_key(original)
+        return [c for c in self.by_url.get(key, []) if not c.redirects_to_itself(key)]
+
     def _closest(self, original: str, timestamp: str) -> ArchivedCapture | None:
-        found = [c for c in self.by_url.get(_lookup_key(original), []) if c.file or c.redirect_to]
+        found = [c for c in self._replayable(original) if c.file or c.redirect_to]
         if not found:
             return None
         target = _stamp(timestamp)
         return min(found, key=lambda c: abs((_stamp(c.timestamp) - target).total_seconds()))
 
     def capture(self, timestamp: str, original: str) -> Answer:
-        exact = next((c for c in self.by_url.get(_lookup_key(original), []) if c.timestamp == timestamp), None)
-        if exact is not None and exact.redirect_to:
-            return self._redirect(exact.redirect_to, original)
+        exact = next((c for c in self._replayable(original) if c.timestamp == timestamp), None)
+        if exact is not None and exact.target:
+            return Answer(int(exact.statuscode), b"", "text/html", (("Location", exact.target),))
         if exact is not None and exact.file:
             return Answer(200, (self.root / exact.file).read_bytes(), "text/html; charset=utf-8")
         if exact is not None:
@@ -294,6 +333,6 @@ class WaybackEmulator:
         nearest = self._closest(url, (q.get("timestamp") or ["99991231"])[0]) if url else None
         snapshots = {}
         if nearest is not None:
-            snapshots["closest"] = {"status": "200", "available": True, "timestamp": nearest.timestamp,
+            snapshots["closest"] = {"status": nearest.statuscode, "available": True, "timestamp": nearest.timestamp,
                                     "url": f"http://{host}{PREFIX}web/{nearest.timestamp}/{nearest.original}"}
         return Answer(200, json.dumps({"url": url, "archived_snapshots": snapshots}).encode("utf-8"))

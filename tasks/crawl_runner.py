@@ -208,8 +208,9 @@ def _relay_problems(log_file: Path, site: str, run_id: str) -> None:
 def archive_claim_captures(site: str, settings: Settings, limit: int | None = None) -> tuple[list[Capture], dict[str, int]]:
     """The captures of ``site``'s claim pages in the ``crawl.archive_*`` window, one per canonical URL.
 
-    Discovery goes through the CDX API (paged, cached, polite; see :mod:`tasks.web_archive`);
-    captures whose URL is not a claim page (``[archive] claim_url`` in the site's TOML) are
+    Discovery goes through the CDX API (paged, cached, polite; see :mod:`tasks.web_archive`), a
+    claim page captured only as a redirect by the capture it leads to
+    (:meth:`~tasks.web_archive.client.WaybackClient.discover`); captures whose URL is not a claim page (``[archive] claim_url`` in the site's TOML) are
     counted and left out, and of several spellings of one page the earliest capture is kept.
     With ``limit``, discovery stops at the CDX page where that many claim captures are known
     (a sample for ``arastance sites check``).
@@ -218,17 +219,24 @@ def archive_claim_captures(site: str, settings: Settings, limit: int | None = No
     client = client_from_settings(settings.crawl, settings.data_dir)
     query = CdxQuery(f"{config.archive_host}/*", settings.crawl.archive_from, settings.crawl.archive_to,
                      page_size=settings.crawl.archive_page_size)
+
+    def claim_key(original: str) -> str | None:
+        """The claim page's key of a captured URL, None for any other page. The pattern is tested on
+        the key, as live discovery does: an AMP or utm_ capture is the post's."""
+        try:
+            key = canonicalize_url(to_site_url(original, config.canonical_base))
+        except UrlError:
+            return None
+        return key if config.is_claim_url(key) else None
+
     chosen: dict[str, Capture] = {}
     counts = {"archive_listed": 0, "archive_not_claim_url": 0, "archive_duplicate_spelling": 0}
-    for capture in (c for page in client.cdx_pages(query) for c in page.captures):
+    for capture in client.discover(query, follow=lambda original: claim_key(original) is not None):
         if limit is not None and len(chosen) >= limit:
             break
         counts["archive_listed"] += 1
-        try:  # the pattern is tested on the key, as live discovery does: an AMP or utm_ capture is the post's
-            key = canonicalize_url(to_site_url(capture.original, config.canonical_base))
-        except UrlError:
-            key = None
-        if key is None or not config.is_claim_url(key):
+        key = claim_key(capture.original)
+        if key is None:
             counts["archive_not_claim_url"] += 1
             continue
         if key in chosen:

@@ -43,7 +43,7 @@ def test_an_archive_crawl_reads_every_post_with_its_capture_as_provenance(server
     ok = [p for p in pages if p["parse_status"] == "ok"]
     assert all("/archive/web/" in p["url"] and "id_/" in p["url"] for p in ok)
     assert all(p["original_url"].startswith("https://araanews.ae/") and p["captured_at"] < "2019" for p in ok)
-    # The capture listed for the redirected post was a 302; the page parsed is the later capture.
+    # The redirected post's first capture was a 301 (left out by statuscode:200); the page parsed is the later capture.
     moved = canonical_post_url(redirected_post(world(), "araanews"))
     claim = next(c for c in claims if c["url"] == moved)
     page = next(p for p in pages if p["page_id"] == claim["page_id"])

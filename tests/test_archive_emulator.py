@@ -9,10 +9,13 @@ import urllib.request
 from collections.abc import Iterator
 from urllib.parse import urlencode
 
+import httpx
 import pytest
 
-from helpers_spiders import snapshot_root
+from helpers_spiders import snapshot_root, world
 
+from snapshots.archive_emulator import ArchivedCapture
+from snapshots.archive_index import REDIRECT_TARGET, redirected_post
 from snapshots.server import SnapshotServer
 
 
@@ -76,3 +79,22 @@ def test_host_and_domain_queries_list_every_capture_of_the_host(server: Snapshot
     assert len(rows(server, url="norumors.net/", fl="original")) < len(every)  # exact stays exact
     status, _, body = cdx(server, url="norumors.net", matchType="everything")
     assert status == 400 and "matchType must be exact, prefix, host or domain" in body
+
+
+def test_a_redirect_capture_is_listed_with_its_3xx_status_and_replayed_as_a_redirect(server: SnapshotServer) -> None:
+    # it was: listed as 200 (statuscode:200 kept it, as the real CDX server does not) and replayed as a 302
+    post = redirected_post(world(), "araanews")
+    listed = rows(server, url="araanews.ae" + post.path, fl="timestamp,original,statuscode,mimetype")
+    [(timestamp, original, status, mimetype)] = [r for r in listed if r[0] != REDIRECT_TARGET]
+    assert (status, mimetype) == ("301", "text/html") and [REDIRECT_TARGET, original, "200", "text/html"] in listed
+    assert rows(server, url="araanews.ae" + post.path, fl="timestamp", filter="statuscode:200") == [[REDIRECT_TARGET]]
+    replay = httpx.get(f"{server.archive_url}web/{timestamp}id_/{original}")
+    assert replay.status_code == 301 and replay.headers["Location"] == f"/archive/web/{REDIRECT_TARGET}id_/{original}"
+    closest = httpx.get(server.availability_url, params={"url": original, "timestamp": timestamp}).json()
+    assert closest["archived_snapshots"]["closest"]["status"] == "301"
+
+
+def test_an_index_row_whose_status_contradicts_its_redirect_is_refused() -> None:
+    for row in ({"statuscode": "200", "redirect_to": "https://a.example/x"}, {"statuscode": "302"}):
+        with pytest.raises(ValueError, match=r"capture 20150101000000 of http://a.example/x has status"):
+            ArchivedCapture(original="http://a.example/x", timestamp="20150101000000", file=None, **row)

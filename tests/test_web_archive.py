@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -92,7 +93,7 @@ def test_each_archive_has_its_own_cdx_cache(tmp_path: Path) -> None:
         for archive, original in ((first, "http://a.net/first"), (second, "http://a.net/second"),
                                   (first, "http://a.net/first")):
             wb = WaybackClient(archive.url, archive.url, cache_dir=tmp_path, delay_s=0.0)
-            assert [c.original for c in wb.captures(query)] == [original]
+            assert [c.original for page in wb.cdx_pages(query) for c in page.captures] == [original]
     assert (len(first.requests), len(second.requests)) == (1, 1), "each archive is asked once, then its cache answers"
 
 
@@ -108,8 +109,8 @@ def test_a_damaged_cached_cdx_page_is_asked_for_again_and_replaced(damage: str, 
     archive = _cdx_archive("http://a.net/1", "http://a.net/2", "http://a.net/3")
     with archive.running():
         def discover() -> list[str]:
-            return [c.original for c in WaybackClient(archive.url, archive.url, cache_dir=tmp_path,
-                                                      delay_s=0.0).captures(query)]
+            wb = WaybackClient(archive.url, archive.url, cache_dir=tmp_path, delay_s=0.0)
+            return [c.original for page in wb.cdx_pages(query) for c in page.captures]
 
         assert discover() == ["http://a.net/1", "http://a.net/2", "http://a.net/3"]
         [damaged] = tmp_path.glob("cdx/*/page-00001.json")
@@ -148,8 +149,9 @@ def test_paged_discovery_lists_every_capture_once_within_the_window(server: Snap
     wb = client(server, None)
     paged = wb.captures(CdxQuery("norumors.net/*", *WINDOW, page_size=7))
     assert sorted(c.original for c in paged) == sorted(c.original for c in one_page)
-    # One request a page; a full last page carries a resume key, so one more (empty) page follows.
-    assert wb.requests_sent == -(-len(paged) // 7) + (len(paged) % 7 == 0)
+    # One request a page; a full last page carries a resume key, so one more (empty) page follows; then
+    # one page of redirect captures (the redirected post's first capture, its page already listed).
+    assert wb.requests_sent == -(-len(paged) // 7) + (len(paged) % 7 == 0) + 1
     posts = world().posts_of("norumors")
     assert len({to_site_url(c.original, "https://norumors.net/") for c in paged}) == len(paged) > len(posts)
     assert all("20120101" <= c.timestamp <= "20181231999999" for c in paged), "captures of 2021 are left out"
@@ -169,7 +171,8 @@ def test_an_interrupted_discovery_resumes_from_its_cached_pages(server: Snapshot
     assert len(cached) == 2
     resumed = client(server, tmp_path)
     assert sorted(c.original for c in resumed.captures(query)) == sorted(c.original for c in full)
-    assert resumed.requests_sent == -(-len(full) // 10) - 2 + (len(full) % 10 == 0)
+    # the pages not cached, then one page of redirect captures (the redirected post's, already listed)
+    assert resumed.requests_sent == -(-len(full) // 10) - 2 + (len(full) % 10 == 0) + 1
     again = client(server, tmp_path)
     assert len(again.captures(query)) == len(full) and again.requests_sent == 0, "a finished discovery is cached"
 
@@ -197,14 +200,20 @@ def test_a_refusing_archive_is_a_clear_error_after_the_retries(tmp_path: Path) -
 
 
 def test_id_captures_follow_redirects_and_lost_captures_are_404(server: SnapshotServer) -> None:
+    # it was: the redirect capture was listed as a 200 (replayed as a 302), so discovery handed it on as a page
     oldest = redirected_post(world(), "araanews")
-    captures = client(server, None).captures(CdxQuery("araanews.ae/*", *WINDOW))
+    wb = client(server, None)
+    [redirect] = [c for page in wb.cdx_pages(CdxQuery("araanews.ae/*", *WINDOW, filters=("statuscode:3..",)))
+                  for c in page.captures]
+    assert to_site_url(redirect.original, "https://araanews.ae/").endswith(oldest.path) and redirect.statuscode == "301"
+    captures = wb.captures(CdxQuery("araanews.ae/*", *WINDOW))
     listed = next(c for c in captures if to_site_url(c.original, "https://araanews.ae/").endswith(oldest.path))
+    assert (listed.timestamp, listed.statuscode) == (REDIRECT_TARGET, "200"), "the page by its whole capture"
     with httpx.Client(follow_redirects=True) as http:
-        response = http.get(capture_url(server.archive_url, listed.timestamp, listed.original))
-        assert response.status_code == 200 and response.history[0].status_code == 302
+        response = http.get(capture_url(server.archive_url, redirect.timestamp, redirect.original))
+        assert response.status_code == 200 and [r.status_code for r in response.history] == [301]
         timestamp, original = parse_capture_url(str(response.url))  # type: ignore[misc]
-        assert timestamp == REDIRECT_TARGET != listed.timestamp and original == listed.original
+        assert timestamp == REDIRECT_TARGET != redirect.timestamp and original == redirect.original
         assert oldest.title in response.text
         # A timestamp the archive does not hold is redirected to the nearest capture.
         near = http.get(capture_url(server.archive_url, "2013", listed.original))
@@ -246,3 +255,65 @@ def test_an_answer_nested_too_deep_for_json_is_an_archive_error(tmp_path: Path) 
             list(wb.cdx_pages(CdxQuery("a.net/*", *WINDOW)))
         with pytest.raises(ArchiveError, match="wayback/available.*: the archive's answer is not JSON"):
             wb.closest("https://a.net/x")
+
+
+#: A site the archive holds partly as redirects: an old slug and a shortlink moved to a new slug, and
+#: ``http://`` pages moved to ``https://``; the pages they lead to captured after the window or in it.
+MOVED_SITE = [
+    {"original": "http://a.example/rumors/1-old-title/", "timestamp": "20150101000000", "file": None,
+     "redirect_to": "https://a.example/rumors/1-new-title/"},
+    {"original": "http://a.example/?p=1", "timestamp": "20150105000000", "file": None,
+     "redirect_to": "https://a.example/rumors/1-new-title/"},
+    {"original": "https://a.example/rumors/1-new-title/", "timestamp": "20190301000000", "file": "a/1.html"},
+    {"original": "http://a.example/rumors/2/", "timestamp": "20160101000000", "file": None, "statuscode": "302",
+     "redirect_to": "https://a.example/rumors/2/"},
+    {"original": "https://a.example/rumors/2/", "timestamp": "20190401000000", "file": "a/2.html"},
+    {"original": "http://a.example/rumors/3/", "timestamp": "20150101000000", "file": None,
+     "redirect_to": "https://a.example/rumors/3/"},
+    {"original": "https://a.example/rumors/3/", "timestamp": "20150102000000", "file": "a/3.html"},
+    {"original": "http://a.example/rumors/4-old/", "timestamp": "20150101000000", "file": None,
+     "redirect_to": "https://a.example/rumors/4-never-captured/"},
+]
+
+
+def _moved_site_archive(root: Path) -> SnapshotServer:
+    """A snapshot server whose archive holds :data:`MOVED_SITE` (each page's title is its file's name)."""
+    for capture in MOVED_SITE:
+        if capture["file"]:
+            page = root / str(capture["file"])
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(f"<html><title>{page.stem}</title></html>", encoding="utf-8")
+    (root / "archive").mkdir(parents=True)
+    (root / "archive" / "index.json").write_text(json.dumps({"captures": MOVED_SITE}), encoding="utf-8")
+    return SnapshotServer(root)
+
+
+def test_a_page_captured_only_as_a_redirect_is_listed_by_the_capture_it_leads_to(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # it was: statuscode:200 left out every page the archive holds only as a redirect in the window (an old
+    # slug, http:// moved to https://): the post was never read; an emulator listing redirects as 200 hid it
+    with _moved_site_archive(tmp_path) as srv, httpx.Client() as http:
+        found = client(srv, None).captures(CdxQuery("a.example/*", *WINDOW))
+        assert len(found) == 3, "the old slug and the shortlink lead to one page, listed once"
+        assert {(c.timestamp, to_site_url(c.original, "https://a.example/"), c.statuscode) for c in found} == {
+            ("20190301000000", "https://a.example/rumors/1-new-title/", "200"),  # old slug and shortlink: once
+            ("20190401000000", "https://a.example/rumors/2/", "200"),  # http:// moved, https:// captured later
+            ("20150102000000", "https://a.example/rumors/3/", "200"),  # captured whole in the window: as listed
+        }
+        for capture in found:  # each is a page to read, not a redirect
+            page = http.get(capture_url(srv.archive_url, capture.timestamp, capture.original))
+            assert page.status_code == 200 and not page.history and "<title>" in page.text
+    [warned] = [r for r in caplog.records if r.getMessage() == "archive redirect leads to no captured page"]
+    assert "rumors/4-old/" in getattr(warned, "capture"), "the redirect to a page never captured is named"
+
+
+def test_discovery_follows_only_the_redirects_it_is_told_are_worth_their_requests(tmp_path: Path) -> None:
+    # a site's whole redirect listing (shortlinks, tag pages) would cost about three requests a page
+    with _moved_site_archive(tmp_path) as srv:
+        every = client(srv, None)
+        all_found = list(every.discover(CdxQuery("a.example/*", *WINDOW)))
+        posts = client(srv, None)
+        post_found = list(posts.discover(CdxQuery("a.example/*", *WINDOW), follow=lambda url: "?p=" not in url))
+    assert {c.original for c in post_found} == {c.original for c in all_found}  # the shortlink led to a post too
+    assert posts.requests_sent < every.requests_sent  # but cost its requests only where followed

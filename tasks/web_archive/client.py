@@ -6,24 +6,33 @@ last page, and a finished one is answered from the cache without asking the arch
 cached page that cannot be read (cut short by a power loss or a full disk) is asked for again.
 Requests keep ``delay_s`` apart (about one a second by default) and back off on 429, 5xx and
 refused connections, honouring ``Retry-After``.
+
+The CDX server lists a capture that was a redirect with its 3xx status (``text/html 301``), so
+``statuscode:200`` leaves out a page the archive only holds as a redirect within the window (an
+old slug, an ``http://`` address moved to ``https://``). :meth:`WaybackClient.discover` lists such
+a page by the capture of the page it leads to, found by following the archive's replay of the
+redirect; a redirect is never handed on as a page to read.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from arastance.base.captures import Capture, valid_timestamp
+from arastance.base.captures import Capture, capture_url, parse_capture_url, valid_timestamp
 from arastance.base.retry_after import retry_after_s
 from arastance.base.stopping import check_stop, pause
+from arastance.base.urls import UrlError, canonicalize_url
 from arastance.base.whole_files import written_whole
 from arastance.logging import get_logger
 from tasks.search.http import AnswerTooLarge, bounded_get
@@ -35,6 +44,12 @@ CDX_FIELDS = ("timestamp", "original", "statuscode", "mimetype", "digest")
 _RETRY_STATUSES = {429, 500, 502, 503, 504}
 #: A CDX page of the largest size allowed (150,000 rows) is about 20 MiB.
 MAX_ANSWER_BYTES = 64 * 2**20
+#: The statuses of the captures that were redirects (304 Not Modified is none).
+REDIRECT_STATUSES = "30[12378]"
+REDIRECT_FILTER = f"statuscode:{REDIRECT_STATUSES}"
+#: Hops followed from a redirect capture to the capture it leads to: its own 3xx, the archive's
+#: move to the nearest capture of the target, and a few redirects the target made in turn.
+MAX_REDIRECT_HOPS = 6
 
 
 class ArchiveError(RuntimeError):
@@ -66,6 +81,10 @@ class CdxQuery:
         if resume_key:
             params.append(("resumeKey", resume_key))
         return params
+
+    def redirects(self) -> "CdxQuery":
+        """The same URLs and days, listing the captures that were redirects, one per URL."""
+        return replace(self, filters=(REDIRECT_FILTER,))
 
     def cache_key(self, endpoint: str) -> str:
         """Stable across runs: the CDX ``endpoint`` asked and the query without the resume key. Two
@@ -147,6 +166,17 @@ class WaybackClient:
 
     def get_json(self, url: str, params: list[tuple[str, str]]) -> Any:
         """GET ``url`` and decode JSON, retrying 429/5xx/refusals with backoff."""
+        response = self.get(url, params)
+        if response.status_code != 200:
+            raise ArchiveError(f"{response.url}: HTTP {response.status_code}")
+        try:
+            return response.json()
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than json can decode
+            raise ArchiveError(f"{response.url}: the archive's answer is not JSON") from None
+
+    def get(self, url: str, params: list[tuple[str, str]] | None = None, *,
+            follow_redirects: bool = True) -> httpx.Response:
+        """The answer to GET ``url``, retrying 429/5xx/refusals with backoff; any other status is returned."""
         attempt = 0
         while True:
             check_stop(f"archive request {url}")
@@ -157,19 +187,14 @@ class WaybackClient:
                 request = self.client.build_request("GET", url, params=params, timeout=self.timeout_s,
                                                     headers={"User-Agent": self.user_agent})
                 response = bounded_get(self.client, request, max_bytes=MAX_ANSWER_BYTES,
-                                       deadline_s=self.answer_deadline_s, follow_redirects=True)
+                                       deadline_s=self.answer_deadline_s, follow_redirects=follow_redirects)
             except AnswerTooLarge as exc:
                 raise ArchiveError(f"{url}: {exc}") from None
             except httpx.HTTPError as exc:
                 problem, asked = f"{type(exc).__name__}: {exc}", None
             else:
-                if response.status_code == 200:
-                    try:
-                        return response.json()
-                    except (ValueError, RecursionError):  # RecursionError: nested deeper than json can decode
-                        raise ArchiveError(f"{response.url}: the archive's answer is not JSON") from None
                 if response.status_code not in _RETRY_STATUSES:
-                    raise ArchiveError(f"{response.url}: HTTP {response.status_code}")
+                    return response
                 problem, asked = f"HTTP {response.status_code}", retry_after_s(response.headers)
             if attempt >= self.retries:
                 raise ArchiveError(f"{url}: {problem} after {attempt + 1} attempt(s); the archive is refusing, "
@@ -249,15 +274,71 @@ class WaybackClient:
         if outside:
             log.warning("archive listed captures outside the window", extra={"url": query.url, "outside": outside})
 
-    def captures(self, query: CdxQuery) -> list[Capture]:
-        """All captures of ``query`` within its days, one per URL (the first seen across pages)."""
-        seen: dict[str, Capture] = {}
-        pages = 0
+    def discover(self, query: CdxQuery, follow: Callable[[str], bool] | None = None) -> Iterator[Capture]:
+        """The captures to read for ``query``'s pages: those ``query`` lists, then, for each page the
+        archive holds within the days only as a redirect (an old slug, an ``http://`` address moved
+        to ``https://``), the capture of the page it leads to, which may be taken after the days
+        (it is the capture the archive serves for the redirect). A redirect whose target the
+        archive never captured, or a page already listed, adds nothing. Following one costs about
+        three requests, so ``follow`` may name the redirects' URLs worth it (a site's claim pages,
+        not its tag pages and shortlinks); without it every one is followed."""
+        listed: set[str] = set()
         for page in self.cdx_pages(query):
-            pages += 1
             for capture in page.captures:
-                seen.setdefault(capture.original, capture)
-        log.info("archive captures discovered", extra={"url": query.url, "captures": len(seen), "pages": pages,
+                listed.add(_page_key(capture.original))
+                yield capture
+        followed: set[str] = set()
+        for page in self.cdx_pages(query.redirects()):
+            for redirect in page.captures:
+                key = _page_key(redirect.original)
+                if key in listed or key in followed or not _is_redirect(redirect.statuscode):
+                    continue  # the page was captured whole, or a server that ignored the filter listed it
+                if follow is not None and not follow(redirect.original):
+                    continue
+                followed.add(key)
+                target = self.redirect_target(redirect)
+                if target is not None and _page_key(target.original) not in listed:
+                    listed.add(_page_key(target.original))
+                    yield target
+
+    def redirect_target(self, redirect: Capture) -> Capture | None:
+        """The capture of the page the redirect capture ``redirect`` leads to, or None when the
+        archive holds none (or the chain loops, leaves the archive, or ends on no HTML page).
+
+        The archive's hops are followed one by one: the capture's own 3xx, whose ``Location`` the
+        archive moved to the target at the capture's time, then its move to the target's nearest
+        capture; the first capture answering 200 is the target's."""
+        address = capture_url(self.archive_url, redirect.timestamp, redirect.original)
+        for _ in range(MAX_REDIRECT_HOPS):
+            response = self.get(address, follow_redirects=False)
+            following = self._archived_location(address, response)
+            if following is not None:
+                address = following
+                continue
+            found = parse_capture_url(address) if response.status_code == 200 else None
+            mimetype = response.headers.get("content-type", "").split(";")[0].strip()
+            if found is not None and mimetype == "text/html":
+                return Capture(timestamp=found[0], original=found[1], statuscode="200", mimetype=mimetype)
+            break
+        log.warning("archive redirect leads to no captured page", extra={
+            "capture": capture_url(self.archive_url, redirect.timestamp, redirect.original), "last": address})
+        return None
+
+    def _archived_location(self, address: str, response: httpx.Response) -> str | None:
+        """Where the redirect ``response`` to ``address`` sends the client, when that is another
+        capture in this archive (over either scheme); a redirect to the live web, or to itself, is not followed."""
+        location = response.headers.get("location") if response.is_redirect else None
+        following = urljoin(address, location) if location else None
+        if following is None or following == address or urlsplit(following).netloc != urlsplit(address).netloc:
+            return None
+        return following if parse_capture_url(following) is not None else None
+
+    def captures(self, query: CdxQuery) -> list[Capture]:
+        """All captures to read for ``query`` (:meth:`discover`), one per URL (the first seen)."""
+        seen: dict[str, Capture] = {}
+        for capture in self.discover(query):
+            seen.setdefault(capture.original, capture)
+        log.info("archive captures discovered", extra={"url": query.url, "captures": len(seen),
                                                        "requests": self.requests_sent})
         return list(seen.values())
 
@@ -274,6 +355,20 @@ class WaybackClient:
             raise ArchiveError(f"availability {self.availability_url}: the capture of {url} has no 4-14 digit "
                                f"timestamp: {closest.get('timestamp')!r}")
         return Capture(timestamp=closest["timestamp"], original=url, statuscode="200")
+
+
+def _is_redirect(statuscode: str) -> bool:
+    """Whether a listed capture was a redirect: a server that ignores ``filter`` lists every capture."""
+    return re.fullmatch(REDIRECT_STATUSES, statuscode) is not None
+
+
+def _page_key(original: str) -> str:
+    """One key for the spellings of a page the CDX server files under one ``urlkey`` (``http://``
+    and ``https://``, ``www.`` or not): its canonical URL without the scheme."""
+    try:
+        return canonicalize_url(original).split("://", 1)[1]
+    except UrlError:
+        return original
 
 
 def client_from_settings(crawl: Any, data_dir: Path, **overrides: Any) -> WaybackClient:
