@@ -17,7 +17,9 @@ WHERE c.status <> 'excluded'
 """
 
 
-_WITHDRAW_GOLD = "DELETE FROM gold_labels WHERE pair_id IN (SELECT unnest(?::VARCHAR[]))"
+# only annotation decisions are withdrawn: a dataset file's gold label is never deleted by one
+_WITHDRAW_GOLD = ("DELETE FROM gold_labels WHERE origin = 'annotation' "
+                  "AND pair_id IN (SELECT unnest(?::VARCHAR[]))")
 
 
 _GOLD_SUMMARY = """
@@ -160,6 +162,13 @@ def upsert_gold_labels(wh: Warehouse, rows: Sequence[dict[str, Any]], *, undecid
     with wh.transaction():
         wh.con.execute(_WITHDRAW_GOLD, [_ids(undecided)])
         return wh.insert_rows("gold_labels", rows, on_conflict="update")
+
+
+def gold_not_from_annotations(wh: Warehouse) -> dict[str, dict[str, Any]]:
+    """Pair -> gold label of annotated pairs whose gold label a dataset file gave (``dataset load``,
+    origin ``dataset_file``): decisions keep their hands off these, so a label given to such a pair
+    never deletes or replaces what the file said."""
+    return {r["pair_id"]: r for r in wh.query(load_sql("annotation_gold_not_decided"))}
 
 
 def annotator_agreement(wh: Warehouse) -> list[dict[str, Any]]:

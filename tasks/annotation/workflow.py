@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from arastance.base.ids import stable_id
 from arastance.base.input_paths import not_a_file
@@ -45,7 +46,7 @@ def _now() -> datetime:
 
 
 class NoPairsLeftError(ValueError):
-    """Every annotatable pair is assigned or labelled already: there is nothing for a new round."""
+    """Every annotatable pair is assigned, labelled or gold already: there is nothing for a new round."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,8 @@ def export_round(
     now: datetime | None = None,
     predictions: Mapping[str, Prediction] | None = None,
 ) -> RoundExport:
-    """Create the next pilot or production round over pairs nobody has been given yet, and write its files.
+    """Create the next pilot or production round over pairs nobody has been given yet and that hold no
+    gold label (a loaded dataset file's pairs are labelled already), and write its files.
 
     A pilot gives ``size`` (default ``cfg.pilot_size``) pairs to every annotator; a production
     round gives every remaining pair (at most ``size``) to ``cfg.annotators_per_pair`` annotators:
@@ -145,7 +147,8 @@ def export_round(
             chosen = sample_pairs(pool, size, seed) if size is not None else sorted(pool)
         assignments = production_assignment(chosen, cfg.annotators, cfg.annotators_per_pair, seed)
     if not assignments:
-        raise NoPairsLeftError(f"no pairs left to annotate for a {kind} round (every pair is assigned or labelled)")
+        raise NoPairsLeftError(f"no pairs left to annotate for a {kind} round "
+                               "(every pair is assigned, labelled or gold already)")
     with round_with_its_files(wh, out_dir / round_name):
         created = store.create_round(
             wh, round_name=round_name, kind=kind, seed=seed, annotators=cfg.annotators, assignments=assignments,
@@ -269,16 +272,28 @@ class AdjudicationResult:
     discussion_sheets: list[Path] = field(default_factory=list)
 
 
+def _kept_gold(decision: GoldDecision, gold: Mapping[str, Any]) -> GoldDecision:
+    """The decision of a pair whose stored gold label no annotation decision wrote: that label."""
+    return GoldDecision(decision.pair_id, "gold", gold["label"], gold["method"], gold["decided_at"],
+                        decision.annotators)
+
+
 def decide_gold_labels(wh: Warehouse, cfg: AnnotationSettings) -> list[GoldDecision]:
     """Decide every annotated pair and store the gold labels of the decided ones; a pair no longer
-    decided (a late label disagreed) loses its earlier gold label, so the dataset never takes it."""
+    decided (a late label disagreed) loses its earlier gold label, so the dataset never takes it.
+
+    A gold label that no decision wrote (a dataset file's, loaded by ``dataset load``) stays as it is
+    and is the pair's decision: labels given to such a pair (in a round exported before rounds left
+    gold pairs out) neither withdraw nor replace it, nor send it to a discussion or an adjudicator."""
     discussions = {d["pair_id"]: d for d in store.pilot_discussions(wh)}
-    decisions = decide_all(store.annotations(wh), assigned=store.assigned_annotators(wh),
-                           annotators_per_pair=cfg.annotators_per_pair, discussions=discussions)
+    decided = decide_all(store.annotations(wh), assigned=store.assigned_annotators(wh),
+                         annotators_per_pair=cfg.annotators_per_pair, discussions=discussions)
+    kept = store.gold_not_from_annotations(wh)
+    decisions = [_kept_gold(d, kept[d.pair_id]) if d.pair_id in kept else d for d in decided]
     gold = [
         {"pair_id": d.pair_id, "label": d.label, "method": d.method, "decided_at": d.decided_at}
         for d in decisions
-        if d.status == "gold"
+        if d.status == "gold" and d.pair_id not in kept
     ]
     store.upsert_gold_labels(wh, gold, undecided=(d.pair_id for d in decisions if d.status != "gold"))
     return decisions

@@ -139,7 +139,8 @@ def load_export(
                     "pair_id": pair_id, "claim_id": rec.id, "article_id": article_id, "rank": rank,
                     "similarity": None, "reason": "loaded from an AraStance-format file", "created_at": when,
                 })
-                gold.setdefault(pair_id, {"pair_id": pair_id, "label": stance, "method": "single", "decided_at": when})
+                gold.setdefault(pair_id, {"pair_id": pair_id, "label": stance, "method": "single", "decided_at": when,
+                                        "origin": "dataset_file"})
     clustering = {"threshold": dedup.near_duplicate_threshold, "shingle_size": dedup.shingle_size}
     with wh.transaction():
         index_current = near_duplicates.is_current(wh, veracity, **clustering)  # before the new claims change it
