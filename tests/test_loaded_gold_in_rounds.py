@@ -15,8 +15,9 @@ from tasks.annotation.prelabel import predict_unassigned
 from tasks.annotation.workflow import adjudicate, export_round, import_annotations, release_annotator
 from tasks.dataset.load_export import load_export
 from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel
-from warehouse import Warehouse
+from warehouse import Warehouse, open_warehouse
 from warehouse import annotation as store
+from warehouse.migrate import apply_migrations
 
 LOADED_AT = datetime(2021, 2, 1, 9, 30)  # the labels below are given on 2 March 2021
 
@@ -56,9 +57,9 @@ def test_rounds_and_predictions_leave_out_the_pairs_a_loaded_dataset_file_labell
     assert {r["pair_id"]: r for r in warehouse.query("SELECT * FROM gold_labels")} == loaded
 
 
-def _label(wh: Warehouse, tmp_path: Path, annotator: str, labels: dict[str, str]) -> None:
+def _label(wh: Warehouse, tmp_path: Path, annotator: str, labels: dict[str, str], round_name: str = "prod-1") -> None:
     path = write_json(tmp_path / "exports" / f"{annotator}-{len(list(tmp_path.glob('exports/*')))}.json", [
-        ls_task(pair, "prod-1", [ls_annotation(annotator, label)], i) for i, (pair, label) in enumerate(labels.items(), 1)
+        ls_task(pair, round_name, [ls_annotation(annotator, label)], i) for i, (pair, label) in enumerate(labels.items(), 1)
     ])
     import_annotations(wh, path)
 
@@ -91,9 +92,6 @@ def test_labels_given_to_loaded_gold_pairs_neither_withdraw_nor_replace_their_go
 
 def test_gold_loaded_before_the_origin_was_recorded_is_told_by_its_pair(tmp_path: Path) -> None:
     # a warehouse upgraded from before migration 079: its loaded gold rows become dataset_file, the rest annotation
-    from warehouse import open_warehouse
-    from warehouse.migrate import apply_migrations
-
     with open_warehouse(tmp_path / "old.duckdb", migrate=False) as wh:
         apply_migrations(wh, up_to=78)
         wh.con.execute("ALTER TABLE gold_labels ADD COLUMN origin VARCHAR")  # so that load_export can write its rows
@@ -105,3 +103,16 @@ def test_gold_loaded_before_the_origin_was_recorded_is_told_by_its_pair(tmp_path
         assert apply_migrations(wh) == [79]
         origins = {r["pair_id"]: r["origin"] for r in wh.query("SELECT pair_id, origin FROM gold_labels")}
     assert origins == {**{p: "dataset_file" for p in loaded}, **{p: "annotation" for p in annotated}}
+
+
+def test_a_pilot_that_handed_out_a_loaded_pair_does_not_wait_for_its_discussion(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    [loaded] = _load_release(warehouse, tmp_path, 1)
+    [fresh] = add_claims(warehouse, 1, 1)
+    add_round(warehouse, "pilot-1", "pilot", [(p, a) for p in (loaded, fresh) for a in ("ann-1", "ann-2")])
+    _label(warehouse, tmp_path, "ann-1", {loaded: "agree", fresh: "agree"}, "pilot-1")
+    _label(warehouse, tmp_path, "ann-2", {loaded: "unrelated", fresh: "discuss"}, "pilot-1")
+    [report] = store.pilot_discussion_report(warehouse)
+    # it was: 2 disputed, 2 waiting, though the loaded pair's gold label is its decision and no sheet lists it
+    assert (report["pilot_pairs"], report["disputed"], report["waiting"]) == (1, 1, 1)

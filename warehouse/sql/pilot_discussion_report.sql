@@ -2,6 +2,7 @@
 -- label) and how many still wait for it. A pair is disputed when its annotators' labels in the
 -- round are not all the same, once every annotator the round assigned it to has labelled it
 -- (two differing labels of three are no dispute yet: the pair is pending, as gold decisions say).
+-- Pairs whose gold label a dataset file gave are left out: no discussion decides them.
 WITH assigned AS (
     SELECT round, pair_id, count(DISTINCT annotator_id) AS annotators
     FROM annotation_assignments
@@ -12,6 +13,8 @@ per_pair AS (
     FROM annotations a
     LEFT JOIN assigned s ON s.round = a.round AND s.pair_id = a.pair_id
     WHERE a.round_kind = 'pilot'
+      -- a pair a dataset file labelled (handed out before rounds left gold pairs out) is decided by that label
+      AND a.pair_id NOT IN (SELECT pair_id FROM gold_labels WHERE origin = 'dataset_file')
     GROUP BY a.round, a.pair_id, s.annotators
     HAVING count(DISTINCT a.annotator_id) >= greatest(2, coalesce(s.annotators, 2))
 )
