@@ -160,3 +160,21 @@ def test_claims_that_would_share_one_url_are_left_as_they_are_and_listed(
         if "artist-2" not in row["url"]:
             assert after[claim_id] == row
     assert "re-keyed 0 claim(s)" in _rekey()
+
+
+def test_a_claim_moved_back_to_a_form_it_held_before_is_re_keyed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it was: after canonical_base went http:// and back, every rekey failed on claim_former_urls' key_id
+    import tasks.claim_load.rekey as rekey_module
+
+    _load(tmp_path, "araanews-old", "araanews", OLD_ARAANEWS, [SCHOOL], monkeypatch)
+    for base in ("https://araanews.ae/", "http://araanews.ae/", "https://araanews.ae/"):
+        monkeypatch.setattr(rekey_module, "_canonical_base", lambda source_id, base=base: base)
+        assert "re-keyed 1 claim(s)" in _rekey()
+    with _open(tmp_path) as wh:
+        [claim] = _claims(wh).values()
+        assert claim["canonical_url"].startswith("https://araanews.ae/")
+    new = _load(tmp_path, "araanews-new", "araanews", "https://araanews.ae", [SCHOOL], monkeypatch,
+                fetched_at="2018-04-01T12:00:00+00:00")
+    assert new.new_claims == 0  # the current spelling still finds the claim

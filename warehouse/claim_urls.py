@@ -34,6 +34,15 @@ UPDATE claims SET canonical_url = m.canonical_url FROM __moves m
 WHERE claims.claim_id = m.claim_id AND claims.canonical_url = m.former_url
 """
 
+# A claim moved back to a form it held before (its site's canonical_base changed and changed back):
+# the row that keyed that form, or that left the same former spelling, gives way to the new one.
+# The plan gives a form only to the claim that held it, so no other claim's row is ever removed.
+_SUPERSEDED = """
+DELETE FROM claim_former_urls WHERE EXISTS (
+    SELECT 1 FROM __moves m WHERE m.claim_id = claim_former_urls.claim_id
+      AND (m.former_url = claim_former_urls.former_url OR m.key_id = claim_former_urls.key_id))
+"""
+
 _MOVES_SCHEMA = pa.schema([
     ("claim_id", pa.string()), ("source_id", pa.string()), ("former_url", pa.string()),
     ("canonical_url", pa.string()), ("key_id", pa.string()), ("rekeyed_at", pa.timestamp("us")),
@@ -66,13 +75,15 @@ def held_forms(wh: Warehouse) -> dict[tuple[str, str], set[str]]:
 
 def rekey(wh: Warehouse, moves: Sequence[Move], at: datetime) -> None:
     """Give each claim of ``moves`` its new canonical URL and record the former one, all in one
-    transaction: a form another claim took meanwhile (a constraint) changes nothing."""
+    transaction: a form another claim took meanwhile (a constraint) changes nothing. A claim's own
+    older record of the same former spelling or the same new form is replaced."""
     if not moves:
         return
     batch = pa.Table.from_pylist([{**vars(m), "rekeyed_at": at} for m in moves], schema=_MOVES_SCHEMA)
     with wh.transaction() as con, wh.registered(__moves=batch):
         try:
             con.execute(_REKEY)
+            con.execute(_SUPERSEDED)
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot re-key {len(moves)} claim(s) on {wh.location}: {exc}; "
                                  "nothing was changed") from exc

@@ -229,9 +229,13 @@ class Warehouse:
     def iter_rows(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None,
                   batch_size: int = 200) -> Iterator[dict[str, Any]]:
         """A statement's rows as dictionaries, fetched in batches: for results too large to hold
-        (stored page bodies). Its own cursor, so that the connection stays usable meanwhile."""
+        (stored page bodies). Its own cursor, so that the connection stays usable meanwhile; a cursor
+        starts in DuckDB's default catalog, so it is moved to the connection's own (a DuckLake's ``lake``,
+        where ``claims`` was "no table" to it)."""
+        [(catalog,)] = self.con.execute("SELECT current_database()").fetchall()
         cur = self.con.cursor()
         try:
+            cur.execute('USE "{}"'.format(catalog.replace('"', '""')))
             if params is None:
                 cur.execute(sql)
             else:
