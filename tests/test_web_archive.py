@@ -317,3 +317,26 @@ def test_discovery_follows_only_the_redirects_it_is_told_are_worth_their_request
         post_found = list(posts.discover(CdxQuery("a.example/*", *WINDOW), follow=lambda url: "?p=" not in url))
     assert {c.original for c in post_found} == {c.original for c in all_found}  # the shortlink led to a post too
     assert posts.requests_sent < every.requests_sent  # but cost its requests only where followed
+
+
+def test_a_redirect_the_archive_will_not_replay_leaves_the_rest_of_the_discovery_whole(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # it was: one replay answering 503 past the retries ended the site's whole discovery with an ArchiveError
+    broken = "/archive/web/20150101000000id_/http://a.example/rumors/1-old-title/"
+    (tmp_path / "faults.json").write_text(json.dumps({broken: {"status": 503}}), encoding="utf-8")
+    with _moved_site_archive(tmp_path) as srv:
+        found = client(srv, None, retries=1).captures(CdxQuery("a.example/*", *WINDOW))
+    assert len(found) == 3  # the shortlink leads to the page the broken old slug would have
+    [warned] = [r for r in caplog.records if r.getMessage() == "archive redirect could not be followed; left out this time"]
+    assert "rumors/1-old-title/" in getattr(warned, "capture") and "HTTP 503" in getattr(warned, "error")
+
+
+def test_a_resumed_discovery_asks_the_archive_again_for_no_redirect_it_followed(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    with _moved_site_archive(tmp_path / "site") as srv:
+        first = client(srv, cache)
+        found = first.captures(CdxQuery("a.example/*", *WINDOW))
+        again = client(srv, cache)
+        assert again.captures(CdxQuery("a.example/*", *WINDOW)) == found
+    assert first.requests_sent > 2 and again.requests_sent == 0  # it was: every redirect followed again (3 requests each)

@@ -296,10 +296,35 @@ class WaybackClient:
                 if follow is not None and not follow(redirect.original):
                     continue
                 followed.add(key)
-                target = self.redirect_target(redirect)
+                target = self._followed(redirect)
                 if target is not None and _page_key(target.original) not in listed:
                     listed.add(_page_key(target.original))
                     yield target
+
+    def _followed(self, redirect: Capture) -> Capture | None:
+        """:meth:`redirect_target` of ``redirect``, remembered beside the CDX pages, so that a resumed
+        discovery asks the archive again for no redirect it has followed: a target, or that there is
+        none. A redirect the archive would not answer for (a replay failing past its retries, an answer
+        too large) adds nothing this time and is asked again next time; the site's discovery goes on."""
+        cache = None if self.cache_dir is None else self.cache_dir / "redirects" / (hashlib.sha256(
+            capture_url(self.archive_url, redirect.timestamp, redirect.original).encode()).hexdigest()[:24] + ".json")
+        if cache is not None and cache.is_file():
+            try:
+                found = json.loads(cache.read_text(encoding="utf-8"))["target"]
+                return None if found is None else Capture(**found)
+            except (OSError, ValueError, KeyError, TypeError, RecursionError):  # cut short: followed again
+                pass
+        try:
+            target = self.redirect_target(redirect)
+        except ArchiveError as exc:
+            log.warning("archive redirect could not be followed; left out this time",
+                        extra={"capture": capture_url(self.archive_url, redirect.timestamp, redirect.original),
+                               "error": str(exc)})
+            return None
+        if cache is not None:
+            with written_whole(cache.parent) as partial, open(partial / cache.name, "w", encoding="utf-8") as out:
+                json.dump({"target": None if target is None else target.__dict__}, out, ensure_ascii=False)
+        return target
 
     def redirect_target(self, redirect: Capture) -> Capture | None:
         """The capture of the page the redirect capture ``redirect`` leads to, or None when the
