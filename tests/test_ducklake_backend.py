@@ -390,3 +390,19 @@ def test_claims_are_re_keyed_on_the_lake(lake_env: dict[str, str], tmp_path: Pat
         assert load_crawl_run(wh, new).new_claims == 0  # the https run finds the re-keyed claims
         assert _claim_counts(wh) == (3, 3)
         assert wh.scalar("SELECT count(*) FROM claims WHERE canonical_url LIKE 'https://araanews.ae/%'") == 3
+
+
+def test_a_migration_backfill_marked_for_lakes_runs_on_an_upgraded_lake(lake_env: dict[str, str]) -> None:
+    # it was: a lake upgraded past 079 kept a dataset file's gold labels as 'annotation', so decisions withdrew them
+    from datetime import datetime
+
+    when = datetime(2021, 2, 1)
+    with open_warehouse(migrate=False) as wh:
+        apply_migrations(wh, up_to=78)
+        for pair, reason in (("p-loaded", "loaded from an AraStance-format file"), ("p-retrieved", "top-10")):
+            wh.insert_rows("claim_article_pairs", [{"pair_id": pair, "claim_id": "c", "article_id": pair, "rank": 1,
+                                                    "reason": reason, "created_at": when}])
+            wh.insert_rows("gold_labels", [{"pair_id": pair, "label": "agree", "method": "single", "decided_at": when}])
+        assert apply_migrations(wh) == [79]
+        origins = dict(wh.con.execute("SELECT pair_id, origin FROM gold_labels ORDER BY pair_id").fetchall())
+    assert origins == {"p-loaded": "dataset_file", "p-retrieved": "annotation"}

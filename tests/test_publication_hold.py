@@ -109,3 +109,30 @@ def test_a_first_read_during_a_hold_names_the_hold(tmp_path: Path) -> None:
     assert "a write of several steps holds publication (build_dataset, PID " in str(refused.value)
     with open_published(primary) as reader:  # the hold over, the first read publishes
         assert reader.scalar("SELECT count(*) FROM sources") == 0
+
+
+def test_a_hold_file_that_takes_no_writes_still_holds(tmp_path: Path) -> None:
+    # it was: a hold file another user made (0644) failed every later build with "permission denied";
+    # a directory in its place stands for it here (tests run as root, whom file modes do not stop)
+    primary = tmp_path / "data" / "warehouse.duckdb"
+    _add_source(primary, "a-before")
+    (primary.parent / f".{primary.name}.publication-hold").mkdir()
+    with publication_hold(primary, "a build"):
+        assert publication_held_by(primary) is not None
+        _add_source(primary, "b-during")
+        assert _published_sources(primary) == ["a-before"]
+    _add_source(primary, "c-after")
+    assert _published_sources(primary) == ["a-before", "b-during", "c-after"]
+
+
+def test_a_hold_that_cannot_be_taken_lets_the_write_go_on_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    primary = tmp_path / "data" / "warehouse.duckdb"
+    _add_source(primary, "a-before")
+    hold = primary.parent / f".{primary.name}.publication-hold"
+    hold.symlink_to(hold.name)  # a link to itself: neither made nor opened
+    with caplog.at_level(logging.WARNING, logger="warehouse"), publication_hold(primary, "a build"):
+        _add_source(primary, "b-during")
+    assert "cannot hold publication of the readers' copy" in caplog.text
+    assert _published_sources(primary) == ["a-before", "b-during"]

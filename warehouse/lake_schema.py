@@ -7,8 +7,11 @@ made there is restated without them: new tables and columns (types, NOT NULL, de
 comments, and the drops of tables and views (a table made anew is dropped and created). Data
 statements of a migration (backfills, clearing derived rows) are not restated: a lake is created
 empty at the newest schema, so they have nothing to change there; a lake that already holds rows
-and meets a migration that rewrites them must be reloaded (README, "Past one machine"). The keys the shadow enforces are kept too: the DuckLake writer uses them for its
-idempotent inserts (:mod:`warehouse.ducklake`).
+and meets a migration that rewrites them must be reloaded (README, "Past one machine"). A
+migration whose backfill a reload cannot redo (it tells stored rows apart, as 079 tells a dataset
+file's gold labels) puts it after :data:`LAKE_BACKFILL`: the statements below that line run on a
+lake too, as written (plain DML, one per ``;``). The keys the shadow enforces are kept too: the
+DuckLake writer uses them for its idempotent inserts (:mod:`warehouse.ducklake`).
 """
 
 from __future__ import annotations
@@ -58,6 +61,22 @@ def _catalog(con: duckdb.DuckDBPyConnection) -> _Catalog:
         columns=columns,
         views={name: (sql, comment) for name, sql, comment in con.execute(_VIEWS).fetchall()},
     )
+
+
+#: The line of a migration after which its data statements also run on a lake.
+LAKE_BACKFILL = "-- backfill, also on a lake:"
+
+
+def _lake_backfill(sql: str) -> list[str]:
+    """The statements after a migration's :data:`LAKE_BACKFILL` line, one per ``;`` (none without it)."""
+    if LAKE_BACKFILL not in sql:
+        return []
+    found = []
+    for part in sql.split(LAKE_BACKFILL, 1)[1].split(";"):
+        code = "\n".join(line for line in part.splitlines() if not line.strip().startswith("--")).strip()
+        if code:
+            found.append(code)
+    return found
 
 
 def _quote(text: str) -> str:
@@ -122,7 +141,7 @@ def lake_schema() -> LakeSchema:
             before = after
             con.execute(mig.sql)
             after = _catalog(con)
-            steps[mig.version] = _restated(f"migration {mig.version:03d}_{mig.name}.sql", before, after)
+            steps[mig.version] = _restated(f"migration {mig.version:03d}_{mig.name}.sql", before, after) + _lake_backfill(mig.sql)
         keys: dict[str, list[list[str]]] = {}
         for table, names in con.execute(_KEYS).fetchall():
             keys.setdefault(table, []).append(list(names))

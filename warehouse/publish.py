@@ -29,6 +29,7 @@ steps need too, so a copy never catches a hold's work half done. A DuckLake publ
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import glob
 import json
@@ -134,20 +135,41 @@ def publication_hold(primary: str | Path, purpose: str) -> Iterator[None]:
 
     The holder publishes after the block, by closing a writer (``build_dataset``'s statistics
     step); a block that raises lets go too, and the next writer publishes what was stored. The
-    file is not the hold, the ``flock`` is; it keeps the latest holder's details for the logs.
+    file is not the hold, the ``flock`` is; it keeps the latest holder's details for the logs. A
+    file another user made (on a shared warehouse) is held read-only, without this holder's
+    details; where none can be made or opened the block runs unheld, with a warning: the hold
+    only spares readers a half-done view, and must never cost the write itself.
     """
     path = _hold_path(Path(primary))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)  # not inherited by child processes (PEP 446)
+    fd = _open_hold(path)
+    if fd is None:
+        yield
+        return
     try:
         fcntl.flock(fd, fcntl.LOCK_SH)  # waits only while a publisher tests the hold
         me = {"pid": os.getpid(), "host": socket.gethostname(), "purpose": purpose,
               "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(me).encode("utf-8"), 0)
+        with contextlib.suppress(OSError):  # opened read-only: the skipping writers name no holder
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(me).encode("utf-8"), 0)
         yield
     finally:
         os.close(fd)  # lets go of this holder's share of the hold
+
+
+def _open_hold(path: Path) -> int | None:
+    """The hold file, opened to write the holder's details where it may be, else read-only (a
+    ``flock`` needs no more); None, logged, where it can be neither made nor opened."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)  # not inherited by child processes (PEP 446)
+    except OSError:
+        try:
+            return os.open(path, os.O_RDONLY)
+        except OSError as exc:
+            log.warning("cannot hold publication of the readers' copy: writers closing meanwhile may publish "
+                        "this write half done", extra={"path": str(path), "error": f"{type(exc).__name__}: {exc}"})
+            return None
 
 
 def publication_held_by(primary: str | Path) -> str | None:
@@ -155,7 +177,7 @@ def publication_held_by(primary: str | Path) -> str | None:
     process does (a dead holder's hold is gone with it; its details left in the file are not read)."""
     try:
         fd = os.open(_hold_path(Path(primary)), os.O_RDONLY)
-    except FileNotFoundError:
+    except OSError:  # no file, or one nobody can open: then nobody holds it either
         return None
     try:
         try:
