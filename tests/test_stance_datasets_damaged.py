@@ -100,6 +100,14 @@ def test_arastance_repeated_claim_article_pair_is_refused_naming_both_lines(tmp_
             "article_title": ["عنوان أ", "عنوان ب"], "article_url": ["https://a.example/1", "https://b.example/2"]}
     write_arastance(tmp_path, "train", [wire])
     assert len(load_split("arastance", tmp_path, "train")) == 2
+    # one rumour debunked by two sites, two claims under their own ids that found one article, as the
+    # pipeline's export holds them (it was refused as "duplicated", so the demo's own export could not train)
+    rumour = {"claim": "خبر", "article": ["نص"], "stance": ["agree"], "article_url": ["https://a.example/1"]}
+    write_arastance(tmp_path, "train", [{**rumour, "id": "dabegad-1"}, {**rumour, "id": "araanews-7"}])
+    assert [e.claim_id for e in load_split("arastance", tmp_path, "train")] == ["dabegad-1", "araanews-7"]
+    write_arastance(tmp_path, "train", [{**rumour, "id": "dabegad-1"}, {**rumour, "id": "dabegad-1"}])
+    with pytest.raises(DatasetError, match=r"line 2, article 0: the same claim and article as line 1"):
+        load_split("arastance", tmp_path, "train")  # one claim's line twice is still refused
 
 
 # -- Baly et al. 2018 ----------------------------------------------------------------------------

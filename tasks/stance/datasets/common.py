@@ -128,11 +128,13 @@ def without_repeated_pairs(path: Path, located: Iterable[tuple[str, StanceExampl
     """The examples of ``(place in path, example)``, refusing a claim-article pair met twice: it would
     weigh double in training and scoring, and with another label it teaches the model both answers for
     one pair (a record re-added with one label changed, a file appended to itself). Articles of one text
-    at two addresses are two pairs: the pipeline keeps such copies (a wire story on two sites, the same
-    boilerplate extracted from two pages), and its own export holds them."""
-    first_seen: dict[tuple[str, str, str | None], tuple[str, str | None]] = {}
+    at two addresses are two pairs, and so are the pairs of two claims of one text under their own ids:
+    the pipeline keeps such copies (a wire story on two sites, the same boilerplate extracted from two
+    pages, one rumour debunked by two sites that found the same articles), and its own export holds them.
+    A line without an id is its claim's text (``claim_id`` derives from it)."""
+    first_seen: dict[tuple[str, str, str, str | None], tuple[str, str | None]] = {}
     for place, example in located:
-        key = (example.claim, example.article, example.article_url)
+        key = (example.claim_id, example.claim, example.article, example.article_url)
         if key in first_seen:
             earlier, label = first_seen[key]
             labels = (f"labelled {label!r} there and {example.label!r} here" if label != example.label
