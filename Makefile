@@ -5,6 +5,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
+# PyPI serves torch's CUDA build (several GB): TORCH_INDEX=https://download.pytorch.org/whl/cpu takes the CPU one
+TORCH_INDEX ?=
 
 .PHONY: demo test install notebooks clean-data bench
 
@@ -22,7 +24,7 @@ notebooks: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
