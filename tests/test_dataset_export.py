@@ -17,6 +17,7 @@ from tasks.dataset.arastance_format import DatasetFileError, read_jsonl, read_pa
 from tasks.dataset.assemble import assign_claim_splits, dataset_statistics, flag_unrelated_claims
 from tasks.dataset.export import EmptyExportError, export_dataset, read_dataset, write_dataset
 from tasks.dataset.load_export import load_export
+from tasks.stance.datasets import load_split
 from warehouse.retrieval import pending_claims
 from warehouse import Warehouse, open_warehouse
 
@@ -351,3 +352,27 @@ def test_dataset_load_refuses_a_nameless_or_reserved_source(tmp_path: Path, sour
     result = CliRunner().invoke(app, ["dataset", "load", str(release), "--source", source])
     assert result.exit_code == 2 and message in result.output, result.output
     assert not load_settings().warehouse.exists()
+
+
+def test_the_training_reader_takes_every_split_of_an_export_with_one_rumour_from_two_sites(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    # it was: two claims of one text (one rumour debunked by two sites) that found one article were refused
+    # by `train --dataset arastance` as "duplicated", so the demo's own export could not be trained on
+    _built(warehouse)
+    first, second = warehouse.query(
+        "SELECT s.claim_id, s.split, c.cleaned_text FROM splits s JOIN claims c USING (claim_id) "
+        "WHERE c.status <> 'excluded' ORDER BY s.claim_id LIMIT 2")
+    (article,) = warehouse.query("SELECT article_id FROM claim_article_pairs WHERE claim_id = ? LIMIT 1",
+                                 [first["claim_id"]])
+    shared = {"pair_id": "shared-pair", "claim_id": second["claim_id"], "article_id": article["article_id"],
+              "rank": 9, "similarity": 0.5, "reason": "test", "created_at": T0}
+    with warehouse.transaction():
+        warehouse.con.execute("UPDATE claims SET cleaned_text = ? WHERE claim_id = ?",
+                              [first["cleaned_text"], second["claim_id"]])
+        warehouse.con.execute("UPDATE splits SET split = ? WHERE claim_id = ?", [first["split"], second["claim_id"]])
+        warehouse.insert_rows("claim_article_pairs", [shared])
+    add_gold(warehouse, {"shared-pair": "discuss"})
+    summary = export_dataset(warehouse, tmp_path / "ds")
+    read = {split: load_split("arastance", tmp_path / "ds", split) for split in ("train", "dev", "test")}
+    assert {s: len(v) for s, v in read.items()} == summary.pairs
