@@ -11,9 +11,11 @@ run resumes with the claims not done and nothing is sent twice.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +51,7 @@ from warehouse.retrieval import (
     pending_claims,
     pool_documents,
     replace_decisions,
+    retrieval_candidates,
     set_claim_status,
     store_articles,
     store_hits,
@@ -80,9 +83,9 @@ class RetrievalPlan:
 
 def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | None, limit: int | None,
                    redo: bool) -> RetrievalPlan:
-    """Pending claims dated within the setting ``period``, their queries (built and stored when
-    missing, or when what they were built from changed: :func:`tasks.queries.query_inputs`) and
-    the uncached ones.
+    """The claims to retrieve (:func:`claims_to_retrieve`) dated within the setting ``period``, their
+    queries (built and stored when missing, or when what they were built from changed:
+    :func:`tasks.queries.query_inputs`) and the uncached ones.
 
     The uncached queries of metered backends are counted against today's budget claim by claim
     before anything is sent; claims that no longer fit are deferred to another day. With no
@@ -95,9 +98,12 @@ def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | Non
                          "`arastance sql \"SELECT claim_id, title FROM claims\"` lists them")
     num = settings.search.results_per_query
     plan = RetrievalPlan()
-    claims = pending_claims(wh, claim_ids, include_done=redo, period=settings.period.bounds)[:limit]
+    with closing(claims_to_retrieve(wh, settings, claim_ids, redo)) as candidates:  # a limit leaves its reader early
+        claims = list(islice(candidates, limit))
     if not claims:  # nothing to search: no backend (nor index) needed
         return plan
+    if not redo and (changed := sum(c["retrieval_status"] == "done" for c in claims)):
+        log.info("done claims whose queries were built from other inputs are retrieved again", extra={"claims": changed})
     backend = configured_backend(settings)
     inputs = {c["claim_id"]: query_inputs(c, settings.search.date_window_months) for c in claims}
     have = claims_with_current_queries(wh, inputs)
@@ -128,6 +134,24 @@ def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | Non
     for claim_id in plan.deferred:
         del plan.claims[claim_id]
     return plan
+
+
+def claims_to_retrieve(wh: Warehouse, settings: Settings, claim_ids: list[str] | None,
+                       redo: bool) -> Iterator[dict[str, Any]]:
+    """The claims a run retrieves, oldest first: every one with ``redo``; else those not done and
+    the done ones whose current query inputs (:func:`tasks.queries.query_inputs`) differ from those
+    their documents were searched with: a reviewer's text, a corrected date, another window. So a
+    scheduled plain run reaches them; a run with nothing changed plans none. The fingerprint is a
+    Python hash, so it is compared here, over the claims the warehouse hands in batches.
+    """
+    period = settings.period.bounds
+    if redo:
+        yield from pending_claims(wh, claim_ids, include_done=True, period=period)
+        return
+    months = settings.search.date_window_months
+    for claim in retrieval_candidates(wh, claim_ids, period=period):
+        if claim["retrieval_status"] != "done" or claim["built_from"] != query_inputs(claim, months):
+            yield claim
 
 
 def store_claim_search(wh: Warehouse, search_settings: SearchSettings, claim: dict[str, Any],

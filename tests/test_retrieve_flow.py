@@ -28,12 +28,14 @@ from arastance.base.staging import ARCHIVE_DAYS_FILE, URLS_FILE, read_archive_da
 from arastance.cli import app
 from arastance.config import load_settings
 from flows.retrieve_documents import RetrievalFailed, retrieve_documents
+from tasks.retrieval import plan_retrieval
 from tasks.search.base import SearchAuthError, SearchBudgetExceeded
 from tasks.search.brave import BraveSearch
 from tasks.search.factory import make_backend
 from tasks.search.keys import resolve_key
 from tasks.search.local import LocalIndex, records_from_dicts
 from warehouse import open_warehouse
+from warehouse.retrieval import with_current_queries
 
 FLU = "وزارة الصحة تعلن إغلاق المدارس بسبب انتشار الإنفلونزا في القاهرة"
 DAM = "انهيار سد النهضة في إثيوبيا بعد الأمطار الغزيرة"
@@ -179,6 +181,45 @@ def test_a_document_that_fails_to_fetch_is_replaced_by_the_next_candidate(
 
 
 KEY = "BSA-flow-secret-5555-never-log"
+
+
+def _current_query_texts(claim_id: str) -> set[str]:
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        return {r["text"] for r in wh.query(with_current_queries("SELECT text FROM current_queries WHERE claim_id = ?"),
+                                            [claim_id])}
+
+
+@pytest.mark.slow
+def test_a_done_claim_whose_query_inputs_change_is_retrieved_again_by_the_next_plain_run(
+        demo_web: SiteServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: only `retrieve --redo` reached a done claim a reviewer restated; a scheduled run planned 0 claims
+    assert {r["status"] for r in retrieve_documents()} == {"done"}
+    assert retrieve_documents() == [] and retrieve_documents(claim_ids=["flu"]) == []  # nothing changed: none planned
+    restated = DAM + " الأسبوع الماضي"
+    reviewed = runner.invoke(app, ["claims", "review", "--set", "dam", "--text", restated, "--reviewer", "r9"])
+    assert reviewed.exit_code == 0, reviewed.output
+    # a run the budget stops stores the claim's new queries but searches none: the claim stays to do
+    monkeypatch.setenv("ARASTANCE_SEARCH__BACKEND", "brave")
+    monkeypatch.setenv("ARASTANCE_SEARCH__BRAVE_API_KEY", KEY)
+    monkeypatch.setenv("ARASTANCE_SEARCH__DAILY_QUERY_BUDGET", "1")
+    with open_warehouse(load_settings().warehouse) as wh:
+        assert plan_retrieval(wh, load_settings(), None, None, False).deferred == ["dam"]
+    for name in ("BACKEND", "BRAVE_API_KEY", "DAILY_QUERY_BUDGET"):
+        monkeypatch.delenv(f"ARASTANCE_SEARCH__{name}")
+    assert _current_query_texts("dam") >= {restated}
+    [again] = retrieve_documents()  # the flu claim, unchanged, is not searched again
+    assert (again["claim_id"], again["status"]) == ("dam", "done")
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.scalar(with_current_queries("SELECT count(*) FROM search_hits h JOIN current_queries q "
+                                              "USING (query_id) WHERE q.claim_id = 'dam'")) > 0
+    assert retrieve_documents() == []
+    with open_warehouse(load_settings().warehouse) as wh:  # a corrected date: that claim only
+        wh.con.execute("UPDATE claims SET published_date = DATE '2016-05-11' WHERE claim_id = 'flu'")
+    assert [r["claim_id"] for r in retrieve_documents()] == ["flu"]
+    assert retrieve_documents() == []
+    monkeypatch.setenv("ARASTANCE_SEARCH__DATE_WINDOW_MONTHS", "3")  # another window: every dated claim
+    assert sorted(r["claim_id"] for r in retrieve_documents()) == ["dam", "flu"]
+    assert retrieve_documents() == []
 
 
 def _brave_env(monkeypatch: pytest.MonkeyPatch, server: ApiServer) -> None:

@@ -8,7 +8,7 @@ the article spider work without the warehouse and hand their results back.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import date, datetime, timezone
 from typing import Any
 
@@ -87,9 +87,28 @@ def pending_claims(wh: Warehouse, claim_ids: Sequence[str] | None = None, *, inc
                    period: tuple[date | None, date | None] = (None, None)) -> list[dict[str, Any]]:
     """Claims of ``v_retrieval_claims`` dated within ``period`` whose retrieval is not done (all of
     them with ``include_done``)."""
-    return wh.query(load_sql("retrieval_pending_claims"), {"include_done": include_done, "all_claims": claim_ids is None,
-                                      "claim_ids": list(claim_ids or []), "period_start": period[0],
-                                      "period_end": period[1]})
+    return wh.query(load_sql("retrieval_pending_claims"),
+                    _pending_params(claim_ids, include_done=include_done, done_built=False, period=period))
+
+
+def retrieval_candidates(wh: Warehouse, claim_ids: Sequence[str] | None = None, *,
+                         period: tuple[date | None, date | None] = (None, None),
+                         batch_size: int = 5000) -> Iterator[dict[str, Any]]:
+    """The pending claims and the done ones whose queries ``query_sets`` records, each with
+    ``built_from``: the inputs its documents were searched with (None for a claim not done).
+
+    The inputs fingerprint is computed in Python (``tasks.queries.query_inputs``), so the planner
+    compares it and keeps the done claims whose text, date or window changed since; read in
+    batches, as a warehouse may hold every claim done.
+    """
+    return wh.iter_rows(load_sql("retrieval_pending_claims"),
+                        _pending_params(claim_ids, include_done=False, done_built=True, period=period), batch_size)
+
+
+def _pending_params(claim_ids: Sequence[str] | None, *, include_done: bool, done_built: bool,
+                    period: tuple[date | None, date | None]) -> dict[str, Any]:
+    return {"include_done": include_done, "done_built": done_built, "all_claims": claim_ids is None,
+            "claim_ids": list(claim_ids or []), "period_start": period[0], "period_end": period[1]}
 
 
 def unknown_claim_ids(wh: Warehouse, claim_ids: Sequence[str]) -> list[str]:
