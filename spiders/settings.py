@@ -40,6 +40,11 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "spiders.middlewares.BackoffRetryMiddleware": 550,
 }
+# A cap on the claim-page requests of a run (0: none); `arastance sites check` sets it to its sample
+# and a small margin. Last in line (the lowest number), it counts only requests the built-in
+# middlewares let through.
+ARASTANCE_MAX_DETAIL_REQUESTS = 0
+SPIDER_MIDDLEWARES = {"spiders.middlewares.DetailRequestCap": 30}
 
 ITEM_PIPELINES = {"spiders.pipelines.StagingPipeline": 300}
 SPIDER_CONTRACTS = {"spiders.contracts.SitePageContract": 10}

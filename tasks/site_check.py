@@ -2,9 +2,10 @@
 
 ``arastance sites check`` and the weekly ``check_sites`` flow use this to notice, before a
 crawl starves the pipeline, that a site changed its markup, moved, or vanished from the
-archive: it fetches the listing (or the archive's captures) and N claim pages with the real
-spider, then reports for each field (title, claim, date, verdict, body) the share of sampled
-claims that have it and which extraction layer gave it.
+archive: it fetches the listing (or the archive's captures) and N claim pages (a few more at most,
+:func:`claim_page_budget`, for pages that give no claim) with the real spider, then reports for
+each field (title, claim, date, verdict, body) the share of sampled claims that have it and which
+extraction layer gave it.
 """
 
 from __future__ import annotations
@@ -90,6 +91,14 @@ def gated_fields(site: str) -> tuple[str, ...]:
                                                                           if r in required})
 
 
+def claim_page_budget(sample: int) -> int:
+    """How many claim pages a check of ``sample`` claims may ask a site for: the sample and a fifth more,
+    at least 2 more, for the pages that give no claim (an empty claim block, a multimedia-only post).
+    It was an item count of ``2 * sample + 2``, which Scrapy overshot by every request in flight:
+    ``--sample 5`` asked the site for 30 claim pages."""
+    return sample + max(2, -(-sample // 5))
+
+
 def check_site(site: str, settings: Settings, *, archive: bool = False, sample: int = 10,
                threshold: float = 0.8, timeout_s: float = 600) -> SiteCheck:
     """Crawl ``sample`` claim pages of ``site`` (from its archive captures with ``archive``, or when its live
@@ -104,7 +113,8 @@ def check_site(site: str, settings: Settings, *, archive: bool = False, sample: 
         "crawl": type(settings.crawl).model_validate({**settings.crawl.model_dump(), "resumable": False})})
     try:
         result = run_spider(site, check_settings, incremental=False, mode=mode, timeout_s=timeout_s,
-                            scrapy_settings={"CLOSESPIDER_ITEMCOUNT": str(2 * sample + 2)},
+                            scrapy_settings={"ARASTANCE_MAX_DETAIL_REQUESTS": str(claim_page_budget(sample)),
+                                             "CLOSESPIDER_ITEMCOUNT": str(sample)},
                             archive_limit=sample if mode == "archive" else None)
     except CrawlError as exc:
         check.problem = str(exc).splitlines()[0]

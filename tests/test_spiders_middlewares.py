@@ -42,3 +42,56 @@ def test_a_retry_waits_as_long_as_retry_after_asks_within_the_cap() -> None:
         retry = asyncio.run(mw.process_response(request, Response(request.url, status=429, headers=headers)))
         assert isinstance(retry, Request)
         assert crawler.stats.get_value("retry/backoff_seconds") == waited
+
+
+def test_the_claim_page_cap_lets_through_that_many_pages_and_then_no_more_discovery() -> None:
+    from typing import Any
+
+    from scrapy import Spider
+    from scrapy.exceptions import NotConfigured
+    from scrapy.http import HtmlResponse
+    from scrapy.utils.test import get_crawler
+
+    from spiders.middlewares import DetailRequestCap
+
+    class Site(Spider):
+        name = "site"
+
+        def parse_detail(self, response: Any) -> None: ...
+
+        def parse_listing(self, response: Any) -> None: ...
+
+    def cap(settings: dict[str, Any]) -> tuple[Any, DetailRequestCap]:
+        crawler = get_crawler(Site, settings)
+        crawler.spider = Site.from_crawler(crawler)
+        return crawler, DetailRequestCap.from_crawler(crawler)
+
+    crawler, mw = cap({"ARASTANCE_MAX_DETAIL_REQUESTS": 3})
+    spider = crawler.spider
+    listing = HtmlResponse("http://127.0.0.1/list", body=b"<html></html>")
+
+    def detail(n: int) -> Request:
+        return Request(f"http://127.0.0.1/rumors/{n}/", callback=spider.parse_detail)
+
+    page_one = [detail(1), detail(2), detail(1), {"item": 1},
+                Request("http://127.0.0.1/list?page=2", callback=spider.parse_listing)]
+    page_two = [detail(3), detail(4), detail(2), Request("http://127.0.0.1/list?page=3", callback=spider.parse_listing)]
+    out_one = list(mw.process_spider_output(listing, page_one))
+    out_two = list(mw.process_spider_output(listing, page_two))
+    assert out_one == page_one  # a repeated link passes uncounted: the duplicate filter fetches it once
+    assert [r.url for r in out_two] == ["http://127.0.0.1/rumors/3/", "http://127.0.0.1/rumors/2/"]
+    assert crawler.stats.get_value("arastance/capped/detail_requests") == 1
+    assert crawler.stats.get_value("arastance/capped/discovery_requests") == 1
+    with pytest.raises(NotConfigured):
+        cap({})  # no cap unless a run asks for one (a crawl fetches every new claim page)
+    with pytest.raises(ValueError, match="ARASTANCE_MAX_DETAIL_REQUESTS must be 0 .* got -1"):
+        cap({"ARASTANCE_MAX_DETAIL_REQUESTS": -1})
+
+
+def test_the_project_settings_enable_the_claim_page_cap_without_a_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scrapy.utils.project import get_project_settings
+
+    monkeypatch.setenv("SCRAPY_SETTINGS_MODULE", "spiders.settings")
+    settings = get_project_settings()
+    assert "spiders.middlewares.DetailRequestCap" in settings.getdict("SPIDER_MIDDLEWARES")
+    assert settings.getint("ARASTANCE_MAX_DETAIL_REQUESTS") == 0
