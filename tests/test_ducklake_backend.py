@@ -406,3 +406,13 @@ def test_a_migration_backfill_marked_for_lakes_runs_on_an_upgraded_lake(lake_env
         assert apply_migrations(wh) == [79]
         origins = dict(wh.con.execute("SELECT pair_id, origin FROM gold_labels ORDER BY pair_id").fetchall())
     assert origins == {"p-loaded": "dataset_file", "p-retrieved": "annotation"}
+
+
+def test_a_lake_backfill_is_split_as_duckdb_splits_statements() -> None:
+    # it was: split on every ';', one inside a string literal too, which broke the statement in two
+    from warehouse.lake_schema import LAKE_BACKFILL, _lake_backfill
+
+    sql = f"ALTER TABLE t ADD COLUMN x INTEGER;\n{LAKE_BACKFILL}\nUPDATE t SET x = 1 WHERE y = 'a;b'; -- why\nDELETE FROM t;\n"
+    assert [" ".join(s.split()) for s in _lake_backfill(sql)] == [
+        "UPDATE t SET x = 1 WHERE y = 'a;b'", "-- why DELETE FROM t;"]
+    assert _lake_backfill("UPDATE t SET x = 1;") == []  # without the line, nothing runs on a lake

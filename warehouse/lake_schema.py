@@ -10,7 +10,7 @@ empty at the newest schema, so they have nothing to change there; a lake that al
 and meets a migration that rewrites them must be reloaded (README, "Past one machine"). A
 migration whose backfill a reload cannot redo (it tells stored rows apart, as 079 tells a dataset
 file's gold labels) puts it after :data:`LAKE_BACKFILL`: the statements below that line run on a
-lake too, as written (plain DML, one per ``;``). The keys the shadow enforces are kept too: the
+lake too, as written (plain DML). The keys the shadow enforces are kept too: the
 DuckLake writer uses them for its idempotent inserts (:mod:`warehouse.ducklake`).
 """
 
@@ -68,15 +68,11 @@ LAKE_BACKFILL = "-- backfill, also on a lake:"
 
 
 def _lake_backfill(sql: str) -> list[str]:
-    """The statements after a migration's :data:`LAKE_BACKFILL` line, one per ``;`` (none without it)."""
+    """The statements after a migration's :data:`LAKE_BACKFILL` line (none without it), split as DuckDB
+    splits them (a ``;`` inside a string literal is no end)."""
     if LAKE_BACKFILL not in sql:
         return []
-    found = []
-    for part in sql.split(LAKE_BACKFILL, 1)[1].split(";"):
-        code = "\n".join(line for line in part.splitlines() if not line.strip().startswith("--")).strip()
-        if code:
-            found.append(code)
-    return found
+    return [statement.query.strip() for statement in duckdb.extract_statements(sql.split(LAKE_BACKFILL, 1)[1])]
 
 
 def _quote(text: str) -> str:
