@@ -19,21 +19,24 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
 import duckdb
 import pytest
 
+import helpers_crawl_load
 from helpers_crawl_load import StagedPost, write_run
 from helpers_postgres import PostgresServer, postgres_bin_dir, start_postgres
 
 from arastance.config import SettingsError, load_settings
 from tasks.claim_load.load import load_crawl_run
+from tasks.claim_load.rekey import rekey_claims
 from warehouse import Warehouse, WarehouseBusyError, WarehouseError, open_published, open_warehouse
 from warehouse.ducklake import split_password
 from warehouse.extensions import load_extension
-from warehouse.lake_schema import lake_schema
+from warehouse.lake_schema import LAKE_BACKFILL, _lake_backfill, lake_schema
 from warehouse.migrate import apply_migrations, available_migrations
 from warehouse.schema_check import check_schema
 
@@ -377,9 +380,6 @@ def test_rows_read_in_batches_come_from_the_lake(lake_env: dict[str, str]) -> No
 
 def test_claims_are_re_keyed_on_the_lake(lake_env: dict[str, str], tmp_path: Path,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    import helpers_crawl_load
-    from tasks.claim_load.rekey import rekey_claims
-
     monkeypatch.setitem(helpers_crawl_load.SITE_BASE, "araanews", "http://www.araanews.ae")  # the old spelling
     old = write_run(tmp_path / "staging" / "old", "araanews", _posts(range(0, 3)))
     monkeypatch.setitem(helpers_crawl_load.SITE_BASE, "araanews", "https://araanews.ae")
@@ -394,8 +394,6 @@ def test_claims_are_re_keyed_on_the_lake(lake_env: dict[str, str], tmp_path: Pat
 
 def test_a_migration_backfill_marked_for_lakes_runs_on_an_upgraded_lake(lake_env: dict[str, str]) -> None:
     # it was: a lake upgraded past 079 kept a dataset file's gold labels as 'annotation', so decisions withdrew them
-    from datetime import datetime
-
     when = datetime(2021, 2, 1)
     with open_warehouse(migrate=False) as wh:
         apply_migrations(wh, up_to=78)
@@ -410,8 +408,6 @@ def test_a_migration_backfill_marked_for_lakes_runs_on_an_upgraded_lake(lake_env
 
 def test_a_lake_backfill_is_split_as_duckdb_splits_statements() -> None:
     # it was: split on every ';', one inside a string literal too, which broke the statement in two
-    from warehouse.lake_schema import LAKE_BACKFILL, _lake_backfill
-
     sql = f"ALTER TABLE t ADD COLUMN x INTEGER;\n{LAKE_BACKFILL}\nUPDATE t SET x = 1 WHERE y = 'a;b'; -- why\nDELETE FROM t;\n"
     assert [" ".join(s.split()) for s in _lake_backfill(sql)] == [
         "UPDATE t SET x = 1 WHERE y = 'a;b'", "-- why DELETE FROM t;"]
