@@ -32,6 +32,15 @@ _DELETE_DECISIONS = "DELETE FROM document_decisions WHERE claim_id = $claim_id"
 _DELETE_HITS_NOT_IN = ("DELETE FROM search_hits WHERE backend = $backend AND list_contains($query_ids, query_id) "
                        "AND NOT list_contains($hit_ids, hit_id)")
 
+# Placeholders, not a list parameter: a constant IN list is pushed into the articles scan (an index
+# lookup), so only these articles' text is read; a joined or unnested list makes DuckDB read them all.
+_POOL_ARTICLES = """
+SELECT canonical_url, fetch_status, http_status, title, text, published_date AS article_date FROM articles
+WHERE canonical_url IN ({placeholders})
+"""
+_POOL_ARTICLE_COLUMNS = ("fetch_status", "http_status", "title", "text")
+_POOL_ARTICLES_PER_QUERY = 1000  # below DuckDB's index_scan_max_count (2048)
+
 _ARTICLE_STATUS = """
 SELECT canonical_url, article_id, fetch_status FROM articles WHERE canonical_url IN (SELECT unnest($urls::VARCHAR[]))
 """
@@ -210,9 +219,31 @@ def pool_documents(wh: Warehouse, claim_ids: Sequence[str], reasons: Sequence[st
     order, with their article's fetch status, title and text when fetched, and the dates its date
     window is checked on (the article's, the search engine's)."""
     out: dict[str, list[dict[str, Any]]] = {c: [] for c in claim_ids}
-    for r in wh.query(load_sql("retrieval_pool_documents"), {"claim_ids": list(claim_ids), "reasons": list(reasons)}):
-        out[r["claim_id"]].append(r)
+    docs = wh.query(load_sql("retrieval_pool_documents"), {"claim_ids": list(claim_ids), "reasons": list(reasons)})
+    articles = _pool_articles(wh, {d["canonical_url"] for d in docs})
+    for d in docs:
+        out[d["claim_id"]].append(_with_article(d, articles.get(d["canonical_url"], {})))
     return out
+
+
+def _pool_articles(wh: Warehouse, canonical_urls: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The stored articles of these canonical URLs, read by URL in chunks so that DuckDB reads only
+    their text, not every stored article's (see ``_POOL_ARTICLES``)."""
+    urls = sorted(canonical_urls)
+    found: dict[str, dict[str, Any]] = {}
+    for i in range(0, len(urls), _POOL_ARTICLES_PER_QUERY):
+        chunk = urls[i:i + _POOL_ARTICLES_PER_QUERY]
+        sql = _POOL_ARTICLES.format(placeholders=", ".join("?" * len(chunk)))
+        found.update((r["canonical_url"], r) for r in wh.query(sql, chunk))
+    return found
+
+
+def _with_article(doc: Mapping[str, Any], article: Mapping[str, Any]) -> dict[str, Any]:
+    """A pool document with its article's columns (None when not fetched), in the order the pool's
+    rows have always had: the document's, the article's, the claim's date, then the two dates."""
+    head = {k: doc[k] for k in ("claim_id", "canonical_url", "url", "domain", "best_rank", "query_kinds")}
+    return {**head, **{k: article.get(k) for k in _POOL_ARTICLE_COLUMNS}, "claim_date": doc["claim_date"],
+            "article_date": article.get("article_date"), "engine_date": doc["engine_date"]}
 
 
 def update_decisions(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> None:
