@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+import pyarrow as pa
+
 from warehouse.connection import Warehouse, WarehouseError
 from warehouse.sql import load_sql
 
@@ -20,6 +22,11 @@ WHERE c.status <> 'excluded'
 # only annotation decisions are withdrawn: a dataset file's gold label is never deleted by one
 _WITHDRAW_GOLD = ("DELETE FROM gold_labels WHERE origin = 'annotation' "
                   "AND pair_id IN (SELECT unnest(?::VARCHAR[]))")
+
+
+# The columns a decision gives a gold label; the origin stays the table's default, 'annotation'.
+_DECIDED_GOLD = pa.schema([("pair_id", pa.string()), ("label", pa.string()), ("method", pa.string()),
+                           ("decided_at", pa.timestamp("us"))])
 
 
 _GOLD_SUMMARY = """
@@ -155,13 +162,41 @@ def progress(wh: Warehouse) -> list[dict[str, Any]]:
     return wh.query(load_sql("annotation_progress"))
 
 
+def rating_profiles(wh: Warehouse) -> list[dict[str, Any]]:
+    """Per round: pairs per combination of label counts (columns ``agree``, ``disagree``, ``discuss``,
+    ``unrelated`` and ``pairs``), each combination in the order of its first pair; all that agreement
+    figures need, counted in SQL rather than by loading every annotation."""
+    return wh.query(load_sql("annotation_rating_profiles"))
+
+
 def upsert_gold_labels(wh: Warehouse, rows: Sequence[dict[str, Any]], *, undecided: Iterable[str]) -> int:
-    """Write gold labels, replacing a pair's earlier decision, and withdraw the gold label of the
-    ``undecided`` pairs (a later label put them back in dispute) in the same transaction, so that
-    no reader sees a disputed pair as labelled; return how many pairs are new."""
+    """Write the gold labels that are new or changed, replacing a pair's earlier decision, and withdraw
+    the gold label of the ``undecided`` pairs (a later label put them back in dispute) in the same
+    transaction, so that no reader sees a disputed pair as labelled; return how many labels were
+    written (new or changed).
+
+    Every decision run passes every decided pair; rewriting the unchanged ones would cost a full
+    rewrite of the table each time (DuckDB rewrites every row an upsert touches), so only the pairs
+    whose label differs from the stored one are written. A dataset file's label is never replaced."""
     with wh.transaction():
         wh.con.execute(_WITHDRAW_GOLD, [_ids(undecided)])
-        return wh.insert_rows("gold_labels", rows, on_conflict="update")
+        changed = _changed_gold(wh, rows)
+        wh.insert_rows("gold_labels", [r for r in rows if r["pair_id"] in changed], on_conflict="update",
+                       update_columns=_DECIDED_GOLD.names[1:])  # a key set again moves its row
+    return len(changed)
+
+
+def _changed_gold(wh: Warehouse, rows: Sequence[dict[str, Any]]) -> set[str]:
+    """Pairs of ``rows`` without a gold label, or whose stored decision differs from theirs."""
+    if not rows:
+        return set()
+    try:
+        decided = pa.Table.from_pylist(list(rows), schema=_DECIDED_GOLD)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise WarehouseError(f"cannot write {len(rows)} gold label(s): expected columns {_DECIDED_GOLD.names} "
+                             f"with text and a timestamp: {exc}") from exc
+    with wh.registered(decided_gold=decided):
+        return {r["pair_id"] for r in wh.query(load_sql("annotation_changed_gold"))}
 
 
 def gold_not_from_annotations(wh: Warehouse) -> dict[str, dict[str, Any]]:

@@ -1,7 +1,10 @@
 """Inter-annotator agreement: Fleiss' kappa, agreement shares and the label confusion table.
 
 Everything works on a *rating table*: one row per pair, one column per label (in
-:data:`FOUR_WAY` order), each cell the number of annotators who gave that label.
+:data:`FOUR_WAY` order), each cell the number of annotators who gave that label. Pairs with the
+same row count the same in every figure, so the figures are computed from *rating profiles*: each
+distinct row with the number of pairs that have it. A round of 840k annotations is then a few dozen
+profiles that SQL counts, not a gigabyte of labels in Python.
 """
 
 from __future__ import annotations
@@ -12,6 +15,9 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from tasks.stance.labels import FOUR_WAY
+
+#: One pair's rating-table row: how many annotators gave each label, in :data:`FOUR_WAY` order.
+Profile = tuple[int, ...]
 
 
 def rating_table(labels_by_pair: Mapping[str, Sequence[str]]) -> list[list[int]]:
@@ -28,23 +34,35 @@ def rating_table(labels_by_pair: Mapping[str, Sequence[str]]) -> list[list[int]]
     return table
 
 
+def rating_profiles(table: Iterable[Sequence[int]]) -> dict[Profile, int]:
+    """Pairs per distinct row of a rating table, profiles in the order of their first row."""
+    return dict(Counter(tuple(row) for row in table))
+
+
 def fleiss_kappa(table: Sequence[Sequence[int]]) -> float:
-    """Fleiss' (1971) kappa for a table where every row has the same number of raters (>= 2).
+    """Fleiss' (1971) kappa for a table where every row has the same number of raters (>= 2)."""
+    return profile_kappa(rating_profiles(table))
+
+
+def profile_kappa(profiles: Mapping[Profile, int]) -> float:
+    """Fleiss' kappa of the pairs counted in ``profiles`` (every profile with the same raters, >= 2).
 
     Chance agreement comes from the label margins; when every rating has one label, chance
-    agreement is 1 and kappa is undefined (NaN), as in statsmodels.
+    agreement is 1 and kappa is undefined (NaN), as in statsmodels. The sums are exact integers,
+    divided once: the figure does not depend on the order the pairs come in.
     """
-    if not table:
+    if not profiles:
         raise ValueError("Fleiss' kappa needs at least one rated pair")
-    raters = {sum(row) for row in table}
+    raters = {sum(row) for row in profiles}
     if len(raters) != 1:
         raise ValueError(f"Fleiss' kappa needs the same number of ratings per pair, got {sorted(raters)}")
     n = raters.pop()
     if n < 2:
         raise ValueError(f"Fleiss' kappa needs at least two ratings per pair, got {n}")
-    items = len(table)
-    p_mean = sum((sum(c * c for c in row) - n) / (n * (n - 1)) for row in table) / items
-    margins = [sum(row[j] for row in table) / (items * n) for j in range(len(table[0]))]
+    items = sum(profiles.values())
+    p_mean = sum(w * (sum(c * c for c in row) - n) for row, w in profiles.items()) / (items * n * (n - 1))
+    width = len(next(iter(profiles)))
+    margins = [sum(w * row[j] for row, w in profiles.items()) / (items * n) for j in range(width)]
     p_chance = sum(p * p for p in margins)
     if p_chance == 1.0:
         return float("nan")
@@ -69,17 +87,21 @@ def agreement_shares(labels_by_pair: Mapping[str, Sequence[str]]) -> AgreementSh
 
     Pairs with fewer than two labels cannot agree or disagree and are not counted.
     """
+    return profile_shares(rating_profiles(rating_table(labels_by_pair)))
+
+
+def profile_shares(profiles: Mapping[Profile, int]) -> AgreementShares:
+    """:func:`agreement_shares` of the pairs counted in ``profiles``."""
     full = partial = none = 0
-    for labels in labels_by_pair.values():
-        if len(labels) < 2:
+    for row, pairs in profiles.items():
+        if sum(row) < 2:
             continue
-        top = Counter(labels).most_common(1)[0][1]
-        if top == len(labels):
-            full += 1
-        elif top >= 2:
-            partial += 1
+        if max(row) == sum(row):
+            full += pairs
+        elif max(row) >= 2:
+            partial += pairs
         else:
-            none += 1
+            none += pairs
     return AgreementShares(full + partial + none, full, partial, none)
 
 
@@ -87,16 +109,22 @@ def confusion_pairs(labels_by_pair: Mapping[str, Sequence[str]]) -> list[dict[st
     """Which labels annotators confuse: every two annotators of a pair who disagree add one
     count to that unordered label pair. Rows by count (descending), then label order; the
     share is of all disagreeing annotator pairs."""
-    order = {label: i for i, label in enumerate(FOUR_WAY)}
-    counts: Counter[tuple[str, str]] = Counter()
-    for labels in labels_by_pair.values():
-        for a, b in combinations(labels, 2):
-            if a != b:
-                counts[tuple(sorted((a, b), key=order.__getitem__))] += 1  # type: ignore[index]
+    return profile_confusion(rating_profiles(rating_table(labels_by_pair)))
+
+
+def profile_confusion(profiles: Mapping[Profile, int]) -> list[dict[str, object]]:
+    """:func:`confusion_pairs` of the pairs counted in ``profiles``: a pair's annotators who gave
+    labels a and b make ``count(a) * count(b)`` disagreeing annotator pairs."""
+    counts: Counter[tuple[int, int]] = Counter()
+    for row, pairs in profiles.items():
+        for a, b in combinations(range(len(row)), 2):
+            if row[a] and row[b]:
+                counts[(a, b)] += pairs * row[a] * row[b]
     total = sum(counts.values())
-    rows = sorted(counts.items(), key=lambda kv: (-kv[1], order[kv[0][0]], order[kv[0][1]]))
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return [
-        {"label_a": a, "label_b": b, "count": n, "share": round(n / total, 4)} for (a, b), n in rows
+        {"label_a": FOUR_WAY[a], "label_b": FOUR_WAY[b], "count": n, "share": round(n / total, 4)}
+        for (a, b), n in rows
     ]
 
 
@@ -128,21 +156,31 @@ class RoundAgreement:
 
 
 def round_agreement(round_name: str, labels_by_pair: Mapping[str, Sequence[str]]) -> RoundAgreement:
-    """Agreement report for one round's labels.
+    """Agreement report for one round's labels (pairs in sorted order)."""
+    return profile_agreement(round_name, rating_profiles(rating_table(labels_by_pair)))
+
+
+def profile_agreement(round_name: str, profiles: Mapping[Profile, int]) -> RoundAgreement:
+    """Agreement report for one round's pairs, counted in ``profiles`` (in the order of each
+    profile's first pair).
 
     Kappa needs equal raters per pair, so it uses the pairs that got the most common number of
-    labels (every pair, once a round is complete) and says how many that was.
+    labels (every pair, once a round is complete; on a tie, the number of the first pair) and says
+    how many that was.
     """
-    rated = {p: list(ls) for p, ls in labels_by_pair.items() if len(ls) >= 2}
+    rated = {row: pairs for row, pairs in profiles.items() if sum(row) >= 2}
     kappa: float | None = None
     k_pairs = raters = 0
     if rated:
-        raters = Counter(len(ls) for ls in rated.values()).most_common(1)[0][0]
-        complete = {p: ls for p, ls in rated.items() if len(ls) == raters}
-        k_pairs = len(complete)
-        kappa = fleiss_kappa(rating_table(complete))
+        per_count: Counter[int] = Counter()
+        for row, pairs in rated.items():
+            per_count[sum(row)] += pairs
+        raters = per_count.most_common(1)[0][0]
+        complete = {row: pairs for row, pairs in rated.items() if sum(row) == raters}
+        k_pairs = sum(complete.values())
+        kappa = profile_kappa(complete)
     return RoundAgreement(
-        round_name, len(labels_by_pair), raters, agreement_shares(rated), kappa, k_pairs, confusion_pairs(rated)
+        round_name, sum(profiles.values()), raters, profile_shares(rated), kappa, k_pairs, profile_confusion(rated)
     )
 
 

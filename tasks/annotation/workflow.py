@@ -19,7 +19,7 @@ from arastance.base.ids import stable_id
 from arastance.base.input_paths import not_a_file
 from arastance.config.annotation import AnnotationSettings
 from arastance.logging import get_logger
-from tasks.annotation.agreement import RoundAgreement, group_labels, round_agreement
+from tasks.annotation.agreement import Profile, RoundAgreement, profile_agreement
 from tasks.annotation.assignment import (
     adjudication_assignment,
     pilot_assignment,
@@ -35,6 +35,7 @@ from tasks.annotation.label_studio import labeling_config, parse_export, tasks_t
 from tasks.annotation.prelabel import Prediction, most_uncertain
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, RoundKind
 from tasks.stage_locks import stage_lock, warehouse_locks
+from tasks.stance.labels import FOUR_WAY
 from warehouse import Warehouse
 from warehouse import annotation as store
 
@@ -354,12 +355,11 @@ def adjudicate(
 
 
 def round_reports(wh: Warehouse) -> list[RoundAgreement]:
-    """Agreement of every pilot and production round that has labels, in round order."""
-    reports = []
-    for name, kind in store.round_kinds(wh).items():
-        if kind == "adjudication":
-            continue
-        labels = group_labels(store.annotations(wh, name))
-        if labels:
-            reports.append(round_agreement(name, labels))
-    return reports
+    """Agreement of every pilot and production round that has labels, in round order, from the
+    rounds' rating profiles (counted in SQL: the labels themselves never come into Python)."""
+    profiles: dict[str, dict[Profile, int]] = {}
+    for row in store.rating_profiles(wh):
+        profile = tuple(int(row[label]) for label in FOUR_WAY)
+        profiles.setdefault(row["round"], {})[profile] = int(row["pairs"])
+    return [profile_agreement(name, profiles[name]) for name, kind in store.round_kinds(wh).items()
+            if kind != "adjudication" and name in profiles]
