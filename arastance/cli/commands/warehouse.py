@@ -7,7 +7,7 @@ import typer
 
 from arastance.base.input_paths import blocked_directory
 from arastance.cli.common import err_console, fail, print_table, settings
-from arastance.cli.result_output import ResultFormat, UnwritableValueError, write_result
+from arastance.cli.result_output import ResultFormat, UnwritableValueError, stream_rows_in_small_buffers, write_result
 from arastance.cli.shown_text import shown
 from tasks.claim_load.rekey import rekey_claims
 from warehouse import Warehouse, WarehouseError, open_published, open_warehouse
@@ -118,6 +118,7 @@ def sql(
                 result = run_guarded(wh, statement, allow_drop=allow_drop)
                 rel = None if result is None else wh.con.from_arrow(result)
             else:
+                stream_rows_in_small_buffers(wh.con)
                 rel = wh.con.sql(statement)
             if rel is None:  # a statement without a result (SET, ...)
                 print("ok")
