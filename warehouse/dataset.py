@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
+from itertools import islice
 from typing import Any
 
 from warehouse.connection import Warehouse
 from warehouse.sql import load_sql
 
+
+#: Gold pairs read at a time for the export, with their article texts: a few MB of text.
+DATASET_BATCH_ROWS = 200
 
 _FLAGGED = """
 SELECT f.claim_id, c.source_id, c.veracity, f.pairs, f.flagged_at
@@ -73,9 +77,27 @@ def add_splits(wh: Warehouse, assignments: dict[str, str], *, seed: int, now: da
         return wh.insert_rows("splits", rows, on_conflict="ignore")
 
 
-def dataset_rows(wh: Warehouse, split: str | None = None) -> list[dict[str, Any]]:
-    """Gold pairs of the dataset (one split or all), in export order: split, claim, article rank."""
-    return wh.query(load_sql("dataset_rows"), {"split": split})
+def dataset_rows(wh: Warehouse, split: str | None = None) -> Iterator[dict[str, Any]]:
+    """Gold pairs of the dataset (one split or all), in export order: split, claim, article rank.
+
+    Each row carries its article's whole text, and all of them can be larger than memory, so the
+    rows are sorted without the texts and come in batches, each given its articles' texts as it is
+    read. Close the iterator if it is left before its end (its cursor stays open)."""
+    rows = wh.iter_rows(load_sql("dataset_rows"), {"split": split}, batch_size=DATASET_BATCH_ROWS)
+    try:
+        while batch := list(islice(rows, DATASET_BATCH_ROWS)):
+            texts = _article_texts(wh, {row["article_id"] for row in batch})
+            for row in batch:
+                yield {**row, "article": texts[row["article_id"]]}
+    finally:
+        rows.close()
+
+
+def _article_texts(wh: Warehouse, article_ids: set[str]) -> dict[str, str]:
+    """article_id -> text ('' for none) of the given articles."""
+    ids = sorted(article_ids)
+    rows = wh.query(load_sql("dataset_article_texts").format(ids=", ".join("?" * len(ids))), ids)
+    return {row["article_id"]: row["article"] for row in rows}
 
 
 def load_dataset_rows(

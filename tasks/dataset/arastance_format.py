@@ -14,9 +14,10 @@ fixed order so that writing what was read gives the same bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from types import TracebackType
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -37,6 +38,11 @@ SCHEMA = pa.schema(
         *(pa.field(name, pa.list_(pa.string()), nullable=False) for name in _LISTS),
     ]
 )
+
+#: A Parquet row group holds at most this many claims, or this many characters of article and claim
+#: text, whichever comes first: a writer holds one row group, so that is its memory, not the dataset's.
+ROW_GROUP_CLAIMS = 1000
+ROW_GROUP_CHARS = 8 * 2**20
 
 
 class DatasetFileError(ValueError):
@@ -94,12 +100,63 @@ def record_from_dict(obj: object, where: str) -> ClaimRecord:
     return ClaimRecord(claim_id, obj["claim"], **{**lists, "stance": stances})
 
 
-def write_jsonl(records: Sequence[ClaimRecord], path: Path) -> None:
-    """One record per line, keys in :data:`FIELDS` order, Arabic kept as text (not escapes)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="\n") as fh:
-        for record in records:
-            fh.write(json.dumps(record.as_dict(), ensure_ascii=False) + "\n")
+class DatasetFileWriter:
+    """One split's JSON Lines and Parquet files, written record by record as the records come.
+
+    A gold pair carries its article's whole text, so a dataset can be larger than memory: only the
+    Parquet row group being filled is held (:data:`ROW_GROUP_CLAIMS`, :data:`ROW_GROUP_CHARS`), and
+    JSON Lines go straight to the file. JSON Lines: one record per line, keys in :data:`FIELDS`
+    order, Arabic kept as text (not escapes). Parquet: list columns, fixed schema, no pandas index.
+    Row groups end at fixed counts of the records themselves, so the same records give the same bytes.
+    """
+
+    def __init__(self, jsonl: Path, parquet: Path) -> None:
+        jsonl.parent.mkdir(parents=True, exist_ok=True)
+        parquet.parent.mkdir(parents=True, exist_ok=True)
+        self._jsonl = jsonl.open("w", encoding="utf-8", newline="\n")
+        self._parquet = pq.ParquetWriter(parquet, SCHEMA, compression="zstd")
+        self._group: list[dict[str, object]] = []
+        self._chars = 0
+        self.claims = 0
+        self.pairs = 0
+
+    def write(self, record: ClaimRecord) -> None:
+        """Add one record to both files."""
+        line = record.as_dict()
+        self._jsonl.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self._group.append(line)
+        self._chars += len(record.claim) + sum(map(len, record.article))
+        self.claims += 1
+        self.pairs += len(record.stance)
+        if len(self._group) >= ROW_GROUP_CLAIMS or self._chars >= ROW_GROUP_CHARS:
+            self._write_group()
+
+    def _write_group(self) -> None:
+        self._parquet.write_table(pa.Table.from_pylist(self._group, schema=SCHEMA))
+        self._group, self._chars = [], 0
+
+    def close(self) -> None:
+        """Write the last row group (an empty split gets an empty table, as a whole-table write gives)."""
+        try:
+            if self._group or not self.claims:
+                self._write_group()
+            self._parquet.close()
+        finally:
+            self._jsonl.close()
+
+    def __enter__(self) -> DatasetFileWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if kind is None:
+            self.close()
+            return
+        # cut short (a full disk) and thrown away with the partial export: let go of the files, and
+        # let the first error through rather than one from finishing a file nobody will read
+        with suppress(OSError):
+            self._parquet.close()
+        with suppress(OSError):
+            self._jsonl.close()
 
 
 def read_jsonl(path: Path) -> list[ClaimRecord]:
@@ -115,15 +172,8 @@ def read_jsonl_located(path: Path) -> list[tuple[str, ClaimRecord]]:
                 for where, obj in json_lines(fh, path, DatasetFileError, allow_bom=True)]
 
 
-def write_parquet(records: Sequence[ClaimRecord], path: Path) -> None:
-    """The same records as a Parquet table with list columns (no pandas index, fixed schema)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pylist([r.as_dict() for r in records], schema=SCHEMA)
-    pq.write_table(table, path, compression="zstd")
-
-
 def read_parquet(path: Path) -> list[ClaimRecord]:
-    """Records of a Parquet file written by :func:`write_parquet` (or any with the same columns)."""
+    """Records of a Parquet file written by :class:`DatasetFileWriter` (or any with the same columns)."""
     return [record for _, record in read_parquet_located(path)]
 
 

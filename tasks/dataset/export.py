@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass
+from itertools import chain, groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,10 +21,9 @@ from arastance.logging import get_logger
 from tasks.dataset.arastance_format import (
     ClaimRecord,
     DatasetFileError,
+    DatasetFileWriter,
     read_jsonl_located,
     read_parquet_located,
-    write_jsonl,
-    write_parquet,
 )
 from tasks.dataset.splits import SPLITS
 from warehouse import Warehouse
@@ -34,25 +36,25 @@ MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "arastance-jsonl"
 
 
-def group_records(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[ClaimRecord]]:
-    """Gold pair rows (already in export order) -> claim records per split."""
-    grouped: dict[str, dict[str, list[Mapping[str, Any]]]] = {s: {} for s in SPLITS}
-    for row in rows:
-        grouped[row["split"]].setdefault(row["claim_id"], []).append(row)
-    out: dict[str, list[ClaimRecord]] = {}
-    for split, claims in grouped.items():
-        out[split] = [
-            ClaimRecord(
-                id=claim_id,
-                claim=pairs[0]["claim"] or "",
-                article=tuple(p["article"] or "" for p in pairs),
-                article_title=tuple(p["article_title"] or "" for p in pairs),
-                article_url=tuple(p["article_url"] for p in pairs),
-                stance=tuple(p["stance"] for p in pairs),
-            )
-            for claim_id, pairs in claims.items()
-        ]
-    return out
+def claim_records(rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, ClaimRecord]]:
+    """``(split, record)`` per claim of gold pair rows in export order (split, claim, article rank),
+    each record built as soon as its claim's rows are read: one claim's rows are held, not the dataset's."""
+    for (split, claim_id), group in groupby(rows, key=itemgetter("split", "claim_id")):
+        pairs = list(group)
+        yield split, ClaimRecord(
+            id=claim_id,
+            claim=pairs[0]["claim"] or "",
+            article=tuple(p["article"] or "" for p in pairs),
+            article_title=tuple(p["article_title"] or "" for p in pairs),
+            article_url=tuple(p["article_url"] for p in pairs),
+            stance=tuple(p["stance"] for p in pairs),
+        )
+
+
+def _records_by_split(rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, Iterator[ClaimRecord]]]:
+    """The claim records of rows in export order, one run of records per split, read as they are written."""
+    for split, located in groupby(claim_records(rows), key=itemgetter(0)):
+        yield split, (record for _, record in located)
 
 
 @dataclass(frozen=True)
@@ -64,23 +66,42 @@ class ExportSummary:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The file's checksum, read in blocks: a split file can be larger than memory."""
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-def write_dataset(records: Mapping[str, Sequence[ClaimRecord]], out_dir: Path) -> ExportSummary:
+def write_dataset(records: Mapping[str, Iterable[ClaimRecord]], out_dir: Path) -> ExportSummary:
     """Write ``<split>.jsonl`` and ``<split>.parquet`` for every split, and ``manifest.json``; they
-    replace an earlier export only once all are written (:func:`~arastance.base.whole_files.written_whole`)."""
-    names: list[str] = []
-    claims: dict[str, int] = {}
-    pairs: dict[str, int] = {}
+    replace an earlier export only once all are written (:func:`~arastance.base.whole_files.written_whole`).
+    Each split's records are read once, as they are written, so they may come from a stream."""
+    return _write_splits(((split, records.get(split, ())) for split in SPLITS), out_dir)
+
+
+def _write_split(partial: Path, split: str, records: Iterable[ClaimRecord]) -> tuple[int, int]:
+    """Write one split's two files; returns its (claims, pairs)."""
+    with DatasetFileWriter(partial / f"{split}.jsonl", partial / f"{split}.parquet") as files:
+        for record in records:
+            files.write(record)
+    return files.claims, files.pairs
+
+
+def _write_splits(runs: Iterable[tuple[str, Iterable[ClaimRecord]]], out_dir: Path) -> ExportSummary:
+    """:func:`write_dataset` for runs of records per split in any split order; a split with no run is
+    written empty (a copy that lacks it is then told from an export that had none)."""
+    counts: dict[str, tuple[int, int]] = {}
     with written_whole(out_dir, last=(MANIFEST,)) as partial:
+        for split, records in runs:
+            if split not in SPLITS or split in counts:
+                raise ValueError(f"records of split {split!r}: expected one run for each of {SPLITS}, "
+                                 "rows ordered by split")
+            counts[split] = _write_split(partial, split, records)
         for split in SPLITS:
-            recs = list(records.get(split, []))
-            write_jsonl(recs, partial / f"{split}.jsonl")
-            write_parquet(recs, partial / f"{split}.parquet")
-            names += [f"{split}.jsonl", f"{split}.parquet"]
-            claims[split] = len(recs)
-            pairs[split] = sum(len(r.stance) for r in recs)
+            if split not in counts:
+                counts[split] = _write_split(partial, split, ())
+        names = [f"{split}.{ext}" for split in SPLITS for ext in ("jsonl", "parquet")]
+        claims = {split: counts[split][0] for split in SPLITS}
+        pairs = {split: counts[split][1] for split in SPLITS}
         manifest = {
             "format": MANIFEST_FORMAT,
             "fields": ["id", "claim", "article", "article_title", "article_url", "stance"],
@@ -135,17 +156,25 @@ class EmptyExportError(ValueError):
     """An export with no pairs would replace a dataset exported before."""
 
 
+def _keep_earlier_export(out_dir: Path) -> None:
+    """Refuse an export with no pairs where ``out_dir`` holds a dataset with some."""
+    held = [p.name for p in (out_dir / f"{split}.jsonl" for split in SPLITS) if p.is_file() and p.stat().st_size]
+    if held:
+        raise EmptyExportError(f"the warehouse has no gold pairs in a split, so the dataset in {out_dir} "
+                               f"({', '.join(held)}) is kept; build it first (`arastance dataset build`)")
+
+
 def export_dataset(wh: Warehouse, out_dir: Path) -> ExportSummary:
     """Export the warehouse's dataset (gold pairs of split, unflagged claims).
 
     A warehouse with no split gold pairs (a new data directory, or the wrong one) does not replace a
-    dataset already in ``out_dir``: that export would write every split empty."""
-    records = group_records(store.dataset_rows(wh))
-    held = [p.name for p in (out_dir / f"{split}.jsonl" for split in SPLITS) if p.is_file() and p.stat().st_size]
-    if not any(records.values()) and held:
-        raise EmptyExportError(f"the warehouse has no gold pairs in a split, so the dataset in {out_dir} "
-                               f"({', '.join(held)}) is kept; build it first (`arastance dataset build`)")
-    summary = write_dataset(records, out_dir)
+    dataset already in ``out_dir``: that export would write every split empty. The rows are read in
+    batches and written as each claim's rows are complete, so a dataset larger than memory exports."""
+    with closing(store.dataset_rows(wh)) as rows:
+        first = next(rows, None)
+        if first is None:
+            _keep_earlier_export(out_dir)
+        summary = _write_splits(_records_by_split(chain(() if first is None else (first,), rows)), out_dir)
     log.info("dataset exported", extra={"dir": str(out_dir), "claims": sum(summary.claims.values()), "pairs": sum(summary.pairs.values())})
     return summary
 
