@@ -15,7 +15,10 @@ It speaks the same protocol as the real archive, under ``/archive/`` on the snap
   server lists one (``text/html 301``), so ``filter=statuscode:200`` leaves it out; its ``id_``
   replay answers that status with the ``Location`` moved into the archive
   (``/web/<its timestamp>id_/<target>``), and a capture that redirects to the very page asked for
-  (``http://`` to ``https://``) is passed over, as the Wayback Machine passes over self-redirects;
+  (``http://`` to ``https://``) is passed over, as the Wayback Machine passes over self-redirects
+  (evidence, public code: nla/outbackcdx's test ``testSelfRedirectFiltering``; pywb's sample CDX rows,
+  which list redirects as ``301``/``302`` and revisits as ``warc/revisit -``; edgi-govdata-archiving/wayback,
+  ``wayback/_client.py``, on replayed redirects whose ``Location`` stays in the archive);
 - ``/archive/wayback/available?url=&timestamp=``: the availability API (the capture closest to
   ``timestamp``, with its status; without one, the newest);
 - every ``rate_limit_every``-th request answers 429 (``Retry-After: 0``), as the real archive does
