@@ -94,6 +94,16 @@ def add_gold(wh: Warehouse, labels: dict[str, str]) -> None:
     ], on_conflict="update")
 
 
+def add_long_text_dataset(wh: Warehouse, n_claims: int, repeats: int = 4_000) -> int:
+    """A split, gold-labelled dataset of ``n_claims`` claims of 4 articles whose texts are repeated to about
+    120 KB each (``repeats``), for what must stream; returns the article text in bytes."""
+    add_gold(wh, {p: "agree" for p in add_claims(wh, n_claims, 4)})
+    wh.con.execute(f"UPDATE articles SET text = repeat(text || ' ', {int(repeats)})")
+    wh.con.execute("INSERT INTO splits SELECT claim_id, ['train', 'dev', 'test'][1 + (hash(claim_id) % 3)::INT], "
+                   "TIMESTAMP '2021-01-01', 1 FROM claims")
+    return int(wh.scalar("SELECT sum(strlen(text)) FROM articles"))
+
+
 @contextmanager
 def csv_cell_limit(limit: int) -> Iterator[None]:
     """csv's process-wide cell limit set to ``limit`` for the block, then put back: a test of long
