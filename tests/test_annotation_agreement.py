@@ -10,12 +10,13 @@ import pytest
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from tasks.annotation.agreement import (
-    agreement_shares,
-    confusion_pairs,
-    fleiss_kappa,
-    group_labels,
+    Profile,
+    profile_agreement,
+    profile_confusion,
+    profile_kappa,
+    profile_shares,
+    rating_profiles,
     rating_table,
-    round_agreement,
 )
 from tasks.stance.labels import FOUR_WAY
 
@@ -29,6 +30,15 @@ PILOT = {
     "p3": ["agree", "disagree", "discuss"],
     "p4": ["unrelated", "unrelated", "unrelated"],
 }
+
+
+def profiles_of(labels_by_pair: dict[str, list[str]]) -> dict[Profile, int]:
+    """The rating profiles of labels held in Python (the warehouse counts them in SQL)."""
+    return rating_profiles(rating_table(labels_by_pair))
+
+
+def fleiss_kappa(table: list[list[int]]) -> float:
+    return profile_kappa(rating_profiles(table))
 
 
 def test_rating_table_counts_labels_per_pair_in_label_order() -> None:
@@ -69,14 +79,14 @@ def test_fleiss_kappa_rejects_unequal_or_too_few_ratings() -> None:
 
 
 def test_agreement_shares_full_two_and_none() -> None:
-    shares = agreement_shares({**PILOT, "p5": ["agree"]})  # a single label cannot agree: not counted
+    shares = profile_shares(profiles_of({**PILOT, "p5": ["agree"]}))  # a single label cannot agree: not counted
     assert (shares.pairs, shares.full, shares.partial, shares.none) == (4, 2, 1, 1)
     assert shares.share(shares.full) == 0.5
 
 
 def test_confusion_table_counts_disagreeing_annotator_pairs() -> None:
     # p2 gives disagree-discuss twice; p3 gives agree-disagree, agree-discuss, disagree-discuss once each.
-    assert confusion_pairs(PILOT) == [
+    assert profile_confusion(profiles_of(PILOT)) == [
         {"label_a": "disagree", "label_b": "discuss", "count": 3, "share": 0.6},
         {"label_a": "agree", "label_b": "disagree", "count": 1, "share": 0.2},
         {"label_a": "agree", "label_b": "discuss", "count": 1, "share": 0.2},
@@ -84,17 +94,9 @@ def test_confusion_table_counts_disagreeing_annotator_pairs() -> None:
 
 
 def test_round_agreement_uses_pairs_with_the_usual_number_of_labels_for_kappa() -> None:
-    report = round_agreement("pilot-1", {**PILOT, "p6": ["agree", "discuss"]})
+    report = profile_agreement("pilot-1", profiles_of({**PILOT, "p6": ["agree", "discuss"]}))
     assert report.raters_per_pair == 3 and report.kappa_pairs == 4
     assert report.kappa == pytest.approx(23 / 53)
     assert report.shares.pairs == 5 and report.shares.none == 2
     rows = {r["metric"]: r["value"] for r in report.summary_rows()}
     assert rows["full agreement"] == "2 (40.0%)"
-
-
-def test_group_labels_orders_by_annotator() -> None:
-    rows = [
-        {"pair_id": "p", "annotator_id": "ann-2", "label": "agree"},
-        {"pair_id": "p", "annotator_id": "ann-1", "label": "discuss"},
-    ]
-    assert group_labels(rows) == {"p": ["discuss", "agree"]}

@@ -4,7 +4,8 @@ Everything works on a *rating table*: one row per pair, one column per label (in
 :data:`FOUR_WAY` order), each cell the number of annotators who gave that label. Pairs with the
 same row count the same in every figure, so the figures are computed from *rating profiles*: each
 distinct row with the number of pairs that have it. A round of 840k annotations is then a few dozen
-profiles that SQL counts, not a gigabyte of labels in Python.
+profiles that SQL counts, not a gigabyte of labels in Python; :func:`rating_table` and
+:func:`rating_profiles` build the same profiles from labels held in Python.
 """
 
 from __future__ import annotations
@@ -37,11 +38,6 @@ def rating_table(labels_by_pair: Mapping[str, Sequence[str]]) -> list[list[int]]
 def rating_profiles(table: Iterable[Sequence[int]]) -> dict[Profile, int]:
     """Pairs per distinct row of a rating table, profiles in the order of their first row."""
     return dict(Counter(tuple(row) for row in table))
-
-
-def fleiss_kappa(table: Sequence[Sequence[int]]) -> float:
-    """Fleiss' (1971) kappa for a table where every row has the same number of raters (>= 2)."""
-    return profile_kappa(rating_profiles(table))
 
 
 def profile_kappa(profiles: Mapping[Profile, int]) -> float:
@@ -82,16 +78,11 @@ class AgreementShares:
         return count / self.pairs if self.pairs else 0.0
 
 
-def agreement_shares(labels_by_pair: Mapping[str, Sequence[str]]) -> AgreementShares:
+def profile_shares(profiles: Mapping[Profile, int]) -> AgreementShares:
     """Full agreement (one label), partial (two or more share a label, not all) or none (all differ).
 
     Pairs with fewer than two labels cannot agree or disagree and are not counted.
     """
-    return profile_shares(rating_profiles(rating_table(labels_by_pair)))
-
-
-def profile_shares(profiles: Mapping[Profile, int]) -> AgreementShares:
-    """:func:`agreement_shares` of the pairs counted in ``profiles``."""
     full = partial = none = 0
     for row, pairs in profiles.items():
         if sum(row) < 2:
@@ -105,16 +96,11 @@ def profile_shares(profiles: Mapping[Profile, int]) -> AgreementShares:
     return AgreementShares(full + partial + none, full, partial, none)
 
 
-def confusion_pairs(labels_by_pair: Mapping[str, Sequence[str]]) -> list[dict[str, object]]:
-    """Which labels annotators confuse: every two annotators of a pair who disagree add one
-    count to that unordered label pair. Rows by count (descending), then label order; the
-    share is of all disagreeing annotator pairs."""
-    return profile_confusion(rating_profiles(rating_table(labels_by_pair)))
-
-
 def profile_confusion(profiles: Mapping[Profile, int]) -> list[dict[str, object]]:
-    """:func:`confusion_pairs` of the pairs counted in ``profiles``: a pair's annotators who gave
-    labels a and b make ``count(a) * count(b)`` disagreeing annotator pairs."""
+    """Which labels annotators confuse: every two annotators of a pair who disagree add one
+    count to that unordered label pair, so a pair's annotators who gave labels a and b make
+    ``count(a) * count(b)`` of them. Rows by count (descending), then label order; the share is
+    of all disagreeing annotator pairs."""
     counts: Counter[tuple[int, int]] = Counter()
     for row, pairs in profiles.items():
         for a, b in combinations(range(len(row)), 2):
@@ -155,11 +141,6 @@ class RoundAgreement:
         ]
 
 
-def round_agreement(round_name: str, labels_by_pair: Mapping[str, Sequence[str]]) -> RoundAgreement:
-    """Agreement report for one round's labels (pairs in sorted order)."""
-    return profile_agreement(round_name, rating_profiles(rating_table(labels_by_pair)))
-
-
 def profile_agreement(round_name: str, profiles: Mapping[Profile, int]) -> RoundAgreement:
     """Agreement report for one round's pairs, counted in ``profiles`` (in the order of each
     profile's first pair).
@@ -182,11 +163,3 @@ def profile_agreement(round_name: str, profiles: Mapping[Profile, int]) -> Round
     return RoundAgreement(
         round_name, sum(profiles.values()), raters, profile_shares(rated), kappa, k_pairs, profile_confusion(rated)
     )
-
-
-def group_labels(rows: Iterable[Mapping[str, str]]) -> dict[str, list[str]]:
-    """``{pair_id: [label, ...]}`` from annotation rows, labels in annotator order."""
-    grouped: dict[str, list[tuple[str, str]]] = {}
-    for row in rows:
-        grouped.setdefault(row["pair_id"], []).append((row["annotator_id"], row["label"]))
-    return {p: [label for _, label in sorted(v)] for p, v in grouped.items()}
