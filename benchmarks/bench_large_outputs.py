@@ -36,28 +36,30 @@ from warehouse import open_warehouse  # noqa: E402
 TEXT = "نص المقال " * 67  # 1.2 KB of UTF-8 per stored row
 WIDE = "SELECT id, repeat(body, 9) AS body FROM memory_probe"  # 11 KB a row, as an article
 
-#: A command in a process of its own; prints its peak resident memory (VmHWM: its own image's, where
+#: Run in the measured process: prints its peak resident memory (VmHWM: its own image's, where
 #: getrusage's figure for children also counts the memory of the process that forked it).
-_SQL = """
+_REPORT_PEAK = """
 import re, sys
 from pathlib import Path
+def report_peak():
+    print(int(re.search(r"VmHWM:\\s*(\\d+) kB", Path("/proc/self/status").read_text()).group(1)) * 1024,
+          file=sys.stderr)
+"""
+#: Each command in a process of its own.
+_SQL = _REPORT_PEAK + """
 from arastance.cli import main
 try:
     main()
 finally:
-    print(int(re.search(r"VmHWM:\\s*(\\d+) kB", Path("/proc/self/status").read_text()).group(1)) * 1024,
-          file=sys.stderr)
+    report_peak()
 """
-_EXPORT = """
-import re, sys
-from pathlib import Path
+_EXPORT = _REPORT_PEAK + """
 from tasks.dataset.export import export_dataset
 from warehouse import open_warehouse
 with open_warehouse(Path(sys.argv[1]), publish=False) as wh:
     wh.con.execute("SET memory_limit = '128MB'")  # DuckDB's buffers and cache; it spills beyond
     export_dataset(wh, Path(sys.argv[2]))
-print(int(re.search(r"VmHWM:\\s*(\\d+) kB", Path("/proc/self/status").read_text()).group(1)) * 1024,
-      file=sys.stderr)
+report_peak()
 """
 
 
