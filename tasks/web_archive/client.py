@@ -230,13 +230,6 @@ class WaybackClient:
             return None
         return page
 
-    @staticmethod
-    def _store_page(cache: Path, page: CdxPage) -> None:
-        """Keep ``page`` in ``cache``, whole and on the disk before it takes the name a later run reads."""
-        with written_whole(cache.parent) as partial, open(partial / cache.name, "w", encoding="utf-8") as out:
-            json.dump({"captures": [c.__dict__ for c in page.captures], "resume_key": page.resume_key}, out,
-                      ensure_ascii=False)
-
     def cdx_pages(self, query: CdxQuery) -> Iterator[CdxPage]:
         """Every page of ``query``, holding only the captures within its days; cached pages come
         from disk, so a resumed discovery re-asks nothing.
@@ -255,7 +248,8 @@ class WaybackClient:
             if page is None:
                 page = parse_cdx_json(self.get_json(self.cdx_url, query.params(resume_key)), f"CDX {query.url}")
                 if cache is not None:
-                    self._store_page(cache, page)
+                    _store_json(cache, {"captures": [c.__dict__ for c in page.captures],
+                                        "resume_key": page.resume_key})
             new = {(c.timestamp, c.original) for c in page.captures} - listed
             if page.resume_key and page.captures and not new:
                 raise ArchiveError(f"CDX {query.url}: page {number + 1} lists only captures listed before; "
@@ -322,8 +316,7 @@ class WaybackClient:
                                "error": str(exc)})
             return None
         if cache is not None:
-            with written_whole(cache.parent) as partial, open(partial / cache.name, "w", encoding="utf-8") as out:
-                json.dump({"target": None if target is None else target.__dict__}, out, ensure_ascii=False)
+            _store_json(cache, {"target": None if target is None else target.__dict__})
         return target
 
     def redirect_target(self, redirect: Capture) -> Capture | None:
@@ -385,6 +378,12 @@ class WaybackClient:
 def _is_redirect(statuscode: str) -> bool:
     """Whether a listed capture was a redirect: a server that ignores ``filter`` lists every capture."""
     return re.fullmatch(REDIRECT_STATUSES, statuscode) is not None
+
+
+def _store_json(cache: Path, data: Any) -> None:
+    """Keep ``data`` in ``cache``, whole and on the disk before it takes the name a later run reads."""
+    with written_whole(cache.parent) as partial, open(partial / cache.name, "w", encoding="utf-8") as out:
+        json.dump(data, out, ensure_ascii=False)
 
 
 def _page_key(original: str) -> str:
