@@ -266,3 +266,28 @@ def test_a_warehouse_file_named_up_to_the_file_systems_limit_gets_its_copy(tmp_p
     after = published_path(primary).stat()
     assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
     assert not [p for p in published_path(primary).parent.iterdir() if p.suffix == ".tmp"]
+
+
+@pytest.mark.parametrize("kernel_copies", [0, 1, None], ids=["refused", "one-block-then-refused", "all"])
+def test_the_copy_is_whole_whether_the_kernel_copies_it_all_part_or_none(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel_copies: int | None) -> None:
+    """``copy_file_range`` fails across file systems and on old kernels (EXDEV, ENOSYS); the
+    buffered copy then writes what is left, from where the kernel stopped."""
+    real = os.copy_file_range
+    calls = []
+
+    def kernel_copy(src: int, dst: int, count: int, *args: int) -> int:
+        calls.append(count)
+        if kernel_copies is not None and len(calls) > kernel_copies:
+            raise OSError(18, "Invalid cross-device link")
+        return real(src, dst, min(count, 64 << 10), *args)  # one block a call, so the file takes several
+
+    monkeypatch.setattr(os, "copy_file_range", kernel_copy)
+    primary = tmp_path / "warehouse.duckdb"
+    with open_warehouse(primary) as wh:
+        wh.insert_rows("sources", SOURCES)
+    assert published_path(primary).read_bytes() == primary.read_bytes()
+    blocks = -(-primary.stat().st_size // (64 << 10))
+    assert len(calls) == (blocks if kernel_copies is None else kernel_copies + 1)  # the kernel was asked first
+    with open_published(primary) as reader:
+        assert reader.scalar("SELECT count(*) FROM sources") == 2
