@@ -2,7 +2,8 @@
 
 A terminal gets a folded rich table; anything else (a pipe, a file) gets one line per row and
 never a wrapped value, so ``arastance sql … | cut``, ``| jq`` and ``> file`` see whole values.
-Rows are streamed in batches: a large result never sits in memory at once.
+Rows are streamed in batches, the aligned table through a spill file and Parquet in row groups of a
+bounded size: a large result never sits in memory at once (only a terminal's rich table holds its rows).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import date, datetime, time, timedelta
@@ -32,6 +34,8 @@ from arastance.cli.shown_text import LiteralConsole, json_visible, shown, visibl
 
 _BATCH = 500  # rows per fetch; ten thousand article texts were 120 MB of Python strings
 _STREAM_BUFFER = "32KB"
+_ROW_GROUP_BYTES = "16MB"  # DuckDB's own Parquet row group, 122,880 rows, was 1.3 GB of article texts
+_SETTINGS_VIEW = "arastance_result_being_written"
 
 
 class ResultFormat(str, Enum):
@@ -170,16 +174,35 @@ def _json_line(names: list[str], row: tuple[Any, ...]) -> str:
         raise UnwritableValueError(f"a row cannot be written as JSON ({exc})") from exc
 
 
-def write_plain_table(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
-    """Columns aligned on the widest value, one line per row, values never wrapped or cut."""
-    rows = [[_cell(v) for v in row] for row in rel.fetchall()]
+def write_plain_table(rel: duckdb.DuckDBPyRelation, out: IO[str], *, spill_dir: Path | None = None) -> int:
+    """Columns aligned on the widest value, one line per row, values never wrapped or cut.
+
+    The widths are known only once the last row is read, and the query is not run twice (``now()`` or
+    ``random()`` would differ the second time): each row's cells go to a spill file while the widths are
+    measured, and are aligned from there. Holding the rows instead took a million article texts into memory.
+    The spill is an unnamed file in ``spill_dir`` (the system's temporary directory when None), gone when
+    closed, also when the query fails part-way.
+    """
     header = [_cell(c) for c in rel.columns]  # PIVOT makes column names of values
-    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
-    out.write("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip() + "\n")
-    out.write("  ".join("-" * w for w in widths) + "\n")
-    for r in rows:
-        out.write("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n")
-    return len(rows)
+    widths = [len(h) for h in header]
+    n = 0
+    with tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n", dir=spill_dir) as spill:
+        for batch in _batches(rel):
+            for row in batch:
+                cells = [_cell(v) for v in row]  # no tab nor newline: _cell writes them as \t and \n
+                widths = list(map(max, widths, map(len, cells)))
+                spill.write("\t".join(cells) + "\n")
+            n += len(batch)
+        spill.seek(0)
+        out.write(_aligned(header, widths))
+        out.write("  ".join("-" * w for w in widths) + "\n")
+        for line in spill:
+            out.write(_aligned(line.removesuffix("\n").split("\t"), widths))
+    return n
+
+
+def _aligned(cells: Sequence[str], widths: Sequence[int]) -> str:
+    return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() + "\n"
 
 
 def print_rich_table(rel: duckdb.DuckDBPyRelation, console: Console) -> int:
@@ -192,6 +215,44 @@ def print_rich_table(rel: duckdb.DuckDBPyRelation, console: Console) -> int:
         table.add_row(*[shown(v) for v in row])
     console.print(table)
     return len(rows)
+
+
+def write_parquet(rel: duckdb.DuckDBPyRelation, path: Path) -> int:
+    """The result as a Parquet file in row groups of about 16 MB, by DuckDB's own writer; returns its row count.
+
+    DuckDB holds a whole row group before writing it, 122,880 rows by default: over a GB of article texts.
+    Its bound in bytes (``ROW_GROUP_SIZE_BYTES``) is refused while it keeps rows in order
+    (``preserve_insertion_order``), and a bound in rows did not help: to keep the order with several threads,
+    it gathers each batch of the scan whole first (386 MB to write 150 MB of texts in row groups of 2,048 rows).
+    With one thread the rows arrive in order and are written as they come, so the query runs on one thread
+    here, order kept without the setting (an ORDER BY is kept whatever the setting). A row group still holds
+    at least one vector of DuckDB's (2,048 rows). pyarrow's writer, fed batch by batch, was no way out: it
+    has no Parquet INTERVAL, and writes a HUGEINT, UUID, ENUM or UNION as other types than DuckDB's writer.
+    """
+    with _connection_settings(rel, threads=1, preserve_insertion_order=False):
+        rel.to_parquet(str(path), row_group_size_bytes=_ROW_GROUP_BYTES)
+    return pq.read_metadata(path).num_rows
+
+
+def _on_connection(rel: duckdb.DuckDBPyRelation, statement: str) -> duckdb.DuckDBPyRelation | None:
+    """Run ``statement`` on the connection of ``rel``, which a relation does not name: ``query`` runs it there,
+    with ``rel`` as a temporary view that the last statement drops."""
+    return rel.query(_SETTINGS_VIEW, statement)
+
+
+@contextmanager
+def _connection_settings(rel: duckdb.DuckDBPyRelation, **settings: int | bool) -> Iterator[None]:
+    """DuckDB ``settings`` on the connection of ``rel`` for the block, then their values from before."""
+    names = ", ".join(f"current_setting('{name}')" for name in settings)
+    before = _on_connection(rel, f"SELECT {names}").fetchone()
+    try:
+        for name, value in settings.items():
+            _on_connection(rel, f"SET {name} = {str(value).lower()}")
+        yield
+    finally:
+        for name, value in zip(settings, before):
+            _on_connection(rel, f"SET {name} = {str(value).lower()}")
+        _on_connection(rel, f"DROP VIEW {_SETTINGS_VIEW}")
 
 
 @contextmanager
@@ -219,12 +280,16 @@ def write_result(
     stdout = stdout or sys.stdout
     if fmt is ResultFormat.parquet and out is None:
         raise ValueError("--format parquet writes a binary file: give it --out FILE")
-    writers = {ResultFormat.csv: write_csv, ResultFormat.json: write_json_lines, ResultFormat.table: write_plain_table}
+    spill_dir = None if out is None else out.parent  # a file's table spills on the disk chosen for the file
+
+    def aligned_table(result: duckdb.DuckDBPyRelation, fh: IO[str]) -> int:
+        return write_plain_table(result, fh, spill_dir=spill_dir)
+
+    writers = {ResultFormat.csv: write_csv, ResultFormat.json: write_json_lines, ResultFormat.table: aligned_table}
     if out is not None:
         with _replacing(out) as partial:
             if fmt is ResultFormat.parquet:
-                rel.to_parquet(str(partial))
-                return pq.read_metadata(partial).num_rows
+                return write_parquet(rel, partial)
             with open(partial, "w", encoding="utf-8", newline="") as fh:
                 return writers[fmt](rel, fh)
     if fmt is ResultFormat.table and stdout.isatty():
