@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from datetime import datetime
 from itertools import islice
 from typing import Any
@@ -11,8 +11,13 @@ from warehouse.connection import Warehouse
 from warehouse.sql import load_sql
 
 
-#: Gold pairs read at a time for the export, with their article texts: a few MB of text.
+#: Gold pairs read at a time for the export, at most, with their article texts; a batch takes as many
+#: rows as :data:`DATASET_BATCH_CHARS` of the previous batch's texts suggest (at most twice its rows), so
+#: 200 pairs of news articles of a few KB come in one batch, and 200 of 120 KB do not.
 DATASET_BATCH_ROWS = 200
+#: Characters of article text a batch aims at: a batch's texts are held whole until its rows are written
+#: (in DuckDB's result, as Python strings, and as the UTF-8 copies pyarrow keeps in those it converts).
+DATASET_BATCH_CHARS = 2 * 2**20
 
 _FLAGGED = """
 SELECT f.claim_id, c.source_id, c.veracity, f.pairs, f.flagged_at
@@ -82,15 +87,35 @@ def dataset_rows(wh: Warehouse, split: str | None = None) -> Iterator[dict[str, 
 
     Each row carries its article's whole text, and all of them can be larger than memory, so the
     rows are sorted without the texts and come in batches, each given its articles' texts as it is
-    read. Close the iterator if it is left before its end (its cursor stays open)."""
+    read. How long the texts are is known only once they are read, so the first batch is one row and
+    each next one is sized by the texts of the one before (:func:`_next_batch_rows`). Close the
+    iterator if it is left before its end (its cursor stays open)."""
     rows = wh.iter_rows(load_sql("dataset_rows"), {"split": split}, batch_size=DATASET_BATCH_ROWS)
     try:
-        while batch := list(islice(rows, DATASET_BATCH_ROWS)):
-            texts = _article_texts(wh, {row["article_id"] for row in batch})
-            for row in batch:
-                yield {**row, "article": texts[row["article_id"]]}
+        size = 1
+        while batch := list(islice(rows, size)):
+            chars = yield from _with_article_texts(wh, batch)
+            size = _next_batch_rows(len(batch), chars)
     finally:
         rows.close()
+
+
+def _with_article_texts(wh: Warehouse, batch: list[dict[str, Any]]) -> Generator[dict[str, Any], None, int]:
+    """The batch's rows, each with its article's text; returns the characters of the texts read. The
+    texts are let go once the batch's rows are all taken, before the next batch's are read (two batches'
+    texts were held at once)."""
+    texts = _article_texts(wh, {row["article_id"] for row in batch})
+    for row in batch:
+        yield {**row, "article": texts[row["article_id"]]}
+    return sum(map(len, texts.values()))
+
+
+def _next_batch_rows(rows: int, chars: int) -> int:
+    """Rows of the next batch: as many as :data:`DATASET_BATCH_CHARS` holds at this batch's characters
+    per row, at least one, and at most twice this batch's rows (a batch of short texts says little of
+    the next) and :data:`DATASET_BATCH_ROWS`."""
+    fit = DATASET_BATCH_CHARS * rows // chars if chars else DATASET_BATCH_ROWS
+    return max(1, min(fit, 2 * rows, DATASET_BATCH_ROWS))
 
 
 def _article_texts(wh: Warehouse, article_ids: set[str]) -> dict[str, str]:
