@@ -35,7 +35,7 @@ from arastance.cli.shown_text import LiteralConsole, json_visible, shown, visibl
 _BATCH = 500  # rows per fetch; ten thousand article texts were 120 MB of Python strings
 _STREAM_BUFFER = "32KB"
 _ROW_GROUP_BYTES = "16MB"  # DuckDB's own Parquet row group, 122,880 rows, was 1.3 GB of article texts
-_SETTINGS_VIEW = "arastance_result_being_written"
+_SPILL_IN_MEMORY = 32 * 2**20  # a table's cells held before they spill to a file (its columns' widths need them all)
 
 
 class ResultFormat(str, Enum):
@@ -50,16 +50,40 @@ def _batches(rel: duckdb.DuckDBPyRelation) -> Iterator[list[tuple[Any, ...]]]:
         yield batch
 
 
-def stream_rows_in_small_buffers(con: duckdb.DuckDBPyConnection) -> None:
-    """Keep DuckDB from running ahead of the writers: its streaming buffer (``streaming_buffer_size``,
-    about 1 MB) counts a chunk's vectors but not the bytes of its strings, so a result of article texts
-    was buffered whole before its first row was written (2.9 GB to write an 880 MB CSV). A buffer this
-    small holds a chunk or two whatever their text; numbers stream as fast as before."""
+def prepare_output(con: duckdb.DuckDBPyConnection, fmt: ResultFormat) -> None:
+    """Set the command's connection for writing ``fmt`` without holding the result, before its query runs.
+
+    DuckDB's streaming buffer (``streaming_buffer_size``, about 1 MB) counts a chunk's vectors but not the
+    bytes of its strings, so a result of article texts was buffered whole before its first row was written
+    (2.9 GB to write an 880 MB CSV). A buffer this small holds a chunk or two whatever their text; numbers
+    stream as fast as before. Parquet runs the query on one thread (:func:`write_parquet`), which
+    ``current_setting('threads')`` in it then shows.
+    """
     con.execute(f"SET streaming_buffer_size = '{_STREAM_BUFFER}'")
+    if fmt is ResultFormat.parquet:
+        con.execute("SET threads = 1")
+        con.execute("SET preserve_insertion_order = false")
+
+
+_PENDING_FAILED = "Attempting to execute an unsuccessful or closed pending query result"
+
+
+def query_error(exc: duckdb.Error) -> str:
+    """The query's own error: one that fails after its first rows were streamed comes from DuckDB as
+    its wrapper ("… unsuccessful or closed pending query result") with the cause on a second line."""
+    text = str(exc)
+    first, _, cause = text.partition("\n")
+    if _PENDING_FAILED in first and cause:
+        return cause.removeprefix("Error: ")
+    return text
 
 
 class UnwritableValueError(ValueError):
     """A value of the result that the chosen format cannot hold; the message names its column."""
+
+
+class SpillError(RuntimeError):
+    """The aligned table's spill file could not be written; the message names where it was."""
 
 
 def iso_duration(value: timedelta) -> str:
@@ -174,31 +198,46 @@ def _json_line(names: list[str], row: tuple[Any, ...]) -> str:
         raise UnwritableValueError(f"a row cannot be written as JSON ({exc})") from exc
 
 
-def write_plain_table(rel: duckdb.DuckDBPyRelation, out: IO[str], *, spill_dir: Path | None = None) -> int:
+def write_plain_table(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
     """Columns aligned on the widest value, one line per row, values never wrapped or cut.
 
     The widths are known only once the last row is read, and the query is not run twice (``now()`` or
-    ``random()`` would differ the second time): each row's cells go to a spill file while the widths are
-    measured, and are aligned from there. Holding the rows instead took a million article texts into memory.
-    The spill is an unnamed file in ``spill_dir`` (the system's temporary directory when None), gone when
-    closed, also when the query fails part-way.
+    ``random()`` would differ the second time): each row's cells are kept while the widths are measured,
+    and aligned from there. Holding them all took a million article texts into memory, so beyond
+    :data:`_SPILL_IN_MEMORY` they go to an unnamed file in the temporary directory (``TMPDIR``), gone when
+    closed, also when the query fails part-way; a disk too small for it is an error naming it.
     """
     header = [_cell(c) for c in rel.columns]  # PIVOT makes column names of values
     widths = [len(h) for h in header]
     n = 0
-    with tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n", dir=spill_dir) as spill:
+    with tempfile.SpooledTemporaryFile(_SPILL_IN_MEMORY, "w+", encoding="utf-8", newline="\n") as spill:
         for batch in _batches(rel):
+            lines = []
             for row in batch:
                 cells = [_cell(v) for v in row]  # no tab nor newline: _cell writes them as \t and \n
                 widths = list(map(max, widths, map(len, cells)))
-                spill.write("\t".join(cells) + "\n")
+                lines.append("\t".join(cells) + "\n")
+            with _spilling():
+                spill.write("".join(lines))
             n += len(batch)
-        spill.seek(0)
+        with _spilling():
+            spill.seek(0)  # writes what the file still buffers
         out.write(_aligned(header, widths))
         out.write("  ".join("-" * w for w in widths) + "\n")
         for line in spill:
             out.write(_aligned(line.removesuffix("\n").split("\t"), widths))
     return n
+
+
+@contextmanager
+def _spilling() -> Iterator[None]:
+    """A write of the table's spill file; the disk refusing it is an error naming the directory."""
+    try:
+        yield
+    except OSError as exc:
+        raise SpillError(f"the table's rows could not be kept in the temporary directory "
+                         f"{tempfile.gettempdir()} to size its columns ({exc.strerror or exc}); set TMPDIR to a "
+                         "disk with room, or use --format csv or json, which need none") from exc
 
 
 def _aligned(cells: Sequence[str], widths: Sequence[int]) -> str:
@@ -218,41 +257,20 @@ def print_rich_table(rel: duckdb.DuckDBPyRelation, console: Console) -> int:
 
 
 def write_parquet(rel: duckdb.DuckDBPyRelation, path: Path) -> int:
-    """The result as a Parquet file in row groups of about 16 MB, by DuckDB's own writer; returns its row count.
+    """The result as a Parquet file in row groups of about 16 MB, by DuckDB's own writer; returns its row
+    count. The connection must be set for it first (:func:`prepare_output`).
 
     DuckDB holds a whole row group before writing it, 122,880 rows by default: over a GB of article texts.
     Its bound in bytes (``ROW_GROUP_SIZE_BYTES``) is refused while it keeps rows in order
     (``preserve_insertion_order``), and a bound in rows did not help: to keep the order with several threads,
     it gathers each batch of the scan whole first (386 MB to write 150 MB of texts in row groups of 2,048 rows).
-    With one thread the rows arrive in order and are written as they come, so the query runs on one thread
-    here, order kept without the setting (an ORDER BY is kept whatever the setting). A row group still holds
-    at least one vector of DuckDB's (2,048 rows). pyarrow's writer, fed batch by batch, was no way out: it
-    has no Parquet INTERVAL, and writes a HUGEINT, UUID, ENUM or UNION as other types than DuckDB's writer.
+    With one thread the rows arrive in order and are written as they come, so the query runs on one thread,
+    order kept without the setting (an ORDER BY is kept whatever the setting). A row group still holds at
+    least one vector of DuckDB's (2,048 rows). pyarrow's writer, fed batch by batch, was no way out: it has
+    no Parquet INTERVAL, and writes a HUGEINT, UUID, ENUM or UNION as other types than DuckDB's writer.
     """
-    with _connection_settings(rel, threads=1, preserve_insertion_order=False):
-        rel.to_parquet(str(path), row_group_size_bytes=_ROW_GROUP_BYTES)
+    rel.to_parquet(str(path), row_group_size_bytes=_ROW_GROUP_BYTES)
     return pq.read_metadata(path).num_rows
-
-
-def _on_connection(rel: duckdb.DuckDBPyRelation, statement: str) -> duckdb.DuckDBPyRelation | None:
-    """Run ``statement`` on the connection of ``rel``, which a relation does not name: ``query`` runs it there,
-    with ``rel`` as a temporary view that the last statement drops."""
-    return rel.query(_SETTINGS_VIEW, statement)
-
-
-@contextmanager
-def _connection_settings(rel: duckdb.DuckDBPyRelation, **settings: int | bool) -> Iterator[None]:
-    """DuckDB ``settings`` on the connection of ``rel`` for the block, then their values from before."""
-    names = ", ".join(f"current_setting('{name}')" for name in settings)
-    before = _on_connection(rel, f"SELECT {names}").fetchone()
-    try:
-        for name, value in settings.items():
-            _on_connection(rel, f"SET {name} = {str(value).lower()}")
-        yield
-    finally:
-        for name, value in zip(settings, before):
-            _on_connection(rel, f"SET {name} = {str(value).lower()}")
-        _on_connection(rel, f"DROP VIEW {_SETTINGS_VIEW}")
 
 
 @contextmanager
@@ -280,12 +298,7 @@ def write_result(
     stdout = stdout or sys.stdout
     if fmt is ResultFormat.parquet and out is None:
         raise ValueError("--format parquet writes a binary file: give it --out FILE")
-    spill_dir = None if out is None else out.parent  # a file's table spills on the disk chosen for the file
-
-    def aligned_table(result: duckdb.DuckDBPyRelation, fh: IO[str]) -> int:
-        return write_plain_table(result, fh, spill_dir=spill_dir)
-
-    writers = {ResultFormat.csv: write_csv, ResultFormat.json: write_json_lines, ResultFormat.table: aligned_table}
+    writers = {ResultFormat.csv: write_csv, ResultFormat.json: write_json_lines, ResultFormat.table: write_plain_table}
     if out is not None:
         with _replacing(out) as partial:
             if fmt is ResultFormat.parquet:

@@ -7,7 +7,8 @@ import typer
 
 from arastance.base.input_paths import blocked_directory
 from arastance.cli.common import err_console, fail, print_table, settings
-from arastance.cli.result_output import ResultFormat, UnwritableValueError, stream_rows_in_small_buffers, write_result
+from arastance.cli.result_output import (ResultFormat, SpillError, UnwritableValueError, prepare_output, query_error,
+                                         write_result)
 from arastance.cli.shown_text import shown
 from tasks.claim_load.rekey import rekey_claims
 from warehouse import Warehouse, WarehouseError, open_published, open_warehouse
@@ -116,17 +117,18 @@ def sql(
         try:
             if write:  # one guarded transaction: a statement that removes part of the schema is rolled back
                 result = run_guarded(wh, statement, allow_drop=allow_drop)
+                prepare_output(wh.con, fmt)  # after the write: its statements keep every thread
                 rel = None if result is None else wh.con.from_arrow(result)
             else:
-                stream_rows_in_small_buffers(wh.con)
+                prepare_output(wh.con, fmt)
                 rel = wh.con.sql(statement)
             if rel is None:  # a statement without a result (SET, ...)
                 print("ok")
                 return
             n = write_result(rel, fmt, out=out)
         except duckdb.Error as exc:
-            fail(f"SQL failed: {exc}")
-        except (WarehouseError, UnwritableValueError) as exc:
+            fail(f"SQL failed: {query_error(exc)}")
+        except (WarehouseError, UnwritableValueError, SpillError) as exc:
             fail(str(exc))
     if out is not None:
         err_console.print(shown(f"wrote {n:,} row(s) to {out} ({fmt.value})"), highlight=False)
