@@ -6,7 +6,7 @@ A team's warehouse holds hundreds of thousands of articles, so what writes them 
   streaming buffer counts a chunk's vectors, not its strings' bytes, and rows were fetched ten thousand at a
   time: 845 MB peak for a 206 MB CSV before ``39ec1f1``. Parquet was written in DuckDB's row groups of
   122,880 rows, each held whole (376 MB above the idle command for 14,000 rows, 1.1 GB for 42,000), and
-  the table fetched every row to size its columns (365 MB; 1.0 GB); now 93 and 131 MB (the table keeps
+  the table fetched every row to size its columns (365 MB; 1.0 GB); now 93–106 and 131 MB (the table keeps
   up to 32 MB of its rows in memory before it spills them to a file).
 - ``export``: ``dataset export`` of gold pairs whose articles are long, run within a DuckDB memory limit
   of 128 MB: the export held every pair's text in Python (4.3 GB for 41,000 pairs of 11.5 KB before

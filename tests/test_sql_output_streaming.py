@@ -207,3 +207,24 @@ def test_a_query_failing_after_rows_were_streamed_is_one_line_with_its_own_error
     query = "SELECT CASE WHEN range < 150000 THEN range ELSE error('boom at ' || range) END AS n FROM range(200000)"
     stdout, stderr = _sql("--format", fmt, query, tmp=tmp_path).communicate(timeout=120)
     assert stderr.splitlines() == ["error: SQL failed: Invalid Input Error: boom at 150000"]
+
+
+def test_a_scripts_own_settings_do_not_undo_the_parquet_write(tmp_path: Path) -> None:
+    # the command's settings came before the script's statements, whose SET then made the write fail
+    open_warehouse(tmp_path / "data" / "warehouse.duckdb").close()
+    out = tmp_path / "n.parquet"
+    proc = _sql("--format", "parquet", "--out", str(out),
+                "SET preserve_insertion_order = true; SELECT i FROM range(5000) t(i)", tmp=tmp_path)
+    stderr = proc.communicate(timeout=120)[1]
+    assert proc.returncode == 0, stderr
+    assert pq.read_table(out).column("i").to_pylist() == list(range(5000))
+
+
+def test_an_error_that_only_quotes_duckdbs_wrapper_is_shown_whole(tmp_path: Path) -> None:
+    open_warehouse(tmp_path / "data" / "warehouse.duckdb").close()
+    own = "Attempting to execute an unsuccessful or closed pending query result"
+    stderr = _sql("--format", "csv", f"SELECT error('{own}' || chr(10) || 'my second line')",
+                  tmp=tmp_path).communicate(timeout=120)[1]
+    assert stderr.splitlines() == [f"error: SQL failed: Invalid Input Error: {own}", "my second line"]
+    stderr = _sql("--format", "csv", f'SELECT "{own}" FROM range(1)', tmp=tmp_path).communicate(timeout=120)[1]
+    assert stderr.splitlines()[0] == f'error: SQL failed: Binder Error: Referenced column "{own}" not found in FROM clause!'

@@ -51,13 +51,14 @@ def _batches(rel: duckdb.DuckDBPyRelation) -> Iterator[list[tuple[Any, ...]]]:
 
 
 def prepare_output(con: duckdb.DuckDBPyConnection, fmt: ResultFormat) -> None:
-    """Set the command's connection for writing ``fmt`` without holding the result, before its query runs.
+    """Set the command's connection for writing ``fmt`` without holding the result, before its result is
+    fetched (after a script's own statements, whose ``SET`` would undo it).
 
     DuckDB's streaming buffer (``streaming_buffer_size``, about 1 MB) counts a chunk's vectors but not the
     bytes of its strings, so a result of article texts was buffered whole before its first row was written
     (2.9 GB to write an 880 MB CSV). A buffer this small holds a chunk or two whatever their text; numbers
-    stream as fast as before. Parquet runs the query on one thread (:func:`write_parquet`), which
-    ``current_setting('threads')`` in it then shows.
+    stream as fast as before. Parquet runs the query on one thread without ``preserve_insertion_order``
+    (:func:`write_parquet`), which ``current_setting`` in it then shows.
     """
     con.execute(f"SET streaming_buffer_size = '{_STREAM_BUFFER}'")
     if fmt is ResultFormat.parquet:
@@ -65,15 +66,15 @@ def prepare_output(con: duckdb.DuckDBPyConnection, fmt: ResultFormat) -> None:
         con.execute("SET preserve_insertion_order = false")
 
 
-_PENDING_FAILED = "Attempting to execute an unsuccessful or closed pending query result"
+_PENDING_FAILED = "Invalid Input Error: Attempting to execute an unsuccessful or closed pending query result"
 
 
 def query_error(exc: duckdb.Error) -> str:
     """The query's own error: one that fails after its first rows were streamed comes from DuckDB as
-    its wrapper ("… unsuccessful or closed pending query result") with the cause on a second line."""
+    its wrapper ("… unsuccessful or closed pending query result") with ``Error: <cause>`` on the next line."""
     text = str(exc)
     first, _, cause = text.partition("\n")
-    if _PENDING_FAILED in first and cause:
+    if first == _PENDING_FAILED and cause.startswith("Error: "):
         return cause.removeprefix("Error: ")
     return text
 

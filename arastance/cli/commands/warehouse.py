@@ -119,9 +119,9 @@ def sql(
                 result = run_guarded(wh, statement, allow_drop=allow_drop)
                 prepare_output(wh.con, fmt)  # after the write: its statements keep every thread
                 rel = None if result is None else wh.con.from_arrow(result)
-            else:
-                prepare_output(wh.con, fmt)
+            else:  # a script's earlier statements run here, its last (the result) only once written out
                 rel = wh.con.sql(statement)
+                prepare_output(wh.con, fmt)  # after the script's own SET statements, which would undo it
             if rel is None:  # a statement without a result (SET, ...)
                 print("ok")
                 return
