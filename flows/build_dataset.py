@@ -18,7 +18,6 @@ one too: the kernel releases it), and the next writer publishes what is stored.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -112,9 +111,7 @@ def build_dataset(
     settings = load_settings()
     cfg = settings.annotation if split_seed is None else settings.annotation.model_copy(update={"split_seed": split_seed})
     path = flow_warehouse(warehouse_path, settings)
-    # a DuckLake publishes no copy (its readers attach the catalog): nothing to hold there
-    hold = publication_hold(path, "build_dataset") if settings.warehouse_backend == "duckdb" else nullcontext()
-    with hold:
+    with publication_hold(path, "build_dataset"):
         gold = decide_gold(path, cfg)
         flags = flag_claims(path)
         split = split_claims(path, cfg)

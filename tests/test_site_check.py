@@ -106,6 +106,9 @@ def test_a_check_asks_the_site_for_its_sample_and_a_few_pages_more(tmp_path: Pat
             assert len(paths) - len(claim_requests) <= 5, (site, paths)
     finally:
         server.stop()
+
+
+def test_the_claim_page_budget_is_the_sample_and_a_fifth_more_at_least_two() -> None:
     assert [claim_page_budget(n) for n in (1, 5, 10, 20, 100)] == [3, 7, 12, 24, 120]
 
 

@@ -232,7 +232,7 @@ class Warehouse:
         (stored page bodies). Its own cursor, so that the connection stays usable meanwhile; a cursor
         starts in DuckDB's default catalog, so it is moved to the connection's own (a DuckLake's ``lake``,
         where ``claims`` was "no table" to it)."""
-        [(catalog,)] = self.con.execute("SELECT current_database()").fetchall()
+        catalog = self.scalar("SELECT current_database()")
         cur = self.con.cursor()
         try:
             cur.execute('USE "{}"'.format(catalog.replace('"', '""')))

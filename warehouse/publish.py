@@ -140,8 +140,14 @@ def publication_hold(primary: str | Path, purpose: str) -> Iterator[None]:
     file is not the hold, the ``flock`` is; it keeps the latest holder's details for the logs. A
     file another user made (on a shared warehouse) is held read-only, without this holder's
     details; where none can be made or opened the block runs unheld, with a warning: the hold
-    only spares readers a half-done view, and must never cost the write itself.
+    only spares readers a half-done view, and must never cost the write itself. A DuckLake publishes no
+    copy (its readers attach the catalog), so nothing is held there.
     """
+    from arastance.config import load_settings
+
+    if load_settings().warehouse_backend == "ducklake":
+        yield
+        return
     path = _hold_path(Path(primary))
     fd = _open_hold(path)
     if fd is None:

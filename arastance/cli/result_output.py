@@ -212,16 +212,13 @@ def write_plain_table(rel: duckdb.DuckDBPyRelation, out: IO[str]) -> int:
     widths = [len(h) for h in header]
     n = 0
     with tempfile.SpooledTemporaryFile(_SPILL_IN_MEMORY, "w+", encoding="utf-8", newline="\n") as spill:
-        for batch in _batches(rel):
-            lines = []
-            for row in batch:
-                cells = [_cell(v) for v in row]  # no tab nor newline: _cell writes them as \t and \n
-                widths = list(map(max, widths, map(len, cells)))
-                lines.append("\t".join(cells) + "\n")
-            with _spilling():
-                spill.write("".join(lines))
-            n += len(batch)
         with _spilling():
+            for batch in _batches(rel):
+                for row in batch:
+                    cells = [_cell(v) for v in row]  # no tab nor newline: _cell writes them as \t and \n
+                    widths = list(map(max, widths, map(len, cells)))
+                    spill.write("\t".join(cells) + "\n")
+                n += len(batch)
             spill.seek(0)  # writes what the file still buffers
         out.write(_aligned(header, widths))
         out.write("  ".join("-" * w for w in widths) + "\n")

@@ -36,7 +36,7 @@ MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "arastance-jsonl"
 
 
-def claim_records(rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, ClaimRecord]]:
+def _claim_records(rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, ClaimRecord]]:
     """``(split, record)`` per claim of gold pair rows in export order (split, claim, article rank),
     each record built as soon as its claim's rows are read: one claim's rows are held, not the dataset's."""
     for (split, claim_id), group in groupby(rows, key=itemgetter("split", "claim_id")):
@@ -53,7 +53,7 @@ def claim_records(rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, Clai
 
 def _records_by_split(rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, Iterator[ClaimRecord]]]:
     """The claim records of rows in export order, one run of records per split, read as they are written."""
-    for split, located in groupby(claim_records(rows), key=itemgetter(0)):
+    for split, located in groupby(_claim_records(rows), key=itemgetter(0)):
         yield split, (record for _, record in located)
 
 

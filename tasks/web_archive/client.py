@@ -300,8 +300,9 @@ class WaybackClient:
         discovery asks the archive again for no redirect it has followed: a target, or that there is
         none. A redirect the archive would not answer for (a replay failing past its retries, an answer
         too large) adds nothing this time and is asked again next time; the site's discovery goes on."""
-        cache = None if self.cache_dir is None else self.cache_dir / "redirects" / (hashlib.sha256(
-            capture_url(self.archive_url, redirect.timestamp, redirect.original).encode()).hexdigest()[:24] + ".json")
+        address = capture_url(self.archive_url, redirect.timestamp, redirect.original)
+        cache = None if self.cache_dir is None else (
+            self.cache_dir / "redirects" / (hashlib.sha256(address.encode()).hexdigest()[:24] + ".json"))
         if cache is not None and cache.is_file():
             try:
                 found = json.loads(cache.read_text(encoding="utf-8"))["target"]
@@ -312,8 +313,7 @@ class WaybackClient:
             target = self.redirect_target(redirect)
         except ArchiveError as exc:
             log.warning("archive redirect could not be followed; left out this time",
-                        extra={"capture": capture_url(self.archive_url, redirect.timestamp, redirect.original),
-                               "error": str(exc)})
+                        extra={"capture": address, "error": str(exc)})
             return None
         if cache is not None:
             _store_json(cache, {"target": None if target is None else target.__dict__})

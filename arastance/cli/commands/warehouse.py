@@ -117,14 +117,13 @@ def sql(
         try:
             if write:  # one guarded transaction: a statement that removes part of the schema is rolled back
                 result = run_guarded(wh, statement, allow_drop=allow_drop)
-                prepare_output(wh.con, fmt)  # after the write: its statements keep every thread
                 rel = None if result is None else wh.con.from_arrow(result)
             else:  # a script's earlier statements run here, its last (the result) only once written out
                 rel = wh.con.sql(statement)
-                prepare_output(wh.con, fmt)  # after the script's own SET statements, which would undo it
             if rel is None:  # a statement without a result (SET, ...)
                 print("ok")
                 return
+            prepare_output(wh.con, fmt)  # after the write or the script's own statements, whose SET would undo it
             n = write_result(rel, fmt, out=out)
         except duckdb.Error as exc:
             fail(f"SQL failed: {query_error(exc)}")
