@@ -48,7 +48,6 @@ from warehouse.retrieval import (
     claims_with_failed_fetches,
     kept_articles,
     mark_claims_done,
-    pending_claims,
     pool_documents,
     replace_decisions,
     retrieval_candidates,
@@ -144,13 +143,9 @@ def claims_to_retrieve(wh: Warehouse, settings: Settings, claim_ids: list[str] |
     scheduled plain run reaches them; a run with nothing changed plans none. The fingerprint is a
     Python hash, so it is compared here, over the claims the warehouse hands in batches.
     """
-    period = settings.period.bounds
-    if redo:
-        yield from pending_claims(wh, claim_ids, include_done=True, period=period)
-        return
     months = settings.search.date_window_months
-    for claim in retrieval_candidates(wh, claim_ids, period=period):
-        if claim["retrieval_status"] != "done" or claim["built_from"] != query_inputs(claim, months):
+    for claim in retrieval_candidates(wh, claim_ids, include_done=redo, period=settings.period.bounds):
+        if redo or claim["retrieval_status"] != "done" or claim["built_from"] != query_inputs(claim, months):
             yield claim
 
 

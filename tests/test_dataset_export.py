@@ -18,7 +18,7 @@ from tasks.dataset.assemble import assign_claim_splits, dataset_statistics, flag
 from tasks.dataset.export import EmptyExportError, export_dataset, read_dataset, write_dataset
 from tasks.dataset.load_export import load_export
 from tasks.stance.datasets import load_split
-from warehouse.retrieval import pending_claims
+from warehouse.retrieval import retrieval_candidates
 from warehouse import Warehouse, open_warehouse
 
 LABELS = ("agree", "disagree", "discuss", "unrelated")
@@ -120,7 +120,7 @@ def test_export_import_export_gives_identical_files(warehouse: Warehouse, tmp_pa
         assert (loaded.claims, loaded.pairs, loaded.gold_labels, loaded.splits) == (11, 33, 33, 11)
         export_dataset(fresh, tmp_path / "d")
         assert load_export(fresh, tmp_path / "a", source_id="arastance").pairs == 0  # loading twice adds nothing
-        assert pending_claims(fresh) == []  # they came with their documents: nothing to search for
+        assert list(retrieval_candidates(fresh)) == []  # they came with their documents: nothing to search for
         ids = {r["claim_id"] for r in fresh.query("SELECT claim_id FROM claims")}
     assert ids == {r["claim_id"] for r in warehouse.query("SELECT claim_id FROM splits")}
     assert _files(tmp_path / "a") == _files(tmp_path / "d")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import date, datetime
+from typing import Any
 
 import pytest
 
@@ -66,7 +68,7 @@ def test_reads_active_seeds_and_reuters_headlines_with_override_text(warehouse: 
 
 def test_a_period_restricts_seeds_headlines_and_retrieval_claims(warehouse: Warehouse, monkeypatch: pytest.MonkeyPatch) -> None:
     from arastance.config import load_settings
-    from warehouse.retrieval import pending_claims
+    from warehouse.retrieval import retrieval_candidates
 
     _load_sample(warehouse)
     monkeypatch.setenv("ARASTANCE_PERIOD__START", "2016-01-01")
@@ -77,9 +79,45 @@ def test_a_period_restricts_seeds_headlines_and_retrieval_claims(warehouse: Ware
     assert [r["claim_id"] for r in read_seed_claims(warehouse, period)] == ["f-flood"]
     assert [r["claim_id"] for r in read_candidate_headlines(warehouse, ["reuters"], period)] == [
         "r-flood", "r-flood2", "r-video"]
-    assert [r["claim_id"] for r in pending_claims(warehouse, period=period)] == ["f-flood"]
-    assert len(pending_claims(warehouse)) == 3  # open by default: every false claim, dated or not
+    assert [r["claim_id"] for r in retrieval_candidates(warehouse, period=period)] == ["f-flood"]
+    assert len(list(retrieval_candidates(warehouse))) == 3  # open by default: every false claim, dated or not
     assert [r["claim_id"] for r in read_seed_claims(warehouse, (date(2017, 1, 1), None))] == ["f-fuel"]
+
+
+def test_a_redo_reads_every_retrieval_claim_once_oldest_first_in_batches(warehouse: Warehouse) -> None:
+    from warehouse.retrieval import retrieval_candidates, set_claim_status
+
+    _load_sample(warehouse)  # three retrieval claims: f-flood (2016), f-fuel (2017), f-old (undated)
+    set_claim_status(warehouse, "f-fuel", backend="local", status="done")
+    redo = [r["claim_id"] for r in retrieval_candidates(warehouse, include_done=True, batch_size=2)]
+    assert redo == ["f-flood", "f-fuel", "f-old"]  # the done one too, each once, undated last
+    assert [r["claim_id"] for r in retrieval_candidates(warehouse, batch_size=2)] == ["f-flood", "f-old"]
+
+
+def test_a_redo_run_draws_its_claims_from_the_warehouse_as_it_goes(
+    warehouse: Warehouse, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``retrieve --redo`` reads the claims in batches, as a plain run does (a warehouse may hold
+    100,000 claims): it read all of them in one query into a list first."""
+    from arastance.config import load_settings
+    from tasks.retrieval import claims_to_retrieve
+    from warehouse.retrieval import set_claim_status
+
+    _load_sample(warehouse)
+    set_claim_status(warehouse, "f-fuel", backend="local", status="done")
+    drawn: list[str] = []  # the claims taken from the warehouse's batched reader, as they are taken
+    iter_rows = warehouse.iter_rows
+
+    def observed(sql: str, params: Any = None, batch_size: int = 200) -> Iterator[dict[str, Any]]:
+        for row in iter_rows(sql, params, batch_size):
+            drawn.append(row["claim_id"])
+            yield row
+
+    monkeypatch.setattr(warehouse, "iter_rows", observed)  # observes the real reads, changes nothing
+    claims = claims_to_retrieve(warehouse, load_settings(), None, redo=True)
+    first = next(claims)
+    assert drawn == [first["claim_id"]] == ["f-flood"]  # it was: nothing drawn, all read at once
+    assert [first["claim_id"], *(c["claim_id"] for c in claims)] == drawn == ["f-flood", "f-fuel", "f-old"]
 
 
 def test_selection_is_stored_with_provenance_and_rerun_adds_nothing(warehouse: Warehouse) -> None:

@@ -8,6 +8,7 @@ from itertools import islice
 from typing import Any
 
 from warehouse.connection import Warehouse
+from warehouse.keyed_reads import rows_by_keys
 from warehouse.sql import load_sql
 
 
@@ -120,8 +121,7 @@ def _next_batch_rows(rows: int, chars: int) -> int:
 
 def _article_texts(wh: Warehouse, article_ids: set[str]) -> dict[str, str]:
     """article_id -> text ('' for none) of the given articles."""
-    ids = sorted(article_ids)
-    rows = wh.query(load_sql("dataset_article_texts").format(ids=", ".join("?" * len(ids))), ids)
+    rows = rows_by_keys(wh, load_sql("dataset_article_texts"), article_ids)
     return {row["article_id"]: row["article"] for row in rows}
 
 

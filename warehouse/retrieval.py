@@ -13,6 +13,7 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 from warehouse.connection import Warehouse
+from warehouse.keyed_reads import rows_by_keys
 from warehouse.sql import load_sql
 
 
@@ -32,14 +33,7 @@ _DELETE_DECISIONS = "DELETE FROM document_decisions WHERE claim_id = $claim_id"
 _DELETE_HITS_NOT_IN = ("DELETE FROM search_hits WHERE backend = $backend AND list_contains($query_ids, query_id) "
                        "AND NOT list_contains($hit_ids, hit_id)")
 
-# Placeholders, not a list parameter: a constant IN list is pushed into the articles scan (an index
-# lookup), so only these articles' text is read; a joined or unnested list makes DuckDB read them all.
-_POOL_ARTICLES = """
-SELECT canonical_url, fetch_status, http_status, title, text, published_date AS article_date FROM articles
-WHERE canonical_url IN ({placeholders})
-"""
 _POOL_ARTICLE_COLUMNS = ("fetch_status", "http_status", "title", "text")
-_POOL_ARTICLES_PER_QUERY = 1000  # below DuckDB's index_scan_max_count (2048)
 
 _ARTICLE_STATUS = """
 SELECT canonical_url, article_id, fetch_status FROM articles WHERE canonical_url IN (SELECT unnest($urls::VARCHAR[]))
@@ -92,32 +86,21 @@ def with_current_queries(sql: str) -> str:
 
 
 # -- claims ----------------------------------------------------------------------------------
-def pending_claims(wh: Warehouse, claim_ids: Sequence[str] | None = None, *, include_done: bool = False,
-                   period: tuple[date | None, date | None] = (None, None)) -> list[dict[str, Any]]:
-    """Claims of ``v_retrieval_claims`` dated within ``period`` whose retrieval is not done (all of
-    them with ``include_done``)."""
-    return wh.query(load_sql("retrieval_pending_claims"),
-                    _pending_params(claim_ids, include_done=include_done, done_built=False, period=period))
-
-
-def retrieval_candidates(wh: Warehouse, claim_ids: Sequence[str] | None = None, *,
+def retrieval_candidates(wh: Warehouse, claim_ids: Sequence[str] | None = None, *, include_done: bool = False,
                          period: tuple[date | None, date | None] = (None, None),
                          batch_size: int = 5000) -> Iterator[dict[str, Any]]:
-    """The pending claims and the done ones whose queries ``query_sets`` records, each with
-    ``built_from``: the inputs its documents were searched with (None for a claim not done).
+    """Claims of ``v_retrieval_claims`` dated within ``period``, oldest first: every one with
+    ``include_done`` (``retrieve --redo``); else the pending claims and the done ones whose queries
+    ``query_sets`` records, each with ``built_from``: the inputs its documents were searched with
+    (None for a claim not done, and for every claim with ``include_done``: nothing is compared).
 
     The inputs fingerprint is computed in Python (``tasks.queries.query_inputs``), so the planner
     compares it and keeps the done claims whose text, date or window changed since; read in
     batches, as a warehouse may hold every claim done.
     """
-    return wh.iter_rows(load_sql("retrieval_pending_claims"),
-                        _pending_params(claim_ids, include_done=False, done_built=True, period=period), batch_size)
-
-
-def _pending_params(claim_ids: Sequence[str] | None, *, include_done: bool, done_built: bool,
-                    period: tuple[date | None, date | None]) -> dict[str, Any]:
-    return {"include_done": include_done, "done_built": done_built, "all_claims": claim_ids is None,
-            "claim_ids": list(claim_ids or []), "period_start": period[0], "period_end": period[1]}
+    params = {"include_done": include_done, "done_built": not include_done, "all_claims": claim_ids is None,
+              "claim_ids": list(claim_ids or []), "period_start": period[0], "period_end": period[1]}
+    return wh.iter_rows(load_sql("retrieval_pending_claims"), params, batch_size)
 
 
 def unknown_claim_ids(wh: Warehouse, claim_ids: Sequence[str]) -> list[str]:
@@ -220,22 +203,12 @@ def pool_documents(wh: Warehouse, claim_ids: Sequence[str], reasons: Sequence[st
     window is checked on (the article's, the search engine's)."""
     out: dict[str, list[dict[str, Any]]] = {c: [] for c in claim_ids}
     docs = wh.query(load_sql("retrieval_pool_documents"), {"claim_ids": list(claim_ids), "reasons": list(reasons)})
-    articles = _pool_articles(wh, {d["canonical_url"] for d in docs})
+    # by URL, a chunk at a time: only these articles' text is read, not every stored article's
+    articles = {a["canonical_url"]: a for a in rows_by_keys(wh, load_sql("retrieval_pool_articles"),
+                                                             (d["canonical_url"] for d in docs))}
     for d in docs:
         out[d["claim_id"]].append(_with_article(d, articles.get(d["canonical_url"], {})))
     return out
-
-
-def _pool_articles(wh: Warehouse, canonical_urls: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """The stored articles of these canonical URLs, read by URL in chunks so that DuckDB reads only
-    their text, not every stored article's (see ``_POOL_ARTICLES``)."""
-    urls = sorted(canonical_urls)
-    found: dict[str, dict[str, Any]] = {}
-    for i in range(0, len(urls), _POOL_ARTICLES_PER_QUERY):
-        chunk = urls[i:i + _POOL_ARTICLES_PER_QUERY]
-        sql = _POOL_ARTICLES.format(placeholders=", ".join("?" * len(chunk)))
-        found.update((r["canonical_url"], r) for r in wh.query(sql, chunk))
-    return found
 
 
 def _with_article(doc: Mapping[str, Any], article: Mapping[str, Any]) -> dict[str, Any]:

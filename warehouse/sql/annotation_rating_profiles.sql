@@ -1,7 +1,7 @@
 -- Rating profiles of every round: per round, how many pairs got each combination of label counts
--- (how many annotators said agree, disagree, discuss, unrelated), with the profile's first pair in
--- pair order, by which the rows come. Agreement figures need only these counts: a round of 840k
--- annotations is a few dozen rows here, where its labels took a gigabyte in Python.
+-- (how many annotators said agree, disagree, discuss, unrelated), each combination in the order of its
+-- first pair in pair order. Agreement figures need only these counts: a round of 840k annotations is a
+-- few dozen rows here, where its labels took a gigabyte in Python.
 WITH per_pair AS (
     SELECT round, pair_id,
            count(*) FILTER (WHERE label = 'agree') AS agree,
@@ -11,7 +11,7 @@ WITH per_pair AS (
     FROM annotations
     GROUP BY round, pair_id
 )
-SELECT round, agree, disagree, discuss, unrelated, count(*) AS pairs, min(pair_id) AS first_pair
+SELECT round, agree, disagree, discuss, unrelated, count(*) AS pairs
 FROM per_pair
 GROUP BY round, agree, disagree, discuss, unrelated
-ORDER BY round, first_pair;
+ORDER BY round, min(pair_id);

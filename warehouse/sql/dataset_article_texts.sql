@@ -1,5 +1,6 @@
 -- The texts of the articles of a batch of dataset_rows, '' for none: what the export writes. The ids come as
--- one parameter each ({ids} is that many ?), so the filter reaches the scan and only their texts are read.
+-- one parameter each ({keys} is that many ?, warehouse.keyed_reads), so the filter reaches the scan and only
+-- their texts are read.
 SELECT article_id, COALESCE(text, '') AS article
 FROM articles
-WHERE article_id IN ({ids});
+WHERE article_id IN ({keys});
