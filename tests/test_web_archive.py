@@ -20,6 +20,7 @@ from tasks.web_archive import ArchiveError, CdxQuery, WaybackClient, capture_url
 from tasks.web_archive.client import parse_cdx_json
 
 WINDOW = (date(2012, 1, 1), date(2018, 12, 31))
+UNREADABLE = "cached archive answer unreadable; asking the archive again"
 
 
 @pytest.fixture()
@@ -118,9 +119,9 @@ def test_a_damaged_cached_cdx_page_is_asked_for_again_and_replaced(damage: str, 
         assert discover() == ["http://a.net/1", "http://a.net/2", "http://a.net/3"]
         assert [r.params.get("resumeKey") for r in archive.requests] == [None, "1", "2", "1"], \
             "only the damaged page is asked for again, with its own resume key"
-        [warned] = [r for r in caplog.records
-                    if r.getMessage() == "cached CDX page unreadable; asking the archive again"]
-        assert getattr(warned, "path") == str(damaged), "the warning names the damaged file"
+        [warned] = [r for r in caplog.records if r.getMessage() == UNREADABLE]
+        assert (getattr(warned, "cache"), getattr(warned, "path")) == ("CDX page", str(damaged)), \
+            "the warning names the kind of answer and the damaged file"
         assert discover() == ["http://a.net/1", "http://a.net/2", "http://a.net/3"]
         assert len(archive.requests) == 4, "the page asked for again replaced the damaged one"
     assert sorted(p.name for p in damaged.parent.iterdir()) == ["page-00000.json", "page-00001.json", "page-00002.json"]
@@ -332,7 +333,9 @@ def test_a_redirect_the_archive_will_not_replay_leaves_the_rest_of_the_discovery
     assert "rumors/1-old-title/" in getattr(warned, "capture") and "HTTP 503" in getattr(warned, "error")
 
 
-def test_a_resumed_discovery_asks_the_archive_again_for_no_redirect_it_followed(tmp_path: Path) -> None:
+def test_a_resumed_discovery_asks_the_archive_again_for_no_redirect_it_followed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     cache = tmp_path / "cache"
     with _moved_site_archive(tmp_path / "site") as srv:
         first = client(srv, cache)
@@ -340,3 +343,37 @@ def test_a_resumed_discovery_asks_the_archive_again_for_no_redirect_it_followed(
         again = client(srv, cache)
         assert again.captures(CdxQuery("a.example/*", *WINDOW)) == found
     assert first.requests_sent > 2 and again.requests_sent == 0  # it was: every redirect followed again (3 requests each)
+    targets = [json.loads(f.read_text(encoding="utf-8"))["target"] for f in (cache / "redirects").glob("*.json")]
+    assert None in targets and len([t for t in targets if t]) == 3, \
+        "a redirect leading to no captured page is remembered as such, not as one never followed"
+    assert not [r for r in caplog.records if r.getMessage() == UNREADABLE]
+
+
+@pytest.mark.parametrize("damage", [b"", b'{"target": {"timest', b"\xff\xfe{", b"{}", b"[]", b'{"target": 5}',
+                                    b'{"target": []}', b'{"target": {"timestamp": "20190401000000"}}',
+                                    b'{"target": {"timestamp": "x", "original": 3}}',
+                                    b'{"target": {"timestamp": "x", "original": "https://a.example/rumors/2/"}}',
+                                    b'{"target": {"timestamp": "20190401000000", "original": 3}}'])
+def test_a_damaged_remembered_redirect_is_named_and_followed_again(
+    damage: bytes, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # it was: an empty or cut file was followed again without a word, and a hand-edited or foreign one whose
+    # target had no real timestamp or URL became a Capture that failed far from the file (or was handed on)
+    cache = tmp_path / "cache"
+    with _moved_site_archive(tmp_path / "site") as srv:
+        found = client(srv, cache).captures(CdxQuery("a.example/*", *WINDOW))
+        [damaged] = [f for f in (cache / "redirects").glob("*.json")
+                     if (json.loads(f.read_text(encoding="utf-8"))["target"] or {}).get("timestamp") == "20190401000000"]
+        damaged.write_bytes(damage)
+        asked_before = len(srv.requests)
+        assert client(srv, cache).captures(CdxQuery("a.example/*", *WINDOW)) == found
+        assert srv.paths_requested()[asked_before:] == [
+            "/archive/web/20160101000000id_/http://a.example/rumors/2/",
+            "/archive/web/20190401000000id_/http://a.example/rumors/2/",
+        ], "only the damaged redirect is followed again"
+        [warned] = [r for r in caplog.records if r.getMessage() == UNREADABLE]
+        assert (getattr(warned, "cache"), getattr(warned, "path")) == ("redirect", str(damaged))
+        assert getattr(warned, "error"), "the warning says what is wrong with the file"
+        resumed = client(srv, cache)
+        assert resumed.captures(CdxQuery("a.example/*", *WINDOW)) == found
+    assert resumed.requests_sent == 0, "the redirect followed again replaced the damaged file"

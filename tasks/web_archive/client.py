@@ -3,7 +3,8 @@
 CDX queries are paged (``limit`` + ``showResumeKey``/``resumeKey``) and every page is cached on
 disk as it arrives, keyed by the archive and the query: an interrupted discovery resumes from its
 last page, and a finished one is answered from the cache without asking the archive again. A
-cached page that cannot be read (cut short by a power loss or a full disk) is asked for again.
+cached page or followed redirect that cannot be read (cut short by a power loss or a full disk,
+hand-edited) is asked for again, with a warning naming the file.
 Requests keep ``delay_s`` apart (about one a second by default) and back off on 429, 5xx and
 refused connections, honouring ``Retry-After``.
 
@@ -24,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -50,6 +51,8 @@ REDIRECT_FILTER = f"statuscode:{REDIRECT_STATUSES}"
 #: Hops followed from a redirect capture to the capture it leads to: its own 3xx, the archive's
 #: move to the nearest capture of the target, and a few redirects the target made in turn.
 MAX_REDIRECT_HOPS = 6
+
+T = TypeVar("T")
 
 
 class ArchiveError(RuntimeError):
@@ -211,25 +214,6 @@ class WaybackClient:
             return None
         return self.cache_dir / "cdx" / query.cache_key(self.cdx_url) / f"page-{page:05d}.json"
 
-    @staticmethod
-    def _cached_page(cache: Path) -> CdxPage | None:
-        """The page cached in ``cache``, or None when there is none or it cannot be read (empty or
-        cut short: a power loss, a full disk, a hand edit); such a page is asked for again rather
-        than stop every later discovery of the site."""
-        if not cache.is_file():
-            return None
-        try:
-            data = json.loads(cache.read_text(encoding="utf-8"))
-            page = CdxPage([Capture(**c) for c in data["captures"]], data["resume_key"])
-            if not isinstance(page.resume_key, (str, type(None))) or not all(
-                    valid_timestamp(c.timestamp) and isinstance(c.original, str) for c in page.captures):
-                raise TypeError("a capture or the resume key is not what the client writes")
-        except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:  # ValueError: not JSON, not UTF-8
-            log.warning("cached CDX page unreadable; asking the archive again",
-                        extra={"path": str(cache), "error": f"{type(exc).__name__}: {exc}"})
-            return None
-        return page
-
     def cdx_pages(self, query: CdxQuery) -> Iterator[CdxPage]:
         """Every page of ``query``, holding only the captures within its days; cached pages come
         from disk, so a resumed discovery re-asks nothing.
@@ -244,7 +228,7 @@ class WaybackClient:
         outside = 0
         while True:
             cache = self._cache_file(query, number)
-            page = self._cached_page(cache) if cache is not None else None
+            page = _read_cached(cache, "CDX page", _cached_cdx_page) if cache is not None else None
             if page is None:
                 page = parse_cdx_json(self.get_json(self.cdx_url, query.params(resume_key)), f"CDX {query.url}")
                 if cache is not None:
@@ -298,17 +282,15 @@ class WaybackClient:
     def _followed(self, redirect: Capture) -> Capture | None:
         """:meth:`redirect_target` of ``redirect``, remembered beside the CDX pages, so that a resumed
         discovery asks the archive again for no redirect it has followed: a target, or that there is
-        none. A redirect the archive would not answer for (a replay failing past its retries, an answer
-        too large) adds nothing this time and is asked again next time; the site's discovery goes on."""
+        none (one remembered in a file that cannot be read is followed again). A redirect the archive
+        would not answer for (a replay failing past its retries, an answer too large) adds nothing
+        this time and is asked again next time; the site's discovery goes on."""
         address = capture_url(self.archive_url, redirect.timestamp, redirect.original)
         cache = None if self.cache_dir is None else (
             self.cache_dir / "redirects" / (hashlib.sha256(address.encode()).hexdigest()[:24] + ".json"))
-        if cache is not None and cache.is_file():
-            try:
-                found = json.loads(cache.read_text(encoding="utf-8"))["target"]
-                return None if found is None else Capture(**found)
-            except (OSError, ValueError, KeyError, TypeError, RecursionError):  # cut short: followed again
-                pass
+        cached = None if cache is None else _read_cached(cache, "redirect", _cached_redirect)
+        if cached is not None:
+            return cached.target
         try:
             target = self.redirect_target(redirect)
         except ArchiveError as exc:
@@ -378,6 +360,56 @@ class WaybackClient:
 def _is_redirect(statuscode: str) -> bool:
     """Whether a listed capture was a redirect: a server that ignores ``filter`` lists every capture."""
     return re.fullmatch(REDIRECT_STATUSES, statuscode) is not None
+
+
+@dataclass(frozen=True)
+class _CachedRedirect:
+    """A followed redirect as remembered: ``target`` None says the archive holds no page it leads to,
+    which is an answer too (a redirect not remembered at all is None where it is read)."""
+
+    target: Capture | None
+
+
+def _read_cached(cache: Path, kind: str, parse: Callable[[Any], T]) -> T | None:
+    """What ``parse`` makes of the JSON kept in ``cache``, or None when nothing is kept there or it
+    cannot be read: empty or cut short (a power loss after the rename, a full disk), hand-edited,
+    another tool's file, a folder. Such an answer is asked for again, with a warning naming the file
+    and the ``kind`` of answer, rather than stop every later discovery of the site or hand on a
+    capture that fails far from its cause."""
+    try:
+        return parse(json.loads(cache.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:  # ValueError: not JSON, not UTF-8
+        log.warning("cached archive answer unreadable; asking the archive again",
+                    extra={"cache": kind, "path": str(cache), "error": f"{type(exc).__name__}: {exc}"})
+        return None
+
+
+def _cached_capture(data: Any) -> Capture:
+    """A capture as :func:`_store_json` keeps it (its fields by name), with the timestamp and URL
+    every later step relies on."""
+    if not isinstance(data, dict):
+        raise TypeError(f"a capture is a JSON object, not {type(data).__name__}")
+    capture = Capture(**data)  # TypeError: a field missing, or one the client does not write
+    if not (valid_timestamp(capture.timestamp) and isinstance(capture.original, str)):
+        raise ValueError(f"capture timestamp {capture.timestamp!r} and original {capture.original!r} "
+                         "are not a 4-14 digit moment and a URL")
+    return capture
+
+
+def _cached_cdx_page(data: Any) -> CdxPage:
+    """A CDX page as :meth:`WaybackClient.cdx_pages` keeps it."""
+    page = CdxPage([_cached_capture(c) for c in data["captures"]], data["resume_key"])
+    if not isinstance(page.resume_key, (str, type(None))):
+        raise TypeError(f"the resume key {page.resume_key!r} is not text")
+    return page
+
+
+def _cached_redirect(data: Any) -> _CachedRedirect:
+    """A followed redirect as :meth:`WaybackClient._followed` keeps it."""
+    found = data["target"]
+    return _CachedRedirect(None if found is None else _cached_capture(found))
 
 
 def _store_json(cache: Path, data: Any) -> None:
