@@ -26,14 +26,15 @@ from warehouse import dataset as store
 ROOT = Path(__file__).resolve().parents[1]
 N_CLAIMS = 500
 
-#: The export in a process of its own, with DuckDB's buffers and cache limited to 128 MB (it spills beyond).
+#: The export in a process of its own, with DuckDB's buffers and cache limited to 128 MB (it spills beyond)
+#: by the setting that bounds them (warehouse_memory_limit).
 _EXPORT = """
 import json, sys
 from pathlib import Path
 from tasks.dataset.export import export_dataset
 from warehouse import open_warehouse
 with open_warehouse(Path(sys.argv[1]), publish=False) as wh:
-    wh.con.execute("SET memory_limit = '128MB'")
+    assert wh.scalar("SELECT current_setting('memory_limit')") == "122.0 MiB"
     summary = export_dataset(wh, Path(sys.argv[2]))
 print(json.dumps({"pairs": sum(summary.pairs.values())}))
 """
@@ -45,7 +46,8 @@ def test_the_export_streams_within_a_small_duckdb_memory_limit(tmp_path: Path) -
         text_bytes = add_long_text_dataset(wh, N_CLAIMS)
     assert text_bytes > 200 * 2**20
     run = subprocess.run([sys.executable, "-c", _EXPORT, str(db), str(tmp_path / "ds")], cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300)
+                         env={**os.environ, "PYTHONPATH": str(ROOT), "ARASTANCE_WAREHOUSE_MEMORY_LIMIT": "128MB"},
+                         capture_output=True, text=True, timeout=300)
     # it was: DuckDB sorted every text with its row, out of memory within the limit above
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout.strip().splitlines()[-1])["pairs"] == N_CLAIMS * 4

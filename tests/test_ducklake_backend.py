@@ -226,6 +226,15 @@ def test_migrations_build_the_schema_without_constraints(lake_env: dict[str, str
     assert list((tmp_path / "shared" / "lake").parent.iterdir())  # the data path was created
 
 
+def test_writers_and_readers_of_the_lake_take_the_memory_limit(lake_env: dict[str, str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_MEMORY_LIMIT", "300MiB")
+    open_warehouse().close()
+    for read_only in (False, True):
+        with open_warehouse(read_only=read_only) as wh:
+            assert wh.backend == "ducklake" and wh.scalar("SELECT current_setting('memory_limit')") == "300.0 MiB"
+
+
 def test_idempotent_inserts_follow_the_migrations_keys(lake_env: dict[str, str]) -> None:
     source = {"source_id": "example", "name": "Example", "base_url": "https://example.ae", "country": "UAE",
               "kind": "fact_check", "default_veracity": "false"}

@@ -68,6 +68,19 @@ def _newer_storage_hint(exc: duckdb.Error) -> str:
             "`.venv/bin/duckdb <new file> -c \"IMPORT DATABASE 'export_dir'\"`.")
 
 
+def limit_memory(con: duckdb.DuckDBPyConnection, memory_limit: str) -> None:
+    """Bound DuckDB's buffers and cache for the database ``con`` is connected to, in this process
+    (the ``warehouse_memory_limit`` setting); DuckDB spills what does not fit to its temporary
+    directory. Set rather than passed to ``duckdb.connect``: DuckDB refuses a second connection
+    to an open file whose configuration differs, and a SET applies to every connection of it."""
+    quoted = memory_limit.replace("'", "''")
+    try:
+        con.execute(f"SET memory_limit = '{quoted}'")
+    except duckdb.Error as exc:
+        con.close()
+        raise WarehouseError(f"warehouse_memory_limit {memory_limit!r} was refused by DuckDB: {exc}") from exc
+
+
 class Warehouse:
     """A DuckDB connection to the warehouse file with the project's write discipline.
 
@@ -76,7 +89,8 @@ class Warehouse:
     file is never written by two processes at once. Closing a writing connection publishes the
     read-only copy that readers open (:mod:`warehouse.publish`), unless ``publish`` is false or a
     write of several steps holds publication meanwhile (:func:`warehouse.publish.publication_hold`:
-    then the first publish after it brings this connection's changes).
+    then the first publish after it brings this connection's changes). ``memory_limit`` bounds
+    DuckDB's memory for this file in this process (:func:`limit_memory`).
     :class:`warehouse.ducklake.DuckLakeWarehouse` is the same interface over a shared DuckLake.
     """
 
@@ -84,7 +98,8 @@ class Warehouse:
     backend: Literal["duckdb", "ducklake"] = "duckdb"
 
     def __init__(
-        self, path: str | Path, *, read_only: bool = False, wait_s: float = 30.0, publish: bool = True
+        self, path: str | Path, *, read_only: bool = False, wait_s: float = 30.0, publish: bool = True,
+        memory_limit: str | None = None,
     ) -> None:
         self.path = Path(path)
         self.read_only = read_only
@@ -107,6 +122,8 @@ class Warehouse:
                     ) from exc
                 pause(0.2)  # a run asked to stop stops waiting (arastance.base.stopping)
         self._reset_state()
+        if memory_limit is not None:
+            limit_memory(self.con, memory_limit)
 
     def _reset_state(self) -> None:
         """The per-connection state a freshly opened warehouse starts with."""
@@ -464,7 +481,8 @@ def open_warehouse(
     else:
         if migrate and not read_only:
             create_aside(Path(path))
-        wh = Warehouse(path, read_only=read_only, wait_s=wait_s, publish=publish)
+        wh = Warehouse(path, read_only=read_only, wait_s=wait_s, publish=publish,
+                       memory_limit=settings.warehouse_memory_limit)
     if migrate and not read_only:
         from warehouse.migrate import apply_migrations
 

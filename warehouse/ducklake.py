@@ -28,7 +28,7 @@ from urllib.parse import unquote, urlsplit
 import duckdb
 
 from arastance.base.secrets import redact_secrets, register_secrets
-from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError
+from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, limit_memory
 from warehouse.extensions import load_extension
 
 if TYPE_CHECKING:
@@ -129,7 +129,8 @@ class DuckLakeWarehouse(Warehouse):
     backend = "ducklake"
 
     def __init__(
-        self, catalog_url: str, data_path: str, *, path: str | Path, read_only: bool = False, wait_s: float = 30.0
+        self, catalog_url: str, data_path: str, *, path: str | Path, read_only: bool = False, wait_s: float = 30.0,
+        memory_limit: str | None = None,
     ) -> None:
         if not catalog_url.startswith("postgres:"):
             raise WarehouseError("warehouse_catalog_url must start with 'postgres:' (a PostgreSQL catalog)")
@@ -143,6 +144,8 @@ class DuckLakeWarehouse(Warehouse):
         dsn, password = split_password(catalog_url[len("postgres:"):])
         register_secrets([catalog_url[len("postgres:"):], dsn, password or ""])  # as the extensions quote them
         self.con = duckdb.connect()  # in memory: the lake is attached, its data lives elsewhere
+        if memory_limit is not None:
+            limit_memory(self.con, memory_limit)
         try:
             for name in ("ducklake", "postgres_scanner"):
                 load_extension(self.con, name)
@@ -173,7 +176,8 @@ class DuckLakeWarehouse(Warehouse):
         ``warehouse_write_wait_s`` for the others (writers queue here, where a DuckDB file refuses them)."""
         assert settings.warehouse_catalog_url is not None and settings.warehouse_data_path is not None  # validated
         return cls(settings.warehouse_catalog_url.get_secret_value(), settings.warehouse_data_path,
-                   path=path, read_only=read_only, wait_s=settings.warehouse_write_wait_s)
+                   path=path, read_only=read_only, wait_s=settings.warehouse_write_wait_s,
+                   memory_limit=settings.warehouse_memory_limit)
 
     @property
     def location(self) -> str:

@@ -286,15 +286,17 @@ def open_published(primary: str | Path) -> Warehouse:
     from arastance.config import load_settings
     from warehouse.migrate import refuse_foreign_database
 
-    if load_settings().warehouse_backend == "ducklake":  # readers attach the shared catalog itself
+    settings = load_settings()
+    if settings.warehouse_backend == "ducklake":  # readers attach the shared catalog itself
         return open_warehouse(primary, read_only=True)
+    memory_limit = settings.warehouse_memory_limit
     primary = Path(primary)
     target = published_path(primary)
     if not target.is_file():
         if not primary.is_file():
             raise unusable_path_error(primary)
         try:
-            writer = Warehouse(primary, wait_s=0)
+            writer = Warehouse(primary, wait_s=0, memory_limit=memory_limit)
             try:  # a DuckDB file of other data is not copied for this project's readers
                 refuse_foreign_database(writer)
             finally:
@@ -312,7 +314,7 @@ def open_published(primary: str | Path) -> Warehouse:
                                  f"{target} (see the warning above; once that is mended, run this again)")
     elif any(note.is_file() for note in _failure_paths(primary)):
         _warn_stale(primary, target)
-    return _checked(Warehouse(target, read_only=True),
+    return _checked(Warehouse(target, read_only=True, memory_limit=memory_limit),
                     lambda copy: refuse_foreign_database(copy, f"the readers' copy of warehouse {primary} ({target})"))
 
 
@@ -347,8 +349,10 @@ def _migrated_private_copy(primary: Path, published: Path, behind: WarehouseErro
     killed after that leaves nothing behind; it costs the warehouse's size on that disk meanwhile,
     and is not started on a disk without that room (:func:`_require_room`).
     """
+    from arastance.config import load_settings
     from warehouse.migrate import apply_migrations
 
+    memory_limit = load_settings().warehouse_memory_limit
     log.warning("the readers' copy is older than this installation: this report reads a private copy brought up to "
                 "date (the migrations below); the shared one is brought up to date by the next write (`arastance "
                 "warehouse migrate` is one that changes nothing else)",
@@ -360,10 +364,10 @@ def _migrated_private_copy(primary: Path, published: Path, behind: WarehouseErro
         with tempfile.TemporaryDirectory(prefix="arastance-report-", dir=where, ignore_cleanup_errors=True) as scratch:
             private = Path(scratch) / published.name
             shutil.copyfile(published, private)
-            with Warehouse(private, publish=False, wait_s=0) as writer:
+            with Warehouse(private, publish=False, wait_s=0, memory_limit=memory_limit) as writer:
                 apply_migrations(writer)
             quoted = where.replace("'", "''")  # DuckDB's default temp_directory, beside the file, goes with it
-            wh = _checked(Warehouse(private, read_only=True),
+            wh = _checked(Warehouse(private, read_only=True, memory_limit=memory_limit),
                           lambda opened: opened.con.execute(f"SET temp_directory = '{quoted}'"))
     except (OSError, WarehouseError, duckdb.Error) as exc:
         raise WarehouseError(f"{behind}; a private copy brought up to date for this report could not be made in "

@@ -35,6 +35,23 @@ CONFIG_FILE_ENV = "ARASTANCE_CONFIG"
 DEFAULT_CONFIG_FILE = "arastance.toml"
 
 
+#: The least ``warehouse_memory_limit`` accepted: ``arastance demo`` runs every stage within it (by hand,
+#: 2026-12-05), and ``dataset export`` of long texts too (``tests/test_dataset_export_memory.py``).
+MIN_WAREHOUSE_MEMORY = 128 * 1000**2
+
+_MEMORY_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([KMGT])(i?)B\s*", re.IGNORECASE)
+
+
+def memory_bytes(size: str) -> int | None:
+    """Bytes in ``size`` written as DuckDB's ``memory_limit`` takes it ('4GB', '512 MiB'), or None
+    for anything else (DuckDB also takes forms this refuses: '4G', '100 bytes')."""
+    match = _MEMORY_SIZE.fullmatch(size)
+    if match is None:
+        return None
+    number, prefix, binary = match.groups()
+    return int(float(number) * (1024 if binary else 1000) ** ("KMGT".index(prefix.upper()) + 1))
+
+
 class SettingsError(ValueError):
     """Raised at start-up when a setting is invalid; the message names each bad setting."""
 
@@ -69,6 +86,12 @@ class Settings(BaseSettings):
     warehouse_write_wait_s: float = Field(
         default=600.0, gt=0,
         description="how long a DuckLake writer waits for another process's write transaction before failing",
+    )
+    warehouse_memory_limit: str | None = Field(
+        default=None,
+        description="the most memory DuckDB's buffers and cache take for the warehouse in each process that opens "
+        "it (a flow, a Dask worker, `arastance sql`), e.g. '4GB' or '512MiB', at least 128MB; beyond it DuckDB "
+        "spills to its temporary directory. Default: DuckDB's own, 80% of the machine's memory in every such process",
     )
     log_level: str = "INFO"
     sites: SitesSettings = SitesSettings()
@@ -119,6 +142,21 @@ class Settings(BaseSettings):
             raise ValueError("required when warehouse_backend is ducklake: the shared directory (or object store "
                              "URL) every host reads and writes the Parquet files in")
         return value
+
+    @field_validator("warehouse_memory_limit")
+    @classmethod
+    def _memory_size(cls, value: str | None) -> str | None:
+        # at start-up: checked when the warehouse opens, a flow would stop on it only after its crawl
+        if value is None:
+            return None
+        size = memory_bytes(value)
+        if size is None:
+            raise ValueError(f"{value!r} is not a size: a number and one of KB, MB, GB, TB (powers of 1000) or KiB, "
+                             "MiB, GiB, TiB (powers of 1024), e.g. '4GB'")
+        if size < MIN_WAREHOUSE_MEMORY:
+            raise ValueError(f"{value!r} is below 128MB, the least every stage is known to run in (below it DuckDB "
+                             "may stop one with 'Out of Memory Error')")
+        return value.strip()
 
     @model_validator(mode="after")
     def _derive_paths(self) -> "Settings":
