@@ -21,7 +21,7 @@ LIMIT = "current_setting('memory_limit')"
 
 @pytest.mark.parametrize(("size", "expected"), [
     ("4GB", 4 * 10**9), ("512 MiB", 512 * 2**20), (" .5gb ", 5 * 10**8), ("1.5TiB", 3 * 2**39),
-    ("128MB", 128 * 10**6), ("4G", None), ("100 bytes", None), ("-1GB", None), ("4 gigs", None), ("", None),
+    ("128MB", 128 * 10**6), ("4G", None), ("٤GB", None), ("4\u00a0GB", None), ("\t4GB", None), ("100 bytes", None), ("-1GB", None), ("4 gigs", None), ("", None),
 ])
 def test_sizes_are_read_as_duckdb_reads_them(size: str, expected: int | None) -> None:
     assert memory_bytes(size) == expected
@@ -36,6 +36,7 @@ def test_sizes_are_read_as_duckdb_reads_them(size: str, expected: int | None) ->
     ("4 gigs", "'4 gigs' is not a size: a number and one of KB, MB, GB, TB"),
     ("75%", "'75%' is not a size"),
     ("64MB", "'64MB' is below 128MB"),
+    ("99999999TB", "'99999999TB' is refused by DuckDB: Parser Error: Memory value out of range"),
 ])
 def test_a_bad_limit_stops_every_command_naming_the_setting(monkeypatch: pytest.MonkeyPatch, given: str,
                                                             says: str) -> None:

@@ -39,7 +39,8 @@ DEFAULT_CONFIG_FILE = "arastance.toml"
 #: 2026-12-05), and ``dataset export`` of long texts too (``tests/test_dataset_export_memory.py``).
 MIN_WAREHOUSE_MEMORY = 128 * 1000**2
 
-_MEMORY_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([KMGT])(i?)B\s*", re.IGNORECASE)
+#: DuckDB's own spelling: ASCII digits and spaces only (Python's \d and \s would also match '٤' and a no-break space).
+_MEMORY_SIZE = re.compile(r" *(\d+(?:\.\d*)?|\.\d+) *([KMGT])(i?)B *", re.IGNORECASE | re.ASCII)
 
 
 def memory_bytes(size: str) -> int | None:
@@ -154,9 +155,15 @@ class Settings(BaseSettings):
             raise ValueError(f"{value!r} is not a size: a number and one of KB, MB, GB, TB (powers of 1000) or KiB, "
                              "MiB, GiB, TiB (powers of 1024), e.g. '4GB'")
         if size < MIN_WAREHOUSE_MEMORY:
-            raise ValueError(f"{value!r} is below 128MB, the least every stage is known to run in (below it DuckDB "
-                             "may stop one with 'Out of Memory Error')")
-        return value.strip()
+            raise ValueError(f"{value!r} is below 128MB, the least the whole demo is known to run in (below it "
+                             "DuckDB may stop a stage with 'Out of Memory Error')")
+        import duckdb  # only where a limit is set: the size may still be beyond what DuckDB can hold
+
+        try:
+            duckdb.connect().execute(f"SET memory_limit = '{value}'").close()
+        except duckdb.Error as exc:
+            raise ValueError(f"{value!r} is refused by DuckDB: {exc}") from None
+        return value.strip(" ")
 
     @model_validator(mode="after")
     def _derive_paths(self) -> "Settings":
