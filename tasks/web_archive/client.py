@@ -373,9 +373,10 @@ class _CachedRedirect:
 def _read_cached(cache: Path, kind: str, parse: Callable[[Any], T]) -> T | None:
     """What ``parse`` makes of the JSON kept in ``cache``, or None when nothing is kept there or it
     cannot be read: empty or cut short (a power loss after the rename, a full disk), hand-edited,
-    another tool's file, a folder. Such an answer is asked for again, with a warning naming the file
-    and the ``kind`` of answer, rather than stop every later discovery of the site or hand on a
-    capture that fails far from its cause."""
+    another tool's file. Such an answer is asked for again, with a warning naming the file and the
+    ``kind`` of answer, rather than stop every later discovery of the site or hand on a capture that
+    fails far from its cause. (A folder in the file's place is warned of too, but storing the new
+    answer then fails naming both paths: the folder is for the operator to remove.)"""
     try:
         return parse(json.loads(cache.read_text(encoding="utf-8")))
     except FileNotFoundError:
