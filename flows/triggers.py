@@ -1,12 +1,13 @@
 """Custom Prefect events that start deployments: "enough new gold labels to retrain".
 
 Training is weekly, but a burst of annotation should not wait a week. After gold labels are
-decided, :func:`signal_retraining_if_due` counts those decided since the last successful
-training on the warehouse's data and, from ``model.retrain_after_new_labels`` on, emits
-``arastance.gold-labels.threshold-reached``; the train deployment in ``prefect.yaml`` has a
-trigger on that event. The count starts again once a training succeeds, so the event repeats
-(at most once per check) only while no training has caught up. ``check_retraining_due`` runs
-the check as a flow of its own, which ``prefect.yaml`` starts after every dataset build.
+decided, :func:`signal_retraining_if_due` counts those decided after the newest one that the
+last successful training on the warehouse's data read (:mod:`warehouse.retraining`) and, from
+``model.retrain_after_new_labels`` on, emits ``arastance.gold-labels.threshold-reached``; the
+train deployment in ``prefect.yaml`` has a trigger on that event. The count starts again once
+a training succeeds, so the event repeats (at most once per check) only while no training has
+caught up. ``check_retraining_due`` runs the check as a flow of its own, which
+``prefect.yaml`` starts after every dataset build.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def warehouse_resource(warehouse_path: Path) -> dict[str, str]:
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def signal_retraining_if_due(warehouse_path: Path, threshold: int) -> dict[str, Any]:
-    """Count the gold labels decided since the last successful training began; emit the event at ``threshold``.
+    """Count the gold labels new to the last successful training (:mod:`warehouse.retraining`); emit the
+    event at ``threshold``.
 
     Retried only while another writer holds the warehouse: a bad threshold or path fails at once.
 

@@ -68,6 +68,11 @@ def gold_pair_count(wh: Warehouse, split: str) -> int:
         raise _no_stance_view(wh, exc) from None
 
 
+def newest_gold_decision(wh: Warehouse) -> datetime | None:
+    """When the newest gold label was decided, over every gold label (None while there is none)."""
+    return wh.scalar("SELECT max(decided_at) FROM gold_labels")
+
+
 def _no_stance_view(wh: Warehouse, exc: duckdb.CatalogException) -> WarehouseError:
     """What to do about a warehouse older than the stance view (read-only opens do not migrate)."""
     return WarehouseError(f"warehouse {wh.path} lacks the stance view (run `arastance warehouse migrate`): {exc}")

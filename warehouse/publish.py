@@ -40,6 +40,7 @@ import socket
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -48,6 +49,7 @@ from typing import BinaryIO
 
 import duckdb
 
+from arastance.base.stopping import pause
 from arastance.logging import get_logger
 from warehouse.connection import (Warehouse, WarehouseBusyError, WarehouseError, hidden_beside, open_warehouse,
                                   unusable_path_error)
@@ -195,6 +197,38 @@ def publication_held_by(primary: str | Path) -> str | None:
         return None
     finally:
         os.close(fd)  # lets go of the test's lock too
+
+
+class PublicationHeldError(WarehouseError):
+    """A write of several steps still held publication when a reader stopped waiting for it."""
+
+    def __init__(self, message: str, held_by: str) -> None:
+        super().__init__(message)
+        self.held_by = held_by
+
+
+def wait_for_publication(primary: str | Path, wait_s: float) -> None:
+    """Return once no live process holds publication of ``primary``'s copy (:func:`publication_hold`),
+    for a reader of the writer's file itself that must not see such a write half done (training on
+    the gold data while ``build_dataset`` is between its steps); logs once whom it waits for.
+
+    Raises :class:`PublicationHeldError`, naming the holder, when one still holds it after ``wait_s``
+    seconds. The hold can be taken again as soon as this returns: a reader that needs the state to
+    stay whole checks :func:`publication_held_by` again once it holds the file open (a holder's
+    steps need the file's lock too).
+    """
+    held_by = publication_held_by(primary)
+    if held_by is None:
+        return
+    log.warning("waiting for a write of several steps to end before reading the warehouse, so as not to read it "
+                "half done", extra={"warehouse": str(primary), "held_by": held_by, "wait_s": wait_s})
+    deadline = time.monotonic() + wait_s
+    while held_by is not None:
+        if time.monotonic() >= deadline:
+            raise PublicationHeldError(f"{held_by} still holds warehouse {primary} half written after {wait_s:g} s",
+                                       held_by)
+        pause(0.5)  # a run asked to stop stops waiting (arastance.base.stopping)
+        held_by = publication_held_by(primary)
 
 
 def _holder_details(fd: int) -> str:

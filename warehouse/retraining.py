@@ -8,8 +8,10 @@ from datetime import datetime
 from warehouse.connection import Warehouse
 
 _LAST_TRAINING = """
-SELECT max(started_at) FROM model_runs
+SELECT coalesce(TRY_CAST(json_extract_string(config, '$.gold_decided_through') AS TIMESTAMP), started_at)
+FROM model_runs
 WHERE status = 'succeeded' AND json_extract_string(config, '$.dataset') = 'warehouse'
+ORDER BY started_at DESC NULLS LAST LIMIT 1
 """
 
 _GOLD_SINCE = "SELECT count(*) FROM gold_labels WHERE ? IS NULL OR decided_at > ?"
@@ -17,19 +19,23 @@ _GOLD_SINCE = "SELECT count(*) FROM gold_labels WHERE ? IS NULL OR decided_at > 
 
 @dataclass(frozen=True)
 class NewGoldLabels:
-    """Gold labels decided after the last successful training on them (all when there was none)."""
+    """Gold labels decided after the last successful training's data (all when there was none)."""
 
     new_labels: int
+    #: the mark they are counted from: the newest gold label the last training read, or its start
     last_training: datetime | None
 
 
 def new_gold_labels(wh: Warehouse) -> NewGoldLabels:
-    """Count the gold labels decided after the latest successful training on the warehouse's data began.
+    """Count the gold labels decided after the newest one the latest successful training on the
+    warehouse's data read (``gold_decided_through`` in its config), or, for a run recorded without
+    that mark, after it began.
 
     Only succeeded runs trained on ``dataset = 'warehouse'`` count: a failed run replaced no
-    model, and one trained on a public corpus saw none of these labels. The run's start is the
-    mark, not its end: labels decided while it trained were not in its data, and evaluating a
-    stored model again moves ``finished_at`` without training anything.
+    model, and one trained on a public corpus saw none of these labels. Neither the run's end nor
+    its start is the mark: a label's ``decided_at`` is when its last counting annotation was made,
+    so a build that ends after training read its data (or while it waits to start) decides labels
+    dated before the start that the run never saw, and the start lost them for good.
     """
     last = wh.scalar(_LAST_TRAINING)
     return NewGoldLabels(int(wh.scalar(_GOLD_SINCE, [last, last])), last)

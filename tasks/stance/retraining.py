@@ -1,4 +1,4 @@
-"""When to retrain: enough gold labels decided since the last successful training on them.
+"""When to retrain: enough gold labels decided after those the last successful training read.
 
 One rule for both places that ask: the pipeline's ``train`` stage in ``auto`` mode and the
 ``check_retraining_due`` flow that emits the event starting the train deployment.
@@ -28,8 +28,9 @@ class RetrainingCheck:
 
 
 def check_retraining(warehouse_path: Path, threshold: int) -> RetrainingCheck:
-    """Count the gold labels decided since the last successful training began (read-only, so it may
-    run beside the writer that decided them); a threshold below 1 would retrain on nothing new."""
+    """Count the gold labels new to the last successful training (:func:`warehouse.retraining.new_gold_labels`;
+    read-only, so it may run beside the writer that decided them); a threshold below 1 would retrain
+    on nothing new."""
     if threshold < 1:
         raise ValueError(f"threshold must be at least 1, not {threshold}")
     with open_warehouse(warehouse_path, read_only=True) as wh:

@@ -3,21 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
 from arastance.base.input_paths import not_a_file
+from arastance.config import load_settings
 from tasks.stance.datasets.common import DatasetError, check_scheme, check_split, parse_label, require_text
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
 from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, open_warehouse, warehouse_exists
-from warehouse.model_runs import gold_examples, gold_pair_count
+from warehouse.model_runs import gold_examples, gold_pair_count, newest_gold_decision
+from warehouse.publish import PublicationHeldError, publication_held_by, wait_for_publication
 
 T = TypeVar("T")
 
 
 class WarehouseGold:
-    """Gold-labelled pairs of the warehouse (view ``v_stance_examples``), 4-way like AraStance."""
+    """Gold-labelled pairs of the warehouse (view ``v_stance_examples``), 4-way like AraStance.
+
+    Read from the writer's file, never from a ``dataset build`` half done: gold labels decided and
+    claims flagged, but the new claims not yet split (training read 741 of the 1,424 train pairs the
+    build was about to give, and recorded the run as succeeded). A read waits for a build in progress
+    (its publication hold, :func:`warehouse.publish.publication_hold`) to end, up to
+    ``warehouse_write_wait_s``.
+    """
 
     name = "warehouse"
     native_scheme: Scheme = "4way"
@@ -28,7 +39,7 @@ class WarehouseGold:
     def examples(self, split: str, scheme: Scheme = "4way") -> Iterator[StanceExample]:
         check_split(split, str(self.path))
         check_scheme(self.native_scheme, scheme, str(self.path))
-        for row in self._read(gold_examples, split):
+        for row in self._read(partial(gold_examples, split=split)):
             where = f"{self.path}, pair {row['pair_id']}"
             yield StanceExample(
                 claim=require_text(row["claim_text"], "claim_text", where),
@@ -44,16 +55,34 @@ class WarehouseGold:
         """How many gold pairs ``split`` holds, without reading them: a warehouse exists as soon as
         any pipeline has run, long before its first pair is labelled."""
         check_split(split, str(self.path))
-        return self._read(gold_pair_count, split)
+        return self._read(partial(gold_pair_count, split=split))
 
-    def _read(self, query: Callable[[Warehouse, str], T], split: str) -> T:
-        """``query(warehouse, split)`` on a read-only connection (pipelines may be writing meanwhile)."""
+    def newest_decision(self) -> datetime | None:
+        """When the newest gold label was decided (None before the first): read before the splits a
+        model trains on, it marks the labels that training saw (:mod:`warehouse.retraining`)."""
+        return self._read(newest_gold_decision)
+
+    def _read(self, query: Callable[[Warehouse], T]) -> T:
+        """``query(warehouse)`` on a read-only connection (pipelines may be writing meanwhile), once
+        no dataset build is half done.
+
+        The hold is tested with the file open: a build's steps need the file's lock, so none runs
+        while the query does, and one that holds the hold (even before its first step) is waited for
+        with the file closed, or it could not go on.
+        """
         if not warehouse_exists(self.path):
             raise DatasetError(f"warehouse {self.path} {not_a_file(self.path)}")
+        wait_s = load_settings().warehouse_write_wait_s
         try:
-            with open_warehouse(self.path, read_only=True) as wh:
-                return query(wh, split)
+            while True:
+                with open_warehouse(self.path, read_only=True) as wh:
+                    if publication_held_by(self.path) is None:
+                        return query(wh)
+                wait_for_publication(self.path, wait_s)
         except WarehouseBusyError:
             raise  # passing: the flows retry it, and only it
+        except PublicationHeldError as exc:
+            raise DatasetError(f"a dataset build is still running on {self.path} ({exc.held_by}; waited "
+                               f"{wait_s:g} s): its gold data is half built; train once it ends") from None
         except WarehouseError as exc:
             raise DatasetError(f"{self.path}: {exc}") from None

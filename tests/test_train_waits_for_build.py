@@ -1,0 +1,218 @@
+"""Training on the warehouse's own gold data never reads a ``dataset build`` half done, and the
+retraining trigger counts every label a run did not read.
+
+A build holds publication (:func:`warehouse.publish.publication_hold`) from its gold labels to its
+splits; here a second process holds it the way the build does, on a real warehouse file. It was:
+``arastance train`` read the labels of the build's new claims before they had splits, trained on 741
+of the 1,424 train pairs, recorded the run as succeeded, and the trigger never counted the rest (their
+labels were dated before the run began).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from helpers_stance import tiny_examples
+
+from tasks.stance.datasets import DatasetError, load_split
+from tasks.stance.examples import StanceExample
+from tasks.stance.retraining import check_retraining
+from warehouse import Warehouse, open_warehouse
+
+WAITING = "waiting for a write of several steps to end"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _gold_rows(examples: list[StanceExample], decided_at: datetime) -> dict[str, list[dict]]:
+    """The warehouse rows that give ``examples`` gold labels decided at ``decided_at`` (no splits)."""
+    now = datetime(2024, 1, 1)
+    claims = {e.claim_id: e.claim for e in examples}
+    return {
+        "claims": [{"claim_id": cid, "source_id": "araanews", "url": f"https://a/{cid}",
+                    "canonical_url": f"https://a/{cid}", "cleaned_text": text, "veracity": "false",
+                    "first_seen": now, "last_seen": now}
+                   for cid, text in claims.items()],
+        "articles": [{"article_id": e.article_id, "url": f"https://n/{e.article_id}",
+                      "canonical_url": f"https://n/{e.article_id}", "text": e.article, "fetch_status": "ok"}
+                     for e in examples],
+        "claim_article_pairs": [{"pair_id": f"p-{e.article_id}", "claim_id": e.claim_id, "article_id": e.article_id,
+                                 "created_at": now} for e in examples],
+        "gold_labels": [{"pair_id": f"p-{e.article_id}", "label": e.label, "method": "agreed", "decided_at": decided_at}
+                        for e in examples],
+    }
+
+
+def _store(wh: Warehouse, examples: list[StanceExample], decided_at: datetime, split: str | None) -> None:
+    for table, rows in _gold_rows(examples, decided_at).items():
+        wh.insert_rows(table, rows)
+    if split:
+        wh.insert_rows("splits", [{"claim_id": cid, "split": split, "assigned_at": decided_at}
+                                  for cid in sorted({e.claim_id for e in examples})])
+
+
+def _claims(*ids: str) -> list[StanceExample]:
+    return [e for e in tiny_examples() if e.claim_id in ids]
+
+
+def _holding_build(primary: Path, ready: Path, go: Path) -> subprocess.Popen[str]:
+    """A process that holds publication as ``build_dataset`` does: claim c4's gold labels stored in
+    one writer session, touches ``ready``, then (once ``go`` exists) splits c4 in another session."""
+    step_one = _gold_rows(_claims("c4"), datetime(2024, 3, 1))
+    script = textwrap.dedent(f"""
+        import datetime  # the rows' repr names datetime.datetime
+        import time
+        from pathlib import Path
+        from warehouse import open_warehouse
+        from warehouse.publish import publication_hold
+        with publication_hold({str(primary)!r}, "build_dataset"):
+            with open_warehouse({str(primary)!r}, publish=False) as wh:  # gold labels decided
+                for table, rows in {step_one!r}.items():
+                    wh.insert_rows(table, rows)
+            Path({str(ready)!r}).touch()
+            while not Path({str(go)!r}).exists():
+                time.sleep(0.05)
+            with open_warehouse({str(primary)!r}, publish=False) as wh:  # the new claim's split
+                wh.insert_rows("splits", [{{"claim_id": "c4", "split": "train",
+                                            "assigned_at": datetime.datetime(2024, 3, 1)}}])
+    """)
+    return subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for(done: Callable[[], bool], holder: subprocess.Popen[str], what: str) -> None:
+    deadline = time.monotonic() + 120
+    while not done():
+        ended = holder.poll() is not None
+        assert not ended, f"the holding process ended before {what}: {holder.stderr.read()}"  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, f"never {what}"
+        time.sleep(0.05)
+
+
+def _train_split_meanwhile(primary: Path) -> tuple[threading.Thread, dict[str, object]]:
+    """Read the train split in a thread, as the train flow's load task does; its result or error lands in the dict."""
+    got: dict[str, object] = {}
+
+    def read() -> None:
+        try:
+            got["train"] = load_split("warehouse", primary, "train")
+        except Exception as exc:  # handed to the test's thread
+            got["error"] = exc
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    return reader, got
+
+
+def test_training_waits_for_a_build_of_another_process_and_reads_what_it_built(
+    warehouse: Warehouse, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    _store(warehouse, _claims("c1", "c2", "c3"), datetime(2024, 1, 1), "train")
+    primary = warehouse.path
+    warehouse.close()
+    ready, go = tmp_path / "ready", tmp_path / "go"
+    holder = _holding_build(primary, ready, go)
+    try:
+        _wait_for(ready.exists, holder, "held with the labels stored and no split yet")
+        with caplog.at_level(logging.INFO, logger="warehouse"):
+            reader, got = _train_split_meanwhile(primary)
+            # the build goes on once the reader waits (or has read: then it read the build half done)
+            _wait_for(lambda: not reader.is_alive() or any(WAITING in r.getMessage() for r in caplog.records),
+                      holder, "waiting or read")
+            go.touch()
+            reader.join(timeout=120)
+        assert holder.wait(timeout=120) == 0, holder.stderr.read()  # type: ignore[union-attr]
+    finally:
+        holder.kill()
+        holder.wait(timeout=60)
+    assert "error" not in got, got
+    # the finished build: c4 is in the train split (it read 12 pairs, without c4's 4, and trained on them)
+    assert sorted({e.claim_id for e in got["train"]}) == ["c1", "c2", "c3", "c4"]  # type: ignore[attr-defined]
+    [waited] = [r for r in caplog.records if WAITING in r.getMessage()]  # once, naming whom it waits for
+    assert waited.held_by.startswith(f"build_dataset, PID {holder.pid} on ")  # type: ignore[attr-defined]
+
+
+def test_a_build_that_outlasts_the_wait_fails_the_read_with_one_line_naming_it(
+    warehouse: Warehouse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _store(warehouse, _claims("c1", "c2", "c3"), datetime(2024, 1, 1), "train")
+    primary = warehouse.path
+    warehouse.close()
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_WRITE_WAIT_S", "1")
+    ready, go = tmp_path / "ready", tmp_path / "go"
+    holder = _holding_build(primary, ready, go)  # never told to go on
+    try:
+        _wait_for(ready.exists, holder, "held")
+        with pytest.raises(DatasetError) as refused:
+            load_split("warehouse", primary, "train")
+    finally:
+        holder.kill()
+        holder.wait(timeout=60)
+    message = str(refused.value)
+    assert message.startswith(f"a dataset build is still running on {primary} (build_dataset, PID {holder.pid} on ")
+    assert message.endswith("waited 1 s): its gold data is half built; train once it ends")
+    assert "\n" not in message
+
+
+def test_with_no_build_running_the_read_neither_waits_nor_says_so(
+    warehouse: Warehouse, caplog: pytest.LogCaptureFixture
+) -> None:
+    _store(warehouse, _claims("c1", "c2"), datetime(2024, 1, 1), "train")
+    primary = warehouse.path
+    warehouse.close()
+    with caplog.at_level(logging.INFO, logger="warehouse"):
+        assert len(load_split("warehouse", primary, "train")) == 8
+    assert not [r for r in caplog.records if WAITING in r.getMessage()]
+
+
+def _record_run(wh: Warehouse, started_at: datetime, config: dict) -> None:
+    wh.insert_rows("model_runs", [{"run_id": f"r-{started_at:%Y%m%d}", "model_name": "m", "model_kind": "cpu",
+                                   "config": json.dumps({"dataset": "warehouse", **config}), "data_fingerprint": "",
+                                   "code_version": "", "started_at": started_at, "status": "succeeded"}])
+
+
+def test_the_trigger_counts_from_the_newest_label_a_run_read_and_from_its_start_for_older_runs(
+    warehouse: Warehouse,
+) -> None:
+    # labels are dated when they were annotated: a build that ended after a run read its data decides
+    # labels dated before the run began, which the run never saw
+    _store(warehouse, _claims("c1", "c2", "c3"), datetime(2024, 1, 1), "train")
+    _store(warehouse, _claims("c4"), datetime(2024, 3, 1), "train")  # built after the run read its data
+    _record_run(warehouse, datetime(2024, 2, 1), {})  # recorded without the mark: its start counts
+    warehouse.close()
+    assert check_retraining(warehouse.path, 1).new_labels == 4
+    with open_warehouse(warehouse.path) as wh:
+        _record_run(wh, datetime(2024, 6, 1), {"gold_decided_through": datetime(2024, 1, 1).isoformat()})
+    check = check_retraining(warehouse.path, 1)
+    assert (check.new_labels, check.last_training) == (4, datetime(2024, 1, 1))  # it was 0: c4 never counted
+
+
+@pytest.mark.slow
+def test_a_training_on_the_warehouse_records_the_newest_label_it_read_and_the_later_build_counts(
+    warehouse: Warehouse, tmp_path: Path,
+) -> None:
+    from prefect.testing.utilities import prefect_test_harness
+
+    from flows.train import train_stance_model
+
+    _store(warehouse, _claims("c1", "c2", "c3"), datetime(2024, 1, 1), "train")
+    _store(warehouse, _claims("c4"), datetime(2024, 1, 2), "dev")
+    primary = warehouse.path
+    warehouse.close()
+    with prefect_test_harness(server_startup_timeout=180):
+        train_stance_model(dataset="warehouse", variant="tfidf_sim", e5_mode="static", eval_splits=["dev"],
+                           out_dir=str(tmp_path / "models"), warehouse_path=str(primary))
+    with open_warehouse(primary) as wh:
+        assert wh.scalar("SELECT config->>'$.gold_decided_through' FROM model_runs") == "2024-01-02T00:00:00"
+        # a build that ends after the run read its data: labels annotated before the run began
+        late = [StanceExample(e.claim, e.article, e.label, "c5", f"c5-{e.label}") for e in _claims("c1")]
+        _store(wh, late, datetime(2024, 2, 1), "train")
+    assert check_retraining(primary, 1).new_labels == 4
