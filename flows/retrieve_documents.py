@@ -60,9 +60,39 @@ def store_claim_search(warehouse_path: Path, claim: dict[str, Any], queries: lis
                        backend: str) -> dict[str, Any]:
     """Cache what came back; for a claim with every query answered, store hits and decisions."""
     search_settings = load_settings().search  # read here: settings hold keys, parameters are recorded
-    # one claim of many: readers' copy is published by the stage's later writers, not per claim
+    # one claim of many: the readers' copy is published once after the searches (publish_searches)
     with open_warehouse(warehouse_path, publish=False) as wh:
         return retrieval.store_claim_search(wh, search_settings, claim, queries, search, backend)
+
+
+def _publish_readers_copy(warehouse_path: Path, wait_s: float) -> None:
+    """Open and close a writer: its close publishes the readers' copy, or logs why not (a
+    publication hold of a dataset build; a DuckLake has no copy, so it is not opened at all).
+    The copy is taken only if the file changed since the last one."""
+    if load_settings().warehouse_backend == "ducklake":
+        return
+    with open_warehouse(warehouse_path, wait_s=wait_s):
+        pass
+
+
+@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
+def publish_searches(warehouse_path: Path) -> None:
+    """Publish the claims' stored searches for readers (``arastance sql``, ``retrieve status``):
+    each claim's store skips it, since a copy per claim would copy the whole file per claim, and
+    without a later writer (``fetch`` off, or no claim searched) nothing else would publish them."""
+    _publish_readers_copy(warehouse_path, wait_s=30.0)
+
+
+def _publish_after(error: BaseException, warehouse_path: Path) -> None:
+    """Publish what the searches stored before ``error`` ended them (a failure, or a stop request:
+    each stored claim is whole), without waiting for a busy warehouse, which a stopped run must
+    not, and without hiding ``error``: a copy that cannot be made now is logged and left to the
+    next writer (a re-run's planning publishes it)."""
+    try:
+        _publish_readers_copy(warehouse_path, wait_s=0.0)
+    except Exception as exc:  # noqa: BLE001 - the searches' own error is the one to raise
+        log.warning("the searches stored before the run ended are not published yet; the next writer publishes them",
+                    extra={"ended_by": type(error).__name__, "error": f"{type(exc).__name__}: {exc}"})
 
 
 @task(retries=1, retry_delay_seconds=10, retry_condition_fn=unless_disk_refuses_writes, cache_policy=NO_CACHE)
@@ -137,18 +167,31 @@ def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: Retrieva
 
 def _search_and_store(path: Path, plan: RetrievalPlan, num: int, backend: str) -> dict[str, dict[str, Any]]:
     """Each planned claim's searches, stored as they come back; a row per claim. A SIGTERM (or
-    Ctrl-C) that ends the wait asks the searching threads to stop at their next request."""
-    with stop_on_exit():
-        futures = search_claim.map(list(plan.to_send), list(plan.to_send.values()), unmapped(num),
-                                   [plan.claims[c]["text"] for c in plan.to_send])
-        rows: dict[str, dict[str, Any]] = {}
-        for claim_id, claim in plan.claims.items():
-            if claim_id not in plan.to_send:  # answered from the cache: nothing to send
-                rows[claim_id] = store_claim_search(path, claim, plan.queries[claim_id], ClaimSearch(claim_id), backend)
-        for future in as_completed(futures):
-            search = future.result()
-            rows[search.claim_id] = store_claim_search(path, plan.claims[search.claim_id],
-                                                       plan.queries[search.claim_id], search, backend)
+    Ctrl-C) that ends the wait asks the searching threads to stop at their next request.
+
+    The stores publish nothing, so this publishes the readers' copy once at the end, also when
+    every search failed, when a store failed or when the run was asked to stop (what was stored
+    until then); a plan without claims stored nothing and publishes nothing.
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    if not plan.claims:
+        return rows
+    try:
+        with stop_on_exit():
+            futures = search_claim.map(list(plan.to_send), list(plan.to_send.values()), unmapped(num),
+                                       [plan.claims[c]["text"] for c in plan.to_send])
+            for claim_id, claim in plan.claims.items():
+                if claim_id not in plan.to_send:  # answered from the cache: nothing to send
+                    rows[claim_id] = store_claim_search(path, claim, plan.queries[claim_id], ClaimSearch(claim_id),
+                                                        backend)
+            for future in as_completed(futures):
+                search = future.result()
+                rows[search.claim_id] = store_claim_search(path, plan.claims[search.claim_id],
+                                                           plan.queries[search.claim_id], search, backend)
+    except BaseException as exc:
+        _publish_after(exc, path)
+        raise
+    publish_searches(path)
     return rows
 
 

@@ -34,7 +34,8 @@ from tasks.search.brave import BraveSearch
 from tasks.search.factory import make_backend
 from tasks.search.keys import resolve_key
 from tasks.search.local import LocalIndex, records_from_dicts
-from warehouse import open_warehouse
+from warehouse import open_published, open_warehouse, published_path
+from warehouse.publish import publication_hold
 from warehouse.retrieval import with_current_queries
 
 FLU = "وزارة الصحة تعلن إغلاق المدارس بسبب انتشار الإنفلونزا في القاهرة"
@@ -132,6 +133,31 @@ def test_local_retrieval_stores_decisions_articles_and_pairs_and_a_rerun_adds_no
     assert progress.exit_code == 0 and "article_text_top_k" in progress.output and "done" in progress.output
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
         assert wh.table_counts() == counts
+
+
+def _published_statuses() -> dict[str, str]:
+    """Each claim's retrieval status as readers see it: the published copy (``arastance sql``, ``retrieve status``)."""
+    with open_published(load_settings().warehouse) as wh:
+        return {r["claim_id"]: r["status"] for r in wh.query("SELECT claim_id, status FROM claim_retrieval")}
+
+
+@pytest.mark.slow
+def test_a_no_fetch_run_publishes_its_searches_for_readers_unless_a_build_holds_publication(
+        demo_web: SiteServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: each claim's store left publishing to the stage's later writers, and with --no-fetch none
+    # ran: `arastance sql` and `retrieve status` showed the state before the run until another writer published
+    result = runner.invoke(app, ["retrieve", "--no-fetch"])
+    assert result.exit_code == 0, result.output
+    assert _published_statuses() == {"flu": "searched", "dam": "searched"}
+    monkeypatch.setenv("COLUMNS", "200")
+    progress = runner.invoke(app, ["retrieve", "status"])
+    assert progress.exit_code == 0 and "searched" in progress.output
+    assert demo_web.paths == []  # nothing was fetched
+    path = load_settings().warehouse
+    copy = published_path(path).stat().st_ino
+    with publication_hold(path, "dataset build"):  # a build between its steps: readers keep the copy they have
+        assert {r["status"] for r in retrieve_documents(fetch=False, redo=True)} == {"searched"}
+        assert published_path(path).stat().st_ino == copy
 
 
 @pytest.mark.slow
@@ -273,6 +299,18 @@ def test_backend_failing_midway_resumes_without_requerying_what_succeeded(
     assert prefect_db.is_file()
     for file in prefect_db.parent.glob(prefect_db.name + "*"):  # flow and task runs, their logs (and the WAL)
         assert KEY.encode() not in file.read_bytes(), file
+
+
+@pytest.mark.slow
+def test_a_run_whose_every_search_failed_publishes_the_failures_for_readers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # fetch on, but no claim searched: no writer ran after the stores to publish them
+    _claims()
+    server = ApiServer(lambda r: Reply(503, brave_error(503, "SERVICE_UNAVAILABLE", "down")))
+    with server.running():
+        _brave_env(monkeypatch, server)
+        with pytest.raises(RetrievalFailed, match="2 of 2 claim"):
+            retrieve_documents()
+    assert _published_statuses() == {"flu": "failed", "dam": "failed"}
 
 
 @pytest.mark.slow
