@@ -4,7 +4,8 @@ Each long-running stage (a site's crawl, loading, retrieval, annotation import, 
 ``<locks dir>/<stage>.lock`` while it runs. The lock is an ``flock`` on that file, which the
 kernel releases when the holding process dies, however it dies (kill -9 included): a dead
 holder's lock is simply taken over (and logged), while a live holder makes the second run
-fail at once with the holder's PID, host and start time. The file keeps the holder's
+fail at once with the holder's PID, host and start time (or, where the caller asks for it, wait
+a bounded time for it first: loads on a DuckLake). The file keeps the holder's
 details for that message; it is not itself the lock, so a stale file never blocks anything.
 
 Warehouse stages lock next to the warehouse file (``<warehouse dir>/locks``), crawls next to
@@ -19,6 +20,7 @@ import inspect
 import json
 import os
 import socket
+import time
 import typing
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+from arastance.base.stopping import pause
 from arastance.config import load_settings
 from warehouse import flow_warehouse
 from arastance.logging import get_logger
@@ -55,23 +58,50 @@ def _holder(fd: int) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
+def _who(fd: int) -> str:
+    """The holder of the lock on ``fd`` as the messages name it."""
+    holder = _holder(fd)
+    return (f"PID {holder.get('pid', '?')} on {holder.get('host', '?')}, since {holder.get('started_at', '?')}"
+            if holder else "a process that has not written its PID yet")
+
+
+def _take(fd: int, path: Path, stage: str, wait_s: float) -> None:
+    """Take the ``flock`` on ``fd``, waiting up to ``wait_s`` seconds for a live holder (logged
+    once, naming it), or raise :class:`StageBusyError`. The wait polls, so that a run asked to
+    stop stops waiting (:func:`arastance.base.stopping.pause`)."""
+    deadline = time.monotonic() + wait_s
+    waiting = False
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            who = _who(fd)
+        if time.monotonic() >= deadline:
+            waited = f"; waited {wait_s:g}s" if wait_s else ""
+            raise StageBusyError(
+                f"{stage} is already running ({who}; lock {path}){waited}; wait for it to finish or stop that process"
+            )
+        if not waiting:
+            waiting = True
+            log.info("waiting for another run of the stage to finish", extra={"stage": stage, "holder": who,
+                                                                               "lock": str(path), "wait_s": wait_s})
+        pause(0.2)
+
+
 @contextmanager
-def stage_lock(directory: Path | str, stage: str) -> Iterator[Path]:
-    """Hold ``<directory>/<stage>.lock`` for the duration of the block, or raise :class:`StageBusyError`."""
+def stage_lock(directory: Path | str, stage: str, *, wait_s: float = 0.0) -> Iterator[Path]:
+    """Hold ``<directory>/<stage>.lock`` for the duration of the block, or raise :class:`StageBusyError`
+    at once, or after waiting up to ``wait_s`` seconds for the live holder to finish."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{stage}.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)  # not inherited by child processes (PEP 446)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = _holder(fd)
+        _take(fd, path, stage, wait_s)
+    except BaseException:  # busy, or asked to stop while waiting
         os.close(fd)
-        who = (f"PID {holder.get('pid', '?')} on {holder.get('host', '?')}, since {holder.get('started_at', '?')}"
-               if holder else "a process that has not written its PID yet")
-        raise StageBusyError(
-            f"{stage} is already running ({who}; lock {path}); wait for it to finish or stop that process"
-        ) from None
+        raise
     previous = _holder(fd)
     if previous.get("pid"):
         log.warning("took over the lock of a run that died", extra={"stage": stage, "dead_pid": previous["pid"],

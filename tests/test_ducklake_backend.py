@@ -2,7 +2,8 @@
 
 Each test gets its own catalog database and data path on one PostgreSQL server started for the
 module. The concurrent tests run loads in separate processes, each with its own data directory
-(its own staging runs and stage locks), as Prefect workers on different hosts would.
+(its own staging runs and stage locks), as Prefect workers on different hosts would, or with one
+data directory, as two loads of one host.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from helpers_postgres import PostgresServer, postgres_bin_dir, start_postgres
 from arastance.config import SettingsError, load_settings
 from tasks.claim_load.load import load_crawl_run
 from tasks.claim_load.rekey import rekey_claims
+from tasks.stage_locks import StageBusyError, stage_lock, warehouse_locks
 from warehouse import Warehouse, WarehouseBusyError, WarehouseError, open_published, open_warehouse
 from warehouse.ducklake import split_password
 from warehouse.extensions import load_extension
@@ -351,6 +353,53 @@ def test_two_concurrent_loads_from_two_processes_store_every_claim_once(lake_env
         assert wh.scalar("SELECT count(*) FROM schema_version") == len(available_migrations())
         assert wh.scalar("SELECT count(*) - count(DISTINCT source_id) FROM sources") == 0
     assert sum(a["new_claims"]) + sum(b["new_claims"]) == len(expected)  # each claim was new to exactly one load
+
+
+def _cli_load(env: dict[str, str], data_dir: Path, run: Path, log: Path) -> subprocess.Popen[bytes]:
+    """``arastance claims load run`` in a process of its own on the data directory ``data_dir``, logging to ``log``."""
+    child_env = {**os.environ, **env, "ARASTANCE_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT)}
+    with log.open("wb") as err:
+        return subprocess.Popen([sys.executable, "-c", "from arastance.cli import main; main()", "claims", "load", str(run)],
+                                env=child_env, cwd=data_dir.parent, stdout=subprocess.DEVNULL, stderr=err)
+
+
+def test_two_loads_of_one_host_wait_for_each_other_and_store_every_claim_once(
+        lake_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: the second `claims load` on a host sharing the data directory (two sites' crawl loads, or one by
+    # hand beside a scheduled crawl) exited 2 at once with "load is already running (PID ...)"
+    data = tmp_path / "host" / "data"
+    monkeypatch.setenv("ARASTANCE_DATA_DIR", str(data))
+    with open_warehouse():
+        pass  # migrated: the loads below only load
+    runs = [write_run(data / "staging" / "reuters-like", "araanews", _posts(range(0, 50))),
+            write_run(data / "staging" / "araanews-like", "araanews", _posts(range(30, 80)))]
+    logs = [tmp_path / "a.log", tmp_path / "b.log"]
+    with stage_lock(warehouse_locks(load_settings().warehouse), "load"):  # a load of this host, still running
+        procs = [_cli_load(lake_env, data, run, log) for run, log in zip(runs, logs)]
+        deadline = time.monotonic() + 300
+        while not all("waiting for another run of the stage" in log.read_text() for log in logs):
+            assert all(p.poll() is None for p in procs), [log.read_text() for log in logs]
+            assert time.monotonic() < deadline, [log.read_text() for log in logs]
+            time.sleep(0.1)
+    for proc, log in zip(procs, logs):
+        assert proc.wait(timeout=600) == 0, log.read_text()
+        assert f"PID {os.getpid()}" in log.read_text()  # the wait names whom it waits for
+    with open_warehouse(read_only=True) as wh:
+        assert _claim_counts(wh) == (80, 80)
+        assert wh.scalar("SELECT count(*) - count(DISTINCT page_id) FROM raw_pages") == 0
+        assert wh.scalar("SELECT count(*) FROM crawl_runs") == 2
+
+
+def test_a_load_waits_for_the_hosts_other_load_only_up_to_warehouse_write_wait_s(
+        lake_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_WRITE_WAIT_S", "1")
+    run = write_run(tmp_path / "staging" / "run-1", "araanews", _posts(range(5)))
+    with open_warehouse() as wh, stage_lock(warehouse_locks(wh.path), "load"):
+        with pytest.raises(StageBusyError, match=f"load is already running \\(PID {os.getpid()} .*; waited 1s"):
+            load_crawl_run(wh, run)
+        assert wh.scalar("SELECT count(*) FROM crawl_runs") == 0
+    with open_warehouse() as wh:  # the other load ended: this one runs
+        assert load_crawl_run(wh, run).new_claims == 5
 
 
 def test_a_reader_queries_while_a_load_runs(lake_env: dict[str, str], tmp_path: Path) -> None:

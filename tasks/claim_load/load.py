@@ -80,10 +80,26 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
     Pages, then claims, stream through in batches (bounded memory whatever the run's size). Page
     batches commit as they go; claims, clusters and the run's row commit in one transaction. A bad
     line or body anywhere rolls that transaction back and deletes the pages this load added, so a
-    bad file leaves the warehouse as it was. Holds the warehouse's ``load`` stage lock throughout.
+    bad file leaves the warehouse as it was. Holds the warehouse's ``load`` stage lock throughout
+    (:func:`_load_lock_wait_s` says how long it waits for another load of this host).
     """
-    with stage_lock(warehouse_locks(wh.path), "load"):
-        return _load(wh, Path(run_dir), settings or load_settings())
+    s = settings or load_settings()
+    with stage_lock(warehouse_locks(wh.path), "load", wait_s=_load_lock_wait_s(wh, s)):
+        return _load(wh, Path(run_dir), s)
+
+
+def _load_lock_wait_s(wh: Warehouse, settings: Settings) -> float:
+    """How long a load waits for the host's ``load`` lock held by another load.
+
+    The lock keeps two loads of one host apart: two of the same staging run would both load it,
+    and one that fails takes back pages the other may have found there and kept. On a DuckDB file
+    a load of another process cannot get this far (the file's lock keeps it out while this one has
+    the file open), so only a second load in the same process meets the lock, and is refused at
+    once. On a DuckLake, loads of several processes on one host are meant to run (two sites'
+    crawl loads, ``claims load`` by hand beside a scheduled crawl), and were refused: a load there
+    waits for the other as a writer waits for another's transaction, up to ``warehouse_write_wait_s``.
+    """
+    return settings.warehouse_write_wait_s if wh.backend == "ducklake" else 0.0
 
 
 def _load(wh: Warehouse, run_dir: Path, s: Settings) -> LoadReport:
