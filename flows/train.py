@@ -32,19 +32,19 @@ from warehouse import WarehouseError, flow_warehouse
 
 
 @task(retries=2, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
-def newest_gold_task(path: Path) -> datetime | None:
-    """When the newest gold label of the warehouse at ``path`` was decided: the retraining trigger
-    counts the labels decided after it as new to the run (:mod:`warehouse.retraining`).
+def gold_mark_task(path: Path) -> datetime | None:
+    """When the newest gold label of the warehouse at ``path`` was written: the retraining trigger
+    counts the labels written after it as new to the run (:mod:`warehouse.retraining`).
 
     Read before the splits: a build that ends between the two only makes the trigger count labels
     the run has (a retraining one batch early); read after them, it would drop labels the run lacks."""
-    return WarehouseGold(path).newest_decision()
+    return WarehouseGold(path).written_through()
 
 
 @task(cache_policy=NO_CACHE, task_run_name="train-on-{dataset}")
 def train_task(model: StanceModel, train: list[StanceExample], out_dir: Path, dataset: str,
-               dev: list[StanceExample] | None, gold_decided_through: datetime | None) -> TrainedModel:
-    return train_and_save(model, train, out_dir, dataset, dev, gold_decided_through=gold_decided_through)
+               dev: list[StanceExample] | None, gold_stored_through: datetime | None) -> TrainedModel:
+    return train_and_save(model, train, out_dir, dataset, dev, gold_stored_through=gold_stored_through)
 
 
 def record_command(model_dir: Path, dataset: str, path: Path | None, splits: Iterable[str],
@@ -112,11 +112,11 @@ def train_stance_model(
     overrides = model_options(chosen_kind, variant=variant, two_stage=two_stage, evidence=evidence, encoder=encoder,
                               e5_mode=e5_mode, e5_engine=e5_engine, frozen_layers=frozen_layers)
     model = create_model(chosen_kind, settings.model, chosen, embedding_cache=settings.embedding_cache, **overrides)
-    gold_decided_through = newest_gold_task(source) if dataset == "warehouse" else None
+    gold_stored_through = gold_mark_task(source) if dataset == "warehouse" else None
     train = load_split_task(dataset, source, "train", chosen)
     evaluation = load_evaluation_splits(dataset, source, eval_splits, chosen)
     trained = train_task(quote(model), quote(train), Path(out_dir) if out_dir else settings.models_dir, dataset,
-                         quote(evaluation.get("dev")), gold_decided_through)
+                         quote(evaluation.get("dev")), gold_stored_through)
     results = [evaluate_task(quote(model), quote(examples), dataset, split) for split, examples in evaluation.items()]
     publish_results(model.name, trained.run.run_id, results, trained.directory / "figures")
     write_model_card(trained.directory, train, results)

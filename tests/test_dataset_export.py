@@ -118,6 +118,7 @@ def test_export_import_export_gives_identical_files(warehouse: Warehouse, tmp_pa
     with open_warehouse(tmp_path / "fresh.duckdb") as fresh:
         loaded = load_export(fresh, tmp_path / "a", source_id="arastance", now=T0)
         assert (loaded.claims, loaded.pairs, loaded.gold_labels, loaded.splits) == (11, 33, 33, 11)
+        assert fresh.scalar("SELECT count(*) FROM gold_labels WHERE stored_at IS NULL") == 0  # the trigger's clock
         export_dataset(fresh, tmp_path / "d")
         assert load_export(fresh, tmp_path / "a", source_id="arastance").pairs == 0  # loading twice adds nothing
         assert list(retrieval_candidates(fresh)) == []  # they came with their documents: nothing to search for

@@ -94,13 +94,15 @@ def test_gold_loaded_before_the_origin_was_recorded_is_told_by_its_pair(tmp_path
     # a warehouse upgraded from before migration 079: its loaded gold rows become dataset_file, the rest annotation
     with open_warehouse(tmp_path / "old.duckdb", migrate=False) as wh:
         apply_migrations(wh, up_to=78)
-        wh.con.execute("ALTER TABLE gold_labels ADD COLUMN origin VARCHAR")  # so that load_export can write its rows
+        for column in ("origin VARCHAR", "stored_at TIMESTAMP"):  # so that load_export can write its rows
+            wh.con.execute(f"ALTER TABLE gold_labels ADD COLUMN {column}")
         loaded = _load_release(wh, tmp_path, 2)
-        wh.con.execute("ALTER TABLE gold_labels DROP COLUMN origin")
+        for column in ("origin", "stored_at"):
+            wh.con.execute(f"ALTER TABLE gold_labels DROP COLUMN {column}")
         annotated = set(add_claims(wh, 1, 1))
         wh.insert_rows("gold_labels", [{"pair_id": p, "label": "agree", "method": "agreed", "decided_at": LOADED_AT}
                                        for p in annotated])
-        assert apply_migrations(wh) == [79]
+        assert apply_migrations(wh) == [79, 80]
         origins = {r["pair_id"]: r["origin"] for r in wh.query("SELECT pair_id, origin FROM gold_labels")}
     assert origins == {**{p: "dataset_file" for p in loaded}, **{p: "annotation" for p in annotated}}
 

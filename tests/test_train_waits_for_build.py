@@ -10,15 +10,17 @@ labels were dated before the run began).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
+import os
 import subprocess
 import sys
 import textwrap
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -27,14 +29,16 @@ from helpers_stance import tiny_examples
 from tasks.stance.datasets import DatasetError, load_split
 from tasks.stance.examples import StanceExample
 from tasks.stance.retraining import check_retraining
-from warehouse import Warehouse, open_warehouse
+from warehouse import Warehouse, WarehouseError, open_warehouse
 
 WAITING = "waiting for a write of several steps to end"
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _gold_rows(examples: list[StanceExample], decided_at: datetime) -> dict[str, list[dict]]:
-    """The warehouse rows that give ``examples`` gold labels decided at ``decided_at`` (no splits)."""
+def _gold_rows(examples: list[StanceExample], decided_at: datetime,
+               stored_at: datetime | None = None) -> dict[str, list[dict]]:
+    """The warehouse rows that give ``examples`` gold labels decided at ``decided_at`` and written at
+    ``stored_at`` (by default then too), no splits."""
     now = datetime(2024, 1, 1)
     claims = {e.claim_id: e.claim for e in examples}
     return {
@@ -47,13 +51,14 @@ def _gold_rows(examples: list[StanceExample], decided_at: datetime) -> dict[str,
                      for e in examples],
         "claim_article_pairs": [{"pair_id": f"p-{e.article_id}", "claim_id": e.claim_id, "article_id": e.article_id,
                                  "created_at": now} for e in examples],
-        "gold_labels": [{"pair_id": f"p-{e.article_id}", "label": e.label, "method": "agreed", "decided_at": decided_at}
-                        for e in examples],
+        "gold_labels": [{"pair_id": f"p-{e.article_id}", "label": e.label, "method": "agreed", "decided_at": decided_at,
+                         "stored_at": stored_at or decided_at} for e in examples],
     }
 
 
-def _store(wh: Warehouse, examples: list[StanceExample], decided_at: datetime, split: str | None) -> None:
-    for table, rows in _gold_rows(examples, decided_at).items():
+def _store(wh: Warehouse, examples: list[StanceExample], decided_at: datetime, split: str | None,
+           stored_at: datetime | None = None) -> None:
+    for table, rows in _gold_rows(examples, decided_at, stored_at).items():
         wh.insert_rows(table, rows)
     if split:
         wh.insert_rows("splits", [{"claim_id": cid, "split": split, "assigned_at": decided_at}
@@ -179,20 +184,86 @@ def _record_run(wh: Warehouse, started_at: datetime, config: dict) -> None:
                                    "code_version": "", "started_at": started_at, "status": "succeeded"}])
 
 
-def test_the_trigger_counts_from_the_newest_label_a_run_read_and_from_its_start_for_older_runs(
+def test_the_trigger_counts_labels_by_when_they_were_written_from_the_mark_or_the_start_of_older_runs(
     warehouse: Warehouse,
 ) -> None:
-    # labels are dated when they were annotated: a build that ended after a run read its data decides
-    # labels dated before the run began, which the run never saw
+    # a label is dated by its last annotation: c4's were annotated before the runs began, and written
+    # by a build after they had read their data (an annotation file imported late, a build meanwhile)
     _store(warehouse, _claims("c1", "c2", "c3"), datetime(2024, 1, 1), "train")
-    _store(warehouse, _claims("c4"), datetime(2024, 3, 1), "train")  # built after the run read its data
+    _store(warehouse, _claims("c4"), datetime(2024, 1, 15), "train", stored_at=datetime(2024, 3, 1))
     _record_run(warehouse, datetime(2024, 2, 1), {})  # recorded without the mark: its start counts
     warehouse.close()
-    assert check_retraining(warehouse.path, 1).new_labels == 4
+    assert check_retraining(warehouse.path, 1).new_labels == 4  # it was 0: c4 was decided before the start
     with open_warehouse(warehouse.path) as wh:
-        _record_run(wh, datetime(2024, 6, 1), {"gold_decided_through": datetime(2024, 1, 1).isoformat()})
+        _record_run(wh, datetime(2024, 6, 1), {"gold_stored_through": datetime(2024, 1, 1).isoformat()})
     check = check_retraining(warehouse.path, 1)
-    assert (check.new_labels, check.last_training) == (4, datetime(2024, 1, 1))  # it was 0: c4 never counted
+    assert (check.new_labels, check.last_training) == (4, datetime(2024, 1, 1))
+    with open_warehouse(warehouse.path) as wh:
+        _record_run(wh, datetime(2024, 7, 1), {"gold_stored_through": datetime(2024, 1, 20).isoformat()})
+    assert check_retraining(warehouse.path, 1).new_labels == 4  # c4 was written after the mark
+    with open_warehouse(warehouse.path) as wh:  # labels stored before stored_at existed count by their decision
+        wh.con.execute("UPDATE gold_labels SET stored_at = NULL")
+    assert check_retraining(warehouse.path, 1).new_labels == 0  # c4 was decided before it
+
+
+def test_a_decision_stamps_the_labels_it_writes_and_leaves_unchanged_ones_as_they_were(warehouse: Warehouse) -> None:
+    from warehouse.annotation import upsert_gold_labels
+
+    _store(warehouse, _claims("c1"), datetime(2024, 1, 1), "train", stored_at=datetime(2024, 1, 1))
+    pairs = [r["pair_id"] for r in warehouse.query("SELECT pair_id FROM gold_labels ORDER BY pair_id")]
+    before = datetime.now(timezone.utc).replace(tzinfo=None)
+    unchanged = warehouse.query("SELECT pair_id, label, method, decided_at FROM gold_labels WHERE pair_id = ?",
+                                [pairs[0]])
+    changed = [{"pair_id": pairs[1], "label": "unrelated" if _label(warehouse, pairs[1]) != "unrelated" else "agree",
+                "method": "adjudicated", "decided_at": datetime(2023, 12, 1)}]  # annotated long before
+    assert upsert_gold_labels(warehouse, unchanged + changed, undecided=[]) == 1
+    stamps = {r["pair_id"]: r["stored_at"] for r in warehouse.query("SELECT pair_id, stored_at FROM gold_labels")}
+    assert stamps[pairs[0]] == datetime(2024, 1, 1)  # an unchanged label keeps its stamp: nothing new to train on
+    assert stamps[pairs[1]] >= before  # written now, whatever its decision time
+
+
+def _label(wh: Warehouse, pair_id: str) -> str:
+    return wh.scalar("SELECT label FROM gold_labels WHERE pair_id = ?", [pair_id])
+
+
+def test_the_mark_of_a_warehouse_older_than_the_write_stamp_is_none_and_without_gold_labels_an_error(
+    tmp_path: Path,
+) -> None:
+    from warehouse.model_runs import gold_written_through
+
+    with open_warehouse(tmp_path / "w.duckdb") as wh:
+        wh.con.execute("ALTER TABLE gold_labels DROP COLUMN stored_at")  # as before migration 080
+        assert gold_written_through(wh) is None
+        wh.con.execute("DROP VIEW IF EXISTS v_stance_examples CASCADE")
+        wh.con.execute("DROP TABLE gold_labels CASCADE")
+        wh._reset_state()
+        with pytest.raises(WarehouseError, match=r"lacks the stance view \(run `arastance warehouse migrate`\)"):
+            gold_written_through(wh)
+
+
+def test_another_process_testing_the_hold_for_an_instant_is_no_hold(warehouse: Warehouse) -> None:
+    from warehouse.publish import _hold_path, publication_held_by
+
+    path = _hold_path(warehouse.path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch()
+    held, release = threading.Event(), threading.Event()
+
+    def test_for_an_instant() -> None:  # another open file description: its lock conflicts with ours
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held.set()
+            release.wait(timeout=5)
+        finally:
+            os.close(fd)
+
+    tester = threading.Thread(target=test_for_an_instant)
+    tester.start()
+    assert held.wait(timeout=30)
+    threading.Timer(0.005, release.set).start()
+    assert publication_held_by(warehouse.path) is None  # it was: the instant read as a build's hold
+    tester.join(timeout=30)
 
 
 @pytest.mark.slow
@@ -211,8 +282,8 @@ def test_a_training_on_the_warehouse_records_the_newest_label_it_read_and_the_la
         train_stance_model(dataset="warehouse", variant="tfidf_sim", e5_mode="static", eval_splits=["dev"],
                            out_dir=str(tmp_path / "models"), warehouse_path=str(primary))
     with open_warehouse(primary) as wh:
-        assert wh.scalar("SELECT config->>'$.gold_decided_through' FROM model_runs") == "2024-01-02T00:00:00"
-        # a build that ends after the run read its data: labels annotated before the run began
+        assert wh.scalar("SELECT config->>'$.gold_stored_through' FROM model_runs") == "2024-01-02T00:00:00"
+        # a build that ends after the run read its data: labels annotated long before (it was: never counted)
         late = [StanceExample(e.claim, e.article, e.label, "c5", f"c5-{e.label}") for e in _claims("c1")]
-        _store(wh, late, datetime(2024, 2, 1), "train")
+        _store(wh, late, datetime(2023, 12, 1), "train", stored_at=datetime.now())
     assert check_retraining(primary, 1).new_labels == 4

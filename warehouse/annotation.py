@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import pyarrow as pa
@@ -169,6 +169,12 @@ def rating_profiles(wh: Warehouse) -> list[dict[str, Any]]:
     return wh.query(load_sql("annotation_rating_profiles"))
 
 
+def gold_write_time() -> datetime:
+    """``gold_labels.stored_at`` of the labels written now (UTC): the retraining trigger counts the
+    labels written after those a training read (:mod:`warehouse.retraining`)."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
 def upsert_gold_labels(wh: Warehouse, rows: Sequence[dict[str, Any]], *, undecided: Iterable[str]) -> int:
     """Write the gold labels that are new or changed, replacing a pair's earlier decision, and withdraw
     the gold label of the ``undecided`` pairs (a later label put them back in dispute) in the same
@@ -181,8 +187,9 @@ def upsert_gold_labels(wh: Warehouse, rows: Sequence[dict[str, Any]], *, undecid
     with wh.transaction():
         wh.con.execute(_WITHDRAW_GOLD, [_ids(undecided)])
         changed = _changed_gold(wh, rows)
-        wh.insert_rows("gold_labels", [r for r in rows if r["pair_id"] in changed], on_conflict="update",
-                       update_columns=_DECIDED_GOLD.names[1:])  # a key set again moves its row
+        stored_at = gold_write_time()
+        wh.insert_rows("gold_labels", [{**r, "stored_at": stored_at} for r in rows if r["pair_id"] in changed],
+                       on_conflict="update", update_columns=[*_DECIDED_GOLD.names[1:], "stored_at"])
     return len(changed)
 
 

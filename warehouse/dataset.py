@@ -7,6 +7,7 @@ from datetime import datetime
 from itertools import islice
 from typing import Any
 
+from warehouse.annotation import gold_write_time
 from warehouse.connection import Warehouse
 from warehouse.keyed_reads import rows_by_keys
 from warehouse.sql import load_sql
@@ -146,7 +147,7 @@ def load_dataset_rows(
             wh.insert_rows("claims", claims),
             wh.insert_rows("articles", articles),
             wh.insert_rows("claim_article_pairs", pairs),
-            wh.insert_rows("gold_labels", gold),
+            wh.insert_rows("gold_labels", [{**g, "stored_at": gold_write_time()} for g in gold]),
             wh.insert_rows("splits", splits),
         )
         wh.insert_rows("claim_retrieval", retrieval)

@@ -68,12 +68,19 @@ def gold_pair_count(wh: Warehouse, split: str) -> int:
         raise _no_stance_view(wh, exc) from None
 
 
-def newest_gold_decision(wh: Warehouse) -> datetime | None:
-    """When the newest gold label was decided, over every gold label (None while there is none)."""
-    return wh.scalar("SELECT max(decided_at) FROM gold_labels")
+def gold_written_through(wh: Warehouse) -> datetime | None:
+    """When the newest gold label was written (``stored_at``; None while none was, and on a schema
+    older than that column, which a read-only open does not migrate: the trigger then counts from
+    the run's start)."""
+    try:
+        if "stored_at" not in wh.columns("gold_labels"):
+            return None
+        return wh.scalar("SELECT max(stored_at) FROM gold_labels")
+    except WarehouseError as exc:  # no gold_labels table: said as the split reads say it
+        raise _no_stance_view(wh, exc) from None
 
 
-def _no_stance_view(wh: Warehouse, exc: duckdb.CatalogException) -> WarehouseError:
+def _no_stance_view(wh: Warehouse, exc: duckdb.CatalogException | WarehouseError) -> WarehouseError:
     """What to do about a warehouse older than the stance view (read-only opens do not migrate)."""
     return WarehouseError(f"warehouse {wh.path} lacks the stance view (run `arastance warehouse migrate`): {exc}")
 

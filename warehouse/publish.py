@@ -182,19 +182,30 @@ def _open_hold(path: Path) -> int | None:
             return None
 
 
+#: Tries of the hold test, 10 ms apart, before a refused lock is taken for a hold (not another's test).
+_HOLD_TESTS = 5
+
+
 def publication_held_by(primary: str | Path) -> str | None:
     """Who holds publication of ``primary``'s copy (:func:`publication_hold`), or None when no live
-    process does (a dead holder's hold is gone with it; its details left in the file are not read)."""
+    process does (a dead holder's hold is gone with it; its details left in the file are not read).
+
+    The test is an exclusive lock taken and let go at once, so another process's test (a reader
+    waiting for a build, :func:`wait_for_publication`) makes it fail for an instant: a lock refused
+    only counts as a hold when it is still refused after :data:`_HOLD_TESTS` tries (a writer took
+    such an instant for a hold and left the readers' copy unpublished, 2 closes in 100)."""
     try:
         fd = os.open(_hold_path(Path(primary)), os.O_RDONLY)
     except OSError:  # no file, or one nobody can open: then nobody holds it either
         return None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return _holder_details(fd)
-        return None
+        for _ in range(_HOLD_TESTS):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return None
+            except BlockingIOError:
+                time.sleep(0.01)
+        return _holder_details(fd)
     finally:
         os.close(fd)  # lets go of the test's lock too
 

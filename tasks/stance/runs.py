@@ -107,10 +107,11 @@ class TrainedModel:
 
 def train_and_save(model: StanceModel, train: Sequence[StanceExample], out_dir: Path, dataset: str,
                    dev: Sequence[StanceExample] | None = None, *,
-                   gold_decided_through: datetime | None = None) -> TrainedModel:
+                   gold_stored_through: datetime | None = None) -> TrainedModel:
     """Fit ``model`` on ``train`` (``dev`` for early stopping where the model does it) and save it
-    under ``out_dir/<run id>`` with its provenance; ``gold_decided_through`` (the warehouse's gold
-    data: its newest label when it was read) goes into the run's config for the retraining trigger."""
+    under ``out_dir/<run id>`` with its provenance; ``gold_stored_through`` (the warehouse's gold
+    data: when its newest label was written, read before the data) goes into the run's config for
+    the retraining trigger."""
     require_labels(train, model.labels)
     require_writable_directory(Path(out_dir))  # refused now, not after minutes of training
     run_id, started_at = new_run_id(model), datetime.now(timezone.utc).replace(tzinfo=None)
@@ -122,7 +123,7 @@ def train_and_save(model: StanceModel, train: Sequence[StanceExample], out_dir: 
     run = ModelRun(
         run_id=run_id, model_name=model.name, model_kind=model.kind,
         config={**model.describe(), "dataset": dataset, "train_pairs": len(train), "train_seconds": round(seconds, 1),
-                **({"gold_decided_through": gold_decided_through.isoformat()} if gold_decided_through else {})},
+                **({"gold_stored_through": gold_stored_through.isoformat()} if gold_stored_through else {})},
         data_fingerprint=data_fingerprint(train), code_version=code_version(), started_at=started_at,
     )
     target = Path(out_dir) / run.run_id

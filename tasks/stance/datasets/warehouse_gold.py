@@ -14,7 +14,7 @@ from tasks.stance.datasets.common import DatasetError, check_scheme, check_split
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
 from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, open_warehouse, warehouse_exists
-from warehouse.model_runs import gold_examples, gold_pair_count, newest_gold_decision
+from warehouse.model_runs import gold_examples, gold_pair_count, gold_written_through
 from warehouse.publish import PublicationHeldError, publication_held_by, wait_for_publication
 
 T = TypeVar("T")
@@ -57,10 +57,10 @@ class WarehouseGold:
         check_split(split, str(self.path))
         return self._read(partial(gold_pair_count, split=split))
 
-    def newest_decision(self) -> datetime | None:
-        """When the newest gold label was decided (None before the first): read before the splits a
+    def written_through(self) -> datetime | None:
+        """When the newest gold label was written (None before the first): read before the splits a
         model trains on, it marks the labels that training saw (:mod:`warehouse.retraining`)."""
-        return self._read(newest_gold_decision)
+        return self._read(gold_written_through)
 
     def _read(self, query: Callable[[Warehouse], T]) -> T:
         """``query(warehouse)`` on a read-only connection (pipelines may be writing meanwhile), once
