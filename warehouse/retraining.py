@@ -6,13 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from warehouse.connection import Warehouse
-
-_LAST_TRAINING = """
-SELECT coalesce(TRY_CAST(json_extract_string(config, '$.gold_stored_through') AS TIMESTAMP), started_at)
-FROM model_runs
-WHERE status = 'succeeded' AND json_extract_string(config, '$.dataset') = 'warehouse'
-ORDER BY started_at DESC NULLS LAST LIMIT 1
-"""
+from warehouse.sql import load_sql
 
 #: ``{written}``: when a label was written; labels stored before ``stored_at`` existed have only their decision time.
 _GOLD_SINCE = "SELECT count(*) FROM gold_labels WHERE ? IS NULL OR {written} > ?"
@@ -38,6 +32,6 @@ def new_gold_labels(wh: Warehouse) -> NewGoldLabels:
     the annotators' clock: a label annotated before a training began but written by a later build
     (an annotation file imported after it, a build running while it trained) was never counted.
     """
-    last = wh.scalar(_LAST_TRAINING)
+    last = wh.scalar(load_sql("retraining_last_training"))
     written = "coalesce(stored_at, decided_at)" if "stored_at" in wh.columns("gold_labels") else "decided_at"
     return NewGoldLabels(int(wh.scalar(_GOLD_SINCE.format(written=written), [last, last])), last)
