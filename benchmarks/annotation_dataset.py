@@ -2,8 +2,10 @@
 
 Builds a throw-away warehouse with synthetic claims, articles and pairs, runs a simulated
 pilot/production/adjudication campaign through the real file export and import path, then
-flags, splits and exports the dataset. Prints the time of each step, the agreement of each
-round, how far the gold labels are from the simulated truth, and the split sizes.
+builds the dataset as ``build_dataset`` does (gold labels, flags and splits in one transaction:
+its time is how long the build keeps other writers waiting) and exports it. Prints the time of
+each step, the agreement of each round, how far the gold labels are from the simulated truth,
+and the split sizes.
 
     .venv/bin/python benchmarks/annotation_dataset.py [--claims 1000] [--articles 5]
 """
@@ -23,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from arastance.base.ids import stable_id  # noqa: E402
 from arastance.config.annotation import AnnotationSettings  # noqa: E402
 from snapshots.demo.campaign import run_demo_campaign  # noqa: E402
+from tasks.annotation.workflow import decide_gold_labels  # noqa: E402
 from tasks.dataset.assemble import assign_claim_splits, flag_unrelated_claims  # noqa: E402
 from tasks.dataset.export import export_dataset  # noqa: E402
 from warehouse import open_warehouse  # noqa: E402
@@ -67,8 +70,10 @@ def main() -> None:
         t1 = time.perf_counter()
         campaign = run_demo_campaign(wh, cfg, lambda t: truth[t.pair_id], Path(tmp) / "campaign", seed=1)
         t2 = time.perf_counter()
-        flags = flag_unrelated_claims(wh)
-        split = assign_claim_splits(wh, cfg)
+        with wh.transaction():  # as the build_dataset flow's write steps: the file is held for all of it
+            decided = decide_gold_labels(wh, cfg)
+            flags = flag_unrelated_claims(wh)
+            split = assign_claim_splits(wh, cfg)
         t3 = time.perf_counter()
         summary = export_dataset(wh, Path(tmp) / "dataset")
         t4 = time.perf_counter()
@@ -80,7 +85,8 @@ def main() -> None:
     print(f"populate warehouse      {t1 - t0:7.2f} s")
     print(f"campaign (export, simulate, import, adjudicate; {campaign.annotations} annotations, rounds {campaign.rounds})"
           f" {t2 - t1:7.2f} s = {campaign.annotations / (t2 - t1):.0f} annotations/s")
-    print(f"flag + split            {t3 - t2:7.2f} s  ({flags.flagged} claims left out, {split.assigned} split)")
+    print(f"build (decide + flag + split, one transaction) {t3 - t2:7.2f} s  ({len(decided)} pairs decided, "
+          f"{flags.flagged} claims left out, {split.assigned} split)")
     print(f"export jsonl + parquet  {t4 - t3:7.2f} s  ({sum(summary.pairs.values())} pairs)")
     for r in campaign.reports:
         s = r.shares

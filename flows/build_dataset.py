@@ -2,24 +2,22 @@
 
 The flow only orchestrates; each step is a function of :mod:`tasks.annotation.workflow` or
 :mod:`tasks.dataset`, and the SQL lives in :mod:`warehouse.annotation` and
-:mod:`warehouse.dataset`. Steps retry while another writer holds the warehouse; any other error
-fails at once, with its own message. Running it twice changes nothing the second time: decisions are reproducible and splits
-are append-only.
+:mod:`warehouse.dataset`. Running it twice changes nothing the second time: decisions are
+reproducible and splits are append-only.
 
-The steps that write publish nothing, and hold publication from the first to the last
-(:func:`warehouse.publish.publication_hold`); the statistics step, which reads what they wrote,
-publishes the readers' copy once, after the hold. Each closing writer published a whole copy, so
-between steps readers saw gold labels before the all-unrelated claims were left out, and no
-splits; so did a writer of another process (a crawl load, ``arastance sql --write``) closing
-between two steps, which the hold now keeps from publishing: the statistics step's copy brings
-its changes to readers with the build. A build that fails part-way lets go of the hold (a killed
-one too: the kernel releases it), and the next writer publishes what is stored.
+The three steps that write run in one write session and one transaction (:func:`assemble`), so the
+build is stored whole or not at all: readers (the published copy, a DuckLake's snapshots) and
+training never see gold labels decided and claims flagged but the new claims not yet split, and a
+build that fails or is killed part-way leaves the warehouse as the last finished build left it (it
+was: each step was a session of its own, and a killed build's half was published by the next
+writer). The session waits while another writer holds the warehouse and retries; any other error
+fails at once, with its own message. Other writers wait for the build the same way.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
@@ -33,34 +31,46 @@ from tasks.annotation.gold import decision_counts
 from tasks.annotation.workflow import decide_gold_labels
 from tasks.dataset.assemble import FlagResult, SplitResult, assign_claim_splits, dataset_statistics, flag_unrelated_claims
 from tasks.dataset.export import ExportSummary, export_dataset
-from warehouse import flow_warehouse, open_warehouse
-from warehouse.publish import publication_hold
+from warehouse import Warehouse, flow_warehouse, open_warehouse
 
 
-@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
-def decide_gold(warehouse_path: Path, cfg: AnnotationSettings) -> dict[str, int]:
+@task(cache_policy=NO_CACHE)
+def decide_gold(wh: Warehouse, cfg: AnnotationSettings) -> dict[str, int]:
     """Store the agreed and adjudicated labels; count what is still waiting."""
-    with open_warehouse(warehouse_path, publish=False) as wh:
-        return decision_counts(decide_gold_labels(wh, cfg), ("gold", "disputed", "pending"))
+    return decision_counts(decide_gold_labels(wh, cfg), ("gold", "disputed", "pending"))
 
 
-@task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
-def flag_claims(warehouse_path: Path) -> FlagResult:
+@task(cache_policy=NO_CACHE)
+def flag_claims(wh: Warehouse) -> FlagResult:
     """Leave out claims whose documents are all unrelated (flag, never delete)."""
-    with open_warehouse(warehouse_path, publish=False) as wh:
-        return flag_unrelated_claims(wh)
+    return flag_unrelated_claims(wh)
+
+
+@task(cache_policy=NO_CACHE)
+def split_claims(wh: Warehouse, cfg: AnnotationSettings) -> SplitResult:
+    """Give new dataset claims a split; assigned claims keep theirs."""
+    return assign_claim_splits(wh, cfg)
+
+
+class Assembled(NamedTuple):
+    """What the writing steps did."""
+
+    gold: dict[str, int]
+    flags: FlagResult
+    split: SplitResult
 
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
-def split_claims(warehouse_path: Path, cfg: AnnotationSettings) -> SplitResult:
-    """Give new dataset claims a split; assigned claims keep theirs."""
-    with open_warehouse(warehouse_path, publish=False) as wh:
-        return assign_claim_splits(wh, cfg)
+def assemble(warehouse_path: Path, cfg: AnnotationSettings) -> Assembled:
+    """Gold labels, flags and splits in one transaction (its steps show as this task's own): all of
+    the build is stored, and published for readers when the session closes, or none of it."""
+    with open_warehouse(warehouse_path) as wh, wh.transaction():
+        return Assembled(decide_gold(wh, cfg), flag_claims(wh), split_claims(wh, cfg))
 
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
 def read_statistics(warehouse_path: Path) -> dict[str, list[dict[str, Any]]]:
-    """The per-source, per-split and left-out tables; closing, it publishes the finished build for readers."""
+    """The per-source, per-split and left-out tables."""
     with open_warehouse(warehouse_path) as wh:
         return dataset_statistics(wh)
 
@@ -111,10 +121,7 @@ def build_dataset(
     settings = load_settings()
     cfg = settings.annotation if split_seed is None else settings.annotation.model_copy(update={"split_seed": split_seed})
     path = flow_warehouse(warehouse_path, settings)
-    with publication_hold(path, "build_dataset"):
-        gold = decide_gold(path, cfg)
-        flags = flag_claims(path)
-        split = split_claims(path, cfg)
+    gold, flags, split = assemble(path, cfg)
     stats = read_statistics(path)
     _publish(stats, gold, flags, split)
     result: dict[str, Any] = {**gold, "flagged": flags.flagged, "newly_split": split.assigned, "split_claims": split.total,

@@ -66,9 +66,8 @@ def store_claim_search(warehouse_path: Path, claim: dict[str, Any], queries: lis
 
 
 def _publish_readers_copy(warehouse_path: Path, wait_s: float) -> None:
-    """Open and close a writer: its close publishes the readers' copy, or logs why not (a
-    publication hold of a dataset build; a DuckLake has no copy, so it is not opened at all).
-    The copy is taken only if the file changed since the last one."""
+    """Open and close a writer: its close publishes the readers' copy (a DuckLake has no copy, so
+    it is not opened at all). The copy is taken only if the file changed since the last one."""
     if load_settings().warehouse_backend == "ducklake":
         return
     with open_warehouse(warehouse_path, wait_s=wait_s):

@@ -55,6 +55,31 @@ def add_claims(
     return [p["pair_id"] for p in pairs]
 
 
+#: The labels the pairs of :func:`add_pairs_with_truth` take in turn.
+STANCE_TURNS = ("agree", "disagree", "discuss", "unrelated", "unrelated")
+
+
+def add_pairs_with_truth(wh: Warehouse, n_claims: int = 8) -> dict[str, str]:
+    """``n_claims`` claims of 3 pairs and each pair's true label: claim 0's documents are all
+    unrelated, the others' a mix."""
+    pairs = add_claims(wh, n_claims, 3)
+    return {p: ("unrelated" if i < 3 else STANCE_TURNS[i % 5]) for i, p in enumerate(pairs)}
+
+
+def add_labelled_pairs(wh: Warehouse, n_claims: int = 8) -> dict[str, str]:
+    """:func:`add_pairs_with_truth`, each pair labelled with its truth by two annotators of a
+    production round (a build makes 21 gold pairs of 7 claims of the default 8, and leaves claim 0 out)."""
+    truth = add_pairs_with_truth(wh, n_claims)
+    wh.insert_rows("annotation_rounds", [{"round": "prod-1", "round_kind": "production", "seed": 1, "annotators": "[]",
+                                          "created_at": "2021-01-01"}])
+    wh.insert_rows("annotations", [
+        {"annotation_id": f"{p}-{a}", "pair_id": p, "annotator_id": a, "label": label, "round": "prod-1",
+         "round_kind": "production", "annotated_at": "2021-01-02"}
+        for p, label in truth.items() for a in ("ann-1", "ann-2")
+    ])
+    return truth
+
+
 def add_round(wh: Warehouse, round_name: str, kind: str, assignments: list[tuple[str, str]] | None = None) -> None:
     """Register a round directly, with ``assignments`` (default: every stored pair to all three annotators)."""
     wh.insert_rows("annotation_rounds", [{

@@ -1,4 +1,4 @@
-"""A writer of another process, for the tests of the publication hold (the hold's own and the dataset flow's)."""
+"""A writer of another process, for the tests of what readers see while a dataset build writes."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import textwrap
 from pathlib import Path
 
 
-def write_in_another_process(primary: Path, source_id: str) -> str:
-    """Add the source ``source_id`` to ``primary`` in a new process, whose writer then closes (and
-    publishes, unless publication is held); return what that process logged."""
+def start_writer_in_another_process(primary: Path, source_id: str) -> subprocess.Popen[str]:
+    """Start adding the source ``source_id`` to ``primary`` in a new process, whose writer waits up
+    to 60 s for the file and then closes (and publishes)."""
     script = f"""
         from arastance.logging import configure_logging
         from warehouse import open_warehouse
@@ -19,6 +19,11 @@ def write_in_another_process(primary: Path, source_id: str) -> str:
             wh.insert_rows("sources", [{{"source_id": {source_id!r}, "name": "Other writer", "country": "EG",
                                          "kind": "fact_check"}}])
     """
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stderr
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)], stderr=subprocess.PIPE, text=True)
+
+
+def finish(writer: subprocess.Popen[str]) -> str:
+    """Wait for a writer of :func:`start_writer_in_another_process`; return what it logged."""
+    _, logged = writer.communicate(timeout=120)
+    assert writer.returncode == 0, logged
+    return logged

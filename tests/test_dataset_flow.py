@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_annotation import add_claims
+from helpers_annotation import add_labelled_pairs, add_pairs_with_truth
 from helpers_prefect import PrefectServer, api_client, prefect_server
 from prefect.client.orchestration import SyncPrefectClient
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, FlowFilter, FlowFilterName
@@ -19,14 +24,14 @@ from typer.testing import CliRunner
 
 from arastance.cli import app
 from arastance.config import load_settings
-from flows.build_dataset import build_dataset, decide_gold, flag_claims, read_statistics, split_claims
+from arastance.config.annotation import AnnotationSettings
+from flows.build_dataset import build_dataset
 from snapshots.demo.annotators import simulate_discussion, simulate_export
-from tasks.dataset.assemble import FlagResult
-from helpers_publication import write_in_another_process
-from warehouse import open_published, open_warehouse
+from tasks.dataset.assemble import FlagResult, SplitResult, flag_unrelated_claims
+from helpers_publication import finish, start_writer_in_another_process
+from warehouse import Warehouse, open_published, open_warehouse
 
 runner = CliRunner()
-LABELS = ("agree", "disagree", "discuss", "unrelated", "unrelated")
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +49,9 @@ def _artifacts(client: SyncPrefectClient, run: FlowRun) -> dict[str, Any]:
     return {a.key: a.data for a in found}
 
 
-def _seed_pairs(n_claims: int = 8) -> dict[str, str]:
+def _seed_pairs() -> dict[str, str]:
     with open_warehouse(load_settings().warehouse) as wh:
-        pairs = add_claims(wh, n_claims, 3)
-    # claim 0 has only unrelated documents; the others a mix
-    return {p: ("unrelated" if i < 3 else LABELS[i % 5]) for i, p in enumerate(pairs)}
+        return add_pairs_with_truth(wh)
 
 
 def _invoke(*args: str) -> str:
@@ -114,15 +117,8 @@ def test_annotate_and_dataset_commands_end_to_end(tmp_path: Path, server: Prefec
 
 
 def _seed_labelled_pairs() -> None:
-    """8 claims of 3 pairs, each pair labelled alike by two annotators of a production round."""
-    truth = _seed_pairs()
     with open_warehouse(load_settings().warehouse) as wh:
-        wh.insert_rows("annotation_rounds", [{"round": "prod-1", "round_kind": "production", "seed": 1, "annotators": "[]", "created_at": "2021-01-01"}])
-        wh.insert_rows("annotations", [
-            {"annotation_id": f"{p}-{a}", "pair_id": p, "annotator_id": a, "label": label, "round": "prod-1",
-             "round_kind": "production", "annotated_at": "2021-01-02"}
-            for p, label in truth.items() for a in ("ann-1", "ann-2")
-        ])
+        add_labelled_pairs(wh)
 
 
 def _readers_see() -> tuple[int, int]:
@@ -131,41 +127,81 @@ def _readers_see() -> tuple[int, int]:
         return reader.scalar("SELECT count(*) FROM v_gold_pairs"), reader.scalar("SELECT count(*) FROM splits")
 
 
-def test_readers_see_a_build_only_once_it_is_finished() -> None:
-    # it was: each step's writer published a whole copy, so between steps readers saw 24 gold pairs
-    # (the all-unrelated claim's among them), then 21, and no splits until the split step
+def _writer_sees() -> tuple[int, int]:
+    """Gold pairs and split claims in the writer's file, as training reads them."""
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        return wh.scalar("SELECT count(*) FROM v_gold_pairs"), wh.scalar("SELECT count(*) FROM splits")
+
+
+def test_a_build_failing_part_way_stores_none_of_it_and_readers_keep_the_last_finished_one(
+    server: PrefectServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it was: each step committed its own session, so a build whose split step failed left 21 gold
+    # pairs (gold labels decided, the all-unrelated claim flagged) and no splits, for training and the
+    # next writer's copy
     _seed_labelled_pairs()
-    settings = load_settings()
-    assert _readers_see() == (0, 0)
-    decide_gold.fn(settings.warehouse, settings.annotation)
-    flag_claims.fn(settings.warehouse)
-    split_claims.fn(settings.warehouse, settings.annotation)
-    assert _readers_see() == (0, 0)  # a build that failed here leaves readers the last finished one
-    read_statistics.fn(settings.warehouse)
-    assert _readers_see() == (21, 7)
+
+    def split_on_a_full_disk(wh: Warehouse, cfg: AnnotationSettings) -> SplitResult:
+        raise OSError(28, "No space left on device")
+
+    build_module = importlib.import_module("flows.build_dataset")
+    with api_client(server), monkeypatch.context() as patch:
+        patch.setattr(build_module, "split_claims", split_on_a_full_disk)
+        with pytest.raises(OSError, match="No space left"):
+            build_dataset(export=False)
+    assert _writer_sees() == (0, 0) and _readers_see() == (0, 0)
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.scalar("SELECT count(*) FROM dataset_claim_flags") == 0  # the all-unrelated claim is not flagged either
+    with api_client(server):
+        build_dataset(export=False)
+    assert _writer_sees() == (21, 7) and _readers_see() == (21, 7)
 
 
 @pytest.mark.slow
-def test_a_writer_of_another_process_between_build_steps_shows_readers_no_half_build_and_loses_nothing(
+def test_a_build_killed_part_way_stores_none_of_it_and_the_next_writer_publishes_no_half_build(
+    server: PrefectServer, tmp_path: Path
+) -> None:
+    # it was: the killed build's gold labels and flags stayed, without splits, and the next writer
+    # published them (21 gold pairs, 0 split claims)
+    _seed_labelled_pairs()
+    script = textwrap.dedent("""
+        import os, signal
+        import flows.build_dataset as build
+        def split_then_killed(wh, cfg):
+            os.kill(os.getpid(), signal.SIGKILL)  # kill -9 in the middle of the build's last step
+        build.split_claims = split_then_killed
+        build.build_dataset(export=False)
+    """)
+    killed = subprocess.run([sys.executable, "-c", script], env={**os.environ, "PREFECT_API_URL": server.api_url},
+                            capture_output=True, text=True, timeout=300)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    finish(start_writer_in_another_process(load_settings().warehouse, "other-writer"))  # the next writer
+    assert _writer_sees() == (0, 0) and _readers_see() == (0, 0)
+    with open_published(load_settings().warehouse) as reader:  # the next writer's own change is published
+        assert reader.scalar("SELECT count(*) FROM sources WHERE source_id = 'other-writer'") == 1
+
+
+@pytest.mark.slow
+def test_a_writer_of_another_process_during_a_build_waits_for_it_and_readers_never_see_half_of_it(
     server: PrefectServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # it was: a crawl load or `arastance sql --write` closing between two steps published the gold
+    # it was: a crawl load or `arastance sql --write` closing between two steps could publish the gold
     # labels before the all-unrelated claim was left out (24 gold pairs), and no splits
     _seed_labelled_pairs()
     seen: dict[str, Any] = {}
 
-    def flag_after_another_writer(warehouse_path: Path) -> FlagResult:
-        seen["log"] = write_in_another_process(warehouse_path, "other-writer")
+    def flag_with_another_writer_waiting(wh: Warehouse) -> FlagResult:
+        seen["writer"] = start_writer_in_another_process(wh.path, "other-writer")
         seen["readers"] = _readers_see()
-        return flag_claims(warehouse_path)
+        return flag_unrelated_claims(wh)
 
-    monkeypatch.setattr(importlib.import_module("flows.build_dataset"), "flag_claims", flag_after_another_writer)
+    monkeypatch.setattr(importlib.import_module("flows.build_dataset"), "flag_claims", flag_with_another_writer_waiting)
     with api_client(server):
         build_dataset(export=False)
+    finish(seen["writer"])
     assert seen["readers"] == (0, 0)
-    assert "holds publication" in seen["log"] and "build_dataset, PID " in seen["log"], seen["log"]
-    assert _readers_see() == (21, 7)  # the finished build, published by its statistics step
-    with open_published(load_settings().warehouse) as reader:  # with the other writer's change
+    assert _readers_see() == (21, 7)  # the finished build, with the other writer's change after it
+    with open_published(load_settings().warehouse) as reader:
         assert reader.scalar("SELECT count(*) FROM sources WHERE source_id = 'other-writer'") == 1
 
 

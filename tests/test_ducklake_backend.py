@@ -9,6 +9,7 @@ data directory, as two loads of one host.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import re
@@ -28,12 +29,17 @@ import duckdb
 import pytest
 
 import helpers_crawl_load
+from helpers_annotation import add_labelled_pairs
 from helpers_crawl_load import StagedPost, write_run
 from helpers_postgres import PostgresServer, postgres_bin_dir, start_postgres
+from helpers_prefect import PrefectServer, api_client, prefect_server
 
 from arastance.config import SettingsError, load_settings
+from arastance.config.annotation import AnnotationSettings
+from flows.build_dataset import build_dataset
 from tasks.claim_load.load import load_crawl_run
 from tasks.claim_load.rekey import rekey_claims
+from tasks.dataset.assemble import SplitResult, assign_claim_splits
 from tasks.stage_locks import StageBusyError, stage_lock, warehouse_locks
 from warehouse import Warehouse, WarehouseBusyError, WarehouseError, open_published, open_warehouse
 from warehouse.ducklake import split_password
@@ -426,6 +432,40 @@ def test_a_reader_queries_while_a_load_runs(lake_env: dict[str, str], tmp_path: 
     assert len(during) >= 3  # the reader kept querying while the writer loaded
     assert {n for _, n in seen} <= {0, 400}  # the claims commit at once: a reader never sees half a load
     assert seen[-1][1] == 400
+
+
+@pytest.fixture(scope="module")
+def prefect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrefectServer]:
+    with prefect_server(tmp_path_factory.mktemp("prefect")) as running:
+        yield running
+
+
+def _gold_pairs_and_split_claims() -> tuple[int, int]:
+    """What a reader of the catalog sees of a dataset build."""
+    with open_published(load_settings().warehouse) as reader:
+        return reader.scalar("SELECT count(*) FROM v_gold_pairs"), reader.scalar("SELECT count(*) FROM splits")
+
+
+@pytest.mark.slow
+def test_a_dataset_build_on_the_lake_is_one_commit_that_readers_see_whole(
+    lake_env: dict[str, str], prefect: PrefectServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it was: each step committed on its own, so a reader (or a training) between the steps saw the gold
+    # labels decided and the all-unrelated claim flagged, but no splits
+    with open_warehouse() as wh:
+        add_labelled_pairs(wh)
+    seen: list[tuple[int, int]] = []
+
+    def split_with_a_reader(wh: Warehouse, cfg: AnnotationSettings) -> SplitResult:
+        seen.append(_gold_pairs_and_split_claims())
+        return assign_claim_splits(wh, cfg)
+
+    monkeypatch.setattr(importlib.import_module("flows.build_dataset"), "split_claims", split_with_a_reader)
+    with api_client(prefect):
+        result = build_dataset(export=False)
+    assert seen == [(0, 0)]
+    assert (result["gold"], result["newly_split"]) == (24, 7)
+    assert _gold_pairs_and_split_claims() == (21, 7)
 
 
 def test_rows_read_in_batches_come_from_the_lake(lake_env: dict[str, str]) -> None:

@@ -250,18 +250,16 @@ def test_warehouse_gold_pairs_by_split_with_claim_override(warehouse, tmp_path: 
         load_split("warehouse", path, "test")
 
 
-def test_a_warehouse_held_by_a_writer_stays_a_busy_error_which_the_flows_retry(warehouse) -> None:
-    """Every other warehouse failure becomes a DatasetError naming the file; a busy one must keep its
-    type, since the flows' retry condition (``warehouse_busy``) retries that alone."""
+def test_a_warehouse_held_by_a_writer_past_the_wait_is_a_dataset_error_which_the_flows_do_not_retry(warehouse) -> None:
+    """The read waits ``warehouse_write_wait_s`` for the writer (a dataset build) itself; a retry of the
+    flow's would only wait as long again, so the error after it is a DatasetError naming the file."""
+    import os
     import subprocess
     import sys
     import textwrap
 
     script = textwrap.dedent(f"""
-        import functools
-        import tasks.stance.datasets.warehouse_gold as gold
         from tasks.stance.datasets import load_split
-        gold.open_warehouse = functools.partial(gold.open_warehouse, wait_s=0.5)  # not the 30 s default
         try:
             load_split("warehouse", {str(warehouse.path)!r}, "train")
         except Exception as exc:
@@ -269,16 +267,18 @@ def test_a_warehouse_held_by_a_writer_stays_a_busy_error_which_the_flows_retry(w
     """)
     # this test's process holds the write connection: the loader's process finds the file locked
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).resolve().parents[1])
-    assert done.stdout.startswith("WarehouseBusyError"), done.stdout + done.stderr
-    assert "locked by another process" in done.stdout
+                          cwd=Path(__file__).resolve().parents[1],
+                          env={**os.environ, "ARASTANCE_WAREHOUSE_WRITE_WAIT_S": "1"})
+    assert done.stdout.startswith(f"DatasetError warehouse {warehouse.path} is locked by another process"), (
+        done.stdout + done.stderr)
+    assert "waited 1s" in done.stdout and done.stdout.count("\n") == 1
 
     from flows.runners import warehouse_busy
     from prefect.states import Failed
     from warehouse import WarehouseBusyError
 
     assert warehouse_busy(None, None, Failed(data=WarehouseBusyError("busy")))
-    assert not warehouse_busy(None, None, Failed(data=DatasetError("dev.csv, line 2: unknown stance label")))
+    assert not warehouse_busy(None, None, Failed(data=DatasetError(done.stdout)))
 
 
 def test_warehouse_claims_left_out_of_the_dataset_never_reach_the_models(warehouse, tmp_path: Path) -> None:

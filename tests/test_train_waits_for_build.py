@@ -1,25 +1,23 @@
 """Training on the warehouse's own gold data never reads a ``dataset build`` half done, and the
 retraining trigger counts every label a run did not read.
 
-A build holds publication (:func:`warehouse.publish.publication_hold`) from its gold labels to its
-splits; here a second process holds it the way the build does, on a real warehouse file. It was:
-``arastance train`` read the labels of the build's new claims before they had splits, trained on 741
-of the 1,424 train pairs, recorded the run as succeeded, and the trigger never counted the rest (their
-labels were dated before the run began).
+A build writes its gold labels, flags and splits in one transaction and holds the warehouse file
+meanwhile (:func:`flows.build_dataset.assemble`); here a second process writes the way the build
+does, on a real warehouse file. It was: ``arastance train`` read the labels of the build's new claims
+before they had splits, trained on 741 of the 1,424 train pairs, recorded the run as succeeded, and
+the trigger never counted the rest (their labels were dated before the run began).
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
-import os
 import subprocess
 import sys
 import textwrap
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -31,7 +29,7 @@ from tasks.stance.examples import StanceExample
 from tasks.stance.retraining import check_retraining
 from warehouse import Warehouse, WarehouseError, open_warehouse
 
-WAITING = "waiting for a write of several steps to end"
+WAITING = "waiting for the warehouse's writer to finish"
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -69,28 +67,42 @@ def _claims(*ids: str) -> list[StanceExample]:
     return [e for e in tiny_examples() if e.claim_id in ids]
 
 
-def _holding_build(primary: Path, ready: Path, go: Path) -> subprocess.Popen[str]:
-    """A process that holds publication as ``build_dataset`` does: claim c4's gold labels stored in
-    one writer session, touches ``ready``, then (once ``go`` exists) splits c4 in another session."""
+@pytest.fixture
+def trained_before(warehouse: Warehouse) -> Path:
+    """Claims c1-c3 labelled and split into train, the warehouse closed for another process to build on."""
+    _store(warehouse, _claims("c1", "c2", "c3"), datetime(2024, 1, 1), "train")
+    warehouse.close()
+    return warehouse.path
+
+
+@pytest.fixture
+def building(trained_before: Path, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path, Path]]:
+    """A process that builds as ``build_dataset`` does, in one transaction: claim c4's gold labels
+    stored, then it touches ``ready`` and (once ``go`` exists) splits c4 and commits. Yields it with
+    ``ready`` and ``go``, and is killed at the end if it is still running."""
+    ready, go = tmp_path / "ready", tmp_path / "go"
     step_one = _gold_rows(_claims("c4"), datetime(2024, 3, 1))
     script = textwrap.dedent(f"""
         import datetime  # the rows' repr names datetime.datetime
         import time
         from pathlib import Path
         from warehouse import open_warehouse
-        from warehouse.publish import publication_hold
-        with publication_hold({str(primary)!r}, "build_dataset"):
-            with open_warehouse({str(primary)!r}, publish=False) as wh:  # gold labels decided
-                for table, rows in {step_one!r}.items():
-                    wh.insert_rows(table, rows)
+        with open_warehouse({str(trained_before)!r}) as wh, wh.transaction():
+            for table, rows in {step_one!r}.items():  # gold labels decided
+                wh.insert_rows(table, rows)
             Path({str(ready)!r}).touch()
             while not Path({str(go)!r}).exists():
                 time.sleep(0.05)
-            with open_warehouse({str(primary)!r}, publish=False) as wh:  # the new claim's split
-                wh.insert_rows("splits", [{{"claim_id": "c4", "split": "train",
-                                            "assigned_at": datetime.datetime(2024, 3, 1)}}])
+            wh.insert_rows("splits", [{{"claim_id": "c4", "split": "train",  # the new claim's split
+                                        "assigned_at": datetime.datetime(2024, 3, 1)}}])
     """)
-    return subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    holder = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(ready.exists, holder, "labels stored and no split yet")
+        yield holder, ready, go
+    finally:
+        holder.kill()
+        holder.wait(timeout=60)
 
 
 def _wait_for(done: Callable[[], bool], holder: subprocess.Popen[str], what: str) -> None:
@@ -118,63 +130,43 @@ def _train_split_meanwhile(primary: Path) -> tuple[threading.Thread, dict[str, o
 
 
 def test_training_waits_for_a_build_of_another_process_and_reads_what_it_built(
-    warehouse: Warehouse, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    building: tuple[subprocess.Popen[str], Path, Path], trained_before: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    _store(warehouse, _claims("c1", "c2", "c3"), datetime(2024, 1, 1), "train")
-    primary = warehouse.path
-    warehouse.close()
-    ready, go = tmp_path / "ready", tmp_path / "go"
-    holder = _holding_build(primary, ready, go)
-    try:
-        _wait_for(ready.exists, holder, "held with the labels stored and no split yet")
-        with caplog.at_level(logging.INFO, logger="warehouse"):
-            reader, got = _train_split_meanwhile(primary)
-            # the build goes on once the reader waits (or has read: then it read the build half done)
-            _wait_for(lambda: not reader.is_alive() or any(WAITING in r.getMessage() for r in caplog.records),
-                      holder, "waiting or read")
-            go.touch()
-            reader.join(timeout=120)
-        assert holder.wait(timeout=120) == 0, holder.stderr.read()  # type: ignore[union-attr]
-    finally:
-        holder.kill()
-        holder.wait(timeout=60)
+    holder, _, go = building
+    with caplog.at_level(logging.INFO):
+        reader, got = _train_split_meanwhile(trained_before)
+        # the build goes on once the reader waits (or has read: then it read the build half done)
+        _wait_for(lambda: not reader.is_alive() or any(WAITING in r.getMessage() for r in caplog.records),
+                  holder, "waiting or read")
+        go.touch()
+        reader.join(timeout=120)
+    assert holder.wait(timeout=120) == 0, holder.stderr.read()  # type: ignore[union-attr]
     assert "error" not in got, got
     # the finished build: c4 is in the train split (it read 12 pairs, without c4's 4, and trained on them)
     assert sorted({e.claim_id for e in got["train"]}) == ["c1", "c2", "c3", "c4"]  # type: ignore[attr-defined]
     [waited] = [r for r in caplog.records if WAITING in r.getMessage()]  # once, naming whom it waits for
-    assert waited.held_by.startswith(f"build_dataset, PID {holder.pid} on ")  # type: ignore[attr-defined]
+    assert f"(PID {holder.pid})" in waited.writer  # type: ignore[attr-defined]
 
 
 def test_a_build_that_outlasts_the_wait_fails_the_read_with_one_line_naming_it(
-    warehouse: Warehouse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    building: tuple[subprocess.Popen[str], Path, Path], trained_before: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _store(warehouse, _claims("c1", "c2", "c3"), datetime(2024, 1, 1), "train")
-    primary = warehouse.path
-    warehouse.close()
+    holder, _, _ = building  # never told to go on
     monkeypatch.setenv("ARASTANCE_WAREHOUSE_WRITE_WAIT_S", "1")
-    ready, go = tmp_path / "ready", tmp_path / "go"
-    holder = _holding_build(primary, ready, go)  # never told to go on
-    try:
-        _wait_for(ready.exists, holder, "held")
-        with pytest.raises(DatasetError) as refused:
-            load_split("warehouse", primary, "train")
-    finally:
-        holder.kill()
-        holder.wait(timeout=60)
+    with pytest.raises(DatasetError) as refused:
+        load_split("warehouse", trained_before, "train")
     message = str(refused.value)
-    assert message.startswith(f"a dataset build is still running on {primary} (build_dataset, PID {holder.pid} on ")
-    assert message.endswith("waited 1 s): its gold data is half built; train once it ends")
-    assert "\n" not in message
+    assert message.startswith(f"warehouse {trained_before} is locked by another process (only one writer at a "
+                              "time; waited 1s)")
+    assert f"(PID {holder.pid})" in message
+    assert message.endswith("; train once its writer (a dataset build, a load) ends") and "\n" not in message
 
 
 def test_with_no_build_running_the_read_neither_waits_nor_says_so(
-    warehouse: Warehouse, caplog: pytest.LogCaptureFixture
+    trained_before: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    _store(warehouse, _claims("c1", "c2"), datetime(2024, 1, 1), "train")
-    primary = warehouse.path
-    warehouse.close()
-    with caplog.at_level(logging.INFO, logger="warehouse"):
-        assert len(load_split("warehouse", primary, "train")) == 8
+    with caplog.at_level(logging.INFO):
+        assert len(load_split("warehouse", trained_before, "train")) == 12
     assert not [r for r in caplog.records if WAITING in r.getMessage()]
 
 
@@ -239,31 +231,6 @@ def test_the_mark_of_a_warehouse_older_than_the_write_stamp_is_none_and_without_
         wh._reset_state()
         with pytest.raises(WarehouseError, match=r"lacks the stance view \(run `arastance warehouse migrate`\)"):
             gold_written_through(wh)
-
-
-def test_another_process_testing_the_hold_for_an_instant_is_no_hold(warehouse: Warehouse) -> None:
-    from warehouse.publish import _hold_path, publication_held_by
-
-    path = _hold_path(warehouse.path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.touch()
-    held, release = threading.Event(), threading.Event()
-
-    def test_for_an_instant() -> None:  # another open file description: its lock conflicts with ours
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            held.set()
-            release.wait(timeout=5)
-        finally:
-            os.close(fd)
-
-    tester = threading.Thread(target=test_for_an_instant)
-    tester.start()
-    assert held.wait(timeout=30)
-    threading.Timer(0.005, release.set).start()
-    assert publication_held_by(warehouse.path) is None  # it was: the instant read as a build's hold
-    tester.join(timeout=30)
 
 
 @pytest.mark.slow

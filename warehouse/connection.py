@@ -87,9 +87,8 @@ class Warehouse:
     A second writer in another process waits up to ``wait_s`` seconds for the lock held by the
     first, then fails with :class:`WarehouseBusyError`; DuckDB's own file lock guarantees the
     file is never written by two processes at once. Closing a writing connection publishes the
-    read-only copy that readers open (:mod:`warehouse.publish`), unless ``publish`` is false or a
-    write of several steps holds publication meanwhile (:func:`warehouse.publish.publication_hold`:
-    then the first publish after it brings this connection's changes). ``memory_limit`` bounds
+    read-only copy that readers open (:mod:`warehouse.publish`), unless ``publish`` is false
+    (then the next writer's copy brings this connection's changes). ``memory_limit`` bounds
     DuckDB's memory for this file in this process (:func:`limit_memory`).
     :class:`warehouse.ducklake.DuckLakeWarehouse` is the same interface over a shared DuckLake.
     """
@@ -463,8 +462,7 @@ def open_warehouse(
 ) -> Warehouse:
     """Open the warehouse (the configured one by default) and bring its schema up to date.
 
-    A writer publishes the readers' copy when it closes, unless ``publish`` is false or a
-    publication hold is held (:func:`warehouse.publish.publication_hold`). With
+    A writer publishes the readers' copy when it closes, unless ``publish`` is false. With
     ``warehouse_backend = "ducklake"`` this is the shared DuckLake instead; ``path`` then only
     places this host's stage locks, nothing is published (readers attach the catalog), and a
     writer waits ``warehouse_write_wait_s`` rather than ``wait_s`` for the others.

@@ -12,44 +12,25 @@ session that changed nothing leaves the file's size and mtime alone and is not c
 
 Readers (``arastance sql``, ``stats``, notebooks, the duckdb CLI, ``duckdb.connect(...,
 read_only=True)``) see the warehouse as of the last finished write session.
-
-A write of several sessions (``build_dataset``: gold labels, then all-unrelated flags, then
-splits) holds publication meanwhile (:func:`publication_hold`), so that readers never see it
-half done: its own sessions open with ``publish=False``, and a writer of any other process (a
-crawl load, a retrieval, ``arastance sql --write``) or of the same one that closes meanwhile
-logs why and publishes nothing. Its changes are stored all the same, and the next publish after
-the hold, a copy of the whole file, includes them: the flow's writer that follows the block.
-The hold is a shared ``flock`` on ``.<warehouse name>.publication-hold`` beside the warehouse
-(the way :mod:`tasks.stage_locks` locks a stage), so several multi-step writes may hold it at
-once, and the kernel lets go of a holder that dies however it dies (kill -9 included): a
-crashed build delays publication only until the next writer closes. A publisher tests the hold
-with a non-blocking exclusive ``flock`` under the warehouse file's own lock, which a holder's
-steps need too, so a copy never catches a hold's work half done. A DuckLake publishes nothing
-(its readers attach the catalog), so the hold changes nothing there.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import glob
 import json
 import os
 import shutil
-import socket
 import stat
 import tempfile
 import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 
 import duckdb
 
-from arastance.base.stopping import pause
 from arastance.logging import get_logger
 from warehouse.connection import (Warehouse, WarehouseBusyError, WarehouseError, hidden_beside, open_warehouse,
                                   unusable_path_error)
@@ -128,146 +109,16 @@ def _remove_partial_copies(target: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
-def _hold_path(primary: Path) -> Path:
-    return hidden_beside(primary, ".publication-hold")
-
-
-@contextmanager
-def publication_hold(primary: str | Path, purpose: str) -> Iterator[None]:
-    """Publish no copy of ``primary`` while the block runs: for a write of several sessions that
-    readers must see whole or not at all (``purpose`` names it in the skipping writers' logs).
-
-    The holder publishes after the block, by closing a writer (``build_dataset``'s statistics
-    step); a block that raises lets go too, and the next writer publishes what was stored. The
-    file is not the hold, the ``flock`` is; it keeps the latest holder's details for the logs. A
-    file another user made (on a shared warehouse) is held read-only, without this holder's
-    details; where none can be made or opened the block runs unheld, with a warning: the hold
-    only spares readers a half-done view, and must never cost the write itself. A DuckLake publishes no
-    copy (its readers attach the catalog), so nothing is held there.
-    """
-    from arastance.config import load_settings
-
-    if load_settings().warehouse_backend == "ducklake":
-        yield
-        return
-    path = _hold_path(Path(primary))
-    fd = _open_hold(path)
-    if fd is None:
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH)  # waits only while a publisher tests the hold
-        me = {"pid": os.getpid(), "host": socket.gethostname(), "purpose": purpose,
-              "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-        with contextlib.suppress(OSError):  # opened read-only: the skipping writers name no holder
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps(me).encode("utf-8"), 0)
-        yield
-    finally:
-        os.close(fd)  # lets go of this holder's share of the hold
-
-
-def _open_hold(path: Path) -> int | None:
-    """The hold file, opened to write the holder's details where it may be, else read-only (a
-    ``flock`` needs no more); None, logged, where it can be neither made nor opened."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)  # not inherited by child processes (PEP 446)
-    except OSError:
-        try:
-            return os.open(path, os.O_RDONLY)
-        except OSError as exc:
-            log.warning("cannot hold publication of the readers' copy: writers closing meanwhile may publish "
-                        "this write half done", extra={"path": str(path), "error": f"{type(exc).__name__}: {exc}"})
-            return None
-
-
-#: Tries of the hold test, 10 ms apart, before a refused lock is taken for a hold (not another's test).
-_HOLD_TESTS = 5
-
-
-def publication_held_by(primary: str | Path) -> str | None:
-    """Who holds publication of ``primary``'s copy (:func:`publication_hold`), or None when no live
-    process does (a dead holder's hold is gone with it; its details left in the file are not read).
-
-    The test is an exclusive lock taken and let go at once, so another process's test (a reader
-    waiting for a build, :func:`wait_for_publication`) makes it fail for an instant: a lock refused
-    only counts as a hold when it is still refused after :data:`_HOLD_TESTS` tries (a writer took
-    such an instant for a hold and left the readers' copy unpublished, 2 closes in 100)."""
-    try:
-        fd = os.open(_hold_path(Path(primary)), os.O_RDONLY)
-    except OSError:  # no file, or one nobody can open: then nobody holds it either
-        return None
-    try:
-        for _ in range(_HOLD_TESTS):
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return None
-            except BlockingIOError:
-                time.sleep(0.01)
-        return _holder_details(fd)
-    finally:
-        os.close(fd)  # lets go of the test's lock too
-
-
-class PublicationHeldError(WarehouseError):
-    """A write of several steps still held publication when a reader stopped waiting for it."""
-
-    def __init__(self, message: str, held_by: str) -> None:
-        super().__init__(message)
-        self.held_by = held_by
-
-
-def wait_for_publication(primary: str | Path, wait_s: float) -> None:
-    """Return once no live process holds publication of ``primary``'s copy (:func:`publication_hold`),
-    for a reader of the writer's file itself that must not see such a write half done (training on
-    the gold data while ``build_dataset`` is between its steps); logs once whom it waits for.
-
-    Raises :class:`PublicationHeldError`, naming the holder, when one still holds it after ``wait_s``
-    seconds. The hold can be taken again as soon as this returns: a reader that needs the state to
-    stay whole checks :func:`publication_held_by` again once it holds the file open (a holder's
-    steps need the file's lock too).
-    """
-    held_by = publication_held_by(primary)
-    if held_by is None:
-        return
-    log.warning("waiting for a write of several steps to end before reading the warehouse, so as not to read it "
-                "half done", extra={"warehouse": str(primary), "held_by": held_by, "wait_s": wait_s})
-    deadline = time.monotonic() + wait_s
-    while held_by is not None:
-        if time.monotonic() >= deadline:
-            raise PublicationHeldError(f"{held_by} still holds warehouse {primary} half written after {wait_s:g} s",
-                                       held_by)
-        pause(0.5)  # a run asked to stop stops waiting (arastance.base.stopping)
-        held_by = publication_held_by(primary)
-
-
-def _holder_details(fd: int) -> str:
-    try:
-        found = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
-        return f"{found['purpose']}, PID {found['pid']} on {found['host']} since {found['since']}"
-    except (OSError, ValueError, TypeError, KeyError):  # a holder still writing them
-        return "a process that has not written its details yet"
-
-
 def publish(wh: Warehouse) -> Path | None:
     """Checkpoint the writer's file and swap a copy of it in as the published copy.
 
     Runs under the writer's lock (the connection is open read-write), so the file cannot change
-    while it is copied. Returns the published path, or None when the copy was already current or
-    a multi-step write holds publication (:func:`publication_hold`; logged, and its end publishes
-    this session's changes with its own).
+    while it is copied. Returns the published path, or None when the copy was already current.
     """
     if wh.read_only:
         raise WarehouseError(f"warehouse {wh.path} is open read-only; only its writer can publish it")
     wh.con.execute("CHECKPOINT")
     if is_current(wh.path):
-        return None
-    held_by = publication_held_by(wh.path)
-    if held_by is not None:
-        log.warning("not publishing the readers' copy: a write of several steps holds publication so that readers "
-                    "never see it half done; what was committed is stored, and the publish after that write "
-                    "ends includes it", extra={"warehouse": str(wh.path), "held_by": held_by})
         return None
     target = published_path(wh.path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -351,9 +202,6 @@ def open_published(primary: str | Path) -> Warehouse:
                 f"warehouse {primary} has no published read-only copy yet and a writer holds it; "
                 "the copy appears when that writer finishes"
             ) from exc
-        if not target.is_file() and (held_by := publication_held_by(primary)) is not None:
-            raise WarehouseError(f"warehouse {primary} has no published read-only copy yet and a write of several "
-                                 f"steps holds publication ({held_by}); the copy appears when it ends")
         if not target.is_file():
             raise WarehouseError(f"warehouse {primary} has no published read-only copy, and it could not be written to "
                                  f"{target} (see the warning above; once that is mended, run this again)")

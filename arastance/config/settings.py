@@ -87,7 +87,7 @@ class Settings(BaseSettings):
     warehouse_write_wait_s: float = Field(
         default=600.0, gt=0,
         description="how long a DuckLake writer waits for another process's write transaction before failing, and "
-        "training, evaluation and experiments wait for a dataset build in progress before reading its gold data",
+        "training, evaluation and experiments wait for the warehouse file's writer (a dataset build) before reading its gold data",
     )
     warehouse_memory_limit: str | None = Field(
         default=None,

@@ -10,24 +10,26 @@ from typing import TypeVar
 
 from arastance.base.input_paths import not_a_file
 from arastance.config import load_settings
+from arastance.logging import get_logger
 from tasks.stance.datasets.common import DatasetError, check_scheme, check_split, parse_label, require_text
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
 from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, open_warehouse, warehouse_exists
 from warehouse.model_runs import gold_examples, gold_pair_count, gold_written_through
-from warehouse.publish import PublicationHeldError, publication_held_by, wait_for_publication
 
 T = TypeVar("T")
+
+log = get_logger(__name__)
 
 
 class WarehouseGold:
     """Gold-labelled pairs of the warehouse (view ``v_stance_examples``), 4-way like AraStance.
 
-    Read from the writer's file, never from a ``dataset build`` half done: gold labels decided and
-    claims flagged, but the new claims not yet split (training read 741 of the 1,424 train pairs the
-    build was about to give, and recorded the run as succeeded). A read waits for a build in progress
-    (its publication hold, :func:`warehouse.publish.publication_hold`) to end, up to
-    ``warehouse_write_wait_s``.
+    Read from the writer's file, never from a ``dataset build`` half done (gold labels decided and
+    claims flagged, but the new claims not yet split: training read 741 of the 1,424 train pairs a
+    build was about to give, and recorded the run as succeeded): a build writes in one transaction
+    and holds the file meanwhile, so a read waits for it, up to ``warehouse_write_wait_s`` (on a
+    DuckLake, a read sees the build's commit whole or not at all).
     """
 
     name = "warehouse"
@@ -63,26 +65,25 @@ class WarehouseGold:
         return self._read(gold_written_through)
 
     def _read(self, query: Callable[[Warehouse], T]) -> T:
-        """``query(warehouse)`` on a read-only connection (pipelines may be writing meanwhile), once
-        no dataset build is half done.
-
-        The hold is tested with the file open: a build's steps need the file's lock, so none runs
-        while the query does, and one that holds the hold (even before its first step) is waited for
-        with the file closed, or it could not go on.
-        """
+        """``query(warehouse)`` on a read-only connection to the writer's file, once its writer (a
+        build, a load) is done; one that is still writing after ``warehouse_write_wait_s`` fails the
+        read in one line."""
         if not warehouse_exists(self.path):
             raise DatasetError(f"warehouse {self.path} {not_a_file(self.path)}")
-        wait_s = load_settings().warehouse_write_wait_s
         try:
-            while True:
-                with open_warehouse(self.path, read_only=True) as wh:
-                    if publication_held_by(self.path) is None:
-                        return query(wh)
-                wait_for_publication(self.path, wait_s)
-        except WarehouseBusyError:
-            raise  # passing: the flows retry it, and only it
-        except PublicationHeldError as exc:
-            raise DatasetError(f"a dataset build is still running on {self.path} ({exc.held_by}; waited "
-                               f"{wait_s:g} s): its gold data is half built; train once it ends") from None
+            with self._open() as wh:
+                return query(wh)
+        except WarehouseBusyError as exc:
+            raise DatasetError(f"{exc}; train once its writer (a dataset build, a load) ends") from None
         except WarehouseError as exc:
             raise DatasetError(f"{self.path}: {exc}") from None
+
+    def _open(self) -> Warehouse:
+        """The writer's file, read-only, waiting for its writer and saying so once."""
+        try:
+            return open_warehouse(self.path, read_only=True, wait_s=0)
+        except WarehouseBusyError as busy:
+            wait_s = load_settings().warehouse_write_wait_s
+            log.warning("waiting for the warehouse's writer to finish before reading its gold data",
+                        extra={"warehouse": str(self.path), "wait_s": wait_s, "writer": str(busy)})
+            return open_warehouse(self.path, read_only=True, wait_s=wait_s)
