@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -18,6 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -488,6 +490,34 @@ def test_claims_are_re_keyed_on_the_lake(lake_env: dict[str, str], tmp_path: Pat
         assert load_crawl_run(wh, new).new_claims == 0  # the https run finds the re-keyed claims
         assert _claim_counts(wh) == (3, 3)
         assert wh.scalar("SELECT count(*) FROM claims WHERE canonical_url LIKE 'https://araanews.ae/%'") == 3
+
+
+def test_re_keying_on_the_lake_waits_for_a_load_of_this_host(lake_env: dict[str, str], tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    # it was: `warehouse rekey-claims` was refused at once with "load is already running" (loads wait)
+    monkeypatch.setitem(helpers_crawl_load.SITE_BASE, "araanews", "http://www.araanews.ae")  # the old spelling
+    old = write_run(tmp_path / "staging" / "old", "araanews", _posts(range(0, 3)))
+    done: dict[str, object] = {}
+
+    def rekey_meanwhile(wh: Warehouse) -> None:
+        try:
+            done["moved"] = len(rekey_claims(wh).moved)
+        except Exception as exc:  # handed to the test's thread
+            done["error"] = exc
+
+    with open_warehouse() as wh:
+        load_crawl_run(wh, old)
+        with caplog.at_level(logging.INFO), stage_lock(warehouse_locks(wh.path), "load"):  # a load of this host
+            rekeying = threading.Thread(target=rekey_meanwhile, args=(wh,))
+            rekeying.start()
+            deadline = time.monotonic() + 120
+            while "waiting for another run of the stage" not in caplog.text:
+                assert rekeying.is_alive(), done
+                assert time.monotonic() < deadline, caplog.text
+                time.sleep(0.05)
+        rekeying.join(timeout=300)
+    assert done == {"moved": 3}
 
 
 def test_a_migration_backfill_marked_for_lakes_runs_on_an_upgraded_lake(lake_env: dict[str, str]) -> None:

@@ -81,15 +81,16 @@ def load_crawl_run(wh: Warehouse, run_dir: Path, *, settings: Settings | None = 
     batches commit as they go; claims, clusters and the run's row commit in one transaction. A bad
     line or body anywhere rolls that transaction back and deletes the pages this load added, so a
     bad file leaves the warehouse as it was. Holds the warehouse's ``load`` stage lock throughout
-    (:func:`_load_lock_wait_s` says how long it waits for another load of this host).
+    (:func:`load_lock_wait_s` says how long it waits for another load of this host).
     """
     s = settings or load_settings()
-    with stage_lock(warehouse_locks(wh.path), "load", wait_s=_load_lock_wait_s(wh, s)):
+    with stage_lock(warehouse_locks(wh.path), "load", wait_s=load_lock_wait_s(wh, s)):
         return _load(wh, Path(run_dir), s)
 
 
-def _load_lock_wait_s(wh: Warehouse, settings: Settings) -> float:
-    """How long a load waits for the host's ``load`` lock held by another load.
+def load_lock_wait_s(wh: Warehouse, settings: Settings) -> float:
+    """How long a load (or a re-keying, :func:`tasks.claim_load.rekey.rekey_claims`) waits for the
+    host's ``load`` lock held by another load.
 
     The lock keeps two loads of one host apart: two of the same staging run would both load it,
     and one that fails takes back pages the other may have found there and kept. On a DuckDB file

@@ -24,7 +24,9 @@ from arastance.base.captures import parse_capture_url, to_site_url
 from arastance.base.ids import stable_id
 from arastance.base.sites import SiteConfigError, load_site_config
 from arastance.base.urls import UrlError, canonicalize_url
+from arastance.config import load_settings
 from arastance.logging import get_logger
+from tasks.claim_load.load import load_lock_wait_s
 from tasks.stage_locks import stage_lock, warehouse_locks
 from warehouse import Warehouse
 from warehouse.claim_urls import Move, claim_urls, held_forms, rekey
@@ -95,8 +97,9 @@ def plan(rows: Iterable[dict[str, str]], held: dict[tuple[str, str], set[str]]) 
 
 def rekey_claims(wh: Warehouse, *, now: datetime | None = None) -> RekeyReport:
     """Re-key every stored claim whose canonical URL is not today's form (see the module), in one
-    transaction under the warehouse's ``load`` lock (a load meanwhile would read half of it)."""
-    with stage_lock(warehouse_locks(wh.path), "load"):
+    transaction under the warehouse's ``load`` lock (a load meanwhile would read half of it); on a
+    DuckLake it waits for a load of this host as a load does (it was refused at once)."""
+    with stage_lock(warehouse_locks(wh.path), "load", wait_s=load_lock_wait_s(wh, load_settings())):
         report = plan(claim_urls(wh), held_forms(wh))
         rekey(wh, report.moved, (now or datetime.now(timezone.utc)).replace(tzinfo=None))
     for dup in report.duplicates:
