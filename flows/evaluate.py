@@ -42,16 +42,14 @@ from warehouse.model_runs import ModelRun
 log = get_logger(__name__)
 
 
-@task(retries=2, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE,
-      task_run_name="load-{dataset}-{split}")
+@task(cache_policy=NO_CACHE, task_run_name="load-{dataset}-{split}")
 def load_split_task(dataset: str, path: Path, split: str, scheme: Scheme | None) -> list[StanceExample]:
-    """One split of a corpus (retried while another writer holds the warehouse; a missing or malformed
-    file fails at once, naming itself)."""
+    """One split of a corpus (the warehouse's gold waits for the file's writer itself, so nothing is
+    retried; a missing or malformed file fails at once, naming itself)."""
     return load_examples(dataset, path, split, scheme)
 
 
-@task(retries=2, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE,
-      task_run_name="load-{dataset}-{split}-if-present")
+@task(cache_policy=NO_CACHE, task_run_name="load-{dataset}-{split}-if-present")
 def load_optional_split_task(dataset: str, path: Path, split: str, scheme: Scheme | None) -> list[StanceExample] | None:
     """One split that may be absent (a corpus whose test split is withheld): None, with a warning,
     when it is not there, so that the Prefect UI shows no failed task for an expected absence. A split

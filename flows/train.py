@@ -21,7 +21,6 @@ from arastance.config import load_settings
 from arastance.config.model import ModelKind
 from flows.evaluate import (evaluate_task, flow_dataset_path, load_evaluation_splits, load_split_task,
                             publish_results, record_task, summary)
-from flows.runners import warehouse_busy
 from tasks.stance.datasets import WarehouseGold
 from tasks.stance.examples import StanceExample
 from tasks.stance.model import StanceModel, create_model
@@ -31,7 +30,7 @@ from tasks.stage_locks import locked_stage
 from warehouse import WarehouseError, flow_warehouse
 
 
-@task(retries=2, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE)
+@task(cache_policy=NO_CACHE)
 def gold_mark_task(path: Path) -> datetime | None:
     """When the newest gold label of the warehouse at ``path`` was written: the retraining trigger
     counts the labels written after it as new to the run (:mod:`warehouse.retraining`).

@@ -159,7 +159,7 @@ def test_a_build_that_outlasts_the_wait_fails_the_read_with_one_line_naming_it(
     assert message.startswith(f"warehouse {trained_before} is locked by another process (only one writer at a "
                               "time; waited 1s)")
     assert f"(PID {holder.pid})" in message
-    assert message.endswith("; train once its writer (a dataset build, a load) ends") and "\n" not in message
+    assert message.endswith("; read it again once that writer (a dataset build, a load) ends") and "\n" not in message
 
 
 def test_with_no_build_running_the_read_neither_waits_nor_says_so(

@@ -74,7 +74,7 @@ class WarehouseGold:
             with self._open() as wh:
                 return query(wh)
         except WarehouseBusyError as exc:
-            raise DatasetError(f"{exc}; train once its writer (a dataset build, a load) ends") from None
+            raise DatasetError(f"{exc}; read it again once that writer (a dataset build, a load) ends") from None
         except WarehouseError as exc:
             raise DatasetError(f"{self.path}: {exc}") from None
 
