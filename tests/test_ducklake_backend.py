@@ -21,7 +21,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -33,6 +32,7 @@ import pytest
 import helpers_crawl_load
 from helpers_annotation import add_labelled_pairs
 from helpers_crawl_load import StagedPost, write_run
+from helpers_lake import lake_env, postgres  # noqa: F401 - the fixtures
 from helpers_postgres import PostgresServer, postgres_bin_dir, start_postgres
 from helpers_prefect import PrefectServer, api_client, prefect_server
 
@@ -51,33 +51,6 @@ from warehouse.migrate import apply_migrations, available_migrations
 from warehouse.schema_check import check_schema
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[PostgresServer]:
-    bin_dir = postgres_bin_dir()
-    if bin_dir is None:
-        pytest.skip("no PostgreSQL server binaries (initdb): install the Debian package postgresql (.ci/run does)")
-    root = Path(tempfile.mkdtemp(prefix="arastance-pg-"))  # not under pytest's root-only tmp: the server runs as postgres
-    server = start_postgres(bin_dir, root)
-    try:
-        yield server
-    finally:
-        server.stop()
-        shutil.rmtree(root, ignore_errors=True)
-
-
-@pytest.fixture
-def lake_env(postgres: PostgresServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """Settings (as environment variables) of a fresh DuckLake: a new catalog database, a new data path."""
-    env = {
-        "ARASTANCE_WAREHOUSE_BACKEND": "ducklake",
-        "ARASTANCE_WAREHOUSE_CATALOG_URL": postgres.create_database(f"lake_{uuid.uuid4().hex[:12]}"),
-        "ARASTANCE_WAREHOUSE_DATA_PATH": str(tmp_path / "shared" / "lake"),
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    return env
 
 
 @pytest.mark.parametrize(("env", "named"), [
