@@ -91,6 +91,11 @@ class Warehouse:
     (then the next writer's copy brings this connection's changes). ``memory_limit`` bounds
     DuckDB's memory for this file in this process (:func:`limit_memory`).
     :class:`warehouse.ducklake.DuckLakeWarehouse` is the same interface over a shared DuckLake.
+
+    Writes go through :meth:`insert_rows` and :meth:`execute`, or through ``con`` inside
+    :meth:`transaction`: each of these runs in a transaction, the caller's or one of its own, and on
+    a DuckLake only a transaction holds the catalog's write lock. A write straight on ``con``
+    outside one commits beside other hosts' writers there.
     """
 
     #: Which storage this is (the ``warehouse_backend`` setting): SQL that differs asks.
@@ -303,8 +308,10 @@ class Warehouse:
 
         ``ignore`` keeps the stored row when a key already exists (idempotent loads);
         ``update`` overwrites ``update_columns`` (default: every column given) of the stored row.
-        Rows repeating a key inside one batch keep their first occurrence. The caller wraps the
-        call in :meth:`transaction` when several tables must change together.
+        Rows repeating a key inside one batch keep their first occurrence. The batch is one
+        transaction of its own, or part of the caller's (:meth:`transaction`, when several tables
+        must change together): on a DuckLake its update and anti-join insert then run under the
+        catalog's write lock, where on their own two hosts' inserts of one new key both committed.
         """
         if not rows:
             return 0
@@ -322,17 +329,28 @@ class Warehouse:
             raise WarehouseError(f"cannot write {len(rows)} row(s) to {table!r}: {_unconvertible(rows, given)}: "
                                  f"{exc}") from exc
         batch = batch.append_column("__row", pa.array(range(len(rows)), pa.int64()))  # the batch order
-        before = int(self.scalar(f'SELECT count(*) FROM "{table}"'))
-        self.con.register("__batch", batch)
-        try:
-            for sql in self._insert_sql(table, given, on_conflict, list(update_columns or given)):
-                self.con.execute(sql)
-        except duckdb.Error as exc:
-            raise WarehouseError(f"cannot write {len(rows)} row(s) to {table!r}: {exc}") from exc
-        finally:
-            with suppress(duckdb.TransactionException):  # an aborted transaction drops it anyway
-                self.con.unregister("__batch")
-        return int(self.scalar(f'SELECT count(*) FROM "{table}"')) - before
+        with self.transaction():
+            before = int(self.scalar(f'SELECT count(*) FROM "{table}"'))
+            self.con.register("__batch", batch)
+            try:
+                for sql in self._insert_sql(table, given, on_conflict, list(update_columns or given)):
+                    self.con.execute(sql)
+            except duckdb.Error as exc:
+                raise WarehouseError(f"cannot write {len(rows)} row(s) to {table!r}: {exc}") from exc
+            finally:
+                with suppress(duckdb.TransactionException):  # an aborted transaction drops it anyway
+                    self.con.unregister("__batch")
+            return int(self.scalar(f'SELECT count(*) FROM "{table}"')) - before
+
+    def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None) -> None:
+        """Run one write statement (INSERT, UPDATE, DELETE) in the caller's :meth:`transaction`, or in
+        one of its own: on a DuckLake that holds the catalog's write lock, which a statement run
+        straight on ``con`` does not take."""
+        with self.transaction() as con:
+            if params is None:
+                con.execute(sql)
+            else:
+                con.execute(sql, params)
 
     def _insert_sql(self, table: str, given: list[str], on_conflict: str, targets: list[str]) -> list[str]:
         """The statements that insert the registered ``__batch`` (columns ``given``) into ``table``."""

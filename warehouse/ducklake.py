@@ -8,7 +8,8 @@ So every write transaction here first takes one PostgreSQL advisory lock of the 
 database, held on a connection of its own until the DuckLake commit has finished: writers of
 every host run one after the other, and each one's reads see all that the previous wrote.
 Readers take no lock: they read the snapshot that was current when their query began, while
-writers go on.
+writers go on. A write outside a transaction takes it too: the write helpers
+(:meth:`Warehouse.insert_rows`, :meth:`Warehouse.execute`) run in one of their own when none is open.
 
 DuckLake has no PRIMARY KEY or UNIQUE constraints, so the idempotent inserts the loaders rely
 on (``INSERT OR IGNORE``, ``ON CONFLICT DO UPDATE``) are restated as anti-joins and updates on
@@ -28,11 +29,14 @@ from urllib.parse import unquote, urlsplit
 import duckdb
 
 from arastance.base.secrets import redact_secrets, register_secrets
+from arastance.logging import get_logger
 from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, limit_memory
 from warehouse.extensions import load_extension
 
 if TYPE_CHECKING:
     from arastance.config import Settings
+
+log = get_logger(__name__)
 
 #: The advisory lock every writer of the catalog's database takes ("AraS" in ASCII).
 WRITE_LOCK_KEY = 0x41726153
@@ -117,6 +121,13 @@ def _host_and_port(address: str) -> tuple[str, str]:
         return host, rest.removeprefix(":")
     host, _, port = address.partition(":")
     return host, port
+
+
+def _holder(lock: duckdb.DuckDBPyConnection) -> str:
+    """Who holds the catalog's write lock, for messages: its PostgreSQL backend, address and start."""
+    holder = lock.execute(_LOCK_HOLDER).fetchall()
+    return (f"PostgreSQL backend {holder[0][0]} from {holder[0][1]} since {holder[0][2]}" if holder
+            else "a writer that has just finished")
 
 
 class DuckLakeWarehouse(Warehouse):
@@ -208,17 +219,7 @@ class DuckLakeWarehouse(Warehouse):
         lock = self.con.cursor()
         lock.execute("BEGIN TRANSACTION")
         try:
-            deadline = time.monotonic() + self.wait_s
-            while not lock.execute(_TRY_LOCK).fetchone()[0]:
-                if time.monotonic() >= deadline:
-                    holder = lock.execute(_LOCK_HOLDER).fetchall()
-                    who = (f"PostgreSQL backend {holder[0][0]} from {holder[0][1]} since {holder[0][2]}"
-                           if holder else "a writer that has just finished")
-                    raise WarehouseBusyError(
-                        f"the DuckLake warehouse (data {self.data_path}) is being written by another process "
-                        f"({who}); waited {self.wait_s:.0f}s for its write lock"
-                    )
-                time.sleep(0.05)
+            self._take_lock(lock)
             self._lock_depth = 1
             try:
                 yield
@@ -227,6 +228,23 @@ class DuckLakeWarehouse(Warehouse):
         finally:
             lock.execute("ROLLBACK")
             lock.close()
+
+    def _take_lock(self, lock: duckdb.DuckDBPyConnection) -> None:
+        """Take the write lock in ``lock``'s transaction, waiting up to ``wait_s`` for its holder; the
+        wait is logged once as it starts, naming the holder, so that a writer that seems stuck says why."""
+        deadline = time.monotonic() + self.wait_s
+        waiting = False
+        while not lock.execute(_TRY_LOCK).fetchone()[0]:
+            if time.monotonic() >= deadline:
+                raise WarehouseBusyError(
+                    f"the DuckLake warehouse (data {self.data_path}) is being written by another process "
+                    f"({_holder(lock)}); waited {self.wait_s:.0f}s for its write lock"
+                )
+            if not waiting:
+                waiting = True
+                log.info("waiting for another writer of the DuckLake warehouse to commit",
+                         extra={"warehouse": self.location, "holder": _holder(lock), "wait_s": self.wait_s})
+            time.sleep(0.05)
 
     @contextmanager
     def checkpoints_every(self, wal_size: str) -> Iterator[None]:

@@ -86,14 +86,16 @@ def _no_stance_view(wh: Warehouse, exc: duckdb.CatalogException | WarehouseError
 
 
 def start_run(wh: Warehouse, run: ModelRun) -> None:
-    """Record a run as started; a repeated run id is an error (runs are never overwritten)."""
-    if wh.scalar(_RUN_EXISTS, [run.run_id]):
-        raise WarehouseError(f"model run {run.run_id!r} is already recorded")
-    wh.con.execute(
-        _START_RUN,
-        [run.run_id, run.model_name, run.model_kind, json.dumps(run.config, default=str),
-         run.data_fingerprint, run.code_version, run.started_at or datetime.now(timezone.utc).replace(tzinfo=None)],
-    )
+    """Record a run as started; a repeated run id is an error (runs are never overwritten). The check
+    and the write are one transaction: on a DuckLake, under the catalog's write lock."""
+    with wh.transaction():
+        if wh.scalar(_RUN_EXISTS, [run.run_id]):
+            raise WarehouseError(f"model run {run.run_id!r} is already recorded")
+        wh.execute(
+            _START_RUN,
+            [run.run_id, run.model_name, run.model_kind, json.dumps(run.config, default=str),
+             run.data_fingerprint, run.code_version, run.started_at or datetime.now(timezone.utc).replace(tzinfo=None)],
+        )
 
 
 def run_exists(wh: Warehouse, run_id: str) -> bool:
@@ -101,13 +103,16 @@ def run_exists(wh: Warehouse, run_id: str) -> bool:
 
 
 def finish_run(wh: Warehouse, run_id: str, *, succeeded: bool, artifact_path: str | None = None) -> None:
-    """Mark a run finished, successfully or not, with where its model was saved."""
-    if not wh.scalar(_RUN_EXISTS, [run_id]):
-        raise WarehouseError(f"no model run {run_id!r} to finish")
-    wh.con.execute(
-        _FINISH_RUN,
-        [datetime.now(timezone.utc).replace(tzinfo=None), "succeeded" if succeeded else "failed", artifact_path, run_id],
-    )
+    """Mark a run finished, successfully or not, with where its model was saved (the check and the
+    write in one transaction, as :func:`start_run`)."""
+    with wh.transaction():
+        if not wh.scalar(_RUN_EXISTS, [run_id]):
+            raise WarehouseError(f"no model run {run_id!r} to finish")
+        wh.execute(
+            _FINISH_RUN,
+            [datetime.now(timezone.utc).replace(tzinfo=None), "succeeded" if succeeded else "failed", artifact_path,
+             run_id],
+        )
 
 
 def store_evaluation(wh: Warehouse, run_id: str, dataset: str, split: str, metrics: dict[str, Any]) -> int:

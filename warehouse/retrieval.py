@@ -2,7 +2,9 @@
 decisions, articles, claim-article pairs and per-claim progress.
 
 Only the retrieval flow's own process calls the writers (the single writer); search tasks and
-the article spider work without the warehouse and hand their results back.
+the article spider work without the warehouse and hand their results back. Each writer is one
+transaction, its own or its caller's: on a DuckLake, runs on other hosts write it too, and only a
+transaction holds the catalog's write lock.
 """
 
 from __future__ import annotations
@@ -154,7 +156,7 @@ def add_queries_used(wh: Warehouse, backend: str, day: date, n: int) -> None:
 def release_queries_used(wh: Warehouse, backend: str, day: date, n: int) -> None:
     """Give back ``n`` reserved queries of ``day`` that were never answered (never below zero)."""
     if n > 0:
-        wh.con.execute(
+        wh.execute(
             "UPDATE search_usage SET queries = greatest(queries - $n, 0) WHERE day = $day AND backend = $backend",
             {"day": day, "backend": backend, "n": n},
         )
@@ -163,23 +165,25 @@ def release_queries_used(wh: Warehouse, backend: str, day: date, n: int) -> None
 # -- hits and decisions ------------------------------------------------------------------------
 def store_hits(wh: Warehouse, backend: str, query_ids: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> int:
     """``search_hits`` rows (``hit_id`` = stable_id(query_id, backend, url)) of the answers ``backend``
-    gave ``query_ids`` now; returns the new ones (call inside a transaction).
+    gave ``query_ids`` now, in one transaction (the caller's, or its own); returns the new ones.
 
     The hits of an earlier answer that this one no longer holds are removed, and those it holds
     again take its rank and text (their first ``retrieved_at`` stays): a local index rebuilt and
     searched again answers otherwise, and the two builds' hits mixed made recall and
     ``retrieve compare`` measure neither. The earlier answer stays in ``search_cache``.
     """
-    wh.con.execute(_DELETE_HITS_NOT_IN, {"backend": backend, "query_ids": list(query_ids),
-                                         "hit_ids": [r["hit_id"] for r in rows]})
-    return wh.insert_rows("search_hits", rows, on_conflict="update",
-                          update_columns=["rank", "title", "snippet", "published_date"])
+    with wh.transaction():
+        wh.execute(_DELETE_HITS_NOT_IN, {"backend": backend, "query_ids": list(query_ids),
+                                        "hit_ids": [r["hit_id"] for r in rows]})
+        return wh.insert_rows("search_hits", rows, on_conflict="update",
+                              update_columns=["rank", "title", "snippet", "published_date"])
 
 
 def replace_decisions(wh: Warehouse, claim_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
-    """The claim's document decisions, replacing an earlier run's (call inside a transaction)."""
-    wh.con.execute(_DELETE_DECISIONS, {"claim_id": claim_id})
-    wh.insert_rows("document_decisions", rows, on_conflict="error")
+    """The claim's document decisions, replacing an earlier run's, in one transaction (the caller's, or its own)."""
+    with wh.transaction():
+        wh.execute(_DELETE_DECISIONS, {"claim_id": claim_id})
+        wh.insert_rows("document_decisions", rows, on_conflict="error")
 
 
 def decision_counts(wh: Warehouse) -> list[dict[str, Any]]:
@@ -227,8 +231,9 @@ def update_decisions(wh: Warehouse, rows: Sequence[Mapping[str, Any]]) -> None:
 def mark_claims_done(wh: Warehouse, pairs_by_claim: Mapping[str, int]) -> None:
     """Retrieval of these claims is finished, with this many claim-article pairs each."""
     now = _now()
-    for claim_id, pairs in pairs_by_claim.items():
-        wh.con.execute(_MARK_DONE, {"claim_id": claim_id, "pairs": pairs, "now": now})
+    with wh.transaction():
+        for claim_id, pairs in pairs_by_claim.items():
+            wh.execute(_MARK_DONE, {"claim_id": claim_id, "pairs": pairs, "now": now})
 
 
 def claim_urls(wh: Warehouse) -> list[dict[str, Any]]:
@@ -278,8 +283,8 @@ def kept_articles(wh: Warehouse, claim_ids: Sequence[str]) -> list[dict[str, Any
 
 
 def store_pairs(wh: Warehouse, claim_ids: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Make ``rows`` the claim-article pairs of ``claim_ids`` (call inside a transaction); returns
-    the pairs of documents no longer kept that stay because annotation has touched them.
+    """Make ``rows`` the claim-article pairs of ``claim_ids`` in one transaction (the caller's, or its
+    own); returns the pairs of documents no longer kept that stay because annotation has touched them.
 
     A claim ranked again (a page that failed for a passing reason fetched on the next run, or
     ``retrieve --redo``) keeps other documents: the pairs of those it dropped are deleted, or
@@ -289,6 +294,7 @@ def store_pairs(wh: Warehouse, claim_ids: Sequence[str], rows: Sequence[Mapping[
     and reason are those of the new ranking.
     """
     params = {"claim_ids": list(claim_ids), "pair_ids": [r["pair_id"] for r in rows]}
-    wh.con.execute(load_sql("retrieval_delete_unannotated_pairs"), params)
-    wh.insert_rows("claim_article_pairs", rows, on_conflict="update", update_columns=["rank", "similarity", "reason"])
-    return wh.query(load_sql("retrieval_pairs_not_kept"), params)
+    with wh.transaction():
+        wh.execute(load_sql("retrieval_delete_unannotated_pairs"), params)
+        wh.insert_rows("claim_article_pairs", rows, on_conflict="update", update_columns=["rank", "similarity", "reason"])
+        return wh.query(load_sql("retrieval_pairs_not_kept"), params)

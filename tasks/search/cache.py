@@ -40,18 +40,22 @@ def cache_name(backend: SearchBackend) -> str:
 
 
 def reserve_queries(wh: Warehouse, backend: SearchBackend, n: int, daily_budget: int, day: date | None = None) -> None:
-    """Count ``n`` queries against today's budget before sending them, or refuse all of them."""
+    """Count ``n`` queries against today's budget before sending them, or refuse all of them.
+
+    The day's count is read and the reservation added in one transaction: on a DuckLake, two hosts'
+    reservations would otherwise read the same count and both reserve past the budget."""
     if not backend.metered or n <= 0:
         return
     day = day or utc_today()
-    used = queries_used(wh, backend.name, day)
-    if used + n > daily_budget:
-        raise SearchBudgetExceeded(
-            f"daily query budget of {daily_budget} for backend {backend.name!r} is spent on {day} "
-            f"({used} sent, {n} more needed); raise search.daily_query_budget "
-            "(ARASTANCE_SEARCH__DAILY_QUERY_BUDGET) or run again tomorrow"
-        )
-    add_queries_used(wh, backend.name, day, n)
+    with wh.transaction():
+        used = queries_used(wh, backend.name, day)
+        if used + n > daily_budget:
+            raise SearchBudgetExceeded(
+                f"daily query budget of {daily_budget} for backend {backend.name!r} is spent on {day} "
+                f"({used} sent, {n} more needed); raise search.daily_query_budget "
+                "(ARASTANCE_SEARCH__DAILY_QUERY_BUDGET) or run again tomorrow"
+            )
+        add_queries_used(wh, backend.name, day, n)
 
 
 def refund_queries(wh: Warehouse, backend: str, n: int, day: date | None = None) -> None:
