@@ -13,6 +13,7 @@ from arastance.cli.shown_text import shown
 from tasks.claim_load.rekey import rekey_claims
 from warehouse import Warehouse, WarehouseError, open_published, open_warehouse
 from warehouse.connection import create_aside
+from warehouse.lake_copy import copy_to_lake, open_source
 from warehouse.migrate import apply_migrations, applied_versions
 from warehouse.schema_check import check_schema, run_guarded
 
@@ -83,6 +84,29 @@ def rekey_claims_command() -> None:
     if report.duplicates:
         print_table([{"source": d.source_id, "canonical_url": d.canonical_url, "claim_ids": ", ".join(d.claim_ids)}
                      for d in report.duplicates], title="Duplicates to merge (left as stored)")
+
+
+@warehouse_app.command("copy-to-lake")
+def copy_to_lake_command(
+    source: Path | None = typer.Option(None, "--from", help="the DuckDB warehouse file to copy (default: warehouse_path)"),
+) -> None:
+    """Copy a DuckDB warehouse file, every table of it, into the configured DuckLake, which must be empty.
+
+    One lake transaction: a copy that fails or is killed leaves the lake empty. The file is only read.
+    """
+    s = settings()
+    if s.warehouse_backend != "ducklake":
+        fail(f"copy-to-lake copies into the configured DuckLake, and warehouse_backend (ARASTANCE_WAREHOUSE_BACKEND) "
+             f"is {s.warehouse_backend!r}: set it to 'ducklake', with warehouse_catalog_url and warehouse_data_path")
+    path = source or s.warehouse
+    try:  # the file is checked before the lake is attached
+        with open_source(path) as src, open_warehouse(s.warehouse, migrate=False) as lake:
+            counts = copy_to_lake(src, lake)
+    except WarehouseError as exc:
+        fail(str(exc))
+    print(f"copied {path} into {lake.location}: {sum(counts.values()):,} row(s) in {len(counts)} tables, "
+          "each table's row count checked equal")
+    print_table([{"table": t, "rows": n} for t, n in counts.items()])
 
 
 def sql(
