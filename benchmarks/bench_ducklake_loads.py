@@ -21,10 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -33,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from helpers_crawl_load import StagedPost, write_run  # noqa: E402  (the tests' staging-run writer)
-from helpers_postgres import PostgresServer, postgres_bin_dir, start_postgres  # noqa: E402
+from helpers_postgres import PostgresServer, benchmark_postgres  # noqa: E402
 
 _LOAD_CHILD = """
 import json, sys, time
@@ -83,14 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=2000, help="claims per run")
     args = parser.parse_args(argv)
-    bin_dir = postgres_bin_dir()
-    if bin_dir is None:
-        print("skipped: no PostgreSQL server binaries (initdb); install the Debian package postgresql")
-        return
-    root = Path(tempfile.mkdtemp(prefix="bench_ducklake_"))
-    pg_root = Path(tempfile.mkdtemp(prefix="bench_ducklake_pg_"))  # its own: the server runs as postgres
-    server = start_postgres(bin_dir, pg_root)
-    try:
+    with benchmark_postgres("bench_ducklake") as (server, root):
         run_a, run_b = _run(root, "a", 0, args.claims), _run(root, "b", args.claims, args.claims)
         print(f"load average {os.getloadavg()[0]:.2f}; {args.claims:,} claims per run")
         (single,) = _loads(server, root, "alone", [run_a])
@@ -100,10 +91,6 @@ def main(argv: list[str] | None = None) -> None:
         print(f"one load alone {one:.1f} s; two concurrent loads {both:.1f} s for twice the claims "
               f"(one after the other: {2 * one:.1f} s; speed-up {2 * one / both:.2f}x); "
               f"load average {os.getloadavg()[0]:.2f}")
-    finally:
-        server.stop()
-        shutil.rmtree(pg_root, ignore_errors=True)
-        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

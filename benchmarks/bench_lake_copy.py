@@ -29,7 +29,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +39,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from bench_claim_load import generate_run  # noqa: E402  (the claim-load benchmark's staging runs)
 from helpers_annotation import add_labelled_pairs  # noqa: E402  (the tests' articles, pairs, annotations)
-from helpers_postgres import PostgresServer, postgres_bin_dir, start_postgres  # noqa: E402
+from helpers_postgres import PostgresServer, benchmark_postgres  # noqa: E402
 
 from tasks.claim_load.load import load_crawl_run  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
@@ -115,14 +114,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chunk-mib", type=int, nargs="+", default=[32, 100_000],
                         help="bytes of rows per INSERT, in MiB (lake_copy.CHUNK_BYTES; 100000: a table per statement)")
     args = parser.parse_args(argv)
-    bin_dir = postgres_bin_dir()
-    if bin_dir is None:
-        print("skipped: no PostgreSQL server binaries (initdb); install the Debian package postgresql")
-        return
-    root = Path(tempfile.mkdtemp(prefix="bench_lake_copy_"))
-    pg_root = Path(tempfile.mkdtemp(prefix="bench_lake_copy_pg_"))  # its own: the server runs as postgres
-    server = start_postgres(bin_dir, pg_root)
-    try:
+    with benchmark_postgres("bench_lake_copy") as (server, root):
         print(f"load average {os.getloadavg()[0]:.2f}; memory limit {args.memory_limit or 'DuckDB default'}")
         for claims in args.claims:
             path = build_in_child(root, claims, args.body_kib)
@@ -132,14 +124,11 @@ def main(argv: list[str] | None = None) -> None:
                 except RuntimeError as exc:
                     print(f"{claims:>6,} claims, {chunk_mib:,} MiB a statement: failed: {str(exc).splitlines()[-1]}")
                     continue
-                print(f"{claims:>6,} claims, file {path.stat().st_size / 2**20:6.1f} MiB, {chunk_mib:,} MiB a statement: "
-                      f"copied {r['rows']:>8,} rows of {r['tables']} tables in {r['wall']:5.1f} s (cpu {r['cpu']:5.1f} s); "
-                      f"peak RSS {r['rss_mib']:5.0f} MiB ({r['rss_before_mib']:.0f} MiB before the copy)", flush=True)
+                print(f"{claims:>6,} claims, file {path.stat().st_size / 2**20:6.1f} MiB, {chunk_mib:,} MiB a "
+                      f"statement: copied {r['rows']:>8,} rows of {r['tables']} tables in {r['wall']:5.1f} s (cpu "
+                      f"{r['cpu']:5.1f} s); peak RSS {r['rss_mib']:5.0f} MiB ({r['rss_before_mib']:.0f} MiB before "
+                      "the copy)", flush=True)
             path.unlink()
-    finally:
-        server.stop()
-        shutil.rmtree(pg_root, ignore_errors=True)
-        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -6,28 +6,20 @@ catalog database and data path.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers_postgres import PostgresServer, postgres_bin_dir, start_postgres
+from helpers_postgres import NO_SERVER, PostgresServer, temporary_postgres
 
 
 @pytest.fixture(scope="module")
 def postgres() -> Iterator[PostgresServer]:
-    bin_dir = postgres_bin_dir()
-    if bin_dir is None:
-        pytest.skip("no PostgreSQL server binaries (initdb): install the Debian package postgresql (.ci/run does)")
-    root = Path(tempfile.mkdtemp(prefix="arastance-pg-"))  # not under pytest's root-only tmp: the server runs as postgres
-    server = start_postgres(bin_dir, root)
-    try:
+    with temporary_postgres("arastance-pg-") as server:
+        if server is None:
+            pytest.skip(NO_SERVER)
         yield server
-    finally:
-        server.stop()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

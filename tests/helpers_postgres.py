@@ -6,14 +6,21 @@ listens on a free port of 127.0.0.1 with trust authentication and lives in a tem
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from helpers_ports import free_port
+
+
+#: Why a test that needs a server is skipped where :func:`temporary_postgres` finds none.
+NO_SERVER = "no PostgreSQL server binaries (initdb): install the Debian package postgresql (.ci/run does)"
 
 
 def postgres_bin_dir() -> Path | None:
@@ -58,3 +65,33 @@ def start_postgres(bin_dir: Path, root: Path) -> PostgresServer:
     server = PostgresServer(bin_dir, root, free_port())
     server.start()
     return server
+
+
+@contextlib.contextmanager
+def temporary_postgres(prefix: str) -> Iterator[PostgresServer | None]:
+    """A server in a new temporary directory (not under pytest's root-only one: as root the server runs
+    as ``postgres``), stopped and removed after the block (a block may have stopped it itself); None
+    where no server binaries are installed."""
+    bin_dir = postgres_bin_dir()
+    if bin_dir is None:
+        yield None
+        return
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    server = start_postgres(bin_dir, root)
+    try:
+        yield server
+    finally:
+        with contextlib.suppress(subprocess.CalledProcessError):  # already stopped
+            server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def benchmark_postgres(name: str) -> Iterator[tuple[PostgresServer, Path]]:
+    """For a benchmark: a temporary server and a scratch directory named after ``name``; where no
+    server is installed, it says so and ends the benchmark (exit status 0)."""
+    with temporary_postgres(f"{name}_pg_") as server, tempfile.TemporaryDirectory(prefix=f"{name}_") as scratch:
+        if server is None:
+            print(f"skipped: {NO_SERVER}")
+            raise SystemExit(0)
+        yield server, Path(scratch)

@@ -8,17 +8,14 @@ data directory, as two loads of one host.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
 import logging
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -33,7 +30,7 @@ import helpers_crawl_load
 from helpers_annotation import add_labelled_pairs
 from helpers_crawl_load import StagedPost, write_run
 from helpers_lake import lake_env, postgres  # noqa: F401 - the fixtures
-from helpers_postgres import PostgresServer, postgres_bin_dir, start_postgres
+from helpers_postgres import NO_SERVER, PostgresServer, temporary_postgres
 from helpers_prefect import PrefectServer, api_client, prefect_server
 
 from arastance.config import SettingsError, load_settings
@@ -112,12 +109,9 @@ PASSWORD = "s3cret pw'x"  # a blank and a quote: quoted in a key/value string, p
 @pytest.fixture
 def password_postgres(tmp_path: Path) -> Iterator[PostgresServer]:
     """A server of its own that asks for ``PASSWORD`` (the module's trusts anyone), for a test that stops it."""
-    bin_dir = postgres_bin_dir()
-    if bin_dir is None:
-        pytest.skip("no PostgreSQL server binaries (initdb): install the Debian package postgresql (.ci/run does)")
-    root = Path(tempfile.mkdtemp(prefix="arastance-pg-"))
-    server = start_postgres(bin_dir, root)
-    try:
+    with temporary_postgres("arastance-pg-") as server:
+        if server is None:
+            pytest.skip(NO_SERVER)
         con = duckdb.connect()
         load_extension(con, "postgres_scanner")
         con.execute(f"ATTACH 'dbname=postgres host=127.0.0.1 port={server.port} user=postgres' AS pg (TYPE postgres)")
@@ -128,10 +122,6 @@ def password_postgres(tmp_path: Path) -> Iterator[PostgresServer]:
         con.execute("SELECT * FROM postgres_query('pg', 'SELECT pg_reload_conf()')").fetchall()
         con.close()
         yield server
-    finally:
-        with contextlib.suppress(subprocess.CalledProcessError):  # the test may have stopped it
-            server.stop()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.mark.parametrize(("given", "kept", "password"), [
