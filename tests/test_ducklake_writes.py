@@ -23,13 +23,14 @@ from typing import Any
 import pytest
 
 from helpers_lake import lake_env, postgres  # noqa: F401 - the fixtures
+from helpers_postgres import NO_SERVER, temporary_postgres
 from helpers_search import false_claim_row
 
 from arastance.config import load_settings
 from tasks.retrieval import plan_retrieval
 from tasks.search import cache as search_cache
 from tasks.search.cache import utc_today
-from warehouse import Warehouse, WarehouseBusyError, open_warehouse
+from warehouse import Warehouse, WarehouseBusyError, WarehouseError, open_warehouse
 from warehouse.retrieval import (
     add_queries_used,
     mark_claims_done,
@@ -188,3 +189,22 @@ def test_no_other_host_reserves_between_a_plans_budget_read_and_its_reservation(
             plan = plan_retrieval(wh, load_settings(), None, None, False)
         assert list(plan.to_send) == ["c1"]
         assert queries_used(wh, "brave", utc_today()) == queries  # never past the budget
+
+
+def test_an_error_inside_a_lake_transaction_stays_the_error_when_the_catalog_is_lost(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: the ROLLBACKs of the transaction and of the write lock failed on the lost connection, and the
+    # caller got DuckDB's "Failed to execute query \"ROLLBACK\"" with its own error as the context only (a
+    # copy-to-lake whose catalog went down printed a traceback of three instead of one line)
+    with temporary_postgres("arastance-pg-lost-") as server:
+        if server is None:
+            pytest.skip(NO_SERVER)
+        monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "ducklake")
+        monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", server.create_database("lost"))
+        monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", str(tmp_path / "lake"))
+        with open_warehouse() as wh:
+            with pytest.raises(WarehouseError, match="^the block's own error$"), wh.transaction():
+                wh.insert_rows("sources", [{"source_id": "a.example", "name": "A", "kind": "news", "base_url": None}])
+                server.stop()
+                raise WarehouseError("the block's own error")
+

@@ -108,3 +108,21 @@ def test_a_value_arrow_cannot_convert_names_the_table_column_and_row(warehouse: 
     with pytest.raises(WarehouseError, match=r"to 'u': column 't', row 1 \('2024-01-02'\)"):
         warehouse.insert_rows("u", rows)
     assert warehouse.scalar("SELECT count(*) FROM u") == 0
+
+
+def test_a_write_whose_commit_meets_a_full_disk_is_a_warehouse_error_and_stores_nothing(tmp_path: Path) -> None:
+    # it was (once insert_rows ran in a transaction of its own): DuckDB's own TransactionException from the
+    # COMMIT reached the caller, which catches WarehouseError
+    from arastance.base.disk_full import full_disk_error
+    from helpers_disk import small_disk
+
+    with small_disk(tmp_path, 3) as disk, Warehouse(disk.root / "w.duckdb", publish=False) as wh:
+        wh.con.execute("CREATE TABLE t (k VARCHAR PRIMARY KEY, v VARCHAR)")
+        wh.con.execute("CHECKPOINT")
+        disk.fill(leave=4096)
+        with pytest.raises(WarehouseError, match=r"^cannot commit to warehouse .*: .*; nothing of this write was "
+                                                 r"stored$") as refused:
+            wh.insert_rows("t", [{"k": f"k{i}", "v": "x" * 2000} for i in range(2000)])
+        assert full_disk_error(refused.value) is not None  # the CLI still says the disk is full
+        disk.free()
+        assert wh.scalar("SELECT count(*) FROM t") == 0

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import duckdb
 import pyarrow as pa
 
+from arastance.base.secrets import redact_secrets
 from arastance.base.stopping import pause
 from arastance.logging import get_logger
 
@@ -79,6 +80,13 @@ def limit_memory(con: duckdb.DuckDBPyConnection, memory_limit: str) -> None:
     except duckdb.Error as exc:
         con.close()
         raise WarehouseError(f"warehouse_memory_limit {memory_limit!r} was refused by DuckDB: {exc}") from exc
+
+
+def one_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message (a DuckDB error quotes whole queries and hints below it),
+    without a secret the settings hold (a DuckLake catalog's password)."""
+    text = str(exc).strip()
+    return redact_secrets(text.splitlines()[0] if text else type(exc).__name__)
 
 
 class Warehouse:
@@ -217,14 +225,22 @@ class Warehouse:
 
     @contextmanager
     def _outermost(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """BEGIN, the block, then COMMIT; ROLLBACK if the block fails. The block's own error is the one
+        raised: a ROLLBACK that fails too (a DuckLake whose catalog went away) replaced it with a
+        traceback of three. A failed COMMIT (a full disk) is a :class:`WarehouseError`, as a failed
+        statement is; DuckDB has rolled the transaction back then."""
         self.con.execute("BEGIN TRANSACTION")
         try:
             yield self.con
         except BaseException:
-            self.con.execute("ROLLBACK")
+            with suppress(duckdb.Error):  # nothing to roll back on a lost connection: nothing was committed
+                self.con.execute("ROLLBACK")
             raise
-        else:
+        try:
             self.con.execute("COMMIT")
+        except duckdb.Error as exc:
+            raise WarehouseError(f"cannot commit to warehouse {self.location}: {one_line(exc)}; nothing of "
+                                 "this write was stored") from exc
 
     @contextmanager
     def registered(self, **tables: pa.Table) -> Iterator[None]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
@@ -226,7 +226,8 @@ class DuckLakeWarehouse(Warehouse):
             finally:
                 self._lock_depth = 0
         finally:
-            lock.execute("ROLLBACK")
+            with suppress(duckdb.Error):  # a lost catalog: PostgreSQL let go of the lock with the session
+                lock.execute("ROLLBACK")
             lock.close()
 
     def _take_lock(self, lock: duckdb.DuckDBPyConnection) -> None:

@@ -25,8 +25,7 @@ from pathlib import Path
 
 import duckdb
 
-from arastance.base.secrets import redact_secrets
-from warehouse.connection import Warehouse, WarehouseError
+from warehouse.connection import Warehouse, WarehouseError, one_line
 from warehouse.migrate import apply_migrations, refuse_foreign_database
 from warehouse.schema_check import check_schema, expected_schema
 from warehouse.sql import load_sql
@@ -142,9 +141,7 @@ def copy_table(con: duckdb.DuckDBPyConnection, table: str, columns: list[str]) -
         for first, past in copy_runs(con, table):
             con.execute(insert, {"first": first, "past": past})
     except duckdb.Error as exc:  # a full disk, a lost catalog: one line, without the catalog's password
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise WarehouseError(f"cannot copy table {table!r} into the lake ({redact_secrets(first_line)}); "
-                             "nothing was stored") from exc
+        raise WarehouseError(f"cannot copy table {table!r} into the lake ({one_line(exc)}); nothing was stored") from exc
 
 
 def copy_runs(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[int, int]]:
@@ -167,8 +164,11 @@ def _row_bytes(con: duckdb.DuckDBPyConnection, table: str) -> str:
 
 def _verified_counts(con: duckdb.DuckDBPyConnection, tables: list[str], what: str) -> dict[str, int]:
     """Each table's rows in the lake, checked equal to the file's (a difference fails the transaction)."""
-    counts = {t: con.execute(f'SELECT (SELECT count(*) FROM {SOURCE}.main."{t}"), (SELECT count(*) FROM "{t}")')
-              .fetchone() for t in tables}
+    try:
+        counts = {t: con.execute(f'SELECT (SELECT count(*) FROM {SOURCE}.main."{t}"), (SELECT count(*) FROM "{t}")')
+                  .fetchone() for t in tables}
+    except duckdb.Error as exc:  # a lost catalog: one line, as for the copy itself
+        raise WarehouseError(f"cannot count the rows copied into the lake ({one_line(exc)}); nothing was stored") from exc
     differ = [f"{t} ({given:,} in the file, {copied:,} in the lake)" for t, (given, copied) in counts.items()
               if given != copied]
     if differ:
