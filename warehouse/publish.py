@@ -7,8 +7,10 @@ writer checkpoints, copies the file to a temporary name beside the published cop
 it over ``published/<name>.duckdb`` (``os.replace`` is atomic on POSIX). A reader that opened
 the old copy keeps reading that inode, consistent and unlocked by anyone else; the next reader
 gets the new one. The copy costs disk (one more warehouse file; none until blocks change on a file
-system that shares them, XFS or btrfs) and one sequential copy per write session, in the kernel; a
-session that changed nothing leaves the file's size and mtime alone and is not copied.
+system that shares them, XFS or btrfs) and one sequential copy per write session, in the kernel, by
+a process of its own (:mod:`warehouse.file_copy`: a descriptor of the file closed in the writer's
+process would drop DuckDB's lock); a session that changed nothing leaves the file's size and mtime
+alone and is not copied.
 
 Readers (``arastance sql``, ``stats``, notebooks, the duckdb CLI, ``duckdb.connect(...,
 read_only=True)``) see the warehouse as of the last finished write session.
@@ -16,22 +18,24 @@ read_only=True)``) see the warehouse as of the last finished write session.
 
 from __future__ import annotations
 
-import contextlib
 import glob
 import json
 import os
+import re
 import shutil
 import stat
+import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import BinaryIO
 
 import duckdb
 
 from arastance.logging import get_logger
+from warehouse import file_copy
 from warehouse.connection import (Warehouse, WarehouseBusyError, WarehouseError, hidden_beside, open_warehouse,
                                   unusable_path_error)
 
@@ -135,35 +139,34 @@ def publish(wh: Warehouse) -> Path | None:
 def _copy(primary: Path, target: Path) -> None:
     """Copy ``primary`` to a temporary file beside ``target``, then rename it over ``target``.
 
+    The bytes are copied by a process of its own (:mod:`warehouse.file_copy`): this process holds
+    the warehouse open, and closing a descriptor of the file here would drop DuckDB's lock on it.
     The copy gets the primary's permission bits: ``mkstemp`` makes the file 0600 and the rename
     keeps that, so no user but the writer could read the copy that exists for the other users.
     """
     fd, tmp_name = tempfile.mkstemp(prefix=_partial_prefix(target), suffix=".tmp", dir=target.parent)
     try:
-        with open(primary, "rb", buffering=0) as src, os.fdopen(fd, "wb") as dst:
-            _copy_contents(src, dst)
-            os.fchmod(dst.fileno(), stat.S_IMODE(os.fstat(src.fileno()).st_mode))
-            os.fsync(dst.fileno())
+        os.fchmod(fd, stat.S_IMODE(os.stat(primary).st_mode))
+        os.close(fd)
+        copied = subprocess.run([sys.executable, "-I", "-S", file_copy.__file__, str(primary), tmp_name],
+                                capture_output=True, text=True)
+        if copied.returncode != 0:
+            raise _copy_error(copied.stderr, primary)
         os.replace(tmp_name, target)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
 
 
-def _copy_contents(src: BinaryIO, dst: BinaryIO) -> None:
-    """Copy ``src`` into ``dst`` in the kernel (``copy_file_range``): on a file system that shares
-    blocks (XFS, btrfs) the copy takes no time and no space until the writer changes a block; on ext4
-    it still saves the trip through Python's buffers. Where the kernel cannot (another file system,
-    an old kernel), what is left is copied through a buffer."""
-    left = os.fstat(src.fileno()).st_size
-    with contextlib.suppress(OSError):  # EXDEV, ENOSYS, EOPNOTSUPP...: the buffered copy takes over
-        while left > 0:
-            copied = os.copy_file_range(src.fileno(), dst.fileno(), min(left, 1 << 30))
-            if copied == 0:  # a file system that copies nothing this way
-                break
-            left -= copied
-    shutil.copyfileobj(src, dst, length=16 << 20)  # the rest, from where the kernel's copy stopped
-    dst.flush()
+def _copy_error(stderr: str, primary: Path) -> OSError:
+    """The error that ended the copying process, from its traceback's last line: the system's own
+    (``[Errno 28] No space left on device``: a full disk is told as such), else one naming the file."""
+    lines = stderr.strip().splitlines()
+    last = lines[-1] if lines else "no message"
+    found = re.match(r"^[\w.]*(?:Error|Exception): \[Errno (\d+)\] (.*)$", last)
+    if found:
+        return OSError(int(found[1]), found[2])
+    return OSError(f"copying warehouse {primary} for readers failed: {last}")
 
 
 def open_published(primary: str | Path) -> Warehouse:
