@@ -382,3 +382,15 @@ def test_a_migration_duckdb_fails_on_is_one_error_naming_it_and_the_data_stays(
     with duckdb.connect(str(path), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM queries").fetchone() == (2100,)
         assert con.execute("SELECT max(version) FROM schema_version").fetchone() == (21,)
+
+
+def test_a_failed_migrations_error_shows_no_password_its_statement_quoted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: the migration's error took DuckDB's first line as it was, a connection string's password included
+    leaking = Migration(99, "attach_catalog", "SELECT CAST('postgres://lake:Ka7-pw_2026@db.example/lake' AS INTEGER);")
+    monkeypatch.setattr("warehouse.migrate.available_migrations", lambda: [*available_migrations(), leaking])
+    with Warehouse(tmp_path / "w.duckdb", publish=False) as wh, pytest.raises(WarehouseError) as failed:
+        apply_migrations(wh)
+    message = str(failed.value)
+    assert message.startswith("migration 099_attach_catalog.sql failed on ")
+    assert "postgres://lake:****@db.example/lake" in message and "Ka7-pw_2026" not in message

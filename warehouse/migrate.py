@@ -12,7 +12,7 @@ from importlib import resources
 import duckdb
 
 from arastance.logging import get_logger
-from warehouse.connection import Warehouse, WarehouseError
+from warehouse.connection import Warehouse, WarehouseError, one_line
 
 log = get_logger(__name__)
 
@@ -174,9 +174,8 @@ def _apply(wh: Warehouse, up_to: int | None) -> list[int]:
                     [mig.version, mig.name, mig.checksum, datetime.now(timezone.utc).replace(tzinfo=None)],
                 )
         except duckdb.Error as exc:  # a DuckDB internal error was a 98-line traceback from every command
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise WarehouseError(f"migration {mig.version:03d}_{mig.name}.sql failed on {wh.location} and was not "
-                                 f"applied ({first}); the migrations before it are kept") from exc
+                                 f"applied ({one_line(exc)}); the migrations before it are kept") from exc
         # Each migration goes straight into the database file, not only the write-ahead log:
         # DuckDB 1.5 cannot replay an ALTER TABLE of a table whose columns have function defaults
         # (now()) from the WAL (an internal error), so a process killed before its next
