@@ -20,7 +20,6 @@ import inspect
 import json
 import os
 import socket
-import time
 import typing
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from arastance.base.stopping import pause
+from arastance.base.bounded_wait import wait_for
 from arastance.config import load_settings
 from warehouse import flow_warehouse
 from arastance.logging import get_logger
@@ -68,25 +67,23 @@ def _who(fd: int) -> str:
 def _take(fd: int, path: Path, stage: str, wait_s: float) -> None:
     """Take the ``flock`` on ``fd``, waiting up to ``wait_s`` seconds for a live holder (logged
     once, naming it), or raise :class:`StageBusyError`. The wait polls, so that a run asked to
-    stop stops waiting (:func:`arastance.base.stopping.pause`)."""
-    deadline = time.monotonic() + wait_s
-    waiting = False
-    while True:
+    stop stops waiting (:func:`arastance.base.bounded_wait.wait_for`)."""
+
+    def attempt() -> bool | None:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
         except BlockingIOError:
-            who = _who(fd)
-        if time.monotonic() >= deadline:
-            waited = f"; waited {wait_s:g}s" if wait_s else ""
-            raise StageBusyError(
-                f"{stage} is already running ({who}; lock {path}){waited}; wait for it to finish or stop that process"
-            )
-        if not waiting:
-            waiting = True
-            log.info("waiting for another run of the stage to finish", extra={"stage": stage, "holder": who,
-                                                                               "lock": str(path), "wait_s": wait_s})
-        pause(0.2)
+            return None
+        return True
+
+    waited = f"; waited {wait_s:g}s" if wait_s else ""
+    wait_for(
+        attempt, wait_s=wait_s, every_s=0.2,
+        waiting=lambda: log.info("waiting for another run of the stage to finish",
+                                 extra={"stage": stage, "holder": _who(fd), "lock": str(path), "wait_s": wait_s}),
+        gave_up=lambda: StageBusyError(f"{stage} is already running ({_who(fd)}; lock {path}){waited}; wait for it "
+                                       "to finish or stop that process"),
+    )
 
 
 @contextmanager

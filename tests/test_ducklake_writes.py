@@ -10,6 +10,7 @@ catalog database and data path on one PostgreSQL server started for the module.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import os
 import re
@@ -26,6 +27,7 @@ from helpers_lake import lake_env, postgres  # noqa: F401 - the fixtures
 from helpers_postgres import NO_SERVER, temporary_postgres
 from helpers_search import false_claim_row
 
+from arastance.base.stopping import StopRequested, stop_on_exit
 from arastance.config import load_settings
 from tasks.retrieval import plan_retrieval
 from tasks.search import cache as search_cache
@@ -163,6 +165,21 @@ def test_a_write_outside_a_transaction_waits_for_the_lakes_writer(
         assert wh.query(f"SELECT * FROM {table} ORDER BY ALL") == before  # nothing of it was stored
         write(wh)  # the holder is done: it goes ahead
         assert wh.query(f"SELECT * FROM {table} ORDER BY ALL") != before
+
+
+def test_a_write_waiting_for_the_lakes_writer_stops_when_its_run_is_asked_to(
+        lake_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: the wait slept in time.sleep, so the thread of a stopped flow (a crawl's site) waited
+    # out the whole warehouse_write_wait_s before it could end
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_WRITE_WAIT_S", "5")
+    with pytest.raises(KeyError), stop_on_exit():  # the flow's block fails: its threads are asked to stop
+        stopped = contextvars.copy_context()
+        raise KeyError("the flow failed")
+    table, write = WRITES["Warehouse.insert_rows"]
+    with open_warehouse() as holder, open_warehouse() as wh:
+        with holder.exclusive(), pytest.raises(StopRequested):
+            stopped.run(write, wh)
+        assert wh.query(f"SELECT * FROM {table}") == []
 
 
 def test_no_other_host_reserves_between_a_plans_budget_read_and_its_reservation(

@@ -269,7 +269,7 @@ def test_a_warehouse_held_by_a_writer_past_the_wait_is_a_dataset_error_which_the
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[1],
                           env={**os.environ, "ARASTANCE_WAREHOUSE_WRITE_WAIT_S": "1"})
-    assert done.stdout.startswith(f"DatasetError warehouse {warehouse.path} is locked by another process"), (
+    assert done.stdout.startswith(f"DatasetError warehouse {warehouse.path} is being written by another process"), (
         done.stdout + done.stderr)
     assert "waited 1s" in done.stdout and done.stdout.count("\n") == 1
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -15,7 +14,7 @@ import duckdb
 import pyarrow as pa
 
 from arastance.base.secrets import redact_secrets
-from arastance.base.stopping import pause
+from arastance.base.bounded_wait import wait_for
 from arastance.logging import get_logger
 
 if TYPE_CHECKING:
@@ -59,6 +58,55 @@ def _is_lock_error(exc: duckdb.Error) -> bool:
     there that could not be opened for another reason (not a DuckDB file, refused) was waited for
     and then reported as locked by another process, and flows retried it."""
     return str(exc).startswith('IO Error: Could not set lock on file "')
+
+
+def _lock_holder(exc: duckdb.Error) -> str:
+    """The process DuckDB names as the holder of the file's lock ("PID 1234"), for messages."""
+    found = re.search(r"\(PID (\d+)\)", str(exc))
+    return f"PID {found[1]}" if found else "another process"
+
+
+def _busy_error(path: Path, read_only: bool, wait_s: float, exc: duckdb.Error) -> WarehouseBusyError:
+    """Why the file could not be opened in ``wait_s`` seconds. A reader is kept out by a writer too:
+    "only one writer at a time" told someone who only reads (copy-to-lake's source) that they wrote."""
+    why = ("is being written by another process (DuckDB opens no file for reading while a process "
+           "writes it" if read_only else "is locked by another process (only one writer at a time")
+    return WarehouseBusyError(f"warehouse {path} {why}; waited {wait_s:.0f}s): {one_line(exc)}")
+
+
+_DATA_FILE = "a data file (CSV, Parquet or JSON), read as a view"
+
+
+def _open_error(path: Path, exc: duckdb.Error) -> WarehouseError:
+    """DuckDB's refusal of ``path`` in one line (it added a download URL and a help page below), or,
+    where DuckDB took the file for another format, that it is not a warehouse file."""
+    needs = re.search(r'Failed to download extension "(\w+)"', str(exc))  # a SQLite file, here without its extension
+    if needs:
+        return _not_a_database(path, f"a file its {needs[1]} extension reads")
+    if "Cannot launch in-memory database in read-only mode" in str(exc):  # a data file, opened to read
+        return _not_a_database(path, _DATA_FILE)
+    return WarehouseError(f"cannot open warehouse {path}: {one_line(exc)}{_newer_storage_hint(exc)}")
+
+
+def _refuse_other_format(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Close ``con`` and refuse ``path`` unless DuckDB opened it as a database file of its own.
+
+    DuckDB 1.5 opens more than its own files: a CSV, Parquet or JSON file becomes an in-memory
+    database with a view over it, so a warehouse path set to one took a whole run's writes into
+    memory and lost them at exit (migrate then said "a DuckDB database of other data"); a SQLite
+    file is written through the sqlite extension where that can be installed.
+    """
+    kind, file = con.execute("SELECT type, path FROM duckdb_databases() WHERE database_name = current_database()"
+                             ).fetchone()
+    if kind == "duckdb" and file is not None:
+        return
+    con.close()
+    raise _not_a_database(path, f"a {kind} database" if kind != "duckdb" else _DATA_FILE)
+
+
+def _not_a_database(path: Path, what: str) -> WarehouseError:
+    return WarehouseError(f"warehouse {path} is not a DuckDB database file: DuckDB opens it as {what}; name the "
+                          "warehouse's DuckDB file, or a new file")
 
 
 def _newer_storage_hint(exc: duckdb.Error) -> str:
@@ -119,23 +167,34 @@ class Warehouse:
         if _not_a_warehouse_file(self.path) or (read_only and not self.path.exists()):
             raise unusable_path_error(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                self.con = duckdb.connect(str(self.path), read_only=read_only)
-                break
-            except duckdb.IOException as exc:
-                if not _is_lock_error(exc):
-                    raise WarehouseError(f"cannot open warehouse {self.path}: {exc}{_newer_storage_hint(exc)}") from exc
-                if time.monotonic() >= deadline:
-                    raise WarehouseBusyError(
-                        f"warehouse {self.path} is locked by another process (only one writer at a "
-                        f"time; waited {wait_s:.0f}s): {exc}"
-                    ) from exc
-                pause(0.2)  # a run asked to stop stops waiting (arastance.base.stopping)
+        self.con = self._connect(wait_s)
         self._reset_state()
         if memory_limit is not None:
             limit_memory(self.con, memory_limit)
+
+    def _connect(self, wait_s: float) -> duckdb.DuckDBPyConnection:
+        """A connection to the file, once no other process holds it (up to ``wait_s`` seconds; the
+        wait is logged once, naming the holder: opening a warehouse another run writes waited
+        silently); a file DuckDB opens as something other than a database file is refused."""
+        refusals: list[duckdb.Error] = []
+
+        def attempt() -> duckdb.DuckDBPyConnection | None:
+            try:
+                con = duckdb.connect(str(self.path), read_only=self.read_only)
+            except duckdb.Error as exc:
+                if not _is_lock_error(exc):
+                    raise _open_error(self.path, exc) from exc
+                refusals[:] = [exc]
+                return None
+            _refuse_other_format(con, self.path)
+            return con
+
+        return wait_for(
+            attempt, wait_s=wait_s, every_s=0.2,
+            waiting=lambda: log.info("waiting for another process to close the warehouse", extra={
+                "warehouse": str(self.path), "holder": _lock_holder(refusals[0]), "wait_s": wait_s}),
+            gave_up=lambda: _busy_error(self.path, self.read_only, wait_s, refusals[0]),
+        )
 
     def _reset_state(self) -> None:
         """The per-connection state a freshly opened warehouse starts with."""

@@ -19,7 +19,6 @@ the keys the migrations declare (:mod:`warehouse.lake_schema`).
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -28,6 +27,7 @@ from urllib.parse import unquote, urlsplit
 
 import duckdb
 
+from arastance.base.bounded_wait import wait_for
 from arastance.base.secrets import redact_secrets, register_secrets
 from arastance.logging import get_logger
 from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, limit_memory
@@ -233,19 +233,14 @@ class DuckLakeWarehouse(Warehouse):
     def _take_lock(self, lock: duckdb.DuckDBPyConnection) -> None:
         """Take the write lock in ``lock``'s transaction, waiting up to ``wait_s`` for its holder; the
         wait is logged once as it starts, naming the holder, so that a writer that seems stuck says why."""
-        deadline = time.monotonic() + self.wait_s
-        waiting = False
-        while not lock.execute(_TRY_LOCK).fetchone()[0]:
-            if time.monotonic() >= deadline:
-                raise WarehouseBusyError(
-                    f"the DuckLake warehouse (data {self.data_path}) is being written by another process "
-                    f"({_holder(lock)}); waited {self.wait_s:.0f}s for its write lock"
-                )
-            if not waiting:
-                waiting = True
-                log.info("waiting for another writer of the DuckLake warehouse to commit",
-                         extra={"warehouse": self.location, "holder": _holder(lock), "wait_s": self.wait_s})
-            time.sleep(0.05)
+        wait_for(
+            lambda: True if lock.execute(_TRY_LOCK).fetchone()[0] else None, wait_s=self.wait_s, every_s=0.05,
+            waiting=lambda: log.info("waiting for another writer of the DuckLake warehouse to commit",
+                                     extra={"warehouse": self.location, "holder": _holder(lock), "wait_s": self.wait_s}),
+            gave_up=lambda: WarehouseBusyError(
+                f"the DuckLake warehouse (data {self.data_path}) is being written by another process "
+                f"({_holder(lock)}); waited {self.wait_s:.0f}s for its write lock"),
+        )
 
     @contextmanager
     def checkpoints_every(self, wal_size: str) -> Iterator[None]:

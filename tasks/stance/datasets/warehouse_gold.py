@@ -10,7 +10,6 @@ from typing import TypeVar
 
 from arastance.base.input_paths import not_a_file
 from arastance.config import load_settings
-from arastance.logging import get_logger
 from tasks.stance.datasets.common import DatasetError, check_scheme, check_split, parse_label, require_text
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
@@ -18,8 +17,6 @@ from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, 
 from warehouse.model_runs import gold_examples, gold_pair_count, gold_written_through
 
 T = TypeVar("T")
-
-log = get_logger(__name__)
 
 
 class WarehouseGold:
@@ -71,19 +68,10 @@ class WarehouseGold:
         if not warehouse_exists(self.path):
             raise DatasetError(f"warehouse {self.path} {not_a_file(self.path)}")
         try:
-            with self._open() as wh:
+            # the wait for the writer is logged once by the warehouse, naming the writer's PID
+            with open_warehouse(self.path, read_only=True, wait_s=load_settings().warehouse_write_wait_s) as wh:
                 return query(wh)
         except WarehouseBusyError as exc:
             raise DatasetError(f"{exc}; read it again once that writer (a dataset build, a load) ends") from None
         except WarehouseError as exc:
             raise DatasetError(f"{self.path}: {exc}") from None
-
-    def _open(self) -> Warehouse:
-        """The writer's file, read-only, waiting for its writer and saying so once."""
-        try:
-            return open_warehouse(self.path, read_only=True, wait_s=0)
-        except WarehouseBusyError as busy:
-            wait_s = load_settings().warehouse_write_wait_s
-            log.warning("waiting for the warehouse's writer to finish before reading its gold data",
-                        extra={"warehouse": str(self.path), "wait_s": wait_s, "writer": str(busy)})
-            return open_warehouse(self.path, read_only=True, wait_s=wait_s)
