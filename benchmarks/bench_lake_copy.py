@@ -90,15 +90,15 @@ def build_in_child(root: Path, claims: int, body_kib: int) -> Path:
     return root / f"warehouse-{claims}.duckdb"
 
 
-def copy_in_child(server: PostgresServer, root: Path, path: Path, memory_limit: str | None,
-                  chunk_bytes: int) -> dict[str, Any]:
-    """Copy ``path`` into a fresh lake in a process of its own, ``chunk_bytes`` a statement; return its figures."""
-    label = f"{path.stem}_{chunk_bytes}".replace("-", "_")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "ARASTANCE_DATA_DIR": str(root / f"{label}-data"),
-           "ARASTANCE_WAREHOUSE_BACKEND": "ducklake", "ARASTANCE_WAREHOUSE_CATALOG_URL": server.create_database(label),
-           "ARASTANCE_WAREHOUSE_DATA_PATH": str(root / f"{label}-lake")}
-    if memory_limit:
-        env["ARASTANCE_WAREHOUSE_MEMORY_LIMIT"] = memory_limit
+def lake_settings(server: PostgresServer, root: Path, label: str) -> dict[str, str]:
+    """The environment of a process working on a fresh lake: its own catalog database and data path."""
+    return {**os.environ, "PYTHONPATH": str(ROOT), "ARASTANCE_DATA_DIR": str(root / f"{label}-data"),
+            "ARASTANCE_WAREHOUSE_BACKEND": "ducklake", "ARASTANCE_WAREHOUSE_CATALOG_URL": server.create_database(label),
+            "ARASTANCE_WAREHOUSE_DATA_PATH": str(root / f"{label}-lake")}
+
+
+def copy_in_child(env: dict[str, str], root: Path, path: Path, chunk_bytes: int) -> dict[str, Any]:
+    """Copy ``path`` into the lake of ``env`` in a process of its own, ``chunk_bytes`` a statement; return its figures."""
     done = subprocess.run([sys.executable, "-c", _COPY_CHILD, str(path), str(chunk_bytes)], capture_output=True,
                           text=True, cwd=root, env=env)
     if done.returncode:
@@ -119,8 +119,11 @@ def main(argv: list[str] | None = None) -> None:
         for claims in args.claims:
             path = build_in_child(root, claims, args.body_kib)
             for chunk_mib in args.chunk_mib:
+                env = lake_settings(server, root, f"{path.stem}_{chunk_mib}".replace("-", "_"))
+                if args.memory_limit:
+                    env["ARASTANCE_WAREHOUSE_MEMORY_LIMIT"] = args.memory_limit
                 try:
-                    r = copy_in_child(server, root, path, args.memory_limit, chunk_mib * 2**20)
+                    r = copy_in_child(env, root, path, chunk_mib * 2**20)
                 except RuntimeError as exc:
                     print(f"{claims:>6,} claims, {chunk_mib:,} MiB a statement: failed: {str(exc).splitlines()[-1]}")
                     continue
