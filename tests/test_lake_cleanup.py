@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 from helpers_lake import lake_env, postgres  # noqa: F401 - the fixtures
+from helpers_postgres import NO_SERVER, PostgresServer, temporary_postgres
 from typer.testing import CliRunner
 
 from arastance.cli import app
@@ -31,6 +33,12 @@ def _parquet_files(lake_env: dict[str, str]) -> set[Path]:
     return set(Path(lake_env["ARASTANCE_WAREHOUSE_DATA_PATH"]).rglob("*.parquet"))
 
 
+def _age_snapshots(wh: Warehouse) -> None:
+    """Move every snapshot of the lake ten days back, as ten quiet days would."""
+    wh.con.execute("CALL postgres_execute('lake_lock', "
+                   "'UPDATE ducklake_snapshot SET snapshot_time = snapshot_time - interval ''10 days''')")
+
+
 @pytest.fixture
 def aged_lake(lake_env: dict[str, str]) -> dict[str, set[Path]]:
     """A lake whose data files are: one of rows all deleted ten days ago (only old snapshots read it),
@@ -42,8 +50,7 @@ def aged_lake(lake_env: dict[str, str]) -> dict[str, set[Path]]:
         wh.insert_rows("sources", _sources("kept", 300))
         current = _parquet_files(lake_env) - deleted
         wh.execute("DELETE FROM sources WHERE source_id LIKE 'gone%'")
-        wh.con.execute("CALL postgres_execute('lake_lock', "
-                       "'UPDATE ducklake_snapshot SET snapshot_time = snapshot_time - interval ''10 days''')")
+        _age_snapshots(wh)
     folder = next(iter(current)).parent
     killed, killed_now = folder / "ducklake-killed-copy.parquet", folder / "ducklake-being-written.parquet"
     killed.write_bytes(next(iter(deleted)).read_bytes())
@@ -86,9 +93,50 @@ def test_a_cleanup_deletes_the_files_nobody_reads_and_the_tables_read_as_before(
         wh.insert_rows("sources", _sources("after", 2))  # the lake goes on taking writes
     assert len(_rows()) == 302
     again = runner.invoke(app, ["warehouse", "clean-lake"])
-    # the snapshot that was current at the first cleanup (ten days old too) goes now; no file was freed since
-    assert again.exit_code == 0 and "expired 1 snapshot(s)" in again.output and "deleted 0 file(s)" in again.output
+    # the snapshot current until the insert is kept, however old: a reader may have begun on it
+    assert again.exit_code == 0 and "expired 0 snapshot(s)" in again.output and "deleted 0 file(s)" in again.output
     assert _parquet_files(lake_env) == left
+
+
+def test_a_reader_on_the_snapshot_current_until_a_moment_ago_reads_on(lake_env: dict[str, str]) -> None:
+    # it was: that snapshot, made ten days ago (the lake was quiet since), was expired as "older than 7
+    # days" though it was current a minute earlier, and the reader's second query met a deleted file
+    with open_warehouse() as wh:
+        wh.insert_rows("sources", _sources("s", 300))
+        _age_snapshots(wh)
+    with open_warehouse(read_only=True) as reader:
+        reader.con.execute("BEGIN TRANSACTION")  # a long export: it reads the snapshot current now
+        assert reader.scalar("SELECT count(*) FROM sources WHERE name = 'مصدر' AND source_id < 's2'") == 112
+        with open_warehouse() as wh:
+            wh.execute("UPDATE sources SET name = 'مصدر آخر'")  # a load rewrites the rows: a new file
+            done = clean_lake(wh, 7)
+        assert done.old_files == []
+        assert reader.scalar("SELECT count(*) FROM sources WHERE name = 'مصدر' AND source_id >= 's2'") == 188
+        reader.con.execute("COMMIT")
+
+
+def test_files_under_the_data_path_that_are_not_the_lakes_own_are_kept(
+        postgres: PostgresServer, lake_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: DuckLake's orphan deletion took every Parquet file under the data path that the catalog
+    # did not list: a backup kept there, and the live data of a second lake whose data path lies inside
+    data_path = Path(lake_env["ARASTANCE_WAREHOUSE_DATA_PATH"])
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", postgres.create_database(f"staging_{uuid.uuid4().hex[:12]}"))
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", str(data_path / "staging"))
+    with open_warehouse() as staging:
+        staging.insert_rows("sources", _sources("staged", 300))
+    backup = data_path / "backup" / "claims_export.parquet"
+    backup.parent.mkdir(parents=True)
+    backup.write_bytes(next(data_path.rglob("*.parquet")).read_bytes())
+    others = set(data_path.rglob("*.parquet"))
+    two_hours_ago = time.time() - 7200
+    for path in others:
+        os.utime(path, (two_hours_ago, two_hours_ago))
+    for name, value in lake_env.items():
+        monkeypatch.setenv(name, value)
+    with open_warehouse() as wh:
+        wh.insert_rows("sources", _sources("s", 300))
+        assert clean_lake(wh, 7).unreferenced_files == []
+    assert others <= set(data_path.rglob("*.parquet"))
 
 
 def test_snapshots_younger_than_the_days_kept_stay_readable(lake_env: dict[str, str]) -> None:
@@ -115,3 +163,29 @@ def test_a_duckdb_warehouse_is_refused_in_one_line(tmp_path: Path, monkeypatch: 
     done = runner.invoke(app, ["warehouse", "clean-lake"])
     assert done.exit_code == 2
     assert done.output.startswith("error: clean-lake cleans the configured DuckLake") and "keeps no old files" in done.output
+
+
+def test_a_catalog_holding_no_lake_is_refused_and_given_none(postgres: PostgresServer, lake_env: dict[str, str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: the command opened the lake as a writer, which made a lake there (28 tables), dry run or not
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", postgres.create_database(f"empty_{uuid.uuid4().hex[:12]}"))
+    for _ in range(2):  # the second run finds no lake either
+        done = runner.invoke(app, ["warehouse", "clean-lake", "--dry-run"])
+        assert done.exit_code == 2 and "cannot attach the DuckLake warehouse" in done.output, done.output
+
+
+def test_a_catalog_lost_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: a 54-line traceback, in which the ROLLBACK's own error replaced the first one
+    with temporary_postgres("arastance-lost-") as server:  # a server of its own, to stop
+        if server is None:
+            pytest.skip(NO_SERVER)
+        monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "ducklake")
+        monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", server.create_database("lake"))
+        monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", str(tmp_path / "lake"))
+        with open_warehouse() as wh:
+            wh.insert_rows("sources", _sources("s", 300))
+            server.stop()  # a restart, a network cut
+            with pytest.raises(WarehouseError) as lost:
+                clean_lake(wh, 7)
+    assert str(lost.value).startswith(f"cleaning {wh.location} failed: ") and "\n" not in str(lost.value)
+    assert str(lost.value).endswith("; what it had not deleted yet is kept")

@@ -68,6 +68,12 @@ def test_a_file_of_another_format_is_refused_in_one_line_and_left_unchanged(
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # no published copy, no write-ahead log
 
 
+def test_an_in_memory_warehouse_still_opens() -> None:
+    with Warehouse(":memory:", publish=False) as wh:
+        wh.con.execute("CREATE TABLE t AS SELECT 1 AS a")
+        assert wh.scalar("SELECT a FROM t") == 1
+
+
 def test_a_duckdb_file_and_a_new_path_still_open(tmp_path: Path) -> None:
     for path in (tmp_path / "new.csv", tmp_path / "new.duckdb"):  # a new file is DuckDB's, whatever its name
         with Warehouse(path, publish=False) as wh:

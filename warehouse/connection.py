@@ -98,7 +98,7 @@ def _refuse_other_format(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """
     kind, file = con.execute("SELECT type, path FROM duckdb_databases() WHERE database_name = current_database()"
                              ).fetchone()
-    if kind == "duckdb" and file is not None:
+    if kind == "duckdb" and (file is not None or str(path) == ":memory:"):  # an in-memory warehouse, asked for
         return
     con.close()
     raise _not_a_database(path, f"a {kind} database" if kind != "duckdb" else _DATA_FILE)

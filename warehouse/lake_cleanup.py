@@ -1,5 +1,5 @@
-"""Freeing a DuckLake's storage: old snapshots expired, the files only they used deleted, and files no
-snapshot ever used (a copy or load killed before its commit) deleted.
+"""Freeing a DuckLake's storage: old snapshots expired, the files only they used deleted, and the lake's
+own files that no snapshot ever used (a copy or load killed before its commit) deleted.
 
 A DuckLake never deletes a data file by itself: every snapshot stays readable (time travel), so a
 lake's data path only grows, by each rewrite of a row and each write that was killed. A DuckDB
@@ -7,18 +7,27 @@ warehouse file has no such files (its free blocks are reused).
 
 The cleanup holds the catalog's write lock: every writer of this project writes its Parquet files
 while holding it (:meth:`warehouse.ducklake.DuckLakeWarehouse.exclusive`), so a file not in the
-catalog then is one no writer will commit. Snapshots are kept at least a day, so that a reader that
-began on one of them (a long export) never meets a deleted file; an unreferenced file is kept for an
-hour after it was last written, in case a writer from outside the project writes the lake.
+catalog then is one no writer will commit. What a reader may still read is kept: every snapshot of
+the days kept, and the one that was current when they began (a reader that began on it, however
+old it is, may still be reading its files). An unreferenced file is one of the lake's own only by its
+name (``ducklake-*.parquet``) in a table's folder: DuckLake's own orphan deletion took every Parquet
+file under the data path that its catalog did not list, a backup there or a second lake's data
+included. It is kept for an hour after it was last written, in case a writer from outside the
+project writes the lake, and it is deleted on a local data path only.
 """
 
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
-from warehouse.connection import Warehouse, WarehouseError
+import duckdb
+
+from warehouse.connection import Warehouse, WarehouseError, one_line
+from warehouse.sql import load_sql
 
 #: Unreferenced files younger than this are kept: a writer outside the project may still commit them.
 ORPHAN_AGE = timedelta(hours=1)
@@ -36,8 +45,9 @@ class LakeCleanup:
 
 
 def clean_lake(lake: Warehouse, keep_days: int, *, dry_run: bool = False) -> LakeCleanup:
-    """Expire the snapshots of ``lake`` older than ``keep_days`` days and delete the files only they
-    used, and the unreferenced files older than :data:`ORPHAN_AGE`; a dry run deletes nothing.
+    """Expire the snapshots of ``lake`` that no reader of the last ``keep_days`` days can be on, and
+    delete the files only they used and the lake's own unreferenced files older than
+    :data:`ORPHAN_AGE`; a dry run deletes nothing.
 
     The expiry runs in a transaction whose listing of the files it frees is what a dry run reports
     (rolled back) and what a cleanup deletes (committed, then deleted): the files are sized before
@@ -50,31 +60,53 @@ def clean_lake(lake: Warehouse, keep_days: int, *, dry_run: bool = False) -> Lak
         raise WarehouseError(f"keep_days {keep_days} is below 1: a reader that began on a snapshot of the last day "
                              "could meet a deleted file")
     now = datetime.now(timezone.utc)
-    expire_before, orphans_before = _timestamp(now - timedelta(days=keep_days)), _timestamp(now - ORPHAN_AGE)
-    with lake.exclusive():  # type: ignore[attr-defined]  # a DuckLakeWarehouse, checked above
-        lake.con.execute("BEGIN TRANSACTION")
-        try:
-            expired = lake.query(f"CALL ducklake_expire_snapshots('lake', older_than => {expire_before})")
-            old = _paths(lake, "CALL ducklake_cleanup_old_files('lake', dry_run => true, cleanup_all => true)")
-            unreferenced = _paths(lake, "CALL ducklake_delete_orphaned_files('lake', dry_run => true, "
-                                        f"older_than => {orphans_before})")
-        except BaseException:
+    try:
+        with lake.exclusive():  # type: ignore[attr-defined]  # a DuckLakeWarehouse, checked above
+            expired, old, unreferenced = _expire(lake, now - timedelta(days=keep_days), now - ORPHAN_AGE, dry_run)
+            freed = _sizes(old + unreferenced)
+            if not dry_run:
+                old = _paths(lake, "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)")
+                for path in unreferenced:
+                    with suppress(FileNotFoundError):  # gone since it was listed: nothing to free
+                        os.unlink(path)
+    except duckdb.Error as exc:  # a catalog that went away: one line, as every warehouse error
+        raise WarehouseError(f"cleaning {lake.location} failed: {one_line(exc)}; what it had not deleted "
+                             "yet is kept") from exc
+    return LakeCleanup(expired, old, unreferenced, freed, dry_run)
+
+
+def _expire(lake: Warehouse, cutoff: datetime, orphans_before: datetime, dry_run: bool
+            ) -> tuple[int, list[str], list[str]]:
+    """Expire, in a transaction committed unless ``dry_run``, the snapshots older than the newest one
+    made before ``cutoff`` (that one was current at the cutoff); return how many, and the files that
+    frees and the lake's own unreferenced files, listed from inside the transaction."""
+    lake.con.execute("BEGIN TRANSACTION")
+    try:
+        current_at_cutoff = lake.scalar("SELECT max(snapshot_time) FROM ducklake_snapshots('lake') "
+                                        "WHERE snapshot_time < $cutoff", {"cutoff": cutoff})
+        expired = 0 if current_at_cutoff is None else len(lake.query(
+            "CALL ducklake_expire_snapshots('lake', older_than => $before)", {"before": current_at_cutoff}))
+        old = _paths(lake, "CALL ducklake_cleanup_old_files('lake', dry_run => true, cleanup_all => true)")
+        unreferenced = _own_files(lake, _paths(lake, "CALL ducklake_delete_orphaned_files('lake', dry_run => true, "
+                                                     "older_than => $before)", {"before": orphans_before}))
+    except BaseException:
+        with suppress(duckdb.Error):  # a lost catalog rolled it back already
             lake.con.execute("ROLLBACK")
-            raise
-        lake.con.execute("ROLLBACK" if dry_run else "COMMIT")
-        freed = _sizes(old + unreferenced)
-        if not dry_run:
-            old = _paths(lake, "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)")
-            unreferenced = _paths(lake, f"CALL ducklake_delete_orphaned_files('lake', older_than => {orphans_before})")
-    return LakeCleanup(len(expired), old, unreferenced, freed, dry_run)
+        raise
+    lake.con.execute("ROLLBACK" if dry_run else "COMMIT")
+    return expired, old, unreferenced
 
 
-def _timestamp(moment: datetime) -> str:
-    return f"TIMESTAMPTZ '{moment.isoformat()}'"
+def _own_files(lake: Warehouse, paths: list[str]) -> list[str]:
+    """Those of ``paths`` that are the lake's own data files, on a local data path: named as DuckLake
+    names them, in a folder of one of the lake's tables."""
+    folders = {os.path.normpath(row["folder"]) for row in lake.query(load_sql("lake_table_folders"))}
+    return [p for p in paths if "://" not in p and Path(p).name.startswith("ducklake-") and Path(p).suffix == ".parquet"
+            and os.path.dirname(os.path.normpath(p)) in folders]
 
 
-def _paths(lake: Warehouse, call: str) -> list[str]:
-    return [row["path"] for row in lake.query(call)]
+def _paths(lake: Warehouse, call: str, params: dict[str, object] | None = None) -> list[str]:
+    return [row["path"] for row in lake.query(call, params)]
 
 
 def _sizes(paths: list[str]) -> int:

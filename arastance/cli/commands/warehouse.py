@@ -115,8 +115,9 @@ def clean_lake_command(
     keep_days: int = typer.Option(7, "--keep-days", min=1, help="keep every snapshot of the last KEEP_DAYS days"),
     dry_run: bool = typer.Option(False, "--dry-run", help="say what would be expired and deleted; change nothing"),
 ) -> None:
-    """Free a DuckLake's storage: expire snapshots older than --keep-days, delete the files only they used,
-    and the files no snapshot uses (a copy or load killed before its commit) older than an hour.
+    """Free a DuckLake's storage: expire snapshots older than the one current --keep-days ago, delete the
+    files only they used, and the lake's own files no snapshot uses (a copy or load killed before its
+    commit) older than an hour.
 
     Holds the lake's write lock meanwhile; the tables read as before, but time travel to an expired
     snapshot ends.
@@ -126,6 +127,7 @@ def clean_lake_command(
         fail(f"clean-lake cleans the configured DuckLake, and warehouse_backend (ARASTANCE_WAREHOUSE_BACKEND) is "
              f"{s.warehouse_backend!r}: a DuckDB warehouse file keeps no old files (DuckDB reuses its free blocks)")
     try:
+        open_warehouse(s.warehouse, read_only=True).close()  # a catalog without a lake is refused, not given one
         with open_warehouse(s.warehouse, migrate=False) as lake:
             done = clean_lake(lake, keep_days, dry_run=dry_run)
     except WarehouseError as exc:
