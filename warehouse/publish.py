@@ -53,6 +53,13 @@ def published_path(primary: str | Path) -> Path:
     return primary.parent / PUBLISHED_DIR / primary.name
 
 
+def warehouse_files(primary: str | Path) -> list[Path]:
+    """The files a DuckDB warehouse ``primary`` lives in: the writer's file, its published copy, and
+    each one's write-ahead log (which commands must never write over)."""
+    files = [Path(primary), published_path(primary)]
+    return [*files, *(f.with_name(f"{f.name}.wal") for f in files)]
+
+
 def _partial_prefix(target: Path) -> str:
     """The name of a copy of ``target`` being written beside it, up to mkstemp's random part and ``.tmp``."""
     return hidden_beside(target, ".", reserve=_RANDOM_PART).name

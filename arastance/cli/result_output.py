@@ -12,16 +12,14 @@ import base64
 import csv
 import json
 import math
-import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from enum import Enum
 from pathlib import Path
-from secrets import token_hex
 from typing import IO, Any
 from uuid import UUID
 
@@ -30,6 +28,7 @@ import pyarrow.parquet as pq
 from rich.console import Console
 from rich.table import Table
 
+from arastance.cli.output_file import replacing
 from arastance.cli.shown_text import LiteralConsole, json_visible, shown, visible
 
 _BATCH = 500  # rows per fetch; ten thousand article texts were 120 MB of Python strings
@@ -271,24 +270,6 @@ def write_parquet(rel: duckdb.DuckDBPyRelation, path: Path) -> int:
     return pq.read_metadata(path).num_rows
 
 
-@contextmanager
-def _replacing(out: Path) -> Iterator[Path]:
-    """A file beside ``out`` that becomes ``out`` only once written whole: a query that fails part-way
-    (a row that cannot be converted, an error raised by the query itself) leaves an earlier ``out`` as it was.
-
-    Its name is short and random: ``.<out's name>.partial`` was 9 bytes longer than ``out``, so an
-    ``out`` near the file system's 255-byte limit was refused, naming a file the user never gave.
-    The writers create it as they would ``out``, with the permissions a new file gets.
-    """
-    partial = out.with_name(f".arastance-{token_hex(6)}.partial")
-    try:
-        yield partial
-        os.replace(partial, out)
-    finally:
-        with suppress(OSError):  # a read-only directory refuses even this; its error would hide the first
-            partial.unlink(missing_ok=True)
-
-
 def write_result(
     rel: duckdb.DuckDBPyRelation, fmt: ResultFormat, *, out: Path | None = None, stdout: IO[str] | None = None
 ) -> int:
@@ -298,7 +279,7 @@ def write_result(
         raise ValueError("--format parquet writes a binary file: give it --out FILE")
     writers = {ResultFormat.csv: write_csv, ResultFormat.json: write_json_lines, ResultFormat.table: write_plain_table}
     if out is not None:
-        with _replacing(out) as partial:
+        with replacing(out) as partial:
             if fmt is ResultFormat.parquet:
                 return write_parquet(rel, partial)
             with open(partial, "w", encoding="utf-8", newline="") as fh:

@@ -15,6 +15,7 @@ import typer
 
 from arastance.base.input_paths import not_a_file
 from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.output_file import output_file_refusal, replacing
 from arastance.config.search import SearchSettings
 from tasks.search.base import DateWindow, SearchError
 from warehouse import WarehouseError, open_report, open_warehouse
@@ -83,6 +84,8 @@ def compare(
     for name in backend or []:
         if name not in BACKENDS:
             fail(f"--backend {name!r} is not one of {', '.join(BACKENDS)}")
+    if out is not None and (refusal := output_file_refusal("--out", out, s)):
+        fail(refusal)
     try:
         with open_warehouse(s.warehouse, read_only=True) as wh:
             hits, queries, cached, dates = stored_hits(wh), claim_queries(wh), cache_keys(wh), article_dates(wh)
@@ -97,7 +100,8 @@ def compare(
     print_table(rows, title=f"Backends on the same {n_claims} claim(s)")
     print_table(overlap, title="Overlap of kept documents")
     if out is not None:
-        out.write_text(markdown_report(rows, overlap, n_claims), encoding="utf-8")
+        with replacing(out) as partial:  # a report cut short by a full disk leaves an earlier one as it was
+            partial.write_text(markdown_report(rows, overlap, n_claims), encoding="utf-8")
         console.print(f"report written to {out}")
 
 

@@ -5,13 +5,13 @@ from pathlib import Path
 import duckdb
 import typer
 
-from arastance.base.input_paths import blocked_directory
 from arastance.cli.common import err_console, fail, print_table, settings
+from arastance.cli.output_file import output_file_refusal
 from arastance.cli.result_output import (ResultFormat, SpillError, UnwritableValueError, prepare_output, query_error,
                                          write_result)
 from arastance.cli.shown_text import shown
 from tasks.claim_load.rekey import rekey_claims
-from warehouse import Warehouse, WarehouseError, open_published, open_warehouse
+from warehouse import WarehouseError, open_published, open_warehouse
 from warehouse.connection import create_aside
 from warehouse.lake_cleanup import clean_lake
 from warehouse.lake_copy import copy_to_lake, open_source
@@ -137,6 +137,7 @@ def clean_lake_command(
           f"{len(done.old_files):,} file(s) only they used and {len(done.unreferenced_files):,} file(s) no snapshot "
           f"uses, {done.bytes / 1e6:,.1f} MB on {lake.location}")
 
+
 def sql(
     statement: str = typer.Argument(..., help="SQL to run, e.g. \"SELECT * FROM v_source_stats\""),
     fmt: ResultFormat = typer.Option(
@@ -156,11 +157,8 @@ def sql(
         fail("--allow-drop only applies with --write (the default reads a read-only copy)")
     if fmt is ResultFormat.parquet and out is None:
         fail("--format parquet writes a binary file: give it --out FILE")
-    if out is not None and not out.parent.is_dir():  # the nearest one in the way, e.g. a file two levels up
-        blocked = blocked_directory(out.parent)
-        fail(f"--out {out}: {blocked[0]} {blocked[1]}" if blocked else f"--out {out}: {out.parent} does not exist")
-    if out is not None and out.is_dir():
-        fail(f"--out {out} is a directory; give a file name")
+    if out is not None and (refusal := output_file_refusal("--out", out, s)):
+        fail(refusal)
     try:
         wh = open_warehouse(s.warehouse, migrate=True) if write else open_published(s.warehouse)
     except WarehouseError as exc:

@@ -1,0 +1,93 @@
+"""A command's result is never written over the warehouse, a database or something that is no file.
+
+``arastance sql … -o <data_dir>/warehouse.duckdb`` replaced the warehouse with a 4-byte CSV (with
+``--write``, the readers' copy was then published from it too), ``retrieve compare --out`` truncated
+the warehouse to a Markdown report, and a FIFO named as the file blocked either command for ever.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from arastance.cli import app
+from arastance.config import load_settings
+from warehouse import open_warehouse
+from warehouse.publish import published_path
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def warehouse() -> Path:
+    """The configured warehouse, with a source stored and its readers' copy published."""
+    path = load_settings().warehouse
+    with open_warehouse(path) as wh:
+        wh.insert_rows("sources", [{"source_id": "a.example", "name": "مصدر", "kind": "news"}])
+    return path
+
+
+def _refused(args: list[str], message: str) -> None:
+    done = runner.invoke(app, args)
+    assert done.exit_code == 2, done.output
+    assert message in done.output.replace("\n", ""), done.output
+
+
+@pytest.mark.parametrize("command", [["sql", "SELECT 1 AS a", "-f", "csv"], ["sql", "--write", "SELECT 1 AS a"],
+                                     ["retrieve", "compare"]], ids=["sql", "sql --write", "retrieve compare"])
+@pytest.mark.parametrize("target", ["writer's file", "published copy", "write-ahead log"])
+def test_no_file_of_the_warehouse_is_written_over(warehouse: Path, command: list[str], target: str) -> None:
+    out = {"writer's file": warehouse, "published copy": published_path(warehouse),
+           "write-ahead log": warehouse.with_name(f"{warehouse.name}.wal")}[target]
+    files = {p: p.read_bytes() for p in (warehouse, published_path(warehouse))}
+    _refused([*command, "--out", str(out)], f"--out {out} is a file of the warehouse {warehouse}")
+    assert {p: p.read_bytes() for p in files} == files
+    assert not warehouse.with_name(f"{warehouse.name}.wal").exists()  # no log for DuckDB to replay a result from
+    with open_warehouse(warehouse, read_only=True) as wh:
+        assert wh.scalar("SELECT count(*) FROM sources") == 1
+
+
+def test_a_link_to_the_warehouse_is_the_warehouse(warehouse: Path, tmp_path: Path) -> None:
+    link = tmp_path / "result.csv"
+    link.symlink_to(warehouse)
+    _refused(["sql", "SELECT 1 AS a", "-f", "csv", "--out", str(link)], "is a file of the warehouse")
+
+
+def test_another_duckdb_database_is_not_replaced(warehouse: Path, tmp_path: Path) -> None:
+    other = tmp_path / "benchmark.duckdb"
+    with duckdb.connect(str(other)) as con:
+        con.execute("CREATE TABLE t AS SELECT 42 AS answer")
+    before = other.read_bytes()
+    _refused(["sql", "SELECT 1 AS a", "-f", "csv", "--out", str(other)], f"--out {other} is a DuckDB database")
+    assert other.read_bytes() == before
+
+
+def test_a_fifo_is_refused_rather_than_waited_on(warehouse: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for command in (["sql", "SELECT 1 AS a", "-f", "csv"], ["retrieve", "compare"]):
+        _refused([*command, "--out", str(fifo)], f"--out {fifo} is not a regular file (a FIFO or a device")
+
+
+def test_a_file_in_the_lakes_data_path_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lake = tmp_path / "lake"
+    (lake / "main" / "claims").mkdir(parents=True)
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "ducklake")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", "postgres:dbname=lake host=127.0.0.1 port=1")
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", str(lake))
+    out = lake / "main" / "claims" / "ducklake-0001.parquet"
+    _refused(["sql", "SELECT 1 AS a", "-f", "parquet", "--out", str(out)],
+             f"--out {out} lies in the DuckLake's data path {lake}")
+    assert not out.exists()
+
+
+def test_an_ordinary_file_is_still_replaced_whole(warehouse: Path, tmp_path: Path) -> None:
+    out = tmp_path / "result.csv"
+    out.write_text("an earlier result\n", encoding="utf-8")
+    done = runner.invoke(app, ["sql", "SELECT source_id FROM sources", "-f", "csv", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    assert out.read_text(encoding="utf-8") == "source_id\na.example\n"
