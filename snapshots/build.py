@@ -23,6 +23,8 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
+from arastance.base.input_paths import blocked_directory
+from arastance.base.whole_files import foreign_files
 from arastance.logging import get_logger
 from snapshots.archive_emulator import INDEX_FILE as ARCHIVE_INDEX_FILE
 from snapshots.archive_index import archive_captures
@@ -112,16 +114,32 @@ CHOOSE_ANOTHER = "choose a new or empty directory"
 
 
 def check_replaceable(out_dir: Path, advice: str = CHOOSE_ANOTHER) -> None:
-    """Refuse an ``out_dir`` that a build would wrongly delete: a file, or a directory with files but no
-    finished build's marker (``--out .`` or the data directory must never be wiped). ``advice`` ends the
-    message: what the command that chose ``out_dir`` lets its user do about it."""
-    if not out_dir.exists():
-        return
-    if not out_dir.is_dir():
-        raise SnapshotDirError(f"{out_dir} is a file; snapshots need a directory; {advice}")
-    if any(out_dir.iterdir()) and not (out_dir / COMPLETE_MARKER).is_file():
+    """Refuse an ``out_dir`` that a build would wrongly delete or wrongly make: something other than a
+    directory there or above it (a file; a symbolic link to nothing, whose target a build made, with every
+    directory up to it), or a directory with files but no finished build's marker (``--out .`` or the data
+    directory must never be wiped). ``advice`` ends the message: what the command that chose ``out_dir``
+    lets its user do about it."""
+    blocked = blocked_directory(out_dir)
+    if blocked is not None:
+        where, blocker = blocked
+        named = where if where == out_dir else f"{out_dir}: {where}"  # ``out/sub`` under a link to nothing
+        raise SnapshotDirError(f"{named} {blocker}; {advice}")
+    if foreign_files(out_dir, _is_build):
         raise SnapshotDirError(f"{out_dir} holds files that are not a snapshot build (it has no {COMPLETE_MARKER}); "
                                f"{advice}")
+
+
+def _is_build(directory: Path) -> bool:
+    """Whether ``directory`` holds a finished build: the marker is written last, into the staging directory."""
+    return (directory / COMPLETE_MARKER).is_file()
+
+
+def _target(out_dir: Path, advice: str) -> Path:
+    """``out_dir`` with its links followed (``.`` has no name to put the staging directory beside), once
+    :func:`check_replaceable` took it as given: resolved first, a symbolic link to nothing named its target,
+    where a build then made every missing directory."""
+    check_replaceable(Path(out_dir), advice)
+    return Path(out_dir).resolve()
 
 
 @contextmanager
@@ -145,7 +163,7 @@ def build_snapshots(out_dir: Path, world: World | None = None) -> BuildSummary:
     interrupted build leaves the earlier one whole, and ``out_dir`` only ever holds finished builds
     (which is what lets :func:`check_replaceable` tell them from anything else).
     """
-    out_dir = Path(out_dir).resolve()  # ``.`` has no name to put the staging directory beside
+    out_dir = _target(out_dir, CHOOSE_ANOTHER)
     with _building(out_dir):
         return _build(out_dir, world or build_world(), CHOOSE_ANOTHER)
 
@@ -231,7 +249,7 @@ def ensure_snapshots(out_dir: Path, advice: str = CHOOSE_ANOTHER) -> Path:
     of the same world finds it done and does not build it again.
     """
     world = build_world()
-    out_dir = Path(out_dir).resolve()
+    out_dir = _target(out_dir, advice)
     if not _is_current(out_dir, world):
         with _building(out_dir):
             if not _is_current(out_dir, world):

@@ -11,6 +11,11 @@ disagree with the old manifest rather than a manifest vouching for them. A faile
 the target as it was. Each file is on the disk (fsync) before it takes its name: after a power
 loss a file renamed while its data was still in the page cache could be found empty or cut short
 under the name a later run trusts.
+
+Only files of an earlier version are replaced: a directory that holds files of the same names but
+no mark that a write of ours left there (a manifest, a marker written last) holds someone else's
+(the AraStance release that ``datasets download`` fetched, a saved model, the data directory), and
+:func:`foreign_files` names them so that the writer can refuse instead of losing them.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -37,6 +42,15 @@ def written_whole(directory: Path, last: Sequence[str] = ()) -> Iterator[Path]:
             os.replace(partial / name, directory / name)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
+
+
+def foreign_files(directory: Path, ours: Callable[[Path], bool], names: Collection[str] | None = None) -> list[str]:
+    """The entries of ``directory`` that a write there would replace (those named in ``names``; every one
+    where None, for a write that replaces the directory whole), sorted, where ``ours(directory)`` finds no
+    mark of an earlier write of ours; empty where the directory is missing, is ours, or holds none of them."""
+    if not os.path.isdir(directory) or ours(directory):
+        return []
+    return sorted(entry.name for entry in directory.iterdir() if names is None or entry.name in names)
 
 
 def _sync(path: Path) -> None:

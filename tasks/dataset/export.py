@@ -16,7 +16,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, Literal
 
-from arastance.base.whole_files import written_whole
+from arastance.base.whole_files import foreign_files, written_whole
 from arastance.logging import get_logger
 from tasks.dataset.arastance_format import (
     ClaimRecord,
@@ -34,6 +34,8 @@ log = get_logger(__name__)
 Format = Literal["jsonl", "parquet"]
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "arastance-jsonl"
+#: The files an export writes besides its manifest: two per split.
+SPLIT_FILES = tuple(f"{split}.{ext}" for split in SPLITS for ext in ("jsonl", "parquet"))
 
 
 def _claim_records(rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, ClaimRecord]]:
@@ -86,9 +88,34 @@ def _write_split(partial: Path, split: str, records: Iterable[ClaimRecord]) -> t
     return files.claims, files.pairs
 
 
+class ForeignFilesError(FileExistsError):
+    """The output directory holds files of an export's names that no export wrote; a FileExistsError, so
+    that a command ends on it with one line naming them, as on any path the system refuses."""
+
+
+def _exported_here(directory: Path) -> bool:
+    """Whether ``directory`` holds the manifest of an export of ours (one that cannot be read is no proof)."""
+    try:
+        return _manifest(directory) is not None
+    except DatasetFileError:
+        return False
+
+
+def _check_no_foreign_files(out_dir: Path) -> None:
+    """Refuse an ``out_dir`` whose files of an export's names no export wrote (no manifest of ours there).
+    It was: the AraStance release that ``datasets download`` fetched was replaced, its dev and test files
+    by empty ones, and so was a saved model's ``manifest.json``."""
+    held = foreign_files(out_dir, _exported_here, (*SPLIT_FILES, MANIFEST))
+    if held:
+        raise ForeignFilesError(f"{out_dir} holds files that no dataset export wrote ({', '.join(held)}; it has no "
+                                f"{MANIFEST} of an export); export to another directory (--out), or move them away")
+
+
 def _write_splits(runs: Iterable[tuple[str, Iterable[ClaimRecord]]], out_dir: Path) -> ExportSummary:
     """:func:`write_dataset` for runs of records per split in any split order; a split with no run is
-    written empty (a copy that lacks it is then told from an export that had none)."""
+    written empty (a copy that lacks it is then told from an export that had none). Files of the same
+    names that an export did not write are refused (:func:`_check_no_foreign_files`)."""
+    _check_no_foreign_files(out_dir)
     counts: dict[str, tuple[int, int]] = {}
     with written_whole(out_dir, last=(MANIFEST,)) as partial:
         for split, records in runs:
@@ -99,17 +126,16 @@ def _write_splits(runs: Iterable[tuple[str, Iterable[ClaimRecord]]], out_dir: Pa
         for split in SPLITS:
             if split not in counts:
                 counts[split] = _write_split(partial, split, ())
-        names = [f"{split}.{ext}" for split in SPLITS for ext in ("jsonl", "parquet")]
         claims = {split: counts[split][0] for split in SPLITS}
         pairs = {split: counts[split][1] for split in SPLITS}
         manifest = {
             "format": MANIFEST_FORMAT,
             "fields": ["id", "claim", "article", "article_title", "article_url", "stance"],
             "splits": {s: {"claims": claims[s], "pairs": pairs[s]} for s in SPLITS},
-            "files": {name: _sha256(partial / name) for name in names},
+            "files": {name: _sha256(partial / name) for name in SPLIT_FILES},
         }
         (partial / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return ExportSummary(out_dir, [out_dir / name for name in (*names, MANIFEST)], claims, pairs)
+    return ExportSummary(out_dir, [out_dir / name for name in (*SPLIT_FILES, MANIFEST)], claims, pairs)
 
 
 def verify_against_manifest(directory: Path, names: Sequence[str]) -> dict[str, Any] | None:
@@ -117,13 +143,10 @@ def verify_against_manifest(directory: Path, names: Sequence[str]) -> dict[str, 
     mixed with an earlier export, changed by hand, or missing from a copy); returns the manifest, or
     None for a directory with no manifest of ours (the AraStance release, a dataset of one's own),
     which is not checked."""
-    path = directory / MANIFEST
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (ValueError, OSError) as exc:
-        raise DatasetFileError(f"{path}: not a readable manifest ({exc}); export the dataset again") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+    manifest = _manifest(directory)
+    if manifest is None:
         return None
+    path = directory / MANIFEST
     listed = manifest.get("files") or {}
     for name in names:
         if not (directory / name).is_file():
@@ -135,6 +158,17 @@ def verify_against_manifest(directory: Path, names: Sequence[str]) -> dict[str, 
             raise DatasetFileError(f"{directory / name} {why} {path}: the export was cut short or changed; "
                                    "export it again")
     return manifest
+
+
+def _manifest(directory: Path) -> dict[str, Any] | None:
+    """The manifest of an export of ours in ``directory``, None where there is none (no ``manifest.json``,
+    or one of another format); one that cannot be read is a :class:`DatasetFileError`."""
+    path = directory / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (ValueError, OSError) as exc:
+        raise DatasetFileError(f"{path}: not a readable manifest ({exc}); export the dataset again") from None
+    return manifest if isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT else None
 
 
 def _verify_counts(
