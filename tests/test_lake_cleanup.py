@@ -8,17 +8,22 @@ in the catalog, as days would.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from helpers_lake import lake_env, postgres  # noqa: F401 - the fixtures
 from helpers_postgres import NO_SERVER, PostgresServer, temporary_postgres
+from helpers_prefect import PrefectServer, api_client, prefect_server
+from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, FlowFilter, FlowFilterName
 from typer.testing import CliRunner
 
 from arastance.cli import app
+from flows.clean_lake import clean_lake as clean_lake_flow
 from warehouse import Warehouse, WarehouseError, open_warehouse
 from warehouse.lake_cleanup import clean_lake
 
@@ -189,3 +194,32 @@ def test_a_catalog_lost_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPa
                 clean_lake(wh, 7)
     assert str(lost.value).startswith(f"cleaning {wh.location} failed: ") and "\n" not in str(lost.value)
     assert str(lost.value).endswith("; what it had not deleted yet is kept")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrefectServer]:
+    with prefect_server(tmp_path_factory.mktemp("prefect")) as running:
+        yield running
+
+
+def test_the_flow_cleans_the_lake_and_publishes_what_it_freed(aged_lake: dict[str, set[Path]],
+                                                               lake_env: dict[str, str], server: PrefectServer) -> None:
+    with api_client(server) as client:
+        done = clean_lake_flow(keep_days=7)
+        [run] = client.read_flow_runs(flow_filter=FlowFilter(name=FlowFilterName(any_=["clean_lake"])))
+        published = {a.key: a.data for a in client.read_artifacts(
+            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])))}
+    assert (done["old_files"], done["unreferenced_files"]) == (1, 1) and not done["dry_run"]
+    assert _parquet_files(lake_env) == aged_lake["current"] | aged_lake["killed_now"]
+    rows = published["lake-cleanup"]
+    rows = json.loads(rows) if isinstance(rows, str) else rows
+    figures = {r["figure"]: r["value"] for r in rows}
+    assert figures["files only they used, deleted"] == 1 and figures["files no snapshot uses, deleted"] == 1
+    assert figures["snapshots expired"] == done["snapshots"] > 0
+
+
+def test_the_flow_on_a_duckdb_warehouse_fails_saying_there_is_nothing_to_clean(
+        server: PrefectServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "duckdb")
+    with api_client(server), pytest.raises(WarehouseError, match="a DuckDB warehouse file keeps no old files"):
+        clean_lake_flow(keep_days=7)

@@ -113,7 +113,7 @@ def test_every_flow_is_deployed_on_the_pool_with_its_schedules_and_triggers(depl
         spec = DEPLOYMENTS[name]
         assert dep.work_pool_name == POOL and dep.entrypoint == spec["entrypoint"]
         assert sorted(s.schedule.cron for s in dep.schedules) == sorted(s["cron"] for s in spec.get("schedules", []))
-        assert all(s.active for s in dep.schedules)
+        assert all(s.active == (name != "clean-lake-weekly") for s in dep.schedules)  # off until a lake is set
         assert {s.schedule.timezone for s in dep.schedules} <= {TIMEZONE}
         # the runs start in the project directory recorded at deploy time (or the worker's own)
         script = dep.pull_steps[0]["prefect.deployments.steps.run_shell_script"]["script"]
@@ -139,6 +139,7 @@ def test_every_flow_is_deployed_on_the_pool_with_its_schedules_and_triggers(depl
     assert deployments["train-weekly"].concurrency_options.collision_strategy == "CANCEL_NEW"
     assert crons["evaluate-weekly"] == ["0 5 * * 1"]  # Mondays, after the 03:00 training
     assert crons["sites-check-weekly"] == ["0 2 * * 0"]  # Sundays, before the week's crawls
+    assert crons["clean-lake-weekly"] == ["0 4 * * 0"]  # Sundays, between the site check and the Monday training
     assert deployments["pipeline"].schedules == [] and triggers["pipeline"] == []  # on demand
 
 

@@ -23,11 +23,15 @@ from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from warehouse.connection import Warehouse, WarehouseError, one_line
 from warehouse.sql import load_sql
+
+if TYPE_CHECKING:
+    from arastance.config import Settings
 
 #: Unreferenced files younger than this are kept: a writer outside the project may still commit them.
 ORPHAN_AGE = timedelta(hours=1)
@@ -37,11 +41,20 @@ ORPHAN_AGE = timedelta(hours=1)
 class LakeCleanup:
     """What a cleanup expired and deleted (or, in a dry run, would have)."""
 
+    location: str
+    keep_days: int
     snapshots: int
     old_files: list[str]
     unreferenced_files: list[str]
     bytes: int
     dry_run: bool
+
+    def summary(self) -> str:
+        """One line of what was done (or would be), for the command and the flow's log."""
+        verb = ("would expire", "would delete") if self.dry_run else ("expired", "deleted")
+        return (f"{verb[0]} {self.snapshots:,} snapshot(s) from before the last {self.keep_days} day(s); {verb[1]} "
+                f"{len(self.old_files):,} file(s) only they used and {len(self.unreferenced_files):,} file(s) no "
+                f"snapshot uses, {self.bytes / 1e6:,.1f} MB on {self.location}")
 
 
 def clean_lake(lake: Warehouse, keep_days: int, *, dry_run: bool = False) -> LakeCleanup:
@@ -72,7 +85,22 @@ def clean_lake(lake: Warehouse, keep_days: int, *, dry_run: bool = False) -> Lak
     except duckdb.Error as exc:  # a catalog that went away: one line, as every warehouse error
         raise WarehouseError(f"cleaning {lake.location} failed: {one_line(exc)}; what it had not deleted "
                              "yet is kept") from exc
-    return LakeCleanup(expired, old, unreferenced, freed, dry_run)
+    return LakeCleanup(lake.location, keep_days, expired, old, unreferenced, freed, dry_run)
+
+
+def clean_configured_lake(settings: Settings, keep_days: int, *, dry_run: bool = False) -> LakeCleanup:
+    """:func:`clean_lake` on the DuckLake the settings name (for the command and the flow). A catalog
+    database holding no lake is refused, not given one: opened as a writer first, it was made a lake
+    of 28 tables, even by a dry run."""
+    from warehouse import open_warehouse
+
+    if settings.warehouse_backend != "ducklake":
+        raise WarehouseError(f"clean-lake cleans the configured DuckLake, and warehouse_backend "
+                             f"(ARASTANCE_WAREHOUSE_BACKEND) is {settings.warehouse_backend!r}: a DuckDB warehouse "
+                             "file keeps no old files (DuckDB reuses its free blocks)")
+    open_warehouse(settings.warehouse, read_only=True).close()
+    with open_warehouse(settings.warehouse, migrate=False) as lake:
+        return clean_lake(lake, keep_days, dry_run=dry_run)
 
 
 def _expire(lake: Warehouse, cutoff: datetime, orphans_before: datetime, dry_run: bool

@@ -13,7 +13,7 @@ from arastance.cli.shown_text import shown
 from tasks.claim_load.rekey import rekey_claims
 from warehouse import WarehouseError, open_published, open_warehouse
 from warehouse.connection import create_aside
-from warehouse.lake_cleanup import clean_lake
+from warehouse.lake_cleanup import clean_configured_lake
 from warehouse.lake_copy import copy_to_lake, open_source
 from warehouse.migrate import apply_migrations, applied_versions
 from warehouse.schema_check import check_schema, run_guarded
@@ -122,20 +122,11 @@ def clean_lake_command(
     Holds the lake's write lock meanwhile; the tables read as before, but time travel to an expired
     snapshot ends.
     """
-    s = settings()
-    if s.warehouse_backend != "ducklake":
-        fail(f"clean-lake cleans the configured DuckLake, and warehouse_backend (ARASTANCE_WAREHOUSE_BACKEND) is "
-             f"{s.warehouse_backend!r}: a DuckDB warehouse file keeps no old files (DuckDB reuses its free blocks)")
     try:
-        open_warehouse(s.warehouse, read_only=True).close()  # a catalog without a lake is refused, not given one
-        with open_warehouse(s.warehouse, migrate=False) as lake:
-            done = clean_lake(lake, keep_days, dry_run=dry_run)
+        done = clean_configured_lake(settings(), keep_days, dry_run=dry_run)
     except WarehouseError as exc:
         fail(str(exc))
-    verb = ("would expire", "would delete") if done.dry_run else ("expired", "deleted")
-    print(f"{verb[0]} {done.snapshots:,} snapshot(s) older than {keep_days} day(s); {verb[1]} "
-          f"{len(done.old_files):,} file(s) only they used and {len(done.unreferenced_files):,} file(s) no snapshot "
-          f"uses, {done.bytes / 1e6:,.1f} MB on {lake.location}")
+    print(done.summary())
 
 
 def sql(
