@@ -138,6 +138,22 @@ def test_baly_malformed_claim_files(tmp_path: Path, mutate, message: str) -> Non
     assert "R-4.json" in str(err.value) and message in str(err.value)
 
 
+@pytest.mark.parametrize("value, message", [
+    ("1" * 5000, "JSON with an integer of more than 4,300 digits"),
+    ('"\\ud800"', "JSON with a lone UTF-16 surrogate \\ud800"),
+    ("[" * 100_000, "JSON nested too deep to read"),
+], ids=["long integer", "lone surrogate", "deep nesting"])
+def test_baly_claim_file_holding_what_json_cannot_keep_is_one_line_naming_it(
+        value: str, message: str, tmp_path: Path) -> None:
+    # it was: a traceback (a long integer is a ValueError, not a JSONDecodeError; deep nesting a RecursionError)
+    root = _baly_corpus(tmp_path)
+    path = root / "dataset" / "R-4.json"
+    path.write_text(f'{{"id": "R-4", "claim": "خبر", "extra": {value}}}', encoding="utf-8")
+    with pytest.raises(DatasetError) as err:
+        load_split("baly", root, "dev")
+    assert str(err.value).startswith(f"{path}: {message}")
+
+
 def test_baly_broken_json_and_fold_file(tmp_path: Path) -> None:
     root = _baly_corpus(tmp_path)
     (root / "dataset" / "R-4.json").write_text('{"id": "R-4",\n "claim": ', encoding="utf-8")

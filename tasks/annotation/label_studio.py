@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from arastance.base.jsonl import JsonValueError, parse_json
 from arastance.base.text_files import EncodingProblem, read_utf8
 from tasks.annotation.guidelines import guidelines_view, load_guidelines
 from tasks.annotation.prelabel import Prediction, label_studio_prediction
@@ -102,9 +103,11 @@ def parse_export(
     """
     annotator_map = annotator_map or {}
     try:
-        payload = json.loads(read_utf8(path))
+        payload = parse_json(read_utf8(path))
     except json.JSONDecodeError as exc:
         raise AnnotationFileError(str(path), [f"line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"]) from None
+    except JsonValueError as exc:
+        raise AnnotationFileError(str(path), [str(exc)]) from None
     except RecursionError:
         raise AnnotationFileError(str(path), ["JSON nested too deep to read"]) from None
     except EncodingProblem as exc:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arastance.base.input_paths import not_a_file
+from arastance.base.jsonl import JsonValueError, parse_json
 from arastance.base.text_files import read_utf8
 from tasks.stance.provenance import library_versions
 
@@ -104,11 +105,14 @@ def read_manifest(directory: Path, *, kind: str | None = None) -> dict[str, Any]
 
 def _parsed(path: Path) -> dict[str, Any]:
     """The JSON object in the manifest ``path``, or a :class:`ModelFormatError` naming it: not UTF-8, not
-    JSON, nested deeper than the parser goes (it was an uncaught ``RecursionError``), or not an object."""
+    JSON, nested deeper than the parser goes (it was an uncaught ``RecursionError``), holding a value
+    :func:`parse_json` refuses, or not an object."""
     try:
-        manifest = json.loads(read_utf8(path, ModelFormatError))
+        manifest = parse_json(read_utf8(path, ModelFormatError))
     except json.JSONDecodeError as exc:
         raise ModelFormatError(f"{path}, line {exc.lineno}: manifest is not valid JSON ({exc.msg})") from None
+    except JsonValueError as exc:
+        raise ModelFormatError(f"{path}: the manifest is {exc}; copy the model again or retrain it") from None
     except RecursionError:
         raise ModelFormatError(f"{path}: manifest is nested too deep to read; copy the model again or retrain it") from None
     if not isinstance(manifest, dict):  # valid JSON, but not what any save wrote (it was: AttributeError)

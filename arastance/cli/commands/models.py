@@ -10,6 +10,7 @@ from typing import get_args
 import typer
 
 from arastance.base.input_paths import not_a_file
+from arastance.base.jsonl import JsonValueError, parse_json
 from arastance.cli.common import console, fail, print_table, require_choice, settings
 from arastance.config.model import ModelSettings
 from tasks.stance.labels import Scheme
@@ -138,9 +139,10 @@ def _read_articles(path: Path) -> list[str]:
     """A JSON list of strings, or plain text with one article per line.
 
     Text that does not parse as JSON is read as lines, even when it opens with ``[`` as a headline tag
-    does ("[عاجل] وزارة الصحة تنفي…"). JSON that is not a list of strings is an error, and so is broken
-    JSON that opens as such a list does (``["``). Lines end at ``\\n`` alone: ``str.splitlines()`` also
-    ended them at U+2028 and other separators inside an article."""
+    does ("[عاجل] وزارة الصحة تنفي…"). JSON that is not a list of strings is an error, and so are broken
+    JSON that opens as such a list does (``["``) and JSON holding a value that :func:`parse_json`
+    refuses. Lines end at ``\\n`` alone: ``str.splitlines()`` also ended them at U+2028 and other
+    separators inside an article."""
     if not path.is_file():
         fail(f"articles file {path} {not_a_file(path)}")
     try:
@@ -148,11 +150,13 @@ def _read_articles(path: Path) -> list[str]:
     except UnicodeDecodeError as exc:
         fail(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8")
     try:
-        items = json.loads(text)
+        items = parse_json(text)
     except json.JSONDecodeError as exc:
         if _JSON_LIST_OPENING.match(text):  # meant as a list of texts: a syntax error is not one article
             fail(f"{path}, line {exc.lineno}: not valid JSON ({exc.msg})")
         return _lines(text)
+    except JsonValueError as exc:
+        fail(f"{path}: {exc}")
     except RecursionError:
         fail(f"{path}: JSON nested too deep to read")
     if not isinstance(items, list):

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from arastance.base.input_paths import not_a_file
+from arastance.base.jsonl import JsonValueError, parse_json
 from arastance.base.text_files import read_utf8
 from tasks.stance.datasets.common import (
     DatasetError,
@@ -111,9 +112,13 @@ class BalyCorpus:
     def _parse_claim(self, path: Path, claim_id: str, scheme: Scheme) -> Iterator[StanceExample]:
         where = str(path)
         try:
-            raw = json.loads(read_utf8(path, DatasetError, allow_bom=True))
+            raw = parse_json(read_utf8(path, DatasetError, allow_bom=True))
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{where}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
+        except JsonValueError as exc:
+            raise DatasetError(f"{where}: {exc}") from None
+        except RecursionError:
+            raise DatasetError(f"{where}: JSON nested too deep to read") from None
         if not isinstance(raw, dict):
             raise DatasetError(f"{where}: expected a JSON object")
         record = {str(k).lower(): v for k, v in raw.items()}
