@@ -86,10 +86,12 @@ def evaluate(
     s = settings()
     from flows.evaluate import evaluate_stance_model
     from tasks.stance.datasets import DatasetError
-    from tasks.stance.persistence import ModelFormatError
+    from tasks.stance.persistence import ModelFormatError, read_manifest
     from warehouse import WarehouseError
 
     try:
+        if model is not None:  # a mistyped --model is refused before a Prefect server starts for the flow
+            read_manifest(model)
         summary = evaluate_stance_model(model_dir=str(model) if model else None, dataset=dataset, path=str(path) if path else None,
                                         splits=split or None, warehouse_path=str(s.warehouse))
     except (DatasetError, ModelFormatError, WarehouseError, ValueError) as exc:
