@@ -66,11 +66,28 @@ def test_another_duckdb_database_is_not_replaced(warehouse: Path, tmp_path: Path
     assert other.read_bytes() == before
 
 
-def test_a_fifo_is_refused_rather_than_waited_on(warehouse: Path, tmp_path: Path) -> None:
+def test_a_fifo_no_process_reads_is_refused_rather_than_waited_on(warehouse: Path, tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    for command in (["sql", "SELECT 1 AS a", "-f", "csv"], ["retrieve", "compare"]):
-        _refused([*command, "--out", str(fifo)], f"--out {fifo} is not a regular file (a FIFO or a device")
+    done = runner.invoke(app, ["sql", "SELECT 1 AS a", "-f", "csv", "--out", str(fifo)])
+    assert done.exit_code == 2
+    assert done.output == f"error: a FIFO that no process reads, where a write would wait for ever; start its reader " \
+                          f"first: {fifo}\n"
+
+
+def test_a_fifo_being_read_and_a_device_take_the_result(warehouse: Path, tmp_path: Path) -> None:
+    # as `--out >(gzip > r.gz)` and `--out /dev/null` give them: written as they are, not renamed over
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # the reading process, there before the command
+    try:
+        done = runner.invoke(app, ["sql", "SELECT source_id FROM sources", "-f", "csv", "--out", str(fifo)])
+        assert done.exit_code == 0, done.output
+        assert os.read(reader, 4096) == b"source_id\na.example\n" and fifo.is_fifo()
+    finally:
+        os.close(reader)
+    assert runner.invoke(app, ["sql", "SELECT 1 AS a", "-f", "csv", "--out", "/dev/null"]).exit_code == 0
+    assert Path("/dev/null").is_char_device()
 
 
 def test_a_file_in_the_lakes_data_path_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -74,8 +74,9 @@ PREFECT_DEFAULTS = {"PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180",
 # directory that does not exist, one that cannot be written. Raised wherever a command opens an
 # --out, --dest or --dir, these name the path, and a traceback adds nothing for the user.
 PATH_ERRORS = (FileExistsError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
-# The same, raised as a plain OSError: a name longer than the file system takes, a loop of links.
-PATH_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.ELOOP})
+# The same, raised as a plain OSError: a name longer than the file system takes, a loop of links, a
+# FIFO that no process reads (arastance.cli.output_file.replacing).
+PATH_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.ELOOP, errno.ENXIO})
 
 
 def _path_error(exc: BaseException) -> OSError | None:
