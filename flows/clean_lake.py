@@ -23,22 +23,26 @@ log = get_logger(__name__)
 
 
 @task(cache_policy=NO_CACHE)
-def expire_and_delete(keep_days: int, dry_run: bool) -> LakeCleanup:
+def expire_and_delete(keep_days: int, dry_run: bool, delete_unreferenced: bool) -> LakeCleanup:
     """Expire the old snapshots and delete what no snapshot reads, under the lake's write lock (a writer
     waits for it, as for any writer; nothing is retried: a second pass would only wait as long)."""
-    return clean_configured_lake(load_settings(), keep_days, dry_run=dry_run)
+    return clean_configured_lake(load_settings(), keep_days, dry_run=dry_run, delete_unreferenced=delete_unreferenced)
 
 
 @flow(name="clean_lake", validate_parameters=True)
-def clean_lake(keep_days: Annotated[int, Field(ge=1)] = 7, dry_run: bool = False) -> dict[str, Any]:
+def clean_lake(keep_days: Annotated[int, Field(ge=1)] = 7, dry_run: bool = False,
+               delete_unreferenced: bool = False) -> dict[str, Any]:
     """Free the configured DuckLake's storage; publish what was expired and deleted.
 
     Args:
         keep_days: keep every snapshot of the last this many days, and the one current before them (at
             least 1: a reader that began on a snapshot of the last day must not meet a deleted file).
         dry_run: say what would be expired and deleted; change nothing.
+        delete_unreferenced: also delete the lake's own files that no snapshot uses (a copy or load killed
+            before its commit), over an hour old; only where this lake alone writes its data path (a second
+            catalog's files there look unreferenced to this one).
     """
-    done = expire_and_delete(keep_days, dry_run)
+    done = expire_and_delete(keep_days, dry_run, delete_unreferenced)
     log.info(done.summary())
     table_artifact([{"figure": "snapshots expired", "value": done.snapshots},
                     {"figure": "files only they used, deleted", "value": len(done.old_files)},

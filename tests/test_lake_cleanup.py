@@ -75,7 +75,7 @@ def test_a_dry_run_says_what_a_cleanup_frees_and_changes_nothing(aged_lake: dict
     files = _parquet_files(lake_env)
     with open_warehouse() as wh:
         snapshots = wh.scalar("SELECT count(*) FROM ducklake_snapshots('lake')")
-        done = clean_lake(wh, 7, dry_run=True)
+        done = clean_lake(wh, 7, dry_run=True, delete_unreferenced=True)
         assert wh.scalar("SELECT count(*) FROM ducklake_snapshots('lake')") == snapshots
     assert done.dry_run and done.snapshots == snapshots - 1  # every one but the current
     assert {Path(p) for p in done.old_files} == aged_lake["deleted"]
@@ -87,7 +87,7 @@ def test_a_dry_run_says_what_a_cleanup_frees_and_changes_nothing(aged_lake: dict
 def test_a_cleanup_deletes_the_files_nobody_reads_and_the_tables_read_as_before(
         aged_lake: dict[str, set[Path]], lake_env: dict[str, str]) -> None:
     before = _rows()
-    done = runner.invoke(app, ["warehouse", "clean-lake", "--keep-days", "7"])
+    done = runner.invoke(app, ["warehouse", "clean-lake", "--keep-days", "7", "--delete-unreferenced"])
     assert done.exit_code == 0, done.output
     assert "expired " in done.output and "deleted 1 file(s) only they used and 1 file(s) no snapshot uses" in done.output
     left = _parquet_files(lake_env)
@@ -140,8 +140,29 @@ def test_files_under_the_data_path_that_are_not_the_lakes_own_are_kept(
         monkeypatch.setenv(name, value)
     with open_warehouse() as wh:
         wh.insert_rows("sources", _sources("s", 300))
-        assert clean_lake(wh, 7).unreferenced_files == []
+        assert clean_lake(wh, 7, delete_unreferenced=True).unreferenced_files == []
     assert others <= set(data_path.rglob("*.parquet"))
+
+
+def test_without_being_asked_no_unreferenced_file_is_deleted(
+        postgres: PostgresServer, lake_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: a second catalog sharing the data path wrote its files into the same table folders, named
+    # alike, and this lake's cleanup deleted them as its own unreferenced files (that lake then failed to read)
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", postgres.create_database(f"other_{uuid.uuid4().hex[:12]}"))
+    with open_warehouse() as other:
+        other.insert_rows("sources", _sources("other", 300))
+    theirs = _parquet_files(lake_env)
+    two_hours_ago = time.time() - 7200
+    for path in theirs:
+        os.utime(path, (two_hours_ago, two_hours_ago))
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", lake_env["ARASTANCE_WAREHOUSE_CATALOG_URL"])
+    with open_warehouse() as wh:
+        wh.insert_rows("sources", _sources("s", 300))
+        _age_snapshots(wh)
+    done = runner.invoke(app, ["warehouse", "clean-lake"])
+    assert done.exit_code == 0, done.output
+    assert "files no snapshot uses were not looked for (--delete-unreferenced" in done.output
+    assert theirs <= _parquet_files(lake_env)
 
 
 def test_snapshots_younger_than_the_days_kept_stay_readable(lake_env: dict[str, str]) -> None:
@@ -205,7 +226,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrefectServer]:
 def test_the_flow_cleans_the_lake_and_publishes_what_it_freed(aged_lake: dict[str, set[Path]],
                                                                lake_env: dict[str, str], server: PrefectServer) -> None:
     with api_client(server) as client:
-        done = clean_lake_flow(keep_days=7)
+        done = clean_lake_flow(keep_days=7, delete_unreferenced=True)
         [run] = client.read_flow_runs(flow_filter=FlowFilter(name=FlowFilterName(any_=["clean_lake"])))
         published = {a.key: a.data for a in client.read_artifacts(
             artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])))}

@@ -114,16 +114,18 @@ def copy_to_lake_command(
 def clean_lake_command(
     keep_days: int = typer.Option(7, "--keep-days", min=1, help="keep every snapshot of the last KEEP_DAYS days"),
     dry_run: bool = typer.Option(False, "--dry-run", help="say what would be expired and deleted; change nothing"),
+    delete_unreferenced: bool = typer.Option(
+        False, "--delete-unreferenced", help="also delete the lake's own files no snapshot uses (a copy or load "
+        "killed before its commit), over an hour old; only where this lake alone writes its data path"),
 ) -> None:
-    """Free a DuckLake's storage: expire snapshots older than the one current --keep-days ago, delete the
-    files only they used, and the lake's own files no snapshot uses (a copy or load killed before its
-    commit) older than an hour.
+    """Free a DuckLake's storage: expire snapshots older than the one current --keep-days ago and delete the
+    files only they used; with --delete-unreferenced, also the lake's own files no snapshot uses.
 
     Holds the lake's write lock meanwhile; the tables read as before, but time travel to an expired
     snapshot ends.
     """
     try:
-        done = clean_configured_lake(settings(), keep_days, dry_run=dry_run)
+        done = clean_configured_lake(settings(), keep_days, dry_run=dry_run, delete_unreferenced=delete_unreferenced)
     except WarehouseError as exc:
         fail(str(exc))
     print(done.summary())
