@@ -185,6 +185,21 @@ def _claim_counts(wh: Warehouse) -> tuple[int, int]:
     return int(row["n"]), int(row["distinct_ids"])
 
 
+@pytest.mark.parametrize("read_only", [False, True], ids=["writer", "reader"])
+def test_a_data_path_other_than_the_catalogs_is_one_line_naming_the_setting(
+        read_only: bool, lake_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was: DuckLake's two lines, the second naming OVERRIDE_DATA_PATH, an option the project has no setting for
+    open_warehouse().close()
+    (tmp_path / "link").symlink_to(Path(lake_env["ARASTANCE_WAREHOUSE_DATA_PATH"]).parent)
+    monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", str(tmp_path / "link" / "lake"))  # the same folder, another name
+    with pytest.raises(WarehouseError) as refused:
+        open_warehouse(read_only=read_only)
+    message = str(refused.value)
+    assert "does not match existing data path in the catalog" in message and "\n" not in message
+    assert message.endswith("; set warehouse_data_path (ARASTANCE_WAREHOUSE_DATA_PATH) to the catalog's data path, "
+                            "spelled as the lake was created with it")
+
+
 def test_migrations_build_the_schema_without_constraints(lake_env: dict[str, str], tmp_path: Path) -> None:
     with open_warehouse() as wh:
         assert wh.backend == "ducklake"

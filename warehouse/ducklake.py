@@ -28,9 +28,9 @@ from urllib.parse import unquote, urlsplit
 import duckdb
 
 from arastance.base.bounded_wait import wait_for
-from arastance.base.secrets import redact_secrets, register_secrets
+from arastance.base.secrets import register_secrets
 from arastance.logging import get_logger
-from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, limit_memory
+from warehouse.connection import Warehouse, WarehouseBusyError, WarehouseError, limit_memory, one_line
 from warehouse.extensions import load_extension
 
 if TYPE_CHECKING:
@@ -130,6 +130,16 @@ def _holder(lock: duckdb.DuckDBPyConnection) -> str:
             else "a writer that has just finished")
 
 
+def _attach_hint(exc: duckdb.Error, read_only: bool) -> str:
+    """What to do about a refused ATTACH, in the project's settings: DuckLake's own second line for a
+    data path other than the catalog's named an option (OVERRIDE_DATA_PATH) the project has no setting
+    for, and the same path spelled another way (through a link, relative) is refused alike."""
+    if "does not match existing data path" in str(exc):
+        return ("; set warehouse_data_path (ARASTANCE_WAREHOUSE_DATA_PATH) to the catalog's data path, spelled as "
+                "the lake was created with it")
+    return "; a reader needs a catalog that `arastance warehouse migrate` created" if read_only else ""
+
+
 class DuckLakeWarehouse(Warehouse):
     """The :class:`Warehouse` interface over a DuckLake shared by the processes of several hosts.
 
@@ -175,10 +185,9 @@ class DuckLakeWarehouse(Warehouse):
             self.con.execute("USE lake")
         except duckdb.Error as exc:
             self.con.close()
-            hint = "; a reader needs a catalog that `arastance warehouse migrate` created" if read_only else ""
             raise WarehouseError(  # the extensions quote the connection string, registered above
                 f"cannot attach the DuckLake warehouse (catalog warehouse_catalog_url, data {data_path}): "
-                f"{redact_secrets(str(exc))}{hint}"
+                f"{one_line(exc).rstrip('.')}{_attach_hint(exc, read_only)}"
             ) from exc
 
     @classmethod
