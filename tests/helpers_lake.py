@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,16 @@ def lake_env(postgres: PostgresServer, tmp_path: Path, monkeypatch: pytest.Monke
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return env
+
+
+@contextmanager
+def stoppable_lake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> Iterator[PostgresServer]:
+    """A DuckLake on a PostgreSQL server of its own, for a test that stops the server (a lost catalog):
+    the settings point at a new catalog database and a data path under ``tmp_path``."""
+    with temporary_postgres(f"arastance-pg-{name}-") as server:
+        if server is None:
+            pytest.skip(NO_SERVER)
+        monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "ducklake")
+        monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", server.create_database(name))
+        monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", str(tmp_path / "lake"))
+        yield server

@@ -7,7 +7,6 @@ silence), and told a reader kept out by a writer that only one writer may write 
 
 from __future__ import annotations
 
-import contextvars
 import logging
 import subprocess
 import sys
@@ -17,9 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers_stopping import stopped_context
 
 from arastance.base.bounded_wait import wait_for
-from arastance.base.stopping import StopRequested, stop_on_exit
+from arastance.base.stopping import StopRequested
 from warehouse import Warehouse, WarehouseBusyError
 
 WAITING = "waiting for another process to close the warehouse"
@@ -54,9 +54,7 @@ def test_the_wait_ends_with_the_callers_error_once_its_time_is_up() -> None:
 
 
 def test_a_run_asked_to_stop_stops_waiting() -> None:
-    with pytest.raises(KeyError), stop_on_exit():  # the flow's block fails: its threads are asked to stop
-        stopped = contextvars.copy_context()
-        raise KeyError("the flow failed")
+    stopped = stopped_context()  # the flow's block failed: its threads are asked to stop
     with pytest.raises(StopRequested):
         stopped.run(wait_for, lambda: None, wait_s=600, every_s=300, waiting=lambda: None,
                     gave_up=lambda: Busy("never"))

@@ -10,7 +10,6 @@ catalog database and data path on one PostgreSQL server started for the module.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import logging
 import os
 import re
@@ -23,11 +22,11 @@ from typing import Any
 
 import pytest
 
-from helpers_lake import lake_env, postgres  # noqa: F401 - the fixtures
-from helpers_postgres import NO_SERVER, temporary_postgres
+from helpers_lake import lake_env, postgres, stoppable_lake  # noqa: F401 - the fixtures
 from helpers_search import false_claim_row
+from helpers_stopping import stopped_context
 
-from arastance.base.stopping import StopRequested, stop_on_exit
+from arastance.base.stopping import StopRequested
 from arastance.config import load_settings
 from tasks.retrieval import plan_retrieval
 from tasks.search import cache as search_cache
@@ -172,9 +171,7 @@ def test_a_write_waiting_for_the_lakes_writer_stops_when_its_run_is_asked_to(
     # it was: the wait slept in time.sleep, so the thread of a stopped flow (a crawl's site) waited
     # out the whole warehouse_write_wait_s before it could end
     monkeypatch.setenv("ARASTANCE_WAREHOUSE_WRITE_WAIT_S", "5")
-    with pytest.raises(KeyError), stop_on_exit():  # the flow's block fails: its threads are asked to stop
-        stopped = contextvars.copy_context()
-        raise KeyError("the flow failed")
+    stopped = stopped_context()  # the flow's block failed: its threads are asked to stop
     table, write = WRITES["Warehouse.insert_rows"]
     with open_warehouse() as holder, open_warehouse() as wh:
         with holder.exclusive(), pytest.raises(StopRequested):
@@ -213,12 +210,7 @@ def test_an_error_inside_a_lake_transaction_stays_the_error_when_the_catalog_is_
     # it was: the ROLLBACKs of the transaction and of the write lock failed on the lost connection, and the
     # caller got DuckDB's "Failed to execute query \"ROLLBACK\"" with its own error as the context only (a
     # copy-to-lake whose catalog went down printed a traceback of three instead of one line)
-    with temporary_postgres("arastance-pg-lost-") as server:
-        if server is None:
-            pytest.skip(NO_SERVER)
-        monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "ducklake")
-        monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", server.create_database("lost"))
-        monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", str(tmp_path / "lake"))
+    with stoppable_lake(tmp_path, monkeypatch, "lost") as server:
         with open_warehouse() as wh:
             with pytest.raises(WarehouseError, match="^the block's own error$"), wh.transaction():
                 wh.insert_rows("sources", [{"source_id": "a.example", "name": "A", "kind": "news", "base_url": None}])

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers_lake import lake_env, postgres  # noqa: F401 - the fixtures
-from helpers_postgres import NO_SERVER, PostgresServer, temporary_postgres
+from helpers_lake import lake_env, postgres, stoppable_lake  # noqa: F401 - the fixtures
+from helpers_postgres import PostgresServer
 from helpers_prefect import PrefectServer, api_client, prefect_server
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, FlowFilter, FlowFilterName
 from typer.testing import CliRunner
@@ -202,12 +202,7 @@ def test_a_catalog_holding_no_lake_is_refused_and_given_none(postgres: PostgresS
 
 def test_a_catalog_lost_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # it was: a 54-line traceback, in which the ROLLBACK's own error replaced the first one
-    with temporary_postgres("arastance-lost-") as server:  # a server of its own, to stop
-        if server is None:
-            pytest.skip(NO_SERVER)
-        monkeypatch.setenv("ARASTANCE_WAREHOUSE_BACKEND", "ducklake")
-        monkeypatch.setenv("ARASTANCE_WAREHOUSE_CATALOG_URL", server.create_database("lake"))
-        monkeypatch.setenv("ARASTANCE_WAREHOUSE_DATA_PATH", str(tmp_path / "lake"))
+    with stoppable_lake(tmp_path, monkeypatch, "lake") as server:  # a server of its own, to stop
         with open_warehouse() as wh:
             wh.insert_rows("sources", _sources("s", 300))
             server.stop()  # a restart, a network cut
