@@ -108,3 +108,59 @@ def test_an_ordinary_file_is_still_replaced_whole(warehouse: Path, tmp_path: Pat
     done = runner.invoke(app, ["sql", "SELECT source_id FROM sources", "-f", "csv", "--out", str(out)])
     assert done.exit_code == 0, done.output
     assert out.read_text(encoding="utf-8") == "source_id\na.example\n"
+
+
+def test_an_open_descriptor_is_written_at_its_offset_and_never_replaced(warehouse: Path, tmp_path: Path) -> None:
+    # `-o /dev/stdout >> result.csv`: as root, the result replaced the system's /dev/stdout link with a file,
+    # and the file the shell had opened kept only what came before; the link here stands for /dev/stdout
+    shell_file = tmp_path / "result.csv"
+    fd = os.open(shell_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        os.write(fd, b"header\n")
+        stdout = tmp_path / "stdout"
+        stdout.symlink_to(f"/proc/self/fd/{fd}")
+        for out in (stdout, Path(f"/dev/fd/{fd}")):
+            done = runner.invoke(app, ["sql", "SELECT source_id FROM sources", "-f", "csv", "--out", str(out)])
+            assert done.exit_code == 0, done.output
+        os.write(fd, b"footer\n")  # written after the results, at the descriptor's own offset
+    finally:
+        os.close(fd)
+    assert stdout.is_symlink()
+    assert shell_file.read_text(encoding="utf-8") == "header\nsource_id\na.example\nsource_id\na.example\nfooter\n"
+
+
+def test_a_descriptor_not_open_is_refused(warehouse: Path) -> None:
+    fd = os.open("/dev/null", os.O_RDONLY)
+    os.close(fd)  # a number this process holds no descriptor for
+    _refused(["sql", "SELECT 1 AS a", "-f", "csv", "--out", f"/dev/fd/{fd}"],
+             f"--out /dev/fd/{fd} names descriptor {fd}, which is not open")
+
+
+def test_parquet_goes_whole_into_a_device_or_a_fifo(warehouse: Path, tmp_path: Path) -> None:
+    # it was written, then read back from the device (a traceback: "Parquet file size is 0 bytes")
+    assert runner.invoke(app, ["sql", "SELECT 1 AS a", "-f", "parquet", "--out", "/dev/null"]).exit_code == 0
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        done = runner.invoke(app, ["sql", "SELECT source_id FROM sources", "-f", "parquet", "--out", str(fifo)])
+        assert done.exit_code == 0, done.output
+        (tmp_path / "got.parquet").write_bytes(os.read(reader, 1 << 16))
+    finally:
+        os.close(reader)
+    assert duckdb.sql(f"SELECT source_id FROM '{tmp_path / 'got.parquet'}'").fetchall() == [("a.example",)]
+
+
+def test_a_link_is_written_through_and_kept(warehouse: Path, tmp_path: Path) -> None:
+    target = tmp_path / "kept" / "result.csv"
+    target.parent.mkdir()
+    target.write_text("an earlier result\n", encoding="utf-8")
+    link = tmp_path / "latest.csv"
+    link.symlink_to(target)
+    done = runner.invoke(app, ["sql", "SELECT source_id FROM sources", "-f", "csv", "--out", str(link)])
+    assert done.exit_code == 0, done.output
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == "source_id\na.example\n"
+    dangling = tmp_path / "dangling.csv"
+    dangling.symlink_to(tmp_path / "missing" / "result.csv")
+    _refused(["sql", "SELECT 1 AS a", "-f", "csv", "--out", str(dangling)],
+             f"--out {dangling}: {tmp_path / 'missing'} does not exist")

@@ -10,33 +10,44 @@ from __future__ import annotations
 
 import errno
 import os
+import re
+import shutil
 import stat
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from secrets import token_hex
+from typing import BinaryIO
 
 from arastance.base.input_paths import blocked_directory
 from arastance.config import Settings
 from warehouse.publish import warehouse_files
 
 _DUCKDB_MAGIC = b"DUCK"  # bytes 8 to 11 of every DuckDB database file
+_DESCRIPTOR_FOLDER = re.compile(r"/proc/(\d+)(?:/task/\d+)?/fd")  # /dev/fd and /proc/self/fd lead here
 
 
 def output_file_refusal(option: str, out: Path, settings: Settings) -> str | None:
     """Why the file ``out``, given as ``option``, must not be written (a message naming both), or None.
 
-    Refused: a path whose directory is missing or blocked by a file, a directory, a FIFO no process
-    reads, a socket or block device, one of the warehouse's files (the writer's file, its
-    published copy, their write-ahead logs), a file in a DuckLake's data path, and any existing
-    DuckDB database (another warehouse, a benchmark's): a result never replaces a database.
+    Refused: a path whose directory (a link's target's) is missing or blocked by a file, a directory, a
+    socket or block device (an open descriptor such as ``/dev/stdout`` takes the result, whatever it
+    holds), one of the warehouse's files (the writer's file, its published copy, their write-ahead logs),
+    a file in a DuckLake's data path, and any existing DuckDB database (another warehouse, a
+    benchmark's): a result never replaces a database. A FIFO that no process reads is refused when the
+    write begins (:func:`opened_stream`).
     """
-    if not out.parent.is_dir():  # the nearest one in the way, e.g. a file two levels up
-        blocked = blocked_directory(out.parent)
-        return f"{option} {out}: " + (f"{blocked[0]} {blocked[1]}" if blocked else f"{out.parent} does not exist")
+    descriptor = _descriptor(out)
+    folder = out.parent if descriptor is not None else Path(os.path.realpath(out)).parent  # a link's target's
+    if not folder.is_dir():  # the nearest one in the way, e.g. a file two levels up
+        blocked = blocked_directory(folder)
+        return f"{option} {out}: " + (f"{blocked[0]} {blocked[1]}" if blocked else f"{folder} does not exist")
     if out.is_dir():
         return f"{option} {out} is a directory; give a file name"
-    if os.path.exists(out) and not out.is_file() and (why := _unwritable_special(out)):
+    if descriptor is not None and descriptor[0] == os.getpid() and not _is_open(descriptor[1]):
+        return f"{option} {out} names descriptor {descriptor[1]}, which is not open; give a file name"
+    if descriptor is None and os.path.exists(out) and not out.is_file() and (why := _unwritable_special(out)):
         return f"{option} {out} {why}"
     if any(_same_file(out, f) for f in warehouse_files(settings.warehouse)):
         return f"{option} {out} is a file of the warehouse {settings.warehouse}; give another file name"
@@ -52,11 +63,20 @@ def output_file_refusal(option: str, out: Path, settings: Settings) -> str | Non
 def _unwritable_special(out: Path) -> str | None:
     """Why a path that is no regular file cannot take the result, or None for one that can: a character
     device (``/dev/null``, a terminal) and a FIFO (``>(gzip > r.gz)``) are written as they are (one that
-    no process reads is refused when the write begins: :func:`replacing`)."""
+    no process reads is refused when the write begins: :func:`opened_stream`)."""
     mode = os.stat(out).st_mode
     if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
         return None
     return "is neither a regular file nor a device or FIFO to write to (a socket, a block device)"
+
+
+def _is_open(fd: int) -> bool:
+    """Whether this process holds the descriptor ``fd``."""
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -79,43 +99,83 @@ def _is_duckdb_database(path: Path) -> bool:
         return False
 
 
+def is_stream(out: Path) -> bool:
+    """Whether ``out`` is written as it is, never replaced: a device (``/dev/null``, a terminal), a FIFO
+    (``>(gzip > r.gz)``) or an open descriptor (``/dev/stdout``, ``/dev/fd/3``), whatever it leads to."""
+    return _descriptor(out) is not None or (os.path.exists(out) and not out.is_file())
+
+
 @contextmanager
 def replacing(out: Path) -> Iterator[Path]:
-    """A file beside ``out`` that becomes ``out`` only once written whole: a query that fails part-way
+    """A file the block writes, which becomes ``out`` only once written whole: a query that fails part-way
     (a row that cannot be converted, an error raised by the query itself) leaves an earlier ``out`` as it was.
 
     Its name is short and random: ``.<out's name>.partial`` was 9 bytes longer than ``out``, so an
     ``out`` near the file system's 255-byte limit was refused, naming a file the user never gave.
-    The writers create it as they would ``out``, with the permissions a new file gets. A device or a
-    FIFO (``/dev/null``, a pipe) is written as it is: it cannot be renamed over, and holds nothing to keep.
+    The writers create it as they would ``out``, with the permissions a new file gets. A link is written
+    through, as the shell's ``>`` does: the file it points to is replaced, and the link kept. A stream
+    (:func:`is_stream`) cannot be renamed over: the file is written in the temporary directory and copied
+    into it whole (as root, ``-o /dev/stdout`` into a file replaced the system's ``/dev/stdout`` link).
     """
-    if os.path.exists(out) and not out.is_file():
-        with _reader_waiting(out):
-            yield out
+    if is_stream(out):
+        with opened_stream(out) as stream, tempfile.TemporaryDirectory(prefix="arastance-") as folder:
+            staged = Path(folder) / "result"
+            yield staged
+            with open(staged, "rb") as written:
+                shutil.copyfileobj(written, stream)
         return
-    partial = out.with_name(f".arastance-{token_hex(6)}.partial")
+    target = Path(os.path.realpath(out))
+    partial = target.with_name(f".arastance-{token_hex(6)}.partial")
     try:
         yield partial
-        os.replace(partial, out)
+        os.replace(partial, target)
     finally:
         with suppress(OSError):  # a read-only directory refuses even this; its error would hide the first
             partial.unlink(missing_ok=True)
 
 
 @contextmanager
-def _reader_waiting(out: Path) -> Iterator[None]:
-    """For a FIFO, hold a write end open while the block writes: one that no process reads is refused at
-    once (a write would wait for ever), and probing it without holding the end let its reader see the
-    end of the stream before the result came. A device needs nothing."""
-    if not stat.S_ISFIFO(os.stat(out).st_mode):
-        yield
-        return
+def opened_stream(out: Path) -> Iterator[BinaryIO]:
+    """The stream ``out`` names (:func:`is_stream`), open for writing as it is.
+
+    This process's own descriptor (``/dev/stdout``) is written at its offset, as a print would be: opened
+    anew, a file the shell had opened lost what came before the result (``>>``) or had it written over.
+    Any other is added to, never truncated; a FIFO that no process reads is refused at once (a write would
+    wait for ever), and its write end is held from then on, so that its reader does not see the end of
+    the stream before the result comes.
+    """
+    descriptor = _descriptor(out)
+    if descriptor is not None and descriptor[0] == os.getpid():
+        fd = os.dup(descriptor[1])
+    elif stat.S_ISFIFO(os.stat(out).st_mode):
+        fd = _fifo_write_end(out)
+    else:
+        fd = os.open(out, os.O_WRONLY | os.O_APPEND)
+    with os.fdopen(fd, "wb") as stream:
+        yield stream
+
+
+def _fifo_write_end(out: Path) -> int:
+    """A write end of the FIFO ``out``, or an error at once when no process reads it."""
     try:
-        held = os.open(out, os.O_WRONLY | os.O_NONBLOCK)
+        fd = os.open(out, os.O_WRONLY | os.O_NONBLOCK)
     except OSError as exc:  # ENXIO: no reader
         raise OSError(errno.ENXIO, "a FIFO that no process reads, where a write would wait for ever; start its "
                       "reader first", str(out)) from exc
-    try:
-        yield
-    finally:
-        os.close(held)
+    os.set_blocking(fd, True)  # a reader slower than the query makes the writes wait, not fail
+    return fd
+
+
+def _descriptor(out: Path) -> tuple[int, int] | None:
+    """The process and the descriptor that ``out`` names through ``/dev/stdout``, ``/dev/fd/N`` or
+    ``/proc/PID/fd/N``, or None. Such a path leads to whatever the descriptor holds (a file the shell
+    opened, a pipe, a terminal), which only the descriptor reaches as the process holding it does."""
+    path = os.path.abspath(out)
+    for _ in range(40):  # the kernel's own bound on the links one path may follow
+        folder = os.path.realpath(os.path.dirname(path))
+        if (found := _DESCRIPTOR_FOLDER.fullmatch(folder)) and os.path.basename(path).isdigit():
+            return int(found.group(1)), int(os.path.basename(path))
+        if not os.path.islink(path):
+            return None
+        path = os.path.join(folder, os.readlink(path))
+    return None

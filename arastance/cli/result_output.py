@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import io
 import json
 import math
 import sys
@@ -28,7 +29,7 @@ import pyarrow.parquet as pq
 from rich.console import Console
 from rich.table import Table
 
-from arastance.cli.output_file import replacing
+from arastance.cli.output_file import is_stream, opened_stream, replacing
 from arastance.cli.shown_text import LiteralConsole, json_visible, shown, visible
 
 _BATCH = 500  # rows per fetch; ten thousand article texts were 120 MB of Python strings
@@ -278,6 +279,14 @@ def write_result(
     if fmt is ResultFormat.parquet and out is None:
         raise ValueError("--format parquet writes a binary file: give it --out FILE")
     writers = {ResultFormat.csv: write_csv, ResultFormat.json: write_json_lines, ResultFormat.table: write_plain_table}
+    if out is not None and fmt is not ResultFormat.parquet and is_stream(out):  # rows go out as they come
+        with opened_stream(out) as stream:
+            text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
+            try:
+                return writers[fmt](rel, text)
+            finally:
+                text.flush()
+                text.detach()  # the stream is closed by its own block
     if out is not None:
         with replacing(out) as partial:
             if fmt is ResultFormat.parquet:
