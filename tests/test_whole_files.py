@@ -49,3 +49,31 @@ def test_a_failed_block_leaves_the_target_as_it_was(tmp_path: Path) -> None:
         raise OSError(28, "No space left on device")
     assert [p.name for p in tmp_path.iterdir()] == ["manifest.json"]
     assert (tmp_path / "manifest.json").read_text(encoding="utf-8") == "old"
+
+
+@pytest.mark.parametrize("blocked", ["dev.jsonl", "test.jsonl"])
+def test_a_directory_where_a_file_goes_stops_the_moves_before_any(tmp_path: Path, blocked: str) -> None:
+    # it was: the files sorted before it replaced theirs, and the error named the block's own directory
+    # ("is a directory: out/.partial-x/test.jsonl -> out/test.jsonl")
+    for name in ("dev.jsonl", "test.jsonl", "manifest.json"):
+        (tmp_path / name).write_text("old", encoding="utf-8")
+    (tmp_path / blocked).unlink()
+    (tmp_path / blocked).mkdir()
+    with pytest.raises(IsADirectoryError) as raised:
+        with written_whole(tmp_path, last=("manifest.json",)) as partial:
+            for name in ("dev.jsonl", "test.jsonl", "manifest.json"):
+                (partial / name).write_text("new", encoding="utf-8")
+    assert raised.value.filename == str(tmp_path / blocked)
+    assert raised.value.strerror == "a directory stands where a file is written; move it away"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dev.jsonl", "manifest.json", "test.jsonl"]
+    assert all((tmp_path / n).read_text(encoding="utf-8") == "old" for n in ("dev.jsonl", "test.jsonl", "manifest.json")
+               if n != blocked)
+
+
+def test_a_file_where_a_directory_goes_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / "index").write_text("old", encoding="utf-8")
+    with pytest.raises(NotADirectoryError) as raised:
+        with written_whole(tmp_path) as partial:
+            (partial / "index").mkdir()
+    assert raised.value.filename == str(tmp_path / "index")
+    assert (tmp_path / "index").read_text(encoding="utf-8") == "old"

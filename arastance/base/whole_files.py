@@ -20,6 +20,7 @@ no mark that a write of ours left there (a manifest, a marker written last) hold
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -37,11 +38,24 @@ def written_whole(directory: Path, last: Sequence[str] = ()) -> Iterator[Path]:
         yield partial
         names = sorted(p.name for p in partial.iterdir())
         for name in names:
+            _refuse_kind_change(partial / name, directory / name)
+        for name in names:
             _sync(partial / name)
         for name in [n for n in names if n not in last] + [n for n in last if n in names]:
             os.replace(partial / name, directory / name)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
+
+
+def _refuse_kind_change(written: Path, target: Path) -> None:
+    """Stop before any file moves when ``target`` is a directory where a file was written, or a file where
+    a directory was: the move fails there, and with the files before it in place (a directory named
+    ``test.jsonl`` left a new ``dev.jsonl`` beside an old manifest), naming the block's own directory."""
+    if not os.path.lexists(target) or target.is_dir() == written.is_dir():
+        return
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "a directory stands where a file is written; move it away", str(target))
+    raise NotADirectoryError(errno.ENOTDIR, "a file stands where a directory is written; move it away", str(target))
 
 
 def foreign_files(directory: Path, ours: Callable[[Path], bool], names: Collection[str] | None = None) -> list[str]:
