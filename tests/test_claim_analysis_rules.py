@@ -98,6 +98,43 @@ def test_no_cut_at_a_noun_shaped_like_a_verb(rules: RuleAnalyzer, claim: str) ->
     assert rules.analyze(claim).cut_reason == "none"
 
 
+@pytest.mark.parametrize(
+    ("claim", "phrase"),
+    [
+        # و + a definite noun with a verb right after it opens the next clause, comma or none: the
+        # first verb phrase ends before it (it was cut only after "،", so queries (iv)/(v) were the
+        # whole claim)
+        ("وزير الصحة يعلن إغلاق المدارس في الرياض والحكومة تقرر حظر التجول",
+         "وزير الصحة يعلن إغلاق المدارس في الرياض"),
+        ("الحكومة تعلن حظر التجول والمواطنون يرفضون القرار", "الحكومة تعلن حظر التجول"),
+    ],
+)
+def test_cut_at_و_and_the_subject_of_a_second_clause(rules: RuleAnalyzer, claim: str, phrase: str) -> None:
+    result = rules.analyze(claim)
+    assert (result.verb_phrase, result.cut_reason) == (phrase, "coordination")
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # a definite noun coordinated inside the first verb phrase: no verb comes right after it
+        "وزير الصحة يعلن إغلاق المدارس والجامعات في الرياض",
+        "التقى الرئيس والوزير",
+        # a subject coordinated before the claim's verb, and an organisation's name before a verbal noun
+        "وزير الصحة والسكان يعلن إغلاق المدارس",
+        "أعلنت وزارة التربية والتعليم تأجيل الامتحانات",
+        # an accusative adverb shaped like a verb, a verbal noun in إ (its object shaped like a
+        # verb) and والدته (his mother): none has the article
+        "الحكومة تغلق المدارس والجامعات تمهيدا لفرض حظر التجول",
+        "الحكومة تقرر إغلاق المدارس وإلغاء تراخيص المحلات",
+        "اللاعب يكشف أن والدته تتلقى العلاج في المستشفى",
+    ],
+)
+def test_no_cut_at_a_definite_noun_coordinated_in_the_phrase(rules: RuleAnalyzer, claim: str) -> None:
+    result = rules.analyze(claim)
+    assert (result.verb_phrase, result.cut_reason) == (claim, "none")
+
+
 def test_a_boundary_too_close_to_the_start_is_passed_over(rules: RuleAnalyzer) -> None:
     # A cut after one word leaves no usable query; the next boundary is taken instead.
     result = rules.analyze("عاجل، الحكومة تقرر تعطيل الدوام الرسمي، والمدارس تغلق أبوابها")

@@ -12,7 +12,10 @@ relative pronoun (الذي، التي، الذين ...). The method cuts the cla
 phrase, so once a verb has been read, و + any present-tense verb opens the next clause even when
 the verb is not listed ("... تقرر إلغاء الدعم وتستبدله بمبالغ نقدية"): a word shaped like a
 present-tense verb (ي/ت/ست/سي + a stem, an object pronoun allowed), not a verbal noun of the
-تفعيل or تفاعل shapes (وتعيين، وتعاون) and no listed name (يوسف، ياسر are given names). A comma before the claim's first verb is
+تفعيل or تفاعل shapes (وتعيين، وتعاون) and no listed name (يوسف، ياسر are given names); so does
+و + a definite noun that such a verb follows at once, the subject of the next clause, with or
+without a comma ("... في الرياض والحكومة تقرر حظر التجول"; not "إغلاق المدارس والجامعات في
+الرياض"). A comma before the claim's first verb is
 passed over (an apposition: "محمد صلاح، لاعب نادي ليفربول، يعلن ..."), so the cut keeps the verb
 (in a claim with no verb of a verb's shape, a past-tense verb, which has no shape of its own,
 is read in the first word after the apposition's second comma that cannot be a noun: "...، اعتزل
@@ -45,6 +48,8 @@ _MAX_NAME_TOKENS = 5
 _PRONOUN_SUFFIXES = ("هما", "هم", "هن", "ها", "ه")
 # Object pronouns a present-tense verb may carry (وتستبدله، ويطالبهم).
 _OBJECT_SUFFIXES = (*_PRONOUN_SUFFIXES, "كم", "نا")
+# والد (father), والدة (mother) with their suffixes, normal form: و + الد is no و + the article.
+_PARENT = re.compile("والد(?:ت|ي|ين|ان)?(?:" + "|".join((*_OBJECT_SUFFIXES, "ي")) + ")?")
 # Tanween fath, the mark of an indefinite accusative (قرارًا).
 _TANWEEN_FATH = "\u064b"
 # Words shaped like a present-tense verb that are nouns (يوم، يد) or months.
@@ -171,9 +176,32 @@ class RuleAnalyzer:
             return "coordination" if nxt in self.lexicon.clause_starts else None
         if norm.startswith("و") and len(norm) > 2 and norm[1:] in self.lexicon.clause_starts:
             return "coordination"
-        if norm.startswith("و") and self._is_present_verb(norm[1:]) and self._verb_before(tokens, i):
-            return "coordination"
+        if norm.startswith("و") and (self._is_present_verb(norm[1:]) or self._opens_subject_clause(tokens, i)) \
+                and self._verb_before(tokens, i):
+            return "coordination"  # و + a verb, or + the subject of the next clause, once the first has begun
         return None
+
+    def _opens_subject_clause(self, tokens: Sequence[Token], i: int) -> bool:
+        """Whether token ``i`` is و + a definite noun that a verb follows at once: the subject of a new
+        clause, comma or none ("... في الرياض والحكومة تقرر حظر التجول").
+
+        A noun coordinated inside the phrase has no verb right after it ("إغلاق المدارس والجامعات في
+        الرياض"، "التقى الرئيس والوزير"), nor one in the accusative, an adverb shaped like a verb
+        (والجامعات تمهيدا لـ); the caller asks for a verb before, as a subject coordinated before the
+        claim's verb is none ("وزير الصحة والسكان يعلن"). The article must be written as such: وإلغاء is
+        a verbal noun, whose object may be shaped like a verb (وإلغاء تراخيص المحلات); and والد (father,
+        mother: "أن والدته تتلقى العلاج") is no و + ال.
+        """
+        token = tokens[i]
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        return (
+            nxt is not None
+            and strip_diacritics(token.text).startswith("وال")
+            and self._is_definite_noun(token.norm[1:])
+            and not _PARENT.fullmatch(token.norm)
+            and self._is_present_verb(nxt.norm)
+            and not _is_accusative(nxt)
+        )
 
     def _is_present_verb(self, norm: str) -> bool:
         """A word shaped like a present-tense verb (تفرض، يستبدلون، ستعلن), listed or not."""
