@@ -126,3 +126,19 @@ def test_the_evaluate_command_draws_the_card_again(tmp_path: Path) -> None:
     assert list(sections) == ["khouja / dev", "khouja / test"]
     assert "| **macro** | | | **0.000** | 4 |" in sections["khouja / dev"]
     assert "| **macro** | | | **1.000** | 4 |" in sections["khouja / test"]
+
+
+def test_a_class_on_neither_side_is_a_dash_in_the_card_and_null_in_its_data(trained) -> None:
+    # it showed `nan` in the card, and its data file held a bare NaN, which jq and JavaScript refuse
+    model, directory, dev = trained
+    without_disagree = [e for e in dev if e.label != "disagree"]
+    predicted = model.predict(without_disagree)
+    assert "disagree" not in predicted  # the class is on neither side of this split
+    update_model_card(directory, [evaluate_split(model, without_disagree, "tiny", "dev")])
+    section = _sections((directory / CARD).read_text(encoding="utf-8"))["tiny / dev"]
+    assert "| disagree | – | – | – | 0 |" in section
+    text = (directory / CARD_DATA).read_text(encoding="utf-8")
+    stored = json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in {CARD_DATA}"))
+    assert stored["results"][0]["evaluation"]["f1"]["disagree"] is None
+    again = update_model_card(directory, [evaluate_split(model, dev, "tiny", "test")])  # drawn again from the data
+    assert "| disagree | – | – | – | 0 |" in _sections(again.read_text(encoding="utf-8"))["tiny / dev"]

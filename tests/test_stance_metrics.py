@@ -3,6 +3,7 @@ the results table."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,8 @@ import pytest
 
 from tasks.stance.labels import FOUR_WAY, THREE_WAY
 from tasks.stance.metrics import bootstrap_macro_f1, evaluate, plot_confusion, results_table
+from warehouse import Warehouse
+from warehouse.model_runs import ModelRun, run_results, start_run, store_evaluation
 
 GOLD = ["agree", "agree", "disagree", "unrelated", "unrelated", "discuss"]
 PRED = ["agree", "disagree", "disagree", "unrelated", "agree", "discuss"]
@@ -28,7 +31,8 @@ def test_per_class_f1_accuracy_macro_f1_by_hand() -> None:
 
 def test_a_missed_or_invented_class_counts_as_zero_in_macro_f1_one_on_neither_side_is_left_out() -> None:
     missed = evaluate(["agree", "disagree"], ["agree", "agree"], THREE_WAY)  # disagree never predicted
-    assert missed.f1 == {"agree": pytest.approx(2 / 3), "disagree": 0.0, "other": 0.0}
+    assert missed.f1["agree"] == pytest.approx(2 / 3) and missed.f1["disagree"] == 0.0
+    assert math.isnan(missed.f1["other"])  # on neither side: no F1 at all
     assert missed.macro_f1 == pytest.approx((2 / 3 + 0) / 2)  # other: in neither gold nor predictions
     invented = evaluate(["agree", "agree"], ["agree", "other"], THREE_WAY)  # other predicted, not in gold
     assert invented.macro_f1 == pytest.approx((2 / 3 + 0) / 2)
@@ -80,9 +84,43 @@ def test_results_table_layout_rows_models_column_groups_datasets() -> None:
     lines = table.strip().splitlines()
     assert lines[0] == ("| Model | Baly A | Baly D | Baly Ds | Baly U | Baly Acc | Baly F1 | "
                         "Khouja A | Khouja D | Khouja O | Khouja Acc | Khouja F1 |")
-    # Khouja D: no disagree in gold or predictions; its F1 shows as 0, but macro-F1 leaves it out
-    assert lines[2] == "| m1 | 0.50 | 0.67 | 1.00 | 0.67 | 0.67 | 0.71 | 1.00 | 0.00 | 1.00 | 1.00 | 1.00 |"
+    # Khouja D: no disagree in gold or predictions, so no F1 (a dash), and macro-F1 leaves it out
+    assert lines[2] == "| m1 | 0.50 | 0.67 | 1.00 | 0.67 | 0.67 | 0.71 | 1.00 | – | 1.00 | 1.00 | 1.00 |"
     assert lines[3].startswith("| m2 | – | – | – | – | – | – | 1.00 |")
+
+
+def test_a_class_on_neither_side_has_no_per_class_figures_shown_or_stored(warehouse: Warehouse) -> None:
+    """A perfect model on a dev split without disagree pairs: the table read ``dev D 0.00`` beside
+    ``dev F1 1.00`` (macro-F1 rightly leaves the class out), and 0 was stored for it as for a class the
+    model got all wrong."""
+    gold = ["agree", "agree", "discuss", "unrelated"]
+    ev = evaluate(gold, list(gold), FOUR_WAY)
+    assert ev.macro_f1 == 1.0 and ev.support["disagree"] == 0
+    assert all(math.isnan(figures["disagree"]) for figures in (ev.f1, ev.precision, ev.recall))
+    assert ev.f1["agree"] == ev.f1["discuss"] == ev.f1["unrelated"] == 1.0
+    row = results_table({"perfect": {"dev": ev}}).splitlines()[2]
+    assert row == "| perfect | 1.00 | – | 1.00 | 1.00 | 1.00 | 1.00 |"  # the cells average to macro-F1
+    metrics = ev.as_metrics()
+    assert math.isnan(metrics["f1"]["disagree"]) and metrics["support"]["disagree"] == 0
+    # the warehouse has no row for the class's missing figures (not 0, nor a NaN that a SQL avg would spread)
+    start_run(warehouse, ModelRun("r1", "cpu-full", "cpu", {}, "f" * 64, "v1"))
+    assert store_evaluation(warehouse, "r1", "khouja", "dev", metrics) == 2 + 4 * 4 - 3
+    assert warehouse.scalar("SELECT count(*) FROM evaluations WHERE label = 'disagree' AND metric <> 'support'") == 0
+    assert warehouse.scalar("SELECT avg(value) FROM evaluations WHERE metric = 'f1'") == 1.0
+    (row,) = run_results(warehouse, "r1")
+    assert "disagree_f1" not in row and row["agree_f1"] == row["macro_f1"] == 1.0
+
+
+def test_a_class_missed_or_invented_keeps_its_zero() -> None:
+    """Only a class on neither side loses its figures: one in gold but never predicted, or predicted
+    but not in gold, is a real F1 0 and shows as 0.00."""
+    gold = ["agree", "disagree", "disagree", "discuss", "unrelated"]
+    ev = evaluate(gold, ["agree", "agree", "agree", "discuss", "agree"], FOUR_WAY)  # disagree, unrelated missed
+    assert ev.f1["disagree"] == ev.recall["disagree"] == ev.precision["disagree"] == 0.0
+    assert results_table({"m": {"dev": ev}}).splitlines()[2] == "| m | 0.40 | 0.00 | 1.00 | 0.00 | 0.40 | 0.35 |"
+    invented = evaluate(["agree", "agree", "other"], ["agree", "disagree", "other"], THREE_WAY)
+    assert invented.f1["disagree"] == invented.precision["disagree"] == 0.0 and invented.support["disagree"] == 0
+    assert results_table({"m": {"dev": invented}}).splitlines()[2] == "| m | 0.67 | 0.00 | 1.00 | 0.67 | 0.56 |"
 
 
 def _claims_all_right_or_all_wrong(claims: int = 40, pairs: int = 5) -> tuple[list[str], list[str], list[str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -119,7 +120,8 @@ def store_evaluation(wh: Warehouse, run_id: str, dataset: str, split: str, metri
     """Replace the metrics of (run, dataset, split) in one transaction; returns the rows written.
 
     ``metrics`` holds ``accuracy``, ``macro_f1`` and per-label dictionaries ``f1``, ``precision``,
-    ``recall``, ``support`` (label -> value).
+    ``recall``, ``support`` (label -> value). A NaN figure (a class on neither side of the split) gets no
+    row: stored, it made a SQL ``avg`` or ``max`` over the classes NaN.
     """
     if not wh.scalar(_RUN_EXISTS, [run_id]):
         raise WarehouseError(f"no model run {run_id!r}; start the run before storing its evaluation")
@@ -127,7 +129,7 @@ def store_evaluation(wh: Warehouse, run_id: str, dataset: str, split: str, metri
     for metric, value in metrics.items():
         if isinstance(value, dict):
             rows.extend({"run_id": run_id, "dataset": dataset, "split": split, "metric": metric,
-                         "label": label, "value": float(v)} for label, v in value.items())
+                         "label": label, "value": float(v)} for label, v in value.items() if not math.isnan(v))
         elif isinstance(value, (int, float)):
             rows.append({"run_id": run_id, "dataset": dataset, "split": split, "metric": metric,
                          "label": "", "value": float(value)})

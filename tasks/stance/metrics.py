@@ -10,6 +10,7 @@ more than the split can tell.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,15 @@ INTERVAL_LEVEL = 0.95
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Metrics of one model on one dataset split."""
+    """Metrics of one model on one dataset split.
+
+    The per-class figures (``f1``, ``precision``, ``recall``) of a class on neither side, absent from
+    gold and never predicted, are NaN: they are 0 / 0, and 0 would read as a class the model got all
+    wrong (a perfect model showed F1 0 for it beside macro-F1 1, which leaves the class out). NaN, unlike
+    None, keeps every reader of these floats working: Prefect's table artifacts and the CLI's JSON write it
+    as null, the model card's data as null and its tables as a dash, and the warehouse stores no row for
+    it (NaN there would turn a SQL ``avg`` or ``max`` over the classes into NaN).
+    """
 
     labels: tuple[str, ...]
     accuracy: float
@@ -58,11 +67,16 @@ def macro_f1_of(confusion: np.ndarray) -> np.ndarray:
     """
     confusion = np.asarray(confusion, dtype=float)
     hits = np.diagonal(confusion, axis1=-2, axis2=-1)
-    # 2 tp + fp + fn: row sum (tp + fn) plus column sum (tp + fp); zero only for a class on neither side
-    denominator = confusion.sum(axis=-1) + confusion.sum(axis=-2)
+    denominator = _gold_plus_predicted(confusion)
     present = denominator > 0
     f1 = np.divide(2 * hits, denominator, out=np.zeros_like(hits), where=present)
     return f1.sum(axis=-1) / present.sum(axis=-1)
+
+
+def _gold_plus_predicted(confusion: np.ndarray) -> np.ndarray:
+    """Each class's gold pairs plus its predictions, F1's denominator 2 tp + fp + fn: the row sum
+    (tp + fn) plus the column sum (tp + fp). Zero only for a class on neither side."""
+    return confusion.sum(axis=-1) + confusion.sum(axis=-2)
 
 
 def macro_f1(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> float:
@@ -101,8 +115,9 @@ def evaluate(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str
     """Score predictions. Macro-F1 averages over the labels present in gold or predictions
     (:func:`macro_f1_of`): a class the model never predicts, or predicts where gold has none, counts
     as F1 = 0, one absent from both is left out. The per-class figures cover every label of the
-    scheme, an absent class with F1 0 and support 0. With ``groups`` (each pair's claim id) the
-    evaluation also carries macro-F1's 95 % claim-bootstrap interval."""
+    scheme: a class the model misses or invents has F1 0 (its precision or recall 0 too), one absent
+    from both has support 0 and NaN for the rest (:class:`Evaluation`). With ``groups`` (each pair's
+    claim id) the evaluation also carries macro-F1's 95 % claim-bootstrap interval."""
     if len(gold) != len(predicted):
         raise ValueError(f"{len(gold)} gold labels but {len(predicted)} predictions")
     if not gold:
@@ -113,17 +128,23 @@ def evaluate(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str
         raise ValueError(f"labels {foreign} are not in the scheme {labels}")
     p, r, f, s = precision_recall_fscore_support(gold, predicted, labels=list(labels), zero_division=0)
     confusion = confusion_matrix(gold, predicted, labels=list(labels))
+    scored = _gold_plus_predicted(confusion) > 0
     return Evaluation(
         labels=labels,
         accuracy=float(accuracy_score(gold, predicted)),
         macro_f1=float(macro_f1_of(confusion)),
-        f1={lab: float(v) for lab, v in zip(labels, f)},
-        precision={lab: float(v) for lab, v in zip(labels, p)},
-        recall={lab: float(v) for lab, v in zip(labels, r)},
+        f1=_per_class(labels, f, scored),
+        precision=_per_class(labels, p, scored),
+        recall=_per_class(labels, r, scored),
         support={lab: int(v) for lab, v in zip(labels, s)},
         confusion=confusion,
         macro_f1_interval=None if groups is None else interval(bootstrap_macro_f1(gold, predicted, labels, groups)),
     )
+
+
+def _per_class(labels: tuple[str, ...], values: np.ndarray, scored: np.ndarray) -> dict[str, float]:
+    """``values`` by label, NaN for a label not ``scored`` (on neither side: its figure is 0 / 0, not 0)."""
+    return {lab: float(v) if has else math.nan for lab, v, has in zip(labels, values, scored)}
 
 
 def interval_text(evaluation: Evaluation, before: str = "", digits: int = 2) -> str:
@@ -168,10 +189,18 @@ def plot_confusion(evaluation: Evaluation, path: Path, title: str) -> Path:
 _ABBREV = {"agree": "A", "disagree": "D", "discuss": "Ds", "unrelated": "U", "other": "O"}
 
 
+def figure_text(value: float, digits: int = 2) -> str:
+    """A table cell of ``digits`` decimals; a dash for NaN (a per-class figure of a class on neither side
+    of a split, :class:`Evaluation`)."""
+    return "–" if math.isnan(value) else f"{value:.{digits}f}"
+
+
 def results_table(results: dict[str, dict[str, Evaluation]]) -> str:
     """Markdown table: one row per model, one column group per dataset with the per-class F1,
     accuracy and macro-F1 (``results[model][dataset]``), the latter with its 95 % interval where the
-    evaluation has one; a missing cell shows as a dash."""
+    evaluation has one. A missing cell shows as a dash: a whole group where the model was not
+    evaluated on that dataset, a class's F1 where the split has the class on neither side (macro-F1
+    leaves it out, so the row's per-class cells average to the macro-F1 beside them)."""
     datasets: dict[str, tuple[str, ...]] = {}
     for per_dataset in results.values():
         for name, ev in per_dataset.items():
@@ -187,7 +216,7 @@ def results_table(results: dict[str, dict[str, Evaluation]]) -> str:
             if ev is None:
                 cells += ["–"] * (len(labels) + 2)
             else:
-                cells += [f"{ev.f1[lab]:.2f}" for lab in labels] + [f"{ev.accuracy:.2f}", f"{ev.macro_f1:.2f}"
-                                                                   + interval_text(ev, " ")]
+                cells += [figure_text(ev.f1[lab]) for lab in labels] + [f"{ev.accuracy:.2f}", f"{ev.macro_f1:.2f}"
+                                                                     + interval_text(ev, " ")]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ while ``evaluate`` replaced the stored ones, and never showed a split evaluated 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from arastance.base.whole_files import written_whole
 from arastance.logging import get_logger
 from tasks.stance.cpu_model import CpuModelConfig
 from tasks.stance.examples import StanceExample
-from tasks.stance.metrics import Evaluation, interval_text
+from tasks.stance.metrics import Evaluation, figure_text, interval_text
 from tasks.stance.persistence import read_manifest
 from tasks.stance.runs import SplitResult
 
@@ -43,8 +44,9 @@ CARD_DATA = "model_card.json"
 def _metrics_table(evaluation: Evaluation) -> list[str]:
     lines = ["| label | precision | recall | F1 | support |", "|---|---:|---:|---:|---:|"]
     for label in evaluation.labels:
-        lines.append(f"| {label} | {evaluation.precision[label]:.3f} | {evaluation.recall[label]:.3f} | "
-                     f"{evaluation.f1[label]:.3f} | {evaluation.support[label]} |")
+        lines.append(f"| {label} | {figure_text(evaluation.precision[label], 3)} | "
+                     f"{figure_text(evaluation.recall[label], 3)} | {figure_text(evaluation.f1[label], 3)} | "
+                     f"{evaluation.support[label]} |")
     lines.append(f"| **macro** | | | **{evaluation.macro_f1:.3f}** | {sum(evaluation.support.values())} |")
     lines.append("")
     lines.append(f"Accuracy {evaluation.accuracy:.3f}."
@@ -200,9 +202,14 @@ def _write(directory: Path, manifest: dict[str, Any], data: dict[str, Any]) -> P
     return directory / CARD
 
 
+_PER_CLASS = ("f1", "precision", "recall")  # NaN for a class on neither side of the split: null in the JSON
+
+
 def _stored(r: SplitResult) -> dict[str, Any]:
-    """A split's result as JSON for :data:`CARD_DATA`."""
+    """A split's result as JSON for :data:`CARD_DATA` (standard JSON: a bare NaN is none, and jq refuses it)."""
     evaluation = {f.name: getattr(r.evaluation, f.name) for f in fields(Evaluation)}
+    for name in _PER_CLASS:
+        evaluation[name] = {label: None if math.isnan(v) else v for label, v in evaluation[name].items()}
     return {"dataset": r.dataset, "split": r.split, "pairs_per_second": r.pairs_per_second,
             "evaluation": {**evaluation, "confusion": r.evaluation.confusion.tolist()}}
 
@@ -211,7 +218,9 @@ def _restored(stored: dict[str, Any]) -> SplitResult:
     """The :class:`SplitResult` that :func:`_stored` wrote."""
     saved = stored["evaluation"]
     interval = saved["macro_f1_interval"]
-    evaluation = Evaluation(**{**saved, "labels": tuple(saved["labels"]), "confusion": np.asarray(saved["confusion"]),
+    per_class = {name: {label: math.nan if v is None else v for label, v in saved[name].items()} for name in _PER_CLASS}
+    evaluation = Evaluation(**{**saved, **per_class, "labels": tuple(saved["labels"]),
+                               "confusion": np.asarray(saved["confusion"]),
                                "macro_f1_interval": None if interval is None else tuple(interval)})
     return SplitResult(stored["dataset"], stored["split"], evaluation, stored["pairs_per_second"])
 

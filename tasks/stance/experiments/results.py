@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -152,6 +153,7 @@ def result_rows(result: ExperimentResult) -> list[dict[str, Any]]:
         rows += [{**base, "metric": "train_pairs", "label": "", "value": float(c.train_pairs)},
                  {**base, "metric": "train_seconds", "label": "", "value": round(c.train_seconds, 2)}]
         for metric, value in c.evaluation.as_metrics().items():  # macro-F1's interval where it has one
-            rows += ([{**base, "metric": metric, "label": label, "value": float(v)} for label, v in value.items()]
+            rows += ([{**base, "metric": metric, "label": label, "value": float(v)} for label, v in value.items()
+                      if not math.isnan(v)]  # a class on neither side of the split has no figure, and no row
                      if isinstance(value, dict) else [{**base, "metric": metric, "label": "", "value": value}])
     return rows
