@@ -37,6 +37,9 @@ _QUOTE_PAIRS: dict[str, str] = {'"': '"', "'": "'", "`": "`", "«": "»", "“":
 _QUOTES = frozenset(_QUOTE_PAIRS) | frozenset(_QUOTE_PAIRS.values())
 _MAX_STRIP_ROUNDS = 4
 _FOREIGN_LETTER = re.compile(r"[^\W\d_\u0600-\u06ff\u0750-\u077f]")
+# "{name}" in a pattern: the part of that name ([parts]). Lower-case names only, so a quantifier
+# ("{0,5}") or a named character ("\N{EM DASH}") is never taken for one.
+_PART_REFERENCE = re.compile(r"\{([a-z_]+)\}")
 
 
 class PatternConfigError(ValueError):
@@ -67,6 +70,8 @@ class DebunkPatterns:
     min_tokens: int
     max_tokens: int
     min_arabic_ratio: float
+    #: Stripped claims that open with one of these words lost their start to the framing.
+    fragment_openers: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -102,12 +107,36 @@ def _display(text: str) -> str:
     return _SPACES.sub(" ", strip_diacritics(unicodedata.normalize("NFKC", text))).strip()
 
 
-def _compile(where: str, index: int, entry: object, source: Path) -> Framing:
+def _expand(pattern: str, parts: dict[str, str], where: str, source: Path) -> str:
+    """``pattern`` with each ``{name}`` replaced by that part, so that framings share one spelling
+    of their linkers and verbs of circulation instead of copies that drift apart."""
+
+    def part(m: re.Match[str]) -> str:
+        if m.group(1) not in parts:
+            raise PatternConfigError(f"{source}: {where} uses the part {{{m.group(1)}}}, which [parts] does not define above it")
+        return parts[m.group(1)]
+
+    return _PART_REFERENCE.sub(part, pattern)
+
+
+def _load_parts(data: dict[str, object], source: Path) -> dict[str, str]:
+    """The [parts] table, each part expanded with the parts defined above it."""
+    table = data.get("parts", {})
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise PatternConfigError(f"{source}: [parts] must map names to pattern strings")
+    parts: dict[str, str] = {}
+    for name, pattern in table.items():
+        parts[name] = f"(?:{_expand(pattern, parts, f'part {name!r}', source)})"
+    return parts
+
+
+def _compile(where: str, index: int, entry: object, source: Path, parts: dict[str, str]) -> Framing:
     if not isinstance(entry, dict) or not isinstance(entry.get("pattern"), str) or not entry.get("name"):
         raise PatternConfigError(f"{source}: [[{where}]] entry {index + 1} needs a 'name' and a 'pattern' string")
     anchor = "^" if where == "prefix" else ""
+    pattern = _expand(entry["pattern"], parts, f"[[{where}]] {entry['name']!r}", source)
     try:
-        regex = re.compile(anchor + fold(entry["pattern"]), re.IGNORECASE)
+        regex = re.compile(anchor + fold(pattern), re.IGNORECASE)
     except re.error as exc:
         raise PatternConfigError(f"{source}: [[{where}]] {entry['name']!r} has an invalid pattern: {exc}") from exc
     return Framing(str(entry["name"]), regex, fold(str(entry.get("replace", ""))))
@@ -120,13 +149,14 @@ def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise PatternConfigError(f"cannot read debunk patterns {path}: {exc}") from exc
-    prefixes = tuple(_compile("prefix", i, e, path) for i, e in enumerate(data.get("prefix", [])))
-    suffixes = tuple(_compile("suffix", i, e, path) for i, e in enumerate(data.get("suffix", [])))
+    parts = _load_parts(data, path)
+    prefixes = tuple(_compile("prefix", i, e, path, parts) for i, e in enumerate(data.get("prefix", [])))
+    suffixes = tuple(_compile("suffix", i, e, path, parts) for i, e in enumerate(data.get("suffix", [])))
     if not prefixes:
         raise PatternConfigError(f"{path}: no [[prefix]] framings")
     review = data.get("review", {})
     try:
-        multimedia = re.compile(fold(data["multimedia"]["pattern"]), re.IGNORECASE)
+        multimedia = re.compile(fold(_expand(data["multimedia"]["pattern"], parts, "[multimedia]", path)), re.IGNORECASE)
         words = [fold(w) for w in review["residual_framing"]]
         residual = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)")
         any_prefix = re.compile(
@@ -142,6 +172,7 @@ def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
             min_tokens=int(review["min_tokens"]),
             max_tokens=int(review["max_tokens"]),
             min_arabic_ratio=float(review["min_arabic_ratio"]),
+            fragment_openers=frozenset(fold(w) for w in review.get("fragment_openers", [])),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise PatternConfigError(f"{path}: missing or invalid [multimedia]/[review] setting: {exc!r}") from exc
@@ -228,11 +259,16 @@ def _ends_in_question_mark(text: str) -> bool:
     return fold(text).rstrip(" \t\"'«»“”„‘’`!.…").endswith("?")
 
 
-def _review_reason(statement: str, normalized: str, patterns: DebunkPatterns, *, asked: bool) -> str | None:
-    """Why a false claim needs a person, if it does. ``asked``: the post itself is a question."""
+def _review_reason(statement: str, normalized: str, patterns: DebunkPatterns, *, asked: bool, stripped: bool) -> str | None:
+    """Why a false claim needs a person, if it does. ``asked``: the post itself is a question;
+    ``stripped``: a framing was stripped from it."""
     tokens = tokenize(normalized)
     if len(tokens) < patterns.min_tokens:
         return "too_short"
+    # A claim left opening with a linker ("عن الوزير") is no statement: the framing stopped short
+    # of its own end.
+    if stripped and tokens and tokens[0] in patterns.fragment_openers:
+        return "fragment"
     if len(tokens) > patterns.max_tokens:
         return "too_long"
     # Only a text with some non-Arabic letter can fall under the ratio; most claims skip the count.
@@ -297,7 +333,7 @@ def clean_claim(
     # A question mark that closed a stripped framing ("ما حقيقة ...؟") is the framing's; on a
     # post with no framing it makes the claim a question ("هل تغلق الحكومة المدارس غدا؟").
     asked = not rules and _ends_in_question_mark(_display(source))
-    reason = _review_reason(statement, normalized, pats, asked=asked) if veracity == "false" else None
+    reason = _review_reason(statement, normalized, pats, asked=asked, stripped=bool(rules)) if veracity == "false" else None
     if reason is None and veracity == "false" and noun_phrases == "review" and rules and is_bare_noun_phrase(statement, pats):
         reason = "noun_phrase"
     return CleanedClaim(statement, normalized, "review" if reason else "active", reason, rules)

@@ -137,6 +137,8 @@ def test_patterns_are_configuration(tmp_path: Path) -> None:
         ("[[prefix]]\npattern = 'a'\n", r"\[\[prefix\]\] entry 1 needs a 'name'"),
         ("[[prefix]\n", "cannot read debunk patterns"),
         ("[[prefix]]\nname = 'x'\npattern = 'a'\n", r"missing or invalid \[multimedia\]/\[review\]"),
+        ("[[prefix]]\nname = 'x'\npattern = 'a{linker}'\n", r"'x' uses the part \{linker\}, which \[parts\] does not define"),
+        ("[parts]\nlinker = '{free}'\nfree = 'a'\n", r"part 'linker' uses the part \{free\}"),
     ],
 )
 def test_bad_pattern_file_names_the_problem(tmp_path: Path, content: str, message: str) -> None:
@@ -291,3 +293,94 @@ def test_quotations_inside_an_enclosing_pair_and_framings_of_report(published: s
 
 def test_a_question_ending_in_an_invisible_mark_is_still_asked() -> None:
     assert clean_claim("هل تغلق الحكومة المدارس غدا؟\u200f", veracity="false").status_reason == "question"
+
+
+@pytest.mark.parametrize(
+    ("published", "claim", "rule"),
+    [
+        # the framing ends in "بأن / أن / إن" or in a verb that states the claim: the claim's own
+        # "من / عن" is not taken for the framing's end
+        ("لا صحة لما يتم تداوله بأن الجيش انسحب من مدينة حلب شمال سوريا", "الجيش انسحب من مدينة حلب شمال سوريا", "la_sihha_ma_yutadawal"),
+        ("لا صحة للأخبار التي تزعم انسحاب الجيش من مدينة حلب شمال سوريا", "انسحاب الجيش من مدينة حلب شمال سوريا", "la_sihha_ma_yutadawal"),
+        ("لا صحة للمعلومات التي تقول إن الحكومة ستفرض ضريبة من الشهر المقبل", "الحكومة ستفرض ضريبة من الشهر المقبل", "la_sihha_ma_yutadawal"),
+        ("لا صحة للأنباء بأن الحكومة ستفرض ضريبة جديدة على السكر", "الحكومة ستفرض ضريبة جديدة على السكر", "la_sihha_ma_yutadawal"),
+        ("لا صحة لأنباء تزعم أن الجيش انسحب من حلب", "الجيش انسحب من حلب", "la_sihha_ma_yutadawal"),
+        ("لا صحة للأنباء التي تفيد بإغلاق المدارس في جدة", "إغلاق المدارس في جدة", "la_sihha_ma_yutadawal"),
+        ("غير صحيح ما يتم تداوله بأن الجيش انسحب من مدينة حلب شمال سوريا", "الجيش انسحب من مدينة حلب شمال سوريا", "ghayr_sahih_ma"),
+        ("حقيقة ما نشر بأن الجيش انسحب من مدينة حلب شمال سوريا", "الجيش انسحب من مدينة حلب شمال سوريا", "haqiqat_ma_yutadawal"),
+        ("نفي ما تردد بأن الجيش انسحب من مدينة حلب شمال سوريا", "الجيش انسحب من مدينة حلب شمال سوريا", "nafy_ma"),
+        ("ما يتم تداوله بأن الجيش انسحب من سوريا غير صحيح", "الجيش انسحب من سوريا", "ma_yutadawal"),
+        # the framing's source, where it circulated, and other linkers
+        ("لا صحة لما نشره عدد من المواقع حول إغلاق المدارس في جدة", "إغلاق المدارس في جدة", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما يتم تداوله: الجيش انسحب من مدينة حلب", "الجيش انسحب من مدينة حلب", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما يتم تداوله فيما يتعلق بإغلاق المدارس في جدة", "إغلاق المدارس في جدة", "la_sihha_ma_yutadawal"),
+        ("نفي الأنباء المتداولة عن إغلاق المدارس في جدة", "إغلاق المدارس في جدة", "nafy_ma"),
+    ],
+)
+def test_a_framing_is_stripped_to_its_own_end_and_no_further(published: str, claim: str, rule: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "active", None)
+    assert rule in cleaned.rules
+
+
+@pytest.mark.parametrize(
+    ("published", "kept"),
+    [
+        # "خبر كاذب عن" does not say what the report claimed: nothing more is stripped
+        ("لا صحة لما يتم تداوله حول خبر كاذب عن الوزير", "خبر كاذب عن الوزير"),
+        # no linker after the framing: where the claim begins is not known
+        ("لا صحة لما يتم تداوله انسحاب الجيش من مدينة حلب شمال سوريا", "لا صحة لما يتم تداوله انسحاب الجيش من مدينة حلب شمال سوريا"),
+        ("لا صحة للأنباء المتداولة انسحاب الجيش من مدينة حلب", "لا صحة للأنباء المتداولة انسحاب الجيش من مدينة حلب"),
+    ],
+)
+def test_a_framing_whose_end_is_not_found_leaves_the_post_to_review(published: str, kept: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == (kept, "review")
+
+
+@pytest.mark.parametrize(
+    ("text", "multimedia"),
+    [
+        # headline punctuation after the multimedia word, as after a colon
+        ("بالفيديو.. لحظة انهيار المبنى", True),
+        ("بالصور.. آثار السيول في جدة", True),
+        ("فيديو.. لحظة انهيار المبنى", True),
+        ("بالفيديو- لحظة انهيار المبنى", True),
+        ("بالفيديو، لحظة انهيار المبنى", True),
+        ("فيديو... لحظة انهيار المبنى", True),
+        ("صور.. آثار السيول في جدة", True),
+        # words that only start with those letters, or name something else, are statements
+        ("صور - الجيش ينتشر في الجنوب اللبناني", False),  # a dateline from Tyre
+        ("صور تستقبل آلاف النازحين من الجنوب", False),
+        ("مقطع من خط أنابيب النفط يتعرض لهجوم", False),
+        ("الحكومة تنشر فيديوهات لتدريب الجيش", False),
+    ],
+)
+def test_headline_punctuation_after_a_multimedia_word(text: str, multimedia: bool) -> None:
+    cleaned = clean_claim(text, veracity="false")
+    assert cleaned.cleaned_text == text
+    assert (cleaned.status, cleaned.status_reason) == (("excluded", "multimedia") if multimedia else ("active", None))
+
+
+def test_a_multimedia_claim_inside_a_framing_is_excluded() -> None:
+    cleaned = clean_claim("لا صحة لما يتم تداوله حول بالفيديو.. لحظة انهيار المبنى", veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == ("بالفيديو.. لحظة انهيار المبنى", "excluded", "multimedia")
+
+
+def test_framings_share_named_parts_and_a_claim_left_opening_with_a_linker_goes_to_review(tmp_path: Path) -> None:
+    custom = tmp_path / "patterns.toml"
+    custom.write_text(
+        "[parts]\nreport = '(?:خبر|انباء)'\nlinker = '\\s+حول\\s+'\n"
+        "[[prefix]]\nname = 'tafnid_khabar'\npattern = 'تفنيد\\s+{report}{linker}'\n"
+        "[[prefix]]\nname = 'tafnid'\npattern = 'تفنيد\\s+{report}\\s+'\n"
+        "[multimedia]\npattern = '^فيديو'\n"
+        "[review]\nmin_tokens = 1\nmax_tokens = 10\nmin_arabic_ratio = 0.5\nresidual_framing = ['كاذب']\n"
+        "fragment_openers = ['عن']\n",
+        encoding="utf-8",
+    )
+    patterns = load_patterns(custom)
+    cleaned = clean_claim("تفنيد أنباء حول زيادة الرواتب", veracity="false", patterns=patterns)
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.rules) == ("زيادة الرواتب", "active", ("tafnid_khabar",))
+    # the file's linker does not know "عن": "تفنيد خبر" stops before it, and what is left is no claim yet
+    cleaned = clean_claim("تفنيد خبر عن زيادة الرواتب", veracity="false", patterns=patterns)
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == ("عن زيادة الرواتب", "review", "fragment")
