@@ -23,6 +23,7 @@ from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
+from arastance.base.input_paths import require_directory_place
 from arastance.config import load_settings
 from arastance.config.annotation import AnnotationSettings
 from flows.artifacts import table_artifact
@@ -121,13 +122,15 @@ def build_dataset(
     settings = load_settings()
     cfg = settings.annotation if split_seed is None else settings.annotation.model_copy(update={"split_seed": split_seed})
     path = flow_warehouse(warehouse_path, settings)
+    out = Path(export_dir) if export_dir else settings.dataset_dir
+    if export:  # refused now, not after the labels are decided
+        require_directory_place("export_dir", out)
     gold, flags, split = assemble(path, cfg)
     stats = read_statistics(path)
     _publish(stats, gold, flags, split)
     result: dict[str, Any] = {**gold, "flagged": flags.flagged, "newly_split": split.assigned, "split_claims": split.total,
                               "split_conflicts": split.conflicts, "statistics": stats}
     if export:
-        out = Path(export_dir) if export_dir else settings.dataset_dir
         summary = write_export(path, out)
         result["export_dir"] = str(summary.directory)
         result["exported_pairs"] = sum(summary.pairs.values())

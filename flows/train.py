@@ -17,6 +17,7 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
+from arastance.base.input_paths import require_directory_place
 from arastance.config import load_settings
 from arastance.config.model import ModelKind
 from flows.evaluate import (evaluate_task, flow_dataset_path, load_evaluation_splits, load_split_task,
@@ -105,6 +106,7 @@ def train_stance_model(
     """
     settings = load_settings()
     warehouse_file = flow_warehouse(warehouse_path, settings)  # before training, not after
+    models_dir = require_directory_place("out_dir", Path(out_dir) if out_dir else settings.models_dir)
     source = flow_dataset_path(settings, dataset, path, warehouse_file)
     chosen = corpus_scheme(dataset, source, scheme)
     chosen_kind = kind or settings.model.default
@@ -114,7 +116,7 @@ def train_stance_model(
     gold_stored_through = gold_mark_task(source) if dataset == "warehouse" else None
     train = load_split_task(dataset, source, "train", chosen)
     evaluation = load_evaluation_splits(dataset, source, eval_splits, chosen)
-    trained = train_task(quote(model), quote(train), Path(out_dir) if out_dir else settings.models_dir, dataset,
+    trained = train_task(quote(model), quote(train), models_dir, dataset,
                          quote(evaluation.get("dev")), gold_stored_through)
     results = [evaluate_task(quote(model), quote(examples), dataset, split) for split, examples in evaluation.items()]
     publish_results(model.name, trained.run.run_id, results, trained.directory / "figures")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -237,3 +238,20 @@ def test_dataset_build_failing_in_its_flow_names_the_warehouse_without_a_traceba
     assert result.exit_code == 2, shown
     assert f"error: cannot open warehouse {bad}" in shown and "Traceback" not in shown
     assert run.state is not None and run.state.is_failed()  # the flow ran, and failed on the warehouse
+
+
+def test_a_file_as_an_output_directory_is_refused_before_any_work(tmp_path: Path, server: PrefectServer) -> None:
+    # it was: the build decided and split the labels, then failed with a bare "File exists" at the export (its
+    # labels never triggered retraining); training failed the same way, naming nothing but the path
+    from flows.train import train_stance_model
+
+    _seed_labelled_pairs()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("x", encoding="utf-8")
+    with api_client(server):
+        with pytest.raises(NotADirectoryError, match=re.escape(f"export_dir {notes} is a file, not a directory")):
+            build_dataset(export_dir=str(notes))
+        with pytest.raises(NotADirectoryError, match=re.escape(f"out_dir {notes / 'models'}: {notes} is a file, not a directory")):
+            train_stance_model(dataset="khouja", path=str(tmp_path / "corpus"), out_dir=str(notes / "models"))
+        assert build_dataset(export=False)["newly_split"] == 7  # the refused build split nothing
+    assert notes.read_text(encoding="utf-8") == "x"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,14 @@ def test_a_corpus_path_that_names_a_file_of_the_corpus_says_to_give_its_director
     assert str(below.value).startswith(f"corpus directory {a_file / 'below'}: {a_file} is a file, not a directory; give")
     with pytest.raises(DatasetError, match=f"corpus directory {tmp_path / 'nowhere'} does not exist"):
         load_split(corpus, tmp_path / "nowhere", "train")
+
+
+def test_a_directory_place_names_the_parameter_and_what_is_in_the_way(tmp_path: Path) -> None:
+    from arastance.base.input_paths import require_directory_place
+
+    assert require_directory_place("export_dir", tmp_path / "new" / "ds") == tmp_path / "new" / "ds"
+    (tmp_path / "f").write_text("x", encoding="utf-8")
+    with pytest.raises(NotADirectoryError, match=re.escape(f"export_dir {tmp_path / 'f'} is a file, not a directory")):
+        require_directory_place("export_dir", tmp_path / "f")
+    with pytest.raises(NotADirectoryError, match=re.escape(f"out_dir {tmp_path / 'f' / 'm'}: {tmp_path / 'f'} is a file")):
+        require_directory_place("out_dir", tmp_path / "f" / "m")

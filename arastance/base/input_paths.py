@@ -60,6 +60,18 @@ def blocked_directory(path: Path) -> tuple[Path, str] | None:
     return None
 
 
+def require_directory_place(what: str, path: Path) -> Path:
+    """``path``, where a directory is or can be made; else a NotADirectoryError naming ``what`` (a flow's
+    parameter, "export_dir") and the path in the way. A flow checks its output directories when it
+    starts: a file given as ``export_dir`` failed the run with a bare "File exists" once the dataset
+    was built, and its labels never triggered retraining."""
+    blocked = blocked_directory(path)
+    if blocked is None:
+        return path
+    where, why = blocked
+    raise NotADirectoryError(f"{what} {path} {why}" if where == path else f"{what} {path}: {where} {why}")
+
+
 def _broken_link(path: Path) -> str:
     """A symbolic link that leads nowhere: to nothing, or round a loop of links."""
     try:
