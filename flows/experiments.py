@@ -13,6 +13,7 @@ from prefect import flow, task
 from prefect.artifacts import create_image_artifact, create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
+from arastance.base.input_paths import require_directory_place
 from arastance.config import Settings, load_settings
 from arastance.config.model import ModelKind
 from flows.evaluate import load_split_task
@@ -74,11 +75,17 @@ def publish(result: ExperimentResult, table: str, grid: Grid, axes: tuple[str, s
             "heatmap": str(files.heatmap)}
 
 
-def finish(result: ExperimentResult, settings: Settings, warehouse_file: Path, out_dir: str | None, title: str,
+def experiments_dir(settings: Settings, out_dir: str | None) -> Path:
+    """Where the table and heat map go, checked before hours of training: a file given as ``out_dir``
+    failed the run only once the experiment was stored."""
+    return require_directory_place("out_dir", Path(out_dir) if out_dir else settings.experiments_dir)
+
+
+def finish(result: ExperimentResult, warehouse_file: Path, out_dir: Path, title: str,
            table: str, grid: Grid, axes: tuple[str, str]) -> dict[str, Any]:
     """Store the run in the warehouse, then write and publish its table and heat map."""
     store_task(warehouse_file, result)
-    return publish(result, table, grid, axes, Path(out_dir) if out_dir else settings.experiments_dir, title)
+    return publish(result, table, grid, axes, out_dir, title)
 
 
 @flow(name="cross_dataset_experiment", validate_parameters=True)
@@ -104,6 +111,7 @@ def cross_dataset_experiment(
     """
     settings = load_settings()
     warehouse_file = flow_warehouse(warehouse_path, settings)  # before hours of training, not after
+    out = experiments_dir(settings, out_dir)
     loaded = []
     located = locate_corpora(settings, corpora, paths or {})
     for name, source in located.items():
@@ -112,7 +120,7 @@ def cross_dataset_experiment(
                              load_split_task(name, source, split, native)))
     make_model = model_factory(settings, kind, **({"encoder": encoder} if encoder else {}))
     result = cross_dataset(loaded, make_model, config=run_config(make_model, loaded[0].native_scheme, split, located))
-    return finish(result, settings, warehouse_file, out_dir, f"Cross-dataset transfer: macro-F1 on {split} splits",
+    return finish(result, warehouse_file, out, f"Cross-dataset transfer: macro-F1 on {split} splits",
                   matrix_table(result), macro_f1_grid(result), ("evaluated on", "trained on"))
 
 
@@ -139,6 +147,7 @@ def imbalance_experiment(
     """
     settings = load_settings()
     warehouse_file = flow_warehouse(warehouse_path, settings)
+    out = experiments_dir(settings, out_dir)
     chosen_kind = kind or settings.model.default
     chosen = check_strategies(strategies, chosen_kind)
     source = dataset_path(settings, dataset, Path(path) if path else None)
@@ -148,5 +157,5 @@ def imbalance_experiment(
     make_model = model_factory(settings, chosen_kind, **({"encoder": encoder} if encoder else {}))
     result = imbalance(dataset, train, evaluation, used, make_model, chosen, seed=settings.model.seed,
                        config=run_config(make_model, used, split, {dataset: source}))
-    return finish(result, settings, warehouse_file, out_dir, f"Class imbalance on {dataset} ({used}, {split})",
+    return finish(result, warehouse_file, out, f"Class imbalance on {dataset} ({used}, {split})",
                   comparison_table(result), per_class_grid(result), ("F1", "strategy"))

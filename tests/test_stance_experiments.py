@@ -4,6 +4,7 @@ CLI (real Prefect flows), with their tables in the warehouse, heat maps and arti
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -23,6 +24,7 @@ from typer.testing import CliRunner
 
 from arastance.cli import app
 from arastance.config import load_settings
+from flows.experiments import imbalance_experiment
 from tasks.stance.experiments.cross_dataset import locate_corpora
 from tasks.stance.experiments.imbalance import check_strategies, imbalance, resample
 from tasks.stance.experiments.training import in_scheme, model_factory
@@ -207,6 +209,14 @@ def test_imbalance_compares_every_strategy_in_the_chosen_scheme(tmp_path: Path, 
         four = runner.invoke(app, ["experiment", "imbalance", "--dataset", "khouja", "--path", str(paths["khouja"]),
                                    "--scheme", "4way", "--strategy", "none"])
         assert four.exit_code == 2 and "cannot be read as 4-way" in four.output
+        # a file as the output directory: refused before training (it failed once the run was stored)
+        notes = tmp_path / "notes.txt"
+        notes.write_text("x", encoding="utf-8")
+        to_file = runner.invoke(app, ["experiment", "imbalance", "--dataset", "khouja", "--path", str(paths["khouja"]),
+                                      "--strategy", "none", "--out", str(notes)])
+        assert to_file.exit_code == 2 and f"--out {notes} is a file, not a directory" in to_file.output.replace("\n", "")
+        with pytest.raises(NotADirectoryError, match=re.escape(f"out_dir {notes} is a file, not a directory")):
+            imbalance_experiment(dataset="khouja", path=str(paths["khouja"]), strategies=["none"], out_dir=str(notes))
     for strategy in ("none", "class_weighted", "upsampled", "downsampled", "two_step"):
         assert f"| {strategy} |" in done.output
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:

@@ -7,6 +7,7 @@ from typing import get_args
 
 import typer
 
+from arastance.base.input_paths import require_directory_place
 from arastance.cli.common import console, fail, require_choice, settings
 from arastance.config.model import ModelKind
 from tasks.stance.labels import Scheme
@@ -30,13 +31,16 @@ def _paths(values: list[str]) -> dict[str, str]:
     return out
 
 
-def _run(flow, **parameters) -> None:  # noqa: ANN001 - a Prefect flow
+def _run(flow, out: Path | None, **parameters) -> None:  # noqa: ANN001 - a Prefect flow
+    """Run an experiment flow whose table and heat map go to ``out`` (checked first, named as typed)."""
     from tasks.stance.datasets import DatasetError
     from warehouse import WarehouseError
 
     try:
-        outcome = flow(**parameters)
-    except (DatasetError, WarehouseError, ValueError) as exc:
+        if out is not None:
+            require_directory_place("--out", out)
+        outcome = flow(out_dir=str(out) if out else None, **parameters)
+    except (DatasetError, WarehouseError, ValueError, NotADirectoryError) as exc:
         fail(str(exc))
     console.print(outcome["table"], markup=False, highlight=False)
     console.print(f"experiment {outcome['experiment_id']}: table and heat map in {outcome['directory']}")
@@ -64,8 +68,8 @@ def cross_dataset(
         corpora = list(locate_corpora(s, corpus or None, paths))
     except ValueError as exc:
         fail(str(exc))
-    _run(cross_dataset_experiment, corpora=corpora, paths=paths, split=split, kind=kind,
-         encoder=encoder, out_dir=str(out) if out else None, warehouse_path=str(s.warehouse))
+    _run(cross_dataset_experiment, out, corpora=corpora, paths=paths, split=split, kind=kind, encoder=encoder,
+         warehouse_path=str(s.warehouse))
 
 
 @experiment_app.command("imbalance")
@@ -92,9 +96,8 @@ def imbalance(
         check_strategies(strategy, kind or s.model.default)
     except ValueError as exc:
         fail(str(exc))
-    _run(imbalance_experiment, dataset=dataset, path=str(path) if path else None, scheme=scheme,
-         strategies=strategy or None, split=split, kind=kind, encoder=encoder,
-         out_dir=str(out) if out else None, warehouse_path=str(s.warehouse))
+    _run(imbalance_experiment, out, dataset=dataset, path=str(path) if path else None, scheme=scheme,
+         strategies=strategy or None, split=split, kind=kind, encoder=encoder, warehouse_path=str(s.warehouse))
 
 
 def register(app: typer.Typer) -> None:
