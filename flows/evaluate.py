@@ -36,6 +36,7 @@ from tasks.stance.runs import (
     record_run,
     run_of_saved_model,
 )
+from tasks.stance.trained_pairs import warn_if_trained_on
 from warehouse import flow_warehouse
 from warehouse.model_runs import ModelRun
 
@@ -161,6 +162,8 @@ def evaluate_stance_model(
     run = run_of_saved_model(directory)  # a damaged record is refused before the scoring, not after it
     scheme = scheme_of(model.labels)
     evaluation = load_evaluation_splits(dataset, source, splits, scheme)
+    for split, examples in evaluation.items():
+        warn_if_trained_on(directory, examples, dataset, split)
     results = [evaluate_task(quote(model), quote(examples), dataset, split) for split, examples in evaluation.items()]
     record_task(warehouse_file, run, results, directory)
     publish_results(model.name, run.run_id, results, directory / "figures")

@@ -23,6 +23,7 @@ from tasks.stance.metrics import Evaluation, evaluate
 from tasks.stance.model import WITH_CPU_MODEL, WITH_ENCODER, StanceModel, require_labels
 from tasks.stance.persistence import MANIFEST, ModelFormatError, read_manifest
 from tasks.stance.provenance import code_version, data_fingerprint
+from tasks.stance.trained_pairs import save_trained_pairs
 from warehouse import open_warehouse
 from warehouse.model_runs import ModelRun, finish_run, latest_model_dir, run_exists, start_run, store_evaluation
 
@@ -132,6 +133,7 @@ def train_and_save(model: StanceModel, train: Sequence[StanceExample], out_dir: 
         directory = model.save(target, run_id=run.run_id, dataset=dataset, data_fingerprint=run.data_fingerprint,
                                code_version=run.code_version, train_seconds=round(seconds, 1),
                                run_config=run.config, started_at=started_at.isoformat())
+        save_trained_pairs(directory, train)  # for evaluate to tell a split the model has seen
     except BaseException:
         # the run's own new directory: a model cut short (a full disk) is no model, and nothing is recorded for it
         shutil.rmtree(target, ignore_errors=True)
