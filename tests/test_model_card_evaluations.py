@@ -142,3 +142,17 @@ def test_a_class_on_neither_side_is_a_dash_in_the_card_and_null_in_its_data(trai
     assert stored["results"][0]["evaluation"]["f1"]["disagree"] is None
     again = update_model_card(directory, [evaluate_split(model, dev, "tiny", "test")])  # drawn again from the data
     assert "| disagree | – | – | – | 0 |" in _sections(again.read_text(encoding="utf-8"))["tiny / dev"]
+
+
+def test_a_dev_split_that_chose_the_epoch_is_marked_optimistic() -> None:
+    # a fine-tuned encoder keeps the epoch best on dev, and the card showed that dev score beside test's as if
+    # both were of pairs the training never saw
+    card_data = {"training": {"pairs": 12, "claims": 3, "labels": None},
+                 "results": [{"dataset": "khouja", "split": split, "markdown": f"### khouja / {split} (4 pairs, 9 pairs/s)"}
+                             for split in ("dev", "test")]}
+    note = "This split also chose the epoch kept"
+    manifest = {"kind": "transformer", "dataset": "khouja", "labels": [], "epoch_chosen_on": "dev"}
+    sections = _sections(render_model_card(manifest, card_data))
+    assert note in sections["khouja / dev"] and note not in sections["khouja / test"]
+    for other in ({**manifest, "epoch_chosen_on": "held_out"}, {**manifest, "dataset": "baly"}):
+        assert note not in render_model_card(other, card_data)

@@ -69,11 +69,13 @@ def test_save_then_load_gives_identical_predictions(trained: TransformerStanceMo
     assert manifest["kind"] == "transformer" and manifest["labels"] == list(trained.labels)
     assert manifest["data_fingerprint"] == "abc"
     assert manifest["training"]["best_epoch"] == trained.outcome.best_epoch
+    assert manifest["epoch_chosen_on"] == "dev"  # the model card marks the dev score as the one that chose
     assert json.loads((directory / "config.json").read_text())["id2label"] == {str(i): lab for i, lab in enumerate(trained.labels)}
 
     loaded = load_model(directory)
     assert isinstance(loaded, TransformerStanceModel) and isinstance(loaded, StanceModel)
     assert loaded.config == trained.config and loaded.outcome == trained.outcome
+    assert loaded.epoch_chosen_on == "dev"
     assert loaded.predict(test) == trained.predict(test)
     np.testing.assert_array_equal(loaded.predict_proba(test), trained.predict_proba(test))
 
@@ -275,6 +277,7 @@ def test_without_a_dev_split_whole_claims_are_held_out(tiny_config: TransformerC
     train = toy_examples(40, seed=9, prefix="h")
     model = TransformerStanceModel(replace(tiny_config, epochs=1, dev_fraction=0.25)).fit(train)
     assert model.outcome.dev_pairs == 10 and model.outcome.train_pairs == 30
+    assert model.training_record()["epoch_chosen_on"] == "held_out"
     assert model.outcome.epochs_run == 1 and len(model.outcome.dev_macro_f1) == 1
 
 

@@ -113,12 +113,22 @@ def render_model_card(manifest: dict[str, Any], data: dict[str, Any]) -> str:
         lines.append("Not evaluated yet.")
     for result in data["results"]:
         lines += [result["markdown"], ""] if "markdown" in result else _result_lines(_restored(result))
+        if _chose_the_epoch(manifest, result):
+            lines += ["This split also chose the epoch kept (early stopping on its macro-F1), so its score is "
+                      "optimistic; a split the training never saw (test) is not.", ""]
     lines += _library_lines(manifest)
     lines += ["", "## Use and limits", "",
               "Stance of an article towards a claim, for fact-checking triage; trained on the corpus above "
               "only. Expect lower scores on other sources, periods or dialects (see `arastance experiment "
               "cross-dataset`), and on classes with little training support.", ""]
     return "\n".join(lines)
+
+
+def _chose_the_epoch(manifest: dict[str, Any], result: dict[str, Any]) -> bool:
+    """Whether ``result`` is of the dev split that early stopping chose the fine-tuned model's epoch on
+    (nothing said so: the card showed that score beside test's as if both were of unseen pairs)."""
+    return (manifest.get("epoch_chosen_on") == "dev" and result.get("split") == "dev"
+            and result.get("dataset") == manifest.get("dataset"))
 
 
 def _result_lines(r: SplitResult) -> list[str]:

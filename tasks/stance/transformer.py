@@ -331,6 +331,9 @@ class TransformerStanceModel:
         self.models: list[PreTrainedModel] = []  # one per member (``config.members``)
         self.tokenizer: PreTrainedTokenizerBase | None = None
         self.outcomes: list[TrainingOutcome] = []  # each member's training, in the members' order
+        #: What chose the kept epoch: "dev" (the caller's dev split, whose score is then optimistic),
+        #: "held_out" (claims held out of the training pairs) or None (the last epoch is kept).
+        self.epoch_chosen_on: str | None = None
 
     @property
     def name(self) -> str:
@@ -351,7 +354,7 @@ class TransformerStanceModel:
         member's under ``members_training`` when there are several."""
         if not self.outcomes:
             return {}
-        record: dict[str, Any] = {"training": asdict(self.outcomes[0])}
+        record: dict[str, Any] = {"training": asdict(self.outcomes[0]), "epoch_chosen_on": self.epoch_chosen_on}
         if len(self.outcomes) > 1:
             record["members_training"] = [asdict(outcome) for outcome in self.outcomes]
         return record
@@ -384,6 +387,7 @@ class TransformerStanceModel:
         source, tokenizer = self.checked_encoder()
         require_labels(examples, self.labels)  # before any split, so errors index the caller's list
         require_labels(dev or [], self.labels)
+        self.epoch_chosen_on = "dev" if dev else "held_out" if config.dev_fraction > 0 else None
         if dev is None and config.dev_fraction > 0:
             examples, dev = split_dev_by_claim(examples, config.dev_fraction, config.seed)
         if config.symmetric_pairs:  # after the split, so that no held-out claim's pair is implied in training
@@ -554,6 +558,7 @@ class TransformerStanceModel:
             if saved != list(model.labels):
                 raise ModelFormatError(f"{member_path(directory, member)}: the weights classify into {saved}, "
                                        f"the manifest says {list(model.labels)}")
+        model.epoch_chosen_on = manifest.get("epoch_chosen_on")
         trainings = {"training": manifest["training"]} if manifest.get("training") else {}
         if config.members > 1 and "members_training" in manifest:
             listed = manifest["members_training"]
