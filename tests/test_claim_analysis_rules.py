@@ -128,6 +128,10 @@ def test_cut_at_و_and_the_subject_of_a_second_clause(rules: RuleAnalyzer, claim
         "الحكومة تغلق المدارس والجامعات تمهيدا لفرض حظر التجول",
         "الحكومة تقرر إغلاق المدارس وإلغاء تراخيص المحلات",
         "اللاعب يكشف أن والدته تتلقى العلاج في المستشفى",
+        # a verb's second object, a plural in ـات shaped like a verb, after its coordinated first objects
+        "الحكومة تمنح الأطباء والممرضين تعويضات مالية",
+        "السعودية تمنح المقيمين والزوار تأشيرات مجانية",
+        "الوزارة تمنح الطلاب والطالبات تخفيضات في الرسوم",
     ],
 )
 def test_no_cut_at_a_definite_noun_coordinated_in_the_phrase(rules: RuleAnalyzer, claim: str) -> None:

@@ -190,7 +190,8 @@ class RuleAnalyzer:
         (والجامعات تمهيدا لـ); the caller asks for a verb before, as a subject coordinated before the
         claim's verb is none ("وزير الصحة والسكان يعلن"). The article must be written as such: وإلغاء is
         a verbal noun, whose object may be shaped like a verb (وإلغاء تراخيص المحلات); and والد (father,
-        mother: "أن والدته تتلقى العلاج") is no و + ال.
+        mother: "أن والدته تتلقى العلاج") is no و + ال. A word in ـات is a plural noun, not a verb: a
+        second object of a verb that takes two ("تمنح الأطباء والممرضين تعويضات مالية").
         """
         token = tokens[i]
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
@@ -200,6 +201,7 @@ class RuleAnalyzer:
             and self._is_definite_noun(token.norm[1:])
             and not _PARENT.fullmatch(token.norm)
             and self._is_present_verb(nxt.norm)
+            and not nxt.norm.endswith("ات")
             and not _is_accusative(nxt)
         )
 
