@@ -27,6 +27,9 @@ def test_a_pair_is_known_by_its_texts_whatever_its_spacing_ids_or_label(tmp_path
     save_trained_pairs(tmp_path, examples[:5])
     assert warn_if_trained_on(tmp_path, [copy, *examples[5:]], "tiny", "dev") == 1
     assert warn_if_trained_on(tmp_path / "saved-before", examples, "tiny", "dev") is None  # nothing kept: no claim
+    for damaged in (b"", b"\x93NUMPY", b"not an array"):  # empty raised EOFError
+        (tmp_path / TRAINED_PAIRS).write_bytes(damaged)
+        assert warn_if_trained_on(tmp_path, examples, "tiny", "dev") is None
 
 
 def test_evaluate_warns_of_a_split_the_model_was_trained_on(warehouse: Warehouse, tmp_path: Path,

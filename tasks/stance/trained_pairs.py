@@ -12,6 +12,7 @@ a pair: Baly's 50,000 training pairs are 400 kB.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -35,7 +36,10 @@ def pair_hashes(examples: Sequence[StanceExample]) -> np.ndarray:
 def save_trained_pairs(directory: Path, train: Sequence[StanceExample]) -> Path:
     """Keep the hashes of the pairs a model was trained on beside it (sorted, each once)."""
     path = Path(directory) / TRAINED_PAIRS
-    np.save(path, np.unique(pair_hashes(train)), allow_pickle=False)
+    partial = path.with_suffix(".partial")
+    with open(partial, "wb") as file:  # np.save given a name ending in .partial would add .npy to it
+        np.save(file, np.unique(pair_hashes(train)), allow_pickle=False)
+    os.replace(partial, path)  # whole or absent: a file cut short would read as no pairs at all
     return path
 
 
@@ -45,7 +49,7 @@ def warn_if_trained_on(directory: Path, examples: Sequence[StanceExample], datas
     path = Path(directory) / TRAINED_PAIRS
     try:
         trained = np.load(path, allow_pickle=False)
-    except (OSError, ValueError):  # saved before the file existed, or damaged: nothing to compare with
+    except (OSError, ValueError, EOFError):  # saved before the file existed, or damaged (empty: EOFError)
         return None
     seen = int(np.isin(pair_hashes(examples), trained).sum())
     if seen:
