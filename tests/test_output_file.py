@@ -129,11 +129,28 @@ def test_an_open_descriptor_is_written_at_its_offset_and_never_replaced(warehous
     assert shell_file.read_text(encoding="utf-8") == "header\nsource_id\na.example\nsource_id\na.example\nfooter\n"
 
 
-def test_a_descriptor_not_open_is_refused(warehouse: Path) -> None:
+def test_a_descriptor_not_open_or_open_for_reading_is_refused(warehouse: Path, tmp_path: Path) -> None:
     fd = os.open("/dev/null", os.O_RDONLY)
     os.close(fd)  # a number this process holds no descriptor for
     _refused(["sql", "SELECT 1 AS a", "-f", "csv", "--out", f"/dev/fd/{fd}"],
              f"--out /dev/fd/{fd} names descriptor {fd}, which is not open")
+    kept = tmp_path / "input.txt"
+    kept.write_text("kept\n", encoding="utf-8")
+    reading = os.open(kept, os.O_RDONLY)  # `-o /dev/stdin < input.txt`: a traceback once the query had run
+    try:
+        _refused(["sql", "SELECT 1 AS a", "-f", "parquet", "--out", f"/dev/fd/{reading}"],
+                 f"--out /dev/fd/{reading} names descriptor {reading}, which is open for reading only")
+    finally:
+        os.close(reading)
+    assert kept.read_text(encoding="utf-8") == "kept\n"
+
+
+def test_a_loop_of_links_is_refused_in_one_line(warehouse: Path, tmp_path: Path) -> None:
+    # it was: "RuntimeError: Symlink loop" and a traceback
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    _refused(["sql", "SELECT 1 AS a", "-f", "csv", "--out", str(tmp_path / "a")],
+             f"--out {tmp_path / 'a'} is a loop of symbolic links")
 
 
 def test_parquet_goes_whole_into_a_device_or_a_fifo(warehouse: Path, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ truncated the warehouse to a Markdown report. A FIFO named as the file blocked t
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import re
 import shutil
@@ -20,7 +21,7 @@ from pathlib import Path
 from secrets import token_hex
 from typing import BinaryIO
 
-from arastance.base.input_paths import blocked_directory
+from arastance.base.input_paths import blocked_directory, not_a_file
 from arastance.config import Settings
 from warehouse.publish import warehouse_files
 
@@ -45,8 +46,10 @@ def output_file_refusal(option: str, out: Path, settings: Settings) -> str | Non
         return f"{option} {out}: " + (f"{blocked[0]} {blocked[1]}" if blocked else f"{folder} does not exist")
     if out.is_dir():
         return f"{option} {out} is a directory; give a file name"
-    if descriptor is not None and descriptor[0] == os.getpid() and not _is_open(descriptor[1]):
-        return f"{option} {out} names descriptor {descriptor[1]}, which is not open; give a file name"
+    if descriptor is not None and descriptor[0] == os.getpid() and (why := _unwritable_descriptor(descriptor[1])):
+        return f"{option} {out} names descriptor {descriptor[1]}, which {why}; give a file name"
+    if os.path.islink(out) and not_a_file(out) == "is a loop of symbolic links":
+        return f"{option} {out} is a loop of symbolic links; give a file name"
     if descriptor is None and os.path.exists(out) and not out.is_file() and (why := _unwritable_special(out)):
         return f"{option} {out} {why}"
     if any(_same_file(out, f) for f in warehouse_files(settings.warehouse)):
@@ -70,13 +73,14 @@ def _unwritable_special(out: Path) -> str | None:
     return "is neither a regular file nor a device or FIFO to write to (a socket, a block device)"
 
 
-def _is_open(fd: int) -> bool:
-    """Whether this process holds the descriptor ``fd``."""
+def _unwritable_descriptor(fd: int) -> str | None:
+    """Why this process cannot write its descriptor ``fd`` (not open, open for reading only: ``/dev/stdin``
+    gave a traceback once the query had run), or None."""
     try:
-        os.fstat(fd)
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
     except OSError:
-        return False
-    return True
+        return "is not open"
+    return "is open for reading only" if flags & os.O_ACCMODE == os.O_RDONLY else None
 
 
 def _same_file(a: Path, b: Path) -> bool:
