@@ -34,14 +34,14 @@ from arastance.config import load_settings  # noqa: E402
 from arastance.logging import configure_logging  # noqa: E402
 from tasks.stance.datasets import LOADERS  # noqa: E402
 from tasks.stance.ensemble import WEIGHT_GRID, EnsembleStanceModel  # noqa: E402
-from tasks.stance.metrics import Evaluation, evaluate, interval_text  # noqa: E402
+from tasks.stance.metrics import Evaluation, evaluate, interval_text, per_class_text  # noqa: E402
 from tasks.stance.model import create_model  # noqa: E402
 from tasks.stance.runs import corpus_scheme, dataset_path, load_examples  # noqa: E402
 
 
 def line(name: str, scores: Evaluation) -> str:
-    per_class = "  ".join(f"{label} {f1:.3f}" for label, f1 in scores.f1.items())
-    return f"{name:<14} macro-F1 {scores.macro_f1:.3f}{interval_text(scores, ' ', 3)}  accuracy {scores.accuracy:.3f}  [{per_class}]"
+    return (f"{name:<14} macro-F1 {scores.macro_f1:.3f}{interval_text(scores, ' ', 3)}  accuracy {scores.accuracy:.3f}  "
+            f"[{per_class_text(scores)}]")
 
 
 def main() -> None:

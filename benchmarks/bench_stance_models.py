@@ -200,7 +200,7 @@ from arastance.config import load_settings  # noqa: E402
 from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel  # noqa: E402
 from tasks.stance.datasets import load_split  # noqa: E402
 from tasks.stance.e5_engines import load_engine  # noqa: E402
-from tasks.stance.metrics import Evaluation, evaluate, results_table  # noqa: E402
+from tasks.stance.metrics import Evaluation, evaluate, figure_text, results_table  # noqa: E402
 from tasks.stance.runs import DEFAULT_SUBDIRS  # noqa: E402
 
 # name -> (config changes from the default, description)
@@ -330,7 +330,7 @@ def main() -> None:
                     ev, train_s, (cold, warm, cold_cpu, warm_cpu), chosen = run_variant(name, config, cache, train,
                                                                                         dev, args.sample)
                     results.setdefault(row, {})[title] = ev
-                    per_class = " ".join(f"{lab[:4]}={ev.f1[lab]:.2f}" for lab in ev.labels)
+                    per_class = " ".join(f"{lab[:4]}={figure_text(ev.f1[lab])}" for lab in ev.labels)
                     print(f"{row:<26} {ev.macro_f1:>8.3f} {ev.accuracy:>6.3f}  {per_class:<36} {chosen:>9} "
                           f"{train_s:>8.1f} {cold:>8.0f} {warm:>8.0f} {cold_cpu:>12.0f} {warm_cpu:>12.0f}  "
                           f"{os.getloadavg()[0]:.1f}",

@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from arastance.config import load_settings  # noqa: E402
 from arastance.logging import configure_logging  # noqa: E402
 from tasks.stance.datasets import LOADERS, load_split  # noqa: E402
-from tasks.stance.metrics import evaluate, interval_text  # noqa: E402
+from tasks.stance.metrics import evaluate, interval_text, per_class_text  # noqa: E402
 from tasks.stance.transformer import TransformerConfig, TransformerStanceModel  # noqa: E402
 
 # AraStance paper, Table 6 (test sets, macro-F1): encoder -> dataset -> figure.
@@ -115,8 +115,8 @@ def main() -> None:
         seconds = time.perf_counter() - started
         scores = evaluate([ex.label for ex in data[split]], predicted, model.labels,
                           groups=[ex.claim_id for ex in data[split]])
-        per_class = "  ".join(f"{label} {f1:.3f}" for label, f1 in scores.f1.items())
-        print(f"{split}: macro-F1 {scores.macro_f1:.3f}{interval_text(scores, ' ', 3)}  accuracy {scores.accuracy:.3f}  [{per_class}]  "
+        print(f"{split}: macro-F1 {scores.macro_f1:.3f}{interval_text(scores, ' ', 3)}  accuracy {scores.accuracy:.3f}  "
+              f"[{per_class_text(scores)}]  "
               f"{len(predicted) / seconds:.0f} pairs/s"
               + (f"  (published test macro-F1 {published:.2f})" if published is not None else ""))
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tasks.stance.labels import FOUR_WAY, THREE_WAY
-from tasks.stance.metrics import bootstrap_macro_f1, evaluate, plot_confusion, results_table
+from tasks.stance.metrics import bootstrap_macro_f1, evaluate, per_class_text, plot_confusion, results_table
 from warehouse import Warehouse
 from warehouse.model_runs import ModelRun, run_results, start_run, store_evaluation
 
@@ -165,3 +165,9 @@ def test_the_interval_holds_the_figure_and_widens_when_a_claims_pairs_go_togethe
 def test_the_bootstrap_needs_one_group_per_pair() -> None:
     with pytest.raises(ValueError, match="2 gold labels, 2 predictions and 1 groups"):
         evaluate(["agree", "other"], ["agree", "other"], THREE_WAY, groups=["c1"])
+
+
+def test_the_benchmarks_per_class_line_shows_a_dash_for_a_class_on_neither_side() -> None:
+    # the benchmarks printed "disagree nan"
+    gold = ["agree", "agree", "discuss", "unrelated"]
+    assert per_class_text(evaluate(gold, gold, FOUR_WAY)) == "agree 1.000  disagree –  discuss 1.000  unrelated 1.000"

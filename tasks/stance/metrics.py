@@ -195,6 +195,11 @@ def figure_text(value: float, digits: int = 2) -> str:
     return "–" if math.isnan(value) else f"{value:.{digits}f}"
 
 
+def per_class_text(evaluation: Evaluation, digits: int = 3) -> str:
+    """Each label's F1 on one line (``agree 0.812  disagree –  ...``), as the benchmarks print it."""
+    return "  ".join(f"{label} {figure_text(f1, digits)}" for label, f1 in evaluation.f1.items())
+
+
 def results_table(results: dict[str, dict[str, Evaluation]]) -> str:
     """Markdown table: one row per model, one column group per dataset with the per-class F1,
     accuracy and macro-F1 (``results[model][dataset]``), the latter with its 95 % interval where the
