@@ -251,9 +251,10 @@ def test_csv_at_a_terminal_writes_escape_sequences_out_and_a_pipe_keeps_them(mig
     # showed it as \x1b
     value = "ادعاء\x1b]8;;https://evil.example\x1b\\رابط\x1b[2J\u202e"
     query = f"SELECT {_chars(value)} AS claim, NULL AS note"
-    shown = _sql_at_terminal("--format", "csv", query).decode("utf-8")
-    assert "\x1b" not in shown and "\u202e" not in shown
-    assert "ادعاء\\x1b]8;;https://evil.example\\x1b\\رابط\\x1b[2J\\u202e," in shown
+    for out in ([], ["--out", "/dev/stdout"]):  # named as a file, the terminal got the sequences raw
+        shown = _sql_at_terminal("--format", "csv", query, *out).decode("utf-8")
+        assert "\x1b" not in shown and "\u202e" not in shown
+        assert "ادعاء\\x1b]8;;https://evil.example\\x1b\\رابط\\x1b[2J\\u202e," in shown
     piped = _sql("--format", "csv", query)
     assert piped.returncode == 0 and list(csv.reader(io.StringIO(piped.stdout))) == [["claim", "note"], [value, ""]]
 

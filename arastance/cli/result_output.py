@@ -282,8 +282,8 @@ def write_result(
     if out is not None and fmt is not ResultFormat.parquet and is_stream(out):  # rows go out as they come
         with opened_stream(out) as stream:
             text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
-            try:
-                return writers[fmt](rel, text)
+            try:  # as standard output is written: a terminal (-o /dev/tty) gets no stored ESC raw
+                return write_result(rel, fmt, stdout=text)
             finally:
                 text.flush()
                 text.detach()  # the stream is closed by its own block
