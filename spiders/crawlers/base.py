@@ -21,14 +21,15 @@ web archive instead of the site. ``FILE`` holds the captures discovered through 
 (:mod:`tasks.web_archive`), one JSON object a line; each is fetched as its original bytes
 (``id_``), following the archive's redirects to the capture it actually holds, and parsed like a
 live page. The claim keeps the site's canonical URL; the page keeps the capture's address, the
-original URL and the capture time.
+original URL and the capture time. A capture the archive replays as another page's, or as one
+taken outside the crawl's days (``crawl.archive_from``..``archive_to``), is a failed page.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator
-from datetime import datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,7 @@ from arastance.base.page_text import page_text
 from arastance.base.sites import SiteConfig, load_site_config, parse_wp_rest_per_page
 from arastance.base.staging import PageItem, new_run_id
 from arastance.base.urls import UrlError, canonicalize_url
+from arastance.config import load_settings
 from arastance.logging import get_logger
 from spiders.discovery import (METHODS, DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest, wp_rest_page_url,
                                wp_rest_total_pages)
@@ -56,6 +58,9 @@ from spiders.site_urls import SiteUrls
 log = get_logger(__name__)
 
 LISTING_PRIORITY = 10
+#: How far from the listed capture one that the archive replays in its place may be, outside the crawl's
+#: days: the edgi wayback client's default ``target_window``.
+REPLAY_TOLERANCE = timedelta(days=1)
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -114,6 +119,14 @@ def read_captures(path: str | Path) -> list[dict[str, str]]:
     return captures
 
 
+def archive_days() -> tuple[date, date]:
+    """The first and last day of the captures an archive crawl reads (``crawl.archive_from``..``archive_to``):
+    the days discovery listed them for, as the launcher hands the spider's process the run's crawl
+    settings."""
+    crawl = load_settings().crawl
+    return crawl.archive_from, crawl.archive_to
+
+
 class SiteSpider(scrapy.Spider):
     """Crawls one configured site. Arguments: ``run_id``, ``known_urls``, ``incremental``, ``base_url``,
     ``discovery`` (a comma-separated order) and ``wp_rest_per_page`` (both override the site file), and for
@@ -146,6 +159,7 @@ class SiteSpider(scrapy.Spider):
         self.mode = mode
         self.captures = read_captures(captures) if mode == "archive" and captures else []
         self.archive_url = archive_url
+        self.archive_days = archive_days() if mode == "archive" else None
         order = tuple(m.strip() for m in discovery.split(",")) if discovery else self.config.discovery
         unknown = [m for m in order if m not in METHODS]
         if unknown or not order:
@@ -441,16 +455,53 @@ class SiteSpider(scrapy.Spider):
                                  priority=LISTING_PRIORITY)
 
     def parse_capture(self, response: Response) -> Iterator[Any]:
-        """An archived claim page, parsed as the page it was when the archive captured it."""
+        """An archived claim page, parsed as the page it was when the archive captured it; a capture
+        the archive replayed in place of the listed one is parsed only if it stands for it
+        (:meth:`_replayed_elsewhere`)."""
         capture = parse_capture_url(response.url)
         if capture is None:  # redirected out of the archive: not a capture at all
             self._stat("failed/not_a_capture")
             self._page(response, "failed", f"not_a_capture: {response.url}")
             return
+        problem = self._replayed_elsewhere(response, *capture)
+        if problem is not None:
+            reason = problem.split(":", 1)[0]
+            self._stat(f"failed/{reason}")
+            log.warning("archive replayed another capture than the one listed", extra={
+                "site": self.name, "url": response.url, "reason": reason, "run_id": self.run_id})
+            # Not its body: kept, a re-parse and the capture index would read it as the listed page.
+            self._page(response, "failed", problem, keep=False)
+            return
         self._stat("archive_captures")
         timestamp, original = capture
         yield from self.parse_detail(response, page_url=to_site_url(original, self.config.canonical_base),
                                      now=capture_time(timestamp))
+
+    def _replayed_elsewhere(self, response: Response, timestamp: str, original: str) -> str | None:
+        """Why the capture ``(timestamp, original)`` that the listed capture was replayed as is not read
+        in its place, or None when it is the listed one or stands for it.
+
+        The Wayback Machine replays a capture it cannot serve as a redirect to another capture of the
+        URL, however far away (edgi's wayback client refuses such a memento by default): one years
+        after the crawl's days may be another post under the same address, and its canonical link
+        then gives another post's claim, while the listed page's own is lost. A capture of the same
+        page (any http/https/``www.`` spelling) stands for the listed one when it was taken within the
+        crawl's days, or within :data:`REPLAY_TOLERANCE` of the listed capture (one that discovery
+        listed after the days: the page that a redirect captured within them leads to)."""
+        chain = response.meta.get("redirect_urls")
+        listed = parse_capture_url(chain[0]) if chain else None  # start() asked for it by its address
+        if listed is None:
+            return None
+        if self.urls.canonical(original) != self.urls.canonical(listed[1]):
+            return f"capture_of_another_page: {chain[0]} was replayed as a capture of {original}"
+        assert self.archive_days is not None
+        first, last = self.archive_days
+        moment = capture_time(timestamp)
+        if first <= moment.date() <= last or abs(moment - capture_time(listed[0])) <= REPLAY_TOLERANCE:
+            return None
+        hours = REPLAY_TOLERANCE.total_seconds() / 3600
+        return (f"capture_outside_window: {chain[0]} was replayed as the capture of {timestamp}, "
+                f"outside the crawl's {first}..{last} and over {hours:g} h from the listed one")
 
     def parse_detail(self, response: Response, page_url: str | None = None,
                      now: datetime | None = None) -> Iterator[Any]:
