@@ -1,9 +1,12 @@
 """Corpus files damaged in ways that used to load silently wrong or crash: a Khouja quotation mark
-never closed, a claim-article pair listed twice, a fold with no claims; and a BOM that is no damage."""
+never closed, a claim-article pair listed twice, a fold with no claims, a dev split repeating train's
+claims; and a BOM that is no damage."""
 
 from __future__ import annotations
 
 import json
+import logging
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -108,6 +111,61 @@ def test_arastance_repeated_claim_article_pair_is_refused_naming_both_lines(tmp_
     write_arastance(tmp_path, "train", [{**rumour, "id": "dabegad-1"}, {**rumour, "id": "dabegad-1"}])
     with pytest.raises(DatasetError, match=r"line 2, article 0: the same claim and article as line 1"):
         load_split("arastance", tmp_path, "train")  # one claim's line twice is still refused
+
+
+# -- a claim in two splits ----------------------------------------------------------------------
+
+_SHARED = "claims of this split are in the train split too"
+
+
+def _write_corpus(name: str, root: Path, split: str, rows: list) -> Path:
+    """``rows`` (tiny examples) as ``split`` of an AraStance- or Khouja-format corpus."""
+    if name == "arastance":
+        return write_arastance(root, split, arastance_records(rows))
+    return write_khouja(root, split, khouja_rows(rows))
+
+
+@pytest.mark.parametrize("name", ["arastance", "khouja"])
+def test_a_dev_split_sharing_claims_with_train_is_warned_once_naming_both_files(
+        name: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """`train` read dev pairs copied from train and scored 1.0 on them without a word. The published
+    Khouja splits share a claim, so it is a warning; the pairs are kept, as the split is the benchmark."""
+    examples = tiny_examples("3way" if name == "khouja" else "4way")
+    train_path = _write_corpus(name, tmp_path, "train", examples)
+    dev_path = _write_corpus(name, tmp_path, "dev", examples[:4])  # claim c1 with its four articles
+    with caplog.at_level(logging.WARNING):
+        assert len(load_split(name, tmp_path, "train")) == 16
+        dev = load_split(name, tmp_path, "dev")
+    assert len(dev) == 4
+    warned = [r for r in caplog.records if _SHARED in r.getMessage()]
+    assert [(r.split, r.file, r.train_file, r.shared_claims, r.claims, r.identical_pairs, r.pairs) for r in warned] == [
+        ("dev", str(dev_path), str(train_path), 1, 1, 4, 4)]
+    caplog.clear()
+    other_articles = [replace(e, article=e.article + " اليوم") for e in examples[:4]]
+    _write_corpus(name, tmp_path, "test", [*other_articles, *examples[4:8]])  # c1 with other articles; c2's pairs
+    with caplog.at_level(logging.WARNING):
+        load_split(name, tmp_path, "test")
+    assert [(r.split, r.shared_claims, r.claims, r.identical_pairs) for r in caplog.records
+            if _SHARED in r.getMessage()] == [("test", 2, 2, 4)]
+
+
+@pytest.mark.parametrize("name", ["arastance", "khouja"])
+def test_a_dev_split_is_compared_with_train_only_where_train_can_be_read(
+        name: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """An absent train file has nothing to compare, and one that cannot be read does not stop dev from
+    loading; train's own warnings (its Khouja pairs are one group) are not repeated when dev is read."""
+    examples = tiny_examples("3way" if name == "khouja" else "4way")
+    _write_corpus(name, tmp_path, "dev", examples[:4])
+    with caplog.at_level(logging.WARNING):
+        assert len(load_split(name, tmp_path, "dev")) == 4  # no train file: nothing to compare
+        train_path = _write_corpus(name, tmp_path, "train", examples[4:])
+        assert len(load_split(name, tmp_path, "dev")) == 4  # no claim in both
+    assert not caplog.records
+    train_path.write_text(train_path.read_text(encoding="utf-8") + "{\n", encoding="utf-8")  # damaged
+    with caplog.at_level(logging.WARNING):
+        assert len(load_split(name, tmp_path, "dev")) == 4
+    assert [(r.getMessage(), r.split, str(train_path) in r.reason) for r in caplog.records] == [
+        ("split not compared with the train split, which cannot be read", "dev", True)]
 
 
 # -- Baly et al. 2018 ----------------------------------------------------------------------------

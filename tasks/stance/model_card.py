@@ -186,7 +186,8 @@ def _weighting_lines(weighting: dict[str, Any], members: dict[str, str]) -> list
 
 def write_model_card(directory: Path, train: Sequence[StanceExample], results: Sequence[SplitResult]) -> Path:
     """Write ``MODEL_CARD.md`` and its :data:`CARD_DATA` into a newly trained model's ``directory``."""
-    training = {"pairs": len(train), "claims": len({e.claim_id for e in train}),
+    # claims by id and text: a Khouja id names a group of claims sharing sentences (datasets.khouja)
+    training = {"pairs": len(train), "claims": len({(e.claim_id, e.claim) for e in train}),
                 "labels": dict(Counter(e.label for e in train))}
     directory = Path(directory)
     return _write(directory, read_manifest(directory), {"training": training, "results": [_stored(r) for r in results]})

@@ -14,6 +14,7 @@ from tasks.stance.datasets.common import (
     claim_examples,
     require_text,
     unreadable_corpus_file,
+    warn_if_in_train,
     without_repeated_pairs,
 )
 from tasks.stance.examples import StanceExample
@@ -23,7 +24,8 @@ from tasks.stance.labels import Scheme
 class AraStanceJsonl:
     """``<root>/{train,dev,test}.jsonl``; keys ``claim``, ``article``, ``stance`` (+ ``article_title``,
     ``article_url``, ``id``). Labels come in any letter case (the release writes Agree, Disagree ...).
-    A UTF-8 BOM is allowed, as editors on Windows write one; a claim-article pair twice is refused."""
+    A UTF-8 BOM is allowed, as editors on Windows write one; a claim-article pair twice is refused, and
+    a dev or test claim also in the train file is warned of."""
 
     name = "arastance"
     native_scheme: Scheme = "4way"
@@ -36,14 +38,20 @@ class AraStanceJsonl:
         return self.root / f"{split}.jsonl"
 
     def examples(self, split: str, scheme: Scheme = "4way") -> Iterator[StanceExample]:
+        pairs = self.pairs(split, scheme)
+        warn_if_in_train(self, split, pairs)
+        yield from pairs
+
+    def pairs(self, split: str, scheme: Scheme = "4way") -> list[StanceExample]:
+        """The split's pairs, checked, with nothing logged (what another split is compared with)."""
         path = self.path_of(split)
         check_scheme(self.native_scheme, scheme, str(path))
         if not path.is_file():
             raise unreadable_corpus_file(f"AraStance {split} file", path, self.root, "train.jsonl, dev.jsonl and "
                                          "test.jsonl", if_absent=" (run `arastance datasets download arastance`)")
         with path.open("rb") as fh:
-            located = self._located(json_lines(fh, path, DatasetError, allow_bom=True), scheme)
-            yield from without_repeated_pairs(path, located)
+            return list(without_repeated_pairs(path, self._located(json_lines(fh, path, DatasetError, allow_bom=True),
+                                                                   scheme)))
 
     def _located(self, records: Iterator[tuple[str, object]], scheme: Scheme) -> Iterator[tuple[str, StanceExample]]:
         """``("line <n>, article <i>", example)`` for each pair of each ``(where, record)``."""

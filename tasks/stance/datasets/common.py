@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from arastance.base.input_paths import blocked_directory, not_a_file
+from arastance.logging import get_logger
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import LABELS, Scheme, to_scheme
+
+log = get_logger(__name__)
 
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
 
@@ -33,6 +36,25 @@ class StanceDataset(Protocol):
     def examples(self, split: str, scheme: Scheme = "4way") -> Iterator[StanceExample]:
         """Yield the split's pairs with labels in ``scheme``."""
         ...
+
+
+class SplitFiles(StanceDataset, Protocol):
+    """A corpus of one file per split, each of which can be compared with the train file."""
+
+    def path_of(self, split: str) -> Path:
+        """The file of ``split``."""
+        ...
+
+    def pairs(self, split: str, scheme: Scheme) -> list[StanceExample]:
+        """What :meth:`examples` yields, with nothing logged: the warnings are of the split read, not of
+        the train split it is compared with."""
+        ...
+
+
+def folded(text: str) -> str:
+    """``text`` with its whitespace folded to single blanks: one sentence typed or exported with other
+    spacing is one text wherever texts are matched (pairs sharing a sentence, a split against train)."""
+    return " ".join(text.split())
 
 
 def unreadable_corpus_file(what: str, path: Path, root: Path, holds: str, *, if_absent: str = "") -> DatasetError:
@@ -142,3 +164,35 @@ def without_repeated_pairs(path: Path, located: Iterable[tuple[str, StanceExampl
             raise DatasetError(f"{path}, {place}: the same claim and article as {earlier}, {labels} (duplicated)")
         first_seen[key] = (place, example.label)
         yield example
+
+
+def warn_if_in_train(dataset: SplitFiles, split: str, examples: Sequence[StanceExample]) -> None:
+    """One warning for a dev or test split some of whose claims, or whole pairs, are in the corpus's
+    train file too, naming both files and counting them: a model trained there is scored on claims it
+    has seen (an AraStance dev file that repeated train pairs scored 1.0 without a word). A warning,
+    not a refusal: the published Khouja splits share a claim. The pairs stay in the split: it is the
+    corpus's benchmark, comparable with published scores only whole, and the loader cannot know
+    whether the model it is scored with was trained on this train file (``evaluate`` tells the pairs
+    a saved model saw). Claims and pairs are matched by text, whitespace folded, as the corpora's
+    claim ids are texts or their hashes; a train file that is absent has nothing to compare."""
+    if split == "train":
+        return
+    train_path = dataset.path_of("train")
+    try:
+        train = dataset.pairs("train", dataset.native_scheme)
+    except SplitAbsentError:
+        return
+    except DatasetError as exc:
+        log.warning("split not compared with the train split, which cannot be read",
+                    extra={"dataset": dataset.name, "split": split, "reason": str(exc)})
+        return
+    claims = {folded(e.claim) for e in examples}
+    shared = claims & {folded(e.claim) for e in train}
+    trained = {(folded(e.claim), folded(e.article)) for e in train}
+    identical = sum((folded(e.claim), folded(e.article)) in trained for e in examples)
+    if shared:  # a pair in train has its claim there too
+        log.warning("claims of this split are in the train split too: a model trained on it is scored on claims "
+                    "(and identical pairs) it has seen",
+                    extra={"dataset": dataset.name, "split": split, "file": str(dataset.path_of(split)),
+                           "train_file": str(train_path), "shared_claims": len(shared), "claims": len(claims),
+                           "identical_pairs": identical, "pairs": len(examples)})
