@@ -132,6 +132,7 @@ def test_cut_at_و_and_the_subject_of_a_second_clause(rules: RuleAnalyzer, claim
         "الحكومة تمنح الأطباء والممرضين تعويضات مالية",
         "السعودية تمنح المقيمين والزوار تأشيرات مجانية",
         "الوزارة تمنح الطلاب والطالبات تخفيضات في الرسوم",
+        "الحكومة تمنح الأطباء والممرضين تقارير مفصلة",  # a broken plural, تفاعيل
     ],
 )
 def test_no_cut_at_a_definite_noun_coordinated_in_the_phrase(rules: RuleAnalyzer, claim: str) -> None:

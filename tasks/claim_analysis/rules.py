@@ -50,6 +50,9 @@ _PRONOUN_SUFFIXES = ("هما", "هم", "هن", "ها", "ه")
 _OBJECT_SUFFIXES = (*_PRONOUN_SUFFIXES, "كم", "نا")
 # والد (father), والدة (mother) with their suffixes, normal form: و + الد is no و + the article.
 _PARENT = re.compile("والد(?:ت|ي|ين|ان)?(?:" + "|".join((*_OBJECT_SUFFIXES, "ي")) + ")?")
+# The broken plural تفاعيل (تقارير، تصاميم), shaped like a present-tense verb; a last ه would be a
+# verb's object pronoun (تحاكيه).
+_BROKEN_PLURAL = re.compile("ت[^ا]ا[^ا]ي[^اهي]")
 # Tanween fath, the mark of an indefinite accusative (قرارًا).
 _TANWEEN_FATH = "\u064b"
 # Words shaped like a present-tense verb that are nouns (يوم، يد) or months.
@@ -190,8 +193,9 @@ class RuleAnalyzer:
         (والجامعات تمهيدا لـ); the caller asks for a verb before, as a subject coordinated before the
         claim's verb is none ("وزير الصحة والسكان يعلن"). The article must be written as such: وإلغاء is
         a verbal noun, whose object may be shaped like a verb (وإلغاء تراخيص المحلات); and والد (father,
-        mother: "أن والدته تتلقى العلاج") is no و + ال. A word in ـات is a plural noun, not a verb: a
-        second object of a verb that takes two ("تمنح الأطباء والممرضين تعويضات مالية").
+        mother: "أن والدته تتلقى العلاج") is no و + ال. A word in ـات, or of the broken plural تفاعيل,
+        is a plural noun, not a verb: a second object of a verb that takes two ("تمنح الأطباء والممرضين
+        تعويضات مالية / تقارير مفصلة").
         """
         token = tokens[i]
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
@@ -202,6 +206,7 @@ class RuleAnalyzer:
             and not _PARENT.fullmatch(token.norm)
             and self._is_present_verb(nxt.norm)
             and not nxt.norm.endswith("ات")
+            and not _BROKEN_PLURAL.fullmatch(nxt.norm)
             and not _is_accusative(nxt)
         )
 
