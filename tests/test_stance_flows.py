@@ -155,7 +155,10 @@ def test_train_refuses_an_unknown_choice_or_negative_frozen_layers_before_traini
     a_file = tmp_path / "notes.txt"
     a_file.write_text("x", encoding="utf-8")
     out_file = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--out", str(a_file)])
-    assert out_file.exit_code == 2 and "is a file; models are saved in a directory" in out_file.output
+    assert out_file.exit_code == 2
+    assert "is a file, not a directory; models are saved in a directory" in out_file.output.replace("\n", "")
+    below = runner.invoke(app, ["train", "--dataset", "khouja", "--path", str(corpus), "--out", str(a_file / "m")])
+    assert below.exit_code == 2 and f"--out {a_file / 'm'}: {a_file} is a file" in below.output.replace("\n", "")
     assert not (load_settings().data_dir / "models").exists()
 
 

@@ -9,7 +9,7 @@ from typing import get_args
 
 import typer
 
-from arastance.base.input_paths import not_a_file
+from arastance.base.input_paths import not_a_file, require_directory_place
 from arastance.base.jsonl import JsonValueError, parse_json
 from arastance.cli.common import console, fail, print_table, require_choice, settings
 from arastance.config.model import ModelSettings
@@ -49,8 +49,11 @@ def train(
 ) -> None:
     """Train a stance model on a corpus's train split, evaluate it, and record the run (a Prefect flow)."""
     s = settings()
-    if out is not None and out.exists() and not out.is_dir():
-        fail(f"--out {out} is a file; models are saved in a directory")
+    try:  # named as typed, before any flow: a file above it was named as the flow's out_dir
+        if out is not None:
+            require_directory_place("--out", out)
+    except NotADirectoryError as exc:
+        fail(f"{exc}; models are saved in a directory")
     for option, value, field in (("kind", kind, "default"), ("variant", variant, "cpu_variant"),
                                  ("e5_mode", e5_mode, "e5_mode"), ("e5_engine", e5_engine, "e5_engine"),
                                  ("evidence", evidence, "evidence")):
