@@ -278,6 +278,8 @@ def test_without_a_dev_split_whole_claims_are_held_out(tiny_config: TransformerC
     model = TransformerStanceModel(replace(tiny_config, epochs=1, dev_fraction=0.25)).fit(train)
     assert model.outcome.dev_pairs == 10 and model.outcome.train_pairs == 30
     assert model.training_record()["epoch_chosen_on"] == "held_out"
+    empty_dev = TransformerStanceModel(replace(tiny_config, epochs=1, dev_fraction=0.25)).fit(train, dev=[])
+    assert empty_dev.outcome.dev_pairs == 0 and empty_dev.epoch_chosen_on is None  # nothing held out, last epoch kept
     assert model.outcome.epochs_run == 1 and len(model.outcome.dev_macro_f1) == 1
 
 

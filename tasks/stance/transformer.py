@@ -387,7 +387,7 @@ class TransformerStanceModel:
         source, tokenizer = self.checked_encoder()
         require_labels(examples, self.labels)  # before any split, so errors index the caller's list
         require_labels(dev or [], self.labels)
-        self.epoch_chosen_on = "dev" if dev else "held_out" if config.dev_fraction > 0 else None
+        self.epoch_chosen_on = "dev" if dev else "held_out" if dev is None and config.dev_fraction > 0 else None
         if dev is None and config.dev_fraction > 0:
             examples, dev = split_dev_by_claim(examples, config.dev_fraction, config.seed)
         if config.symmetric_pairs:  # after the split, so that no held-out claim's pair is implied in training
