@@ -12,11 +12,12 @@ relative pronoun (الذي، التي، الذين ...). The method cuts the cla
 phrase, so once a verb has been read, و + any present-tense verb opens the next clause even when
 the verb is not listed ("... تقرر إلغاء الدعم وتستبدله بمبالغ نقدية"): a word shaped like a
 present-tense verb (ي/ت/ست/سي + a stem, an object pronoun allowed), not a verbal noun of the
-تفعيل or تفاعل shapes (وتعيين، وتعاون) and no listed name (يوسف، ياسر are given names); so does
-و + a definite noun that such a verb follows at once, the subject of the next clause, with or
-without a comma ("... في الرياض والحكومة تقرر حظر التجول"; not "إغلاق المدارس والجامعات في
-الرياض"). A comma before the claim's first verb is
-passed over (an apposition: "محمد صلاح، لاعب نادي ليفربول، يعلن ..."), so the cut keeps the verb
+تفعيل or تفاعل shapes (وتعيين، وتعاون), no noun written with ة or plural with its possessive
+(وتغطية، وتعويضاتهم: the normal form reads ة as the object pronoun ه) and no listed name (يوسف، ياسر
+are given names); so does و + a definite noun that such a verb follows at once, the subject of the
+next clause, with or without a comma ("... في الرياض والحكومة تقرر حظر التجول"; not "إغلاق المدارس
+والجامعات في الرياض"). A comma before the claim's first verb is passed over (an apposition:
+"محمد صلاح، لاعب نادي ليفربول، يعلن ..."), so the cut keeps the verb
 (in a claim with no verb of a verb's shape, a past-tense verb, which has no shape of its own,
 is read in the first word after the apposition's second comma that cannot be a noun: "...، اعتزل
 ..."); so is a boundary that would
@@ -50,9 +51,9 @@ _PRONOUN_SUFFIXES = ("هما", "هم", "هن", "ها", "ه")
 _OBJECT_SUFFIXES = (*_PRONOUN_SUFFIXES, "كم", "نا")
 # والد (father), والدة (mother) with their suffixes, normal form: و + الد is no و + the article.
 _PARENT = re.compile("والد(?:ت|ي|ين|ان)?(?:" + "|".join((*_OBJECT_SUFFIXES, "ي")) + ")?")
-# The broken plural تفاعيل (تقارير، تصاميم), shaped like a present-tense verb; a last ه would be a
-# verb's object pronoun (تحاكيه).
-_BROKEN_PLURAL = re.compile("ت[^ا]ا[^ا]ي[^اهي]")
+# The broken plural تفاعيل (تقارير، تصاميم), shaped like a present-tense verb; matched once a pronoun
+# suffix is dropped (تقاريرهم -> تقارير، while the verb تحاكيه leaves تحاكي).
+_BROKEN_PLURAL = re.compile("ت[^ا]ا[^ا]ي[^اي]")
 # Tanween fath, the mark of an indefinite accusative (قرارًا).
 _TANWEEN_FATH = "\u064b"
 # Words shaped like a present-tense verb that are nouns (يوم، يد) or months.
@@ -179,7 +180,8 @@ class RuleAnalyzer:
             return "coordination" if nxt in self.lexicon.clause_starts else None
         if norm.startswith("و") and len(norm) > 2 and norm[1:] in self.lexicon.clause_starts:
             return "coordination"
-        if norm.startswith("و") and (self._is_present_verb(norm[1:]) or self._opens_subject_clause(tokens, i)) \
+        if norm.startswith("و") \
+                and (self._is_written_verb(tokens[i], norm[1:]) or self._opens_subject_clause(tokens, i)) \
                 and self._verb_before(tokens, i):
             return "coordination"  # و + a verb, or + the subject of the next clause, once the first has begun
         return None
@@ -193,9 +195,9 @@ class RuleAnalyzer:
         (والجامعات تمهيدا لـ); the caller asks for a verb before, as a subject coordinated before the
         claim's verb is none ("وزير الصحة والسكان يعلن"). The article must be written as such: وإلغاء is
         a verbal noun, whose object may be shaped like a verb (وإلغاء تراخيص المحلات); and والد (father,
-        mother: "أن والدته تتلقى العلاج") is no و + ال. A word in ـات, or of the broken plural تفاعيل,
-        is a plural noun, not a verb: a second object of a verb that takes two ("تمنح الأطباء والممرضين
-        تعويضات مالية / تقارير مفصلة").
+        mother: "أن والدته تتلقى العلاج") is no و + ال. A noun shaped like a verb is no verb (see
+        :meth:`_is_written_verb`): a second object of a verb that takes two ("تمنح الأطباء والممرضين
+        تعويضات مالية / تقاريرهم الطبية / تغطية صحية").
         """
         token = tokens[i]
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
@@ -204,11 +206,19 @@ class RuleAnalyzer:
             and strip_diacritics(token.text).startswith("وال")
             and self._is_definite_noun(token.norm[1:])
             and not _PARENT.fullmatch(token.norm)
-            and self._is_present_verb(nxt.norm)
-            and not nxt.norm.endswith("ات")
-            and not _BROKEN_PLURAL.fullmatch(nxt.norm)
+            and self._is_written_verb(nxt, nxt.norm)
             and not _is_accusative(nxt)
         )
+
+    def _is_written_verb(self, token: Token, norm: str) -> bool:
+        """Whether ``token``, of normal form ``norm`` once its proclitic is dropped, is a verb as written:
+        a listed verb form (بدأت، مات), or a word of a present-tense verb's shape (:meth:`_is_present_verb`)
+        that is no noun. The shape alone reads nouns as verbs with an object pronoun: a word written with
+        a final ة (تغطية، تذكرة، تسوية), which the normal form folds into the pronoun ه (تغطيه), and a
+        plural with or without a possessive (:func:`_is_plural_shaped`: تعويضاتهم، تقاريره)."""
+        if _ends_in_taa_marbuta(token):
+            return False
+        return norm in self.lexicon.verbs or (self._is_present_verb(norm) and not _is_plural_shaped(norm))
 
     def _is_present_verb(self, norm: str) -> bool:
         """A word shaped like a present-tense verb (تفرض، يستبدلون، ستعلن), listed or not."""
@@ -220,10 +230,7 @@ class RuleAnalyzer:
         stem = norm[1:] if norm[:1] == "س" and norm[1:2] in ("ي", "ت") else norm
         if stem[:1] not in ("ي", "ت"):
             return False
-        for suffix in ("ون", "ان", *_OBJECT_SUFFIXES):
-            if stem.endswith(suffix) and len(stem) - len(suffix) >= 4:
-                stem = stem[: -len(suffix)]
-                break
+        stem = _drop_suffix(stem, ("ون", "ان", *_OBJECT_SUFFIXES))
         if not 4 <= len(stem) <= 7 or stem.endswith("ه"):
             return False  # too short for a verb, or a feminine noun (تجارة -> تجاره)
         verbal_noun = stem[0] == "ت" and len(stem) == 5 and (stem[3] == "ي" or stem[2] == "ا")
@@ -712,6 +719,21 @@ def _is_object_shaped(token: Token, *, after_verb: bool, foreign: bool, units: i
 def _ends_in_taa_marbuta(token: Token) -> bool:
     """A word written with a final ة (رسالة، الأميرة), which a word's normal form folds into ه."""
     return strip_diacritics(token.text).endswith("ة")
+
+
+def _is_plural_shaped(norm: str) -> bool:
+    """Whether ``norm`` is a plural noun once a possessive is dropped, as a verb's object pronoun
+    would be: one in ـات (تعويضات، تأشيراتهم) or of the broken plural تفاعيل (تقارير، تقاريرهن),
+    where a verb is left with its stem (تستبدله -> تستبدل، تحاكيه -> تحاكي)."""
+    stem = _drop_suffix(norm, _OBJECT_SUFFIXES)
+    return stem.endswith("ات") or _BROKEN_PLURAL.fullmatch(stem) is not None
+
+
+def _drop_suffix(norm: str, suffixes: Sequence[str]) -> str:
+    """``norm`` without the first of ``suffixes`` it ends in, where four letters or more remain: a
+    verb's ending or object pronoun (يرفضون، تستبدله), a noun's possessive (تعويضاتهم -> تعويضات)."""
+    suffix = next((s for s in suffixes if norm.endswith(s) and len(norm) - len(s) >= 4), "")
+    return norm[: len(norm) - len(suffix)]
 
 
 def _has_pronoun_suffix(token: Token, min_stem: int) -> bool:
