@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from types import TracebackType
 from typing import Any, TypeVar
 
+from arastance.base.std_streams import is_terminal
 from arastance.logging import RUN_LOG_ONLY, get_logger
 
 T = TypeVar("T")
@@ -62,7 +63,7 @@ class Progress:
         self._started = self._last = time.monotonic()
         self._bar: Any = None
         self._task: Any = None
-        if self.enabled and sys.stderr.isatty() and _bar_lock.acquire(blocking=False):
+        if self.enabled and is_terminal(sys.stderr) and _bar_lock.acquire(blocking=False):
             self._start_bar()
 
     def _start_bar(self) -> None:

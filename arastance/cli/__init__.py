@@ -21,6 +21,7 @@ from typer.core import TyperGroup
 
 from arastance.base.disk_full import full_disk_error, read_only_error
 from arastance.base.input_paths import not_a_directory
+from arastance.base.std_streams import hold_closed_streams
 from arastance.cli import commands
 from arastance.cli.common import fail
 from arastance.config import SettingsError
@@ -134,9 +135,11 @@ def exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 def main() -> None:
-    """Console-script entry point: Prefect's defaults, SIGTERM as an exception, and one error line
-    (:func:`one_line_error`) for what fails outside a command's run, where :class:`OneLineErrors`
-    does not reach."""
+    """Console-script entry point: a closed standard stream held on ``/dev/null`` (a cron job's
+    ``>&-``: :mod:`arastance.base.std_streams`), Prefect's defaults, SIGTERM as an exception, and one
+    error line (:func:`one_line_error`) for what fails outside a command's run, where
+    :class:`OneLineErrors` does not reach."""
+    hold_closed_streams()
     for name, value in PREFECT_DEFAULTS.items():
         os.environ.setdefault(name, value)
     signal.signal(signal.SIGTERM, exit_on_sigterm)

@@ -11,14 +11,16 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from arastance.base.std_streams import NAMES, is_terminal, was_closed
 from arastance.cli.shown_text import LiteralConsole, shown
 from arastance.config import Settings, SettingsError, load_settings
 from arastance.logging import configure_logging
 
 # Piped or redirected output is read by programs and pagers: tables keep their natural width
-# there instead of being folded at 80 columns.
+# there instead of being folded at 80 columns. Closed, stdout is None here (an import precedes the
+# entry point's hold_closed_streams); what is printed to it then goes nowhere.
 PIPED_WIDTH = 1000
-console = LiteralConsole() if sys.stdout.isatty() else LiteralConsole(width=PIPED_WIDTH)
+console = LiteralConsole() if is_terminal(sys.stdout) else LiteralConsole(width=PIPED_WIDTH)
 err_console = LiteralConsole(stderr=True, soft_wrap=True)
 
 
@@ -27,6 +29,15 @@ def fail(message: str, code: int = 2) -> NoReturn:
     # a message may hold [brackets], emoji codes or escape sequences from a file or a page
     err_console.print(Text("error:", style="bold red"), shown(message), highlight=False)
     raise typer.Exit(code)
+
+
+def require_stdout(remedy: str = "run it with standard output open, e.g. > FILE") -> None:
+    """Stop, before any work, a command whose result is what it prints, where the process was started
+    with standard output closed (a cron job's ``>&-``): it would run, print to nowhere and exit 0. A
+    command that stores or writes its work elsewhere runs as usual, its report going nowhere.
+    ``remedy`` says what to do instead."""
+    if was_closed(1):
+        fail(f"{NAMES[1]} is closed, and this command's result is printed there; {remedy}")
 
 
 def require_choice(option: str, value: str | None, allowed: Sequence[str]) -> None:

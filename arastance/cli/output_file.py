@@ -22,6 +22,7 @@ from secrets import token_hex
 from typing import BinaryIO
 
 from arastance.base.input_paths import blocked_directory, not_a_file
+from arastance.base.std_streams import was_closed
 from arastance.config import Settings
 from warehouse.publish import warehouse_files
 
@@ -75,7 +76,10 @@ def _unwritable_special(out: Path) -> str | None:
 
 def _unwritable_descriptor(fd: int) -> str | None:
     """Why this process cannot write its descriptor ``fd`` (not open, open for reading only: ``/dev/stdin``
-    gave a traceback once the query had run), or None."""
+    gave a traceback once the query had run), or None. A standard stream the process was started without
+    is not open, though ``/dev/null`` holds its place (:mod:`arastance.base.std_streams`)."""
+    if was_closed(fd):
+        return "is not open"
     try:
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)
     except OSError:

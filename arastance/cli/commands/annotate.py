@@ -8,7 +8,7 @@ from typing import Literal
 
 import typer
 
-from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.common import console, fail, print_table, require_stdout, settings
 from arastance.cli.shown_text import assembled
 from arastance.config import Settings
 from tasks.annotation.discussion import import_discussion
@@ -122,6 +122,7 @@ def status() -> None:
 
     Read from the readers' copy, as every report is: it waits for no writer, and works for a user who
     cannot write the warehouse's directory."""
+    require_stdout()
     s = settings()
     try:
         with open_report(s.warehouse) as wh:

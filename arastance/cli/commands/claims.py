@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from arastance.base.staging import StagingError
-from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.common import console, fail, print_table, require_stdout, settings
 from tasks.claim_cleaning import PatternConfigError
 from tasks.claim_load.load import load_crawl_run
 from tasks.claim_load.overrides import set_claim_override
@@ -56,6 +56,7 @@ def review(
             fail(str(exc))
         console.print(f"claim {set_id}: override stored; the claim is active with the reviewed text")
         return
+    require_stdout()
     try:
         with open_report(s.warehouse) as wh:
             rows = claims_db.review_queue(wh, source_id=source, limit=limit)
@@ -67,6 +68,7 @@ def review(
 @claims_app.command("overrides")
 def overrides() -> None:
     """List the reviewers' overrides next to the rule output they replace."""
+    require_stdout()
     s = settings()
     try:
         with open_report(s.warehouse) as wh:

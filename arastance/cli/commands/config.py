@@ -5,7 +5,7 @@ from pathlib import Path
 
 import typer
 
-from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.common import console, fail, print_table, require_stdout, settings
 from arastance.cli.shown_text import assembled
 from arastance.config import masked_settings
 from arastance.config.presets import PresetError, preset_table, write_preset
@@ -16,6 +16,7 @@ config_app = typer.Typer(help="Inspect the configuration (environment, arastance
 @config_app.command("show")
 def show() -> None:
     """Print the effective settings as JSON, with every secret masked."""
+    require_stdout()
     console.print_json(json.dumps(masked_settings(settings()), ensure_ascii=False))
 
 
@@ -29,6 +30,7 @@ def preset_cmd(
     """Write a settings file with every choice of a preset, each with its reason; or show it beside the defaults."""
     try:
         if show:
+            require_stdout()
             print_table(preset_table(name), title=f"The {name!r} preset beside the defaults")
             return
         written = write_preset(name, out, force=force)

@@ -11,7 +11,7 @@ import typer
 
 from arastance.base.input_paths import not_a_file, require_directory_place
 from arastance.base.jsonl import JsonValueError, parse_json
-from arastance.cli.common import console, fail, print_table, require_choice, settings
+from arastance.cli.common import console, fail, print_table, require_choice, require_stdout, settings
 from arastance.config.model import ModelSettings
 from tasks.stance.labels import Scheme
 
@@ -114,6 +114,7 @@ def predict(
     file's items or lines, from 0), so that an answer can be matched to its article; a blank one is
     listed under ``skipped`` with its number instead of shifting the numbers of those after it.
     """
+    require_stdout()
     s = settings()
     from tasks.stance.examples import StanceExample
     from tasks.stance.model import load_model

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.common import console, fail, print_table, require_stdout, settings
 from arastance.cli.shown_text import shown
 
 nlp_app = typer.Typer(help="Claim analysis: Stanza's Arabic models, entities, verb-phrase cut, queries.",
@@ -36,6 +36,7 @@ def download(
 @nlp_app.command("status")
 def status() -> None:
     """Which analyzer claims get with the current settings, and what Stanza lacks."""
+    require_stdout()
     from tasks.claim_analysis import StanzaModelsMissing, choose_analyzer
     from tasks.claim_analysis.stanza_models import missing_models, models_dir
 
@@ -65,6 +66,7 @@ def analyze_claim(
     analyzer: Optional[str] = typer.Option(None, help="'auto', 'stanza' or 'rules' [nlp.analyzer]"),
 ) -> None:
     """Print a claim's entities, its first-verb-phrase cut and the queries built from them."""
+    require_stdout()
     from tasks.claim_analysis import StanzaModelsMissing, analyze
     from tasks.queries import QueryClaim, build_queries
 

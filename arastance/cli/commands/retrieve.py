@@ -14,7 +14,7 @@ from typing import Optional, get_args
 import typer
 
 from arastance.base.input_paths import not_a_file
-from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.common import console, fail, print_table, require_stdout, settings
 from arastance.cli.output_file import output_file_refusal, replacing
 from arastance.config.search import SearchSettings
 from tasks.search.base import DateWindow, SearchError
@@ -59,6 +59,7 @@ def retrieve(
 @retrieve_app.command("status")
 def status() -> None:
     """Claims per retrieval status and documents per keep/drop reason."""
+    require_stdout()
     from warehouse.retrieval import decision_counts, retrieval_progress
 
     s = settings()
@@ -124,6 +125,7 @@ def markdown_report(rows: list[dict], overlap: list[dict], n_claims: int) -> str
 @retrieve_app.command("recall")
 def recall(k: Optional[int] = typer.Option(None, min=1, help="documents per claim [search.max_documents_per_claim]")) -> None:
     """Recall of the demo world's related articles, per query kind and for the final documents."""
+    require_stdout()
     from snapshots.world import build_world
     from tasks.search.recall import recall_table, relevant_by_claim, retrieved_by_kind
     from warehouse.retrieval import claim_urls, hits_by_kind, kept_urls_by_claim, searched_query_kinds
@@ -232,6 +234,7 @@ def search(
     num: int = typer.Option(10, min=1, max=100),
 ) -> None:
     """Query the configured backend through the warehouse cache (web backends spend budget)."""
+    require_stdout()
     from tasks.search.batch import configured_backend
     from tasks.search.cache import cached_search
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from pydantic import ValidationError
 
-from arastance.cli.common import console, fail, print_table, settings
+from arastance.cli.common import console, fail, print_table, require_stdout, settings
 from warehouse import WarehouseError, open_report
 from warehouse.selection import selected_true_claims, selection_runs
 
@@ -52,6 +52,7 @@ def list_selection_runs(
     headlines: bool = typer.Option(False, "--headlines", help="also list the chosen headlines"),
 ) -> None:
     """Show the stored selection runs (newest first) and, with --headlines, the chosen headlines."""
+    require_stdout()
     s = settings()
     try:
         with open_report(s.warehouse) as wh:

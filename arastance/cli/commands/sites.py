@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from arastance.cli.commands.crawl import check_offline
-from arastance.cli.common import console, fail, offline_world_if, print_table, settings
+from arastance.cli.common import console, fail, offline_world_if, print_table, require_stdout, settings
 
 sites_app = typer.Typer(help="The registered sites and their health.", no_args_is_help=True)
 
@@ -13,6 +13,7 @@ sites_app = typer.Typer(help="The registered sites and their health.", no_args_i
 @sites_app.command("list")
 def sites_list() -> None:
     """Every site in arastance/base/site_configs: who it is, whether it is crawled by default, how it is discovered."""
+    require_stdout()
     settings()
     from arastance.base.sites import all_site_configs
 

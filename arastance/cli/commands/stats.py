@@ -2,7 +2,7 @@
 
 import typer
 
-from arastance.cli.common import fail, print_table, settings
+from arastance.cli.common import fail, print_table, require_stdout, settings
 from warehouse import WarehouseError, open_report
 from warehouse.stats import left_out_claims, paper_table3, paper_table4, source_stats, split_label_counts
 
@@ -11,6 +11,7 @@ def stats(
     paper: bool = typer.Option(False, "--paper", help="print Tables 3 and 4 exactly as the paper lays them out"),
 ) -> None:
     """Print the per-source table (method's layout), the per-split label counts and the claims left out."""
+    require_stdout()
     s = settings()
     try:
         with open_report(s.warehouse) as wh:

@@ -5,7 +5,7 @@ from pathlib import Path
 import duckdb
 import typer
 
-from arastance.cli.common import err_console, fail, print_table, settings
+from arastance.cli.common import err_console, fail, print_table, require_stdout, settings
 from arastance.cli.output_file import output_file_refusal
 from arastance.cli.result_output import (ResultFormat, SpillError, UnwritableValueError, prepare_output, query_error,
                                          write_result)
@@ -55,6 +55,7 @@ def check() -> None:
 @warehouse_app.command("status")
 def status() -> None:
     """Show the schema version and the row count of every table."""
+    require_stdout()
     s = settings()
     try:
         with open_published(s.warehouse) as wh:
@@ -150,6 +151,8 @@ def sql(
         fail("--allow-drop only applies with --write (the default reads a read-only copy)")
     if fmt is ResultFormat.parquet and out is None:
         fail("--format parquet writes a binary file: give it --out FILE")
+    if out is None and not write:  # a query's result is its only work; --write's is stored
+        require_stdout("give --out FILE")
     if out is not None and (refusal := output_file_refusal("--out", out, s)):
         fail(refusal)
     try:
