@@ -384,3 +384,53 @@ def test_framings_share_named_parts_and_a_claim_left_opening_with_a_linker_goes_
     # the file's linker does not know "عن": "تفنيد خبر" stops before it, and what is left is no claim yet
     cleaned = clean_claim("تفنيد خبر عن زيادة الرواتب", veracity="false", patterns=patterns)
     assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == ("عن زيادة الرواتب", "review", "fragment")
+
+
+@pytest.mark.parametrize(
+    ("published", "rule"),
+    [
+        # any verb that carries the pronoun of what was circulated, not only the listed ones
+        ("لا صحة لما نقلته وسائل الإعلام عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما تناولته بعض المواقع عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما بثته قناة الجزيرة عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما أعلنته بعض الصفحات عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما كتبه أحد النشطاء عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما ادعته بعض الحسابات عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما ينقلونه عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما صرح به مصدر مجهول بشأن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما أعلن عنه أحد الحسابات حول زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        # a passive verb of reporting, with or without its vowels
+        ("لا صحة لما نُقل عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما نقل على مواقع التواصل بشأن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        # the same verbs after the other verdicts, and after a report noun
+        ("غير صحيح ما نقلته وسائل الإعلام عن زيادة أسعار الخبز", "ghayr_sahih_ma"),
+        ("حقيقة ما تناولته بعض المواقع عن زيادة أسعار الخبز", "haqiqat_ma_yutadawal"),
+        ("نفي ما بثته قناة الجزيرة عن زيادة أسعار الخبز", "nafy_ma"),
+        ("لا صحة للأنباء التي نقلتها وسائل الإعلام عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لأنباء نقلتها وسائل الإعلام عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("ما نقلته وسائل الإعلام عن زيادة أسعار الخبز غير صحيح", "ma_yutadawal"),
+    ],
+)
+def test_any_verb_of_reporting_opens_a_framing(published: str, rule: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == ("زيادة أسعار الخبز", "active", None)
+    assert rule in cleaned.rules
+
+
+@pytest.mark.parametrize(
+    ("published", "claim", "status"),
+    [
+        # a verb with no pronoun of what was circulated may be the claim's own: left whole
+        ("لا صحة لما حدث في مدينة حلب من انفجار", "لا صحة لما حدث في مدينة حلب من انفجار", "review"),
+        # nor is a preposition with a pronoun a verb
+        ("لا صحة لما فيه من اتهامات للوزير", "لا صحة لما فيه من اتهامات للوزير", "review"),
+        # a report noun's own claim may open with a pronoun's ending ("ة" folds to "ه")
+        ("لا صحة لأنباء وفاته في حادث سير من الأسبوع الماضي", "وفاته في حادث سير من الأسبوع الماضي", "active"),
+        ("لا صحة لأنباء زيادة رواتب الموظفين من الشهر المقبل", "زيادة رواتب الموظفين من الشهر المقبل", "active"),
+        # with no verdict before it, "ما" may ask
+        ("ما قصة انسحاب الجيش من حلب؟", "ما قصة انسحاب الجيش من حلب", "review"),
+    ],
+)
+def test_a_word_that_only_looks_like_a_verb_of_reporting_opens_no_framing(published: str, claim: str, status: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == (claim, status)
