@@ -409,6 +409,11 @@ def test_framings_share_named_parts_and_a_claim_left_opening_with_a_linker_goes_
         ("لا صحة للأنباء التي نقلتها وسائل الإعلام عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
         ("لا صحة لأنباء نقلتها وسائل الإعلام عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
         ("ما نقلته وسائل الإعلام عن زيادة أسعار الخبز غير صحيح", "ma_yutadawal"),
+        # "من" + the report noun before the linker is the framing's too, not the claim's start
+        ("لا صحة لما تردد من أنباء عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما يتم تداوله من أخبار متداولة حول زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("غير صحيح ما نشرته بعض المواقع من معلومات بأن زيادة أسعار الخبز", "ghayr_sahih_ma"),
+        ("نفي ما تردد من شائعات عن زيادة أسعار الخبز", "nafy_ma"),
     ],
 )
 def test_any_verb_of_reporting_opens_a_framing(published: str, rule: str) -> None:
@@ -429,6 +434,9 @@ def test_any_verb_of_reporting_opens_a_framing(published: str, rule: str) -> Non
         ("لا صحة لأنباء زيادة رواتب الموظفين من الشهر المقبل", "زيادة رواتب الموظفين من الشهر المقبل", "active"),
         # with no verdict before it, "ما" may ask
         ("ما قصة انسحاب الجيش من حلب؟", "ما قصة انسحاب الجيش من حلب", "review"),
+        # "من" + what happened is the claim, and a report noun with no linker after it is no framing
+        ("لا صحة لما يتم تداوله من انسحاب الجيش من حلب", "انسحاب الجيش من حلب", "active"),
+        ("لا صحة لما يتم تداوله من أنباء", "أنباء", "review"),
     ],
 )
 def test_a_word_that_only_looks_like_a_verb_of_reporting_opens_no_framing(published: str, claim: str, status: str) -> None:
