@@ -185,3 +185,72 @@ def test_cli_discuss_then_status_reports_the_decisions_and_reasons(tmp_path: Pat
     assert read.output == status.output
     with open_warehouse(settings.warehouse, read_only=True) as wh:
         assert wh.query("SELECT label FROM gold_labels WHERE pair_id = ?", [pairs[1]]) == [{"label": "disagree"}]
+
+
+def _resave(sheet: Path, how: str) -> None:
+    """Save ``sheet`` as a spreadsheet in an Arabic Windows locale does: cp1256, or ';' between fields."""
+    text = sheet.read_text(encoding="utf-8")
+    if how == "cp1256":
+        sheet.write_bytes(text.replace("\n", "\r\n").encode("cp1256", "replace"))
+    else:
+        rows = list(csv.reader(text.splitlines()))
+        sheet.write_text("\n".join(";".join(row) for row in rows) + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize(("how", "message"), [("cp1256", "line 2, column"), ("semicolons", "separated by ';'")])
+def test_a_sheet_a_spreadsheet_resaved_stops_adjudicate_before_it_stores_a_round(
+    warehouse: Warehouse, tmp_path: Path, how: str, message: str
+) -> None:
+    pairs, round_dir = _pilot(warehouse, tmp_path)
+    cfg = load_settings().annotation
+    adjudicate(warehouse, cfg, tmp_path / "tasks")
+    sheet = round_dir / "discussion.csv"
+    _fill(sheet, sheet, {pairs[2]: ("discuss", "same strike, no position taken")})
+    filled = sheet.read_text(encoding="utf-8")
+    [p1, p2] = add_claims(warehouse, 1, 2, start=1)
+    prod = export_round(warehouse, "production", cfg, tmp_path / "tasks")
+    given = sorted((t["annotator_id"], t["pair_id"]) for t in store.round_tasks(warehouse, prod.round))
+    differs = max(a for a, p in given if p == p1)  # p1's two annotators differ: a dispute for a third one
+    for annotator in {a for a, _ in given}:
+        labels = [ls_task(p, prod.round, [ls_annotation(a, "discuss" if (a, p) == (differs, p1) else "agree")], i)
+                  for i, (a, p) in enumerate(given, 1) if a == annotator]
+        import_annotations(warehouse, write_json(tmp_path / "prod" / f"{annotator}.json", labels))
+    _resave(sheet, how)
+    resaved = sheet.read_bytes()
+    with pytest.raises(ValueError) as err:  # the CLI shows it as one line
+        adjudicate(warehouse, cfg, tmp_path / "tasks")
+    assert message in str(err.value) and "nothing imported" not in str(err.value)
+    assert str(sheet) in str(err.value) and "no adjudication round was created" in str(err.value)
+    # it was: adjudication-1 stored and its files written, then the error; the re-run never announced it
+    assert "adjudication-1" not in store.round_kinds(warehouse) and not (tmp_path / "tasks" / "adjudication-1").exists()
+    assert sheet.read_bytes() == resaved  # what the discussion filled in is not overwritten
+    with pytest.raises(AnnotationFileError, match=message):  # `annotate discuss` names the problem the same way
+        import_discussion(warehouse, sheet)
+    sheet.write_text(filled, encoding="utf-8")  # the team saves it as UTF-8 again
+    result = adjudicate(warehouse, cfg, tmp_path / "tasks")
+    assert result.new_round is not None and result.new_round.round == "adjudication-1" and result.new_round.pairs == 1
+    assert result.discussion_sheets == [sheet]
+    kept = {r["pair_id"]: (r["decision"], r["reason"]) for r in _sheet(sheet)}
+    assert kept[pairs[2]] == ("discuss", "same strike, no position taken")
+
+
+def test_a_pilot_pair_still_to_be_labelled_cannot_be_discussed(warehouse: Warehouse, tmp_path: Path) -> None:
+    cfg = load_settings().annotation
+    add_claims(warehouse, 1, 2)
+    pilot = export_round(warehouse, "pilot", cfg, tmp_path / "tasks", size=2)
+    pairs = sorted({t["pair_id"] for t in store.round_tasks(warehouse, pilot.round)})
+
+    def label(annotator: str, labels: tuple[str, str]) -> None:
+        payload = [ls_task(p, pilot.round, [ls_annotation(annotator, lab)], i) for i, (p, lab) in enumerate(zip(pairs, labels), 1)]
+        import_annotations(warehouse, write_json(tmp_path / "labelled" / f"{annotator}.json", payload))
+
+    label("ann-1", ("agree", "agree"))
+    label("ann-2", ("discuss", "agree"))  # ann-3 has not labelled yet: both pairs are pending
+    sheet = tmp_path / "early.csv"
+    sheet.write_text(f"pair_id,round,decision,reason,decided_by\n{pairs[0]},pilot-1,agree,early call,lead\n", encoding="utf-8")
+    with pytest.raises(AnnotationFileError, match=f"pair {pairs[0]} is pending in 'pilot-1': ann-3 still to label it"):
+        import_discussion(warehouse, sheet)
+    assert store.pilot_discussions(warehouse) == []  # it was: stored, and the pair gold before ann-3 labelled it
+    assert warehouse.query("SELECT * FROM gold_labels") == []
+    label("ann-3", ("unrelated", "agree"))
+    assert import_discussion(warehouse, sheet).new == 1  # every label in: the dispute can be discussed

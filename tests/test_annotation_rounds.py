@@ -18,7 +18,7 @@ from tasks.annotation.assignment import adjudication_assignment, pilot_assignmen
 from tasks.annotation.gold import decide
 from tasks.annotation.records import AnnotationTask
 from tasks.annotation.workflow import NoPairsLeftError, adjudicate, export_round, import_annotations, round_reports
-from warehouse import Warehouse, WarehouseError
+from warehouse import Warehouse, WarehouseError, open_warehouse
 from warehouse import annotation as store
 
 POOL = ["ann-1", "ann-2", "ann-3"]
@@ -79,6 +79,21 @@ def test_gold_decision_rules() -> None:
     assert decide("p", [_row("a", "agree")], expected_labels=2).status == "pending"
     single = decide("p", [_row("a", "agree")], expected_labels=1)
     assert (single.status, single.method) == ("gold", "single")
+    # a discussion decides a pilot pair only once every label its round assigned is in
+    early = decide("p", pilot_rows[:2], expected_labels=3, discussed={"label": "agree", "decided_at": datetime(2021, 2, 1)})
+    assert (early.status, early.label) == ("pending", None)  # it was: gold 'agree', before the third label
+
+
+def test_one_label_is_never_gold_where_the_method_asks_for_two() -> None:
+    alone = decide("p", [_row("a", "agree")], expected_labels=1, required_labels=2)  # the other was released
+    assert (alone.status, alone.label, alone.missing) == ("disputed", None, 1)  # it was: gold, method 'single'
+    agreed = decide("p", [_row("a", "agree"), _row("c", "agree", "adjudication", 9)], expected_labels=1, required_labels=2)
+    assert (agreed.status, agreed.label, agreed.method, agreed.decided_at.minute) == ("gold", "agree", "agreed", 9)
+    # the stand-in's label differs: no one decides alone, a further annotator's label does
+    two = [_row("a", "agree"), _row("c", "discuss", "adjudication", 9)]
+    assert (decide("p", two, expected_labels=1, required_labels=2).status) == "disputed"
+    third = decide("p", [*two, _row("d", "discuss", "adjudication", 20)], expected_labels=1, required_labels=2)
+    assert (third.status, third.label, third.method) == ("gold", "discuss", "adjudicated")
 
 
 def _label_file(tasks_file: Path, labels: dict[tuple[str, str], str], out: Path) -> Path:
@@ -169,6 +184,49 @@ def test_releasing_an_absent_annotators_assignments_lets_their_pairs_be_decided(
     assert released == 1 and [(d.status, d.label, d.method) for d in decisions] == [("gold", "agree", "agreed")]
     assert warehouse.query("SELECT label, method FROM gold_labels") == [{"label": "agree", "method": "agreed"}]
     assert release_annotator(warehouse, cfg, "ann-1")[0] == 0  # labelled assignments are never released
+
+
+def _label_as(wh: Warehouse, tmp_path: Path, round_name: str, annotator: str, labels: dict[str, str], when: str) -> None:
+    payload = [ls_task(p, round_name, [ls_annotation(annotator, lab, when)], i) for i, (p, lab) in enumerate(labels.items(), 1)]
+    import_annotations(wh, write_json(tmp_path / "labelled" / f"{round_name}-{annotator}.json", payload))
+
+
+def test_a_release_that_leaves_a_production_pair_one_label_sends_it_to_another_annotator(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+
+    settings = load_settings()
+    with open_warehouse(settings.warehouse) as wh:
+        pairs = add_claims(wh, 1, 2)
+        add_round(wh, "prod-1", "production", [(p, a) for p in pairs for a in ("ann-1", "ann-2")])
+        _label_as(wh, tmp_path, "prod-1", "ann-1", dict.fromkeys(pairs, "agree"), "2021-03-02T10:00:00Z")
+    out = CliRunner().invoke(app, ["annotate", "release", "--annotator", "ann-2"], env={"COLUMNS": "300"})
+    assert out.exit_code == 0, out.output
+    assert "pairs now: 0 gold, 2 disputed" in out.output  # it was: 2 gold, method 'single'
+    assert "2 of the disputed pair(s) hold fewer labels than the 2 the method asks" in out.output
+    assert "ann-2 is still in annotation.annotators" in out.output
+    cfg = settings.annotation.model_copy(update={"annotators": ["ann-1", "ann-3", "ann-4"]})  # ann-2 left the pool
+    with open_warehouse(settings.warehouse) as wh:
+        assert wh.query("SELECT * FROM gold_labels") == []
+        sent = adjudicate(wh, cfg, tmp_path / "tasks")
+        assert (sent.gold, sent.disputed, sent.short) == (0, 2, 2) and sent.new_round is not None
+        second = {r["pair_id"]: r["annotator_id"] for r in store.round_tasks(wh, "adjudication-1")}
+        assert set(second) == set(pairs) and "ann-1" not in second.values()
+        assert adjudicate(wh, cfg, tmp_path / "tasks").new_round is None  # not sent twice while it waits
+        for p, lab in zip(pairs, ("agree", "discuss")):
+            _label_as(wh, tmp_path, "adjudication-1", second[p], {p: lab}, "2021-03-03T10:00:00Z")
+        after = adjudicate(wh, cfg, tmp_path / "tasks")
+        gold = {r["pair_id"]: (r["label"], r["method"]) for r in wh.query("SELECT * FROM gold_labels")}
+        assert gold == {pairs[0]: ("agree", "agreed")}  # two annotators agree
+        # the second label differs from the first: a third annotator decides, as for any dispute
+        assert after.new_round is not None and after.new_round.round == "adjudication-2" and after.short == 0
+        [third] = [r["annotator_id"] for r in store.round_tasks(wh, "adjudication-2")]
+        assert third not in ("ann-1", second[pairs[1]])
+        _label_as(wh, tmp_path, "adjudication-2", third, {pairs[1]: "discuss"}, "2021-03-04T10:00:00Z")
+        final = adjudicate(wh, cfg, tmp_path / "tasks")
+        gold = {r["pair_id"]: (r["label"], r["method"]) for r in wh.query("SELECT * FROM gold_labels")}
+    assert (final.gold, final.disputed) == (2, 0) and gold[pairs[1]] == ("discuss", "adjudicated")
 
 
 def test_gold_labels_are_withdrawn_and_written_in_one_transaction(warehouse: Warehouse) -> None:

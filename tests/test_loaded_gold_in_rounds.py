@@ -83,7 +83,7 @@ def test_labels_given_to_loaded_gold_pairs_neither_withdraw_nor_replace_their_go
     decided = adjudicate(warehouse, cfg, tmp_path / "tasks")
     # it was: the disputed pair lost its gold label and went to an adjudicator, the agreed one became 'discuss'
     assert (decided.gold, decided.disputed, decided.new_round) == (4, 0, None)
-    assert release_annotator(warehouse, cfg, "ann-2")[0] == 1  # ann-1 alone on `released`: a 'single' decision
+    assert release_annotator(warehouse, cfg, "ann-2")[0] == 1  # ann-1 alone on `released`: short of a label
     gold = {r["pair_id"]: r for r in warehouse.query("SELECT * FROM gold_labels")}
     assert {p: gold[p] for p in loaded} == loaded  # label, method and time as the file gave them
     assert (gold[fresh]["label"], gold[fresh]["method"]) == ("agree", "agreed")

@@ -7,7 +7,9 @@ to fill together, ``decision`` (one of the four labels), ``reason`` (free text, 
 ``decided_by``. Importing the sheet stores each decision with its reason; the decision becomes
 the pair's gold label, and ``annotate status`` reports the discussions per round.
 
-Writing the sheet again (after more labels came in) keeps whatever was already filled in.
+Writing the sheet again (after more labels came in) keeps whatever was already filled in, so a
+sheet that cannot be read back (saved by a spreadsheet in another encoding or with ``;`` between
+fields) stops ``adjudicate`` before it stores anything of its own.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from arastance.base.text_files import EncodingProblem, read_utf8
 from tasks.annotation.gold import GoldDecision
 from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
 from tasks.annotation.guidelines import guidelines_markdown
@@ -55,40 +58,67 @@ class DiscussionImport:
     waiting: int  # rows of the sheet not decided yet
 
 
-def _read_sheet(path: Path) -> tuple[list[dict[str, str]], csv.DictReader]:
+class UnreadableSheetError(ValueError):
+    """A discussion sheet ``adjudicate`` must rewrite but cannot read back: rewriting it would lose
+    the decisions and reasons filled in, so nothing is written and no round is stored."""
+
+
+def _sheet_text(path: Path) -> str:
+    """The sheet's text; a file that is not UTF-8 is refused naming its line and column, as every input is."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AnnotationFileError(str(path), [f"cannot read the file: {exc}"]) from None
-    reader = sheet_reader(text)
+        return read_utf8(path, allow_bom=True)
+    except EncodingProblem as exc:
+        raise AnnotationFileError(str(path), [str(exc).removeprefix(f"{path}, ")]) from None
+    except OSError as exc:
+        raise AnnotationFileError(str(path), [f"cannot read the file: {exc.strerror or exc}"]) from None
+
+
+def _read_sheet(path: Path) -> tuple[list[dict[str, str]], csv.DictReader]:
+    reader = sheet_reader(_sheet_text(path))
     try:
         rows = list(reader)
     except csv.Error as exc:
         raise AnnotationFileError(str(path), [f"line {reader.line_num}: malformed CSV: {exc}"]) from None
-    missing = [c for c in ("pair_id", "round", *_FILLED) if c not in (reader.fieldnames or [])]
+    header = reader.fieldnames or []
+    missing = [c for c in ("pair_id", "round", *_FILLED) if c not in header]
     if missing:
-        raise AnnotationFileError(str(path), [f"line 1: missing column(s) {missing}; the header is {reader.fieldnames}"])
+        semicolons = len(header) == 1 and ";" in header[0]
+        hint = "; the fields are separated by ';': save the sheet as CSV UTF-8 (comma delimited)" if semicolons else ""
+        raise AnnotationFileError(str(path), [f"line 1: missing column(s) {missing}; the header is {header}{hint}"])
     return rows, reader
 
 
-def write_discussion_sheets(wh: Warehouse, decisions: Sequence[GoldDecision], out_dir: Path) -> list[Path]:
-    """Write one sheet per pilot round with pairs waiting for discussion; return the sheets written."""
+def _filled_in(sheet: Path) -> dict[str, dict[str, str]]:
+    """What the discussion already wrote on ``sheet``, by pair (nothing when there is no sheet yet)."""
+    if not sheet.is_file():
+        return {}
+    try:
+        return {r["pair_id"]: r for r in _read_sheet(sheet)[0]}
+    except AnnotationFileError as exc:
+        raise UnreadableSheetError(
+            f"{sheet}: cannot read the discussion sheet back to keep what was filled in: {'; '.join(exc.problems)}. "
+            "Nothing was written and no adjudication round was created; fix the sheet and run `annotate adjudicate` again"
+        ) from None
+
+
+def discussion_sheets(wh: Warehouse, decisions: Sequence[GoldDecision], out_dir: Path) -> dict[Path, str]:
+    """The text of one sheet per pilot round with pairs waiting for discussion, keeping what the
+    sheets there already hold; an unreadable sheet raises :class:`UnreadableSheetError`.
+
+    Nothing is written: ``adjudicate`` reads every sheet before it stores a round, and writes them
+    with that round's files (:func:`write_sheets`)."""
     waiting = {d.pair_id for d in decisions if d.status == "discussion"}
     if not waiting:
-        return []
+        return {}
     labels: dict[tuple[str, str], list[str]] = {}
     for a in store.annotations(wh):
         if a["round_kind"] == "pilot" and a["pair_id"] in waiting:
             labels.setdefault((a["round"], a["pair_id"]), []).append(f"{a['annotator_id']}={a['label']}")
     tasks = store.pair_tasks(wh, waiting)
-    written = []
+    sheets = {}
     for round_name in sorted({r for r, _ in labels}):
-        directory = out_dir / round_name
-        directory.mkdir(parents=True, exist_ok=True)
-        sheet = directory / SHEET_NAME
-        filled = {}
-        if sheet.is_file():  # keep what the discussion already wrote
-            filled = {r["pair_id"]: r for r in _read_sheet(sheet)[0]}
+        sheet = out_dir / round_name / SHEET_NAME
+        filled = _filled_in(sheet)
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=SHEET_COLUMNS, lineterminator="\n", quoting=SHEET_QUOTING)
         writer.writeheader()
@@ -102,11 +132,18 @@ def write_discussion_sheets(wh: Warehouse, decisions: Sequence[GoldDecision], ou
                 **{c: task.get(c) or "" for c in SHEET_COLUMNS if c in task},
                 **{c: inert_cell(task.get(c) or "") for c in WEB_TEXT_COLUMNS},
             })
-        sheet.write_text(buf.getvalue(), encoding="utf-8")
-        if not (directory / GUIDELINES_FILE).is_file():
-            (directory / GUIDELINES_FILE).write_text(guidelines_markdown(), encoding="utf-8")
-        written.append(sheet)
-    return written
+        sheets[sheet] = buf.getvalue()
+    return sheets
+
+
+def write_sheets(sheets: dict[Path, str]) -> list[Path]:
+    """Write the sheets :func:`discussion_sheets` made, with the guidelines beside each; return them."""
+    for sheet, text in sheets.items():
+        sheet.parent.mkdir(parents=True, exist_ok=True)
+        sheet.write_text(text, encoding="utf-8")
+        if not (sheet.parent / GUIDELINES_FILE).is_file():
+            (sheet.parent / GUIDELINES_FILE).write_text(guidelines_markdown(), encoding="utf-8")
+    return list(sheets)
 
 
 def parse_discussion_sheet(path: Path) -> tuple[list[DiscussionDecision], int]:
@@ -146,19 +183,27 @@ def parse_discussion_sheet(path: Path) -> tuple[list[DiscussionDecision], int]:
 
 def import_discussion(wh: Warehouse, path: Path, *, now: datetime | None = None) -> DiscussionImport:
     """Import a filled sheet all-or-nothing: every decided pair must be a disputed pair of that pilot
-    round, and a pair decided before keeps its decision (a different one is refused)."""
+    round that every annotator the round assigned has labelled (until then it is pending: a late
+    label may settle it or change the dispute), and a pair decided before keeps its decision (a
+    different one is refused)."""
     decisions, waiting = parse_discussion_sheet(path)
-    pilot_labels: dict[tuple[str, str], set[str]] = {}
+    pilot_labels: dict[tuple[str, str], dict[str, str]] = {}
     for a in store.annotations(wh):
         if a["round_kind"] == "pilot":
-            pilot_labels.setdefault((a["round"], a["pair_id"]), set()).add(a["label"])
+            pilot_labels.setdefault((a["round"], a["pair_id"]), {})[a["annotator_id"]] = a["label"]
+    assigned = store.assignments_of(wh, (d.pair_id for d in decisions))
     stored = {d["pair_id"]: d for d in store.pilot_discussions(wh)}
     problems = []
     for d in decisions:
         given = pilot_labels.get((d.round, d.pair_id))
+        still = sorted(a for rnd, p, a in assigned if (rnd, p) == (d.round, d.pair_id) and a not in (given or {}))
         if given is None:
             problems.append(f"{d.where}: pair {d.pair_id} has no labels in pilot round {d.round!r}")
-        elif len(given) < 2:
+        elif still:
+            problems.append(f"{d.where}: pair {d.pair_id} is pending in {d.round!r}: {', '.join(still)} "
+                            "still to label it (a pair is discussed once every annotator its round assigned has "
+                            "labelled it; `annotate release` gives up the labels that will not come)")
+        elif len(set(given.values())) < 2:
             problems.append(f"{d.where}: pair {d.pair_id}'s annotators agreed in {d.round!r}; there is nothing to discuss")
         old = stored.get(d.pair_id)
         if old is not None and old["label"] != d.label:

@@ -1,18 +1,22 @@
 """Gold labels: the agreed label, or the adjudicated one where annotators differ.
 
 Rules, per pair:
-1. a pilot discussion's decision decides: ``adjudicated`` (the method settles every pilot
-   disagreement by discussion, never by majority; :mod:`tasks.annotation.discussion`);
-2. an adjudication-round label decides (the latest one, if there were several): ``adjudicated``;
-3. fewer pilot/production annotators have labelled the pair than its rounds assigned: ``pending``
+1. fewer pilot/production annotators have labelled the pair than its rounds assigned: ``pending``
    (two of three agreeing is no agreement while the third may differ, and two differing is no
-   dispute while the third may break it);
+   dispute while the third may break it), unless an adjudication-round label decides it (rule 3);
+2. a pilot discussion's decision decides: ``adjudicated`` (the method settles every pilot
+   disagreement by discussion, never by majority; :mod:`tasks.annotation.discussion`);
+3. an adjudication-round label decides (the latest one, if there were several): ``adjudicated``;
+   but where a release left the pair with fewer labels than the method asks
+   (``annotation.annotators_per_pair``), the first adjudication labels stand in for the missing
+   ones and count as ordinary labels (rule 5), so one annotator's label never becomes gold alone;
 4. pilot labels that differ wait for the discussion: ``discussion``;
 5. otherwise each annotator's latest label from pilot/production rounds counts once:
    all equal (two or more annotators) gives ``agreed``; with three or more annotators a strict
    majority decides (the extra annotators acted as adjudicators): ``adjudicated``;
-6. a single label is gold (``single``) only when one annotator was expected;
-7. anything else waits: ``disputed`` (needs a third annotator).
+6. a single label is gold (``single``) only when the method asks for one annotator per pair;
+7. anything else waits: ``disputed`` (needs a third annotator); a pair short of labels is
+   ``disputed`` too, with ``missing`` saying how many: ``adjudicate`` sends it to another annotator.
 
 The decision time is the time of the last label that counted, so deciding again gives the
 same rows.
@@ -35,6 +39,8 @@ class GoldDecision:
     method: Literal["agreed", "adjudicated", "single"] | None
     decided_at: datetime | None
     annotators: tuple[str, ...]
+    #: labels the method still asks for that no assignment will bring (a release left the pair short)
+    missing: int = 0
 
 
 Status = Literal["gold", "disputed", "discussion", "pending"]
@@ -53,33 +59,43 @@ def decide(
     rows: Iterable[Mapping[str, Any]],
     *,
     expected_labels: int,
+    required_labels: int = 1,
     discussed: Mapping[str, Any] | None = None,
 ) -> GoldDecision:
     """Decide one pair from its annotation rows (``annotator_id, label, round_kind, annotated_at``)
     and its pilot discussion's decision (``label, decided_at``), if any.
 
-    ``expected_labels`` is how many annotators the pair's pilot or production round assigned it to:
-    the labels that have arrived say nothing final until all of them are in."""
+    ``expected_labels`` is how many annotators the pair's pilot or production rounds assigned it to:
+    the labels that have arrived say nothing final until all of them are in. ``required_labels`` is
+    how many the method asks for (``annotation.annotators_per_pair``): a release can leave a pair
+    fewer, and those it lacks are taken from adjudication rounds before one of theirs decides."""
     rows = sorted(rows, key=lambda r: (r["annotated_at"], r["annotator_id"]))
     who = tuple(sorted({r["annotator_id"] for r in rows}))
-    if discussed is not None:
-        return GoldDecision(pair_id, "gold", discussed["label"], "adjudicated", discussed["decided_at"], who)
     adjudications = [r for r in rows if r["round_kind"] == "adjudication"]
-    if adjudications:
-        last = adjudications[-1]
-        return GoldDecision(pair_id, "gold", last["label"], "adjudicated", last["annotated_at"], who)
     latest: dict[str, Mapping[str, Any]] = {}
     for r in rows:
-        latest[r["annotator_id"]] = r
-    n = len(latest)
-    if n == 0 or n < expected_labels:
+        if r["round_kind"] != "adjudication":
+            latest[r["annotator_id"]] = r
+    pending = not latest or len(latest) < expected_labels
+    short = 0 if pending else max(0, required_labels - len(latest))
+    stand_ins, deciding = adjudications[:short], adjudications[short:]
+    if discussed is not None and not pending:
+        return GoldDecision(pair_id, "gold", discussed["label"], "adjudicated", discussed["decided_at"], who)
+    if deciding:
+        last = deciding[-1]
+        return GoldDecision(pair_id, "gold", last["label"], "adjudicated", last["annotated_at"], who)
+    if pending:
         return GoldDecision(pair_id, "pending", None, None, None, who)
     pilot = {r["annotator_id"]: r["label"] for r in rows if r["round_kind"] == "pilot"}
     if len(set(pilot.values())) > 1:
         return GoldDecision(pair_id, "discussion", None, None, None, who)
-    when = max(r["annotated_at"] for r in latest.values())
-    counts = Counter(r["label"] for r in latest.values())
-    label, top = counts.most_common(1)[0]
+    counted = [*latest.values(), *stand_ins]
+    missing = short - len(stand_ins)
+    if missing:
+        return GoldDecision(pair_id, "disputed", None, None, None, who, missing)
+    n = len(counted)
+    when = max(r["annotated_at"] for r in counted)
+    label, top = Counter(r["label"] for r in counted).most_common(1)[0]
     if n == 1:
         return GoldDecision(pair_id, "gold", label, "single", when, who)
     if top == n:
@@ -100,12 +116,14 @@ def decide_all(
 
     ``assigned`` maps a pair to the annotators its pilot/production rounds assigned it to; a pair
     with labels but no assignment stored (labels loaded directly into the warehouse) expects
-    ``annotators_per_pair``. ``discussions`` maps a pair to its pilot discussion's decision."""
+    ``annotators_per_pair``, which is also how many labels the method asks of every pair.
+    ``discussions`` maps a pair to its pilot discussion's decision."""
     discussions = discussions or {}
     by_pair: dict[str, list[Mapping[str, Any]]] = {}
     for r in rows:
         by_pair.setdefault(r["pair_id"], []).append(r)
     return [
-        decide(p, by_pair[p], expected_labels=assigned.get(p, annotators_per_pair), discussed=discussions.get(p))
+        decide(p, by_pair[p], expected_labels=assigned.get(p, annotators_per_pair), required_labels=annotators_per_pair,
+               discussed=discussions.get(p))
         for p in sorted(by_pair)
     ]

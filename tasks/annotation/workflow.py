@@ -27,7 +27,7 @@ from tasks.annotation.assignment import (
     sample_pairs,
 )
 from tasks.annotation.csv_io import parse_csv, tasks_to_csv
-from tasks.annotation.discussion import write_discussion_sheets
+from tasks.annotation.discussion import discussion_sheets, write_sheets
 from tasks.annotation.gold import GoldDecision, decide_all, decision_counts
 from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
 from tasks.annotation.guidelines import guidelines_markdown
@@ -271,6 +271,7 @@ class AdjudicationResult:
     new_round: RoundExport | None
     discussion: int = 0  # pilot pairs waiting for the discussion
     discussion_sheets: list[Path] = field(default_factory=list)
+    short: int = 0  # pairs of the new round that a release left short of a label (not disputed)
 
 
 def _kept_gold(decision: GoldDecision, gold: Mapping[str, Any]) -> GoldDecision:
@@ -308,6 +309,9 @@ def release_annotator(wh: Warehouse, cfg: AnnotationSettings, annotator: str,
     A pair waits for every label its round assigned, so pairs given to an annotator who will not label
     them (away, left) would stay pending for good: released, they are decided on the labels given
     (two agreeing: gold; two differing: a pilot discussion or an adjudicator, as ``adjudicate`` says).
+    A pair left with fewer labels than the method asks (``annotators_per_pair``: one label of a
+    production pair) is not made gold from them: it is ``disputed`` with ``missing`` set, and
+    ``adjudicate`` sends it to another annotator.
     """
     known = {r["annotator_id"] for r in wh.query("SELECT DISTINCT annotator_id FROM annotation_assignments")}
     if annotator not in known:
@@ -319,20 +323,31 @@ def release_annotator(wh: Warehouse, cfg: AnnotationSettings, annotator: str,
     return len(released), decide_gold_labels(wh, cfg)
 
 
+def _with_an_adjudicator(wh: Warehouse, kinds: Mapping[str, str], pair_ids: set[str]) -> set[str]:
+    """The pairs among ``pair_ids`` that an adjudication round gave to someone who has not labelled
+    them yet: sent once, they are not sent again. A pair whose adjudication label came in and left
+    it disputed (it stood in for a label a release left missing) goes to a further annotator."""
+    labelled = store.stored_labels(wh, pair_ids)
+    return {p for rnd, p, a in store.assignments_of(wh, pair_ids)
+            if kinds[rnd] == "adjudication" and (p, a, rnd) not in labelled}
+
+
 def adjudicate(
     wh: Warehouse, cfg: AnnotationSettings, out_dir: Path, *, now: datetime | None = None
 ) -> AdjudicationResult:
     """Store gold labels, put disputed pilot pairs on their round's discussion sheet, and send
-    other disputed pairs not yet with an adjudicator to a third annotator."""
+    other disputed pairs (and those a release left short of a label) not yet with an adjudicator
+    to another annotator.
+
+    The discussion sheets are read back before the round is stored and written with its files, so
+    a sheet a spreadsheet saved in a form that cannot be read stops the run before it creates a
+    round nobody is told of."""
     decisions = decide_gold_labels(wh, cfg)
+    sheets = discussion_sheets(wh, decisions, out_dir)
     kinds = store.round_kinds(wh)
-    waiting = {
-        r["pair_id"]
-        for name, kind in kinds.items()
-        if kind == "adjudication"
-        for r in store.round_tasks(wh, name)
-    }
-    disputed = {d.pair_id: d.annotators for d in decisions if d.status == "disputed" and d.pair_id not in waiting}
+    undecided = {d.pair_id: d.annotators for d in decisions if d.status == "disputed"}
+    with_adjudicator = _with_an_adjudicator(wh, kinds, set(undecided))
+    disputed = {p: who for p, who in undecided.items() if p not in with_adjudicator}
     new_round = None
     if disputed:
         round_name = store.next_round_name(wh, "adjudication")
@@ -344,13 +359,16 @@ def adjudicate(
                 assignments=assignments, now=now or _now(),
             )
             files = write_round_files(wh, round_name, out_dir)
+            written = write_sheets(sheets)
         new_round = RoundExport(round_name, "adjudication", len(disputed), created, out_dir / round_name, files)
-    sheets = write_discussion_sheets(wh, decisions, out_dir)
+    else:
+        written = write_sheets(sheets)
     count = decision_counts(decisions)
     log.info("gold labels decided", extra={**count, "adjudication_round": new_round.round if new_round else None,
-                                           "discussion_sheets": [str(p) for p in sheets]})
+                                           "discussion_sheets": [str(p) for p in written]})
     return AdjudicationResult(
-        decisions, count["gold"], count["disputed"], count["pending"], new_round, count["discussion"], sheets
+        decisions, count["gold"], count["disputed"], count["pending"], new_round, count["discussion"], written,
+        short=sum(d.missing > 0 for d in decisions if d.pair_id in disputed),
     )
 
 

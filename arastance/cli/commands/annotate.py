@@ -167,7 +167,9 @@ def adjudicate_cmd(
                                 f" (fill decision and reason, then `annotate discuss {sheet}`)"))
     if result.new_round is not None:
         r = result.new_round
-        console.print(assembled("round ", (r.round, "bold"), f": {r.pairs} disputed pair(s) sent to a third annotator"))
+        sent = (f"{r.pairs} pair(s) sent to another annotator: {r.pairs - result.short} disputed, {result.short} short "
+                "of a label after a release" if result.short else f"{r.pairs} disputed pair(s) sent to a third annotator")
+        console.print(assembled("round ", (r.round, "bold"), f": {sent}"))
         print_table([{"file": str(p)} for p in r.files], title=f"Files in {r.directory}")
 
 
@@ -188,6 +190,14 @@ def release(
     console.print(f"{released} assignment(s) of {annotator} released; pairs now: " +
                   ", ".join(f"{n} {status}" for status, n in counts.items()) +
                   " (`annotate adjudicate` writes the discussion sheets and the adjudication round)")
+    short = sum(d.missing > 0 for d in decisions)
+    if short:
+        console.print(f"{short} of the disputed pair(s) hold fewer labels than the {s.annotation.annotators_per_pair} "
+                      "the method asks (annotation.annotators_per_pair): they are not gold, and `annotate adjudicate` "
+                      "sends them to another annotator")
+    if annotator in s.annotation.annotators:
+        console.print(f"{annotator} is still in annotation.annotators: take them out of the pool, or the next "
+                      "round (adjudication included) can give them pairs again")
 
 
 @annotate_app.command("discuss")
