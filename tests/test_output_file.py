@@ -2,15 +2,22 @@
 
 ``arastance sql … -o <data_dir>/warehouse.duckdb`` replaced the warehouse with a 4-byte CSV (with
 ``--write``, the readers' copy was then published from it too), ``retrieve compare --out`` truncated
-the warehouse to a Markdown report, and a FIFO named as the file blocked either command for ever.
+the warehouse to a Markdown report, a FIFO named as the file blocked either command for ever, and
+``sql -f parquet -o /dev/stdout`` at a terminal wrote the Parquet bytes to it raw.
 """
 
 from __future__ import annotations
 
+import io
 import os
+import pty
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
@@ -181,3 +188,74 @@ def test_a_link_is_written_through_and_kept(warehouse: Path, tmp_path: Path) -> 
     dangling.symlink_to(tmp_path / "missing" / "result.csv")
     _refused(["sql", "SELECT 1 AS a", "-f", "csv", "--out", str(dangling)],
              f"--out {dangling}: {tmp_path / 'missing'} does not exist")
+
+
+# the title it sets and a cleared screen, as a stored claim may hold them
+ESCAPES = "ادعاء\x1b]0;PWNED-TITLE\x07\x1b[2J"
+ESCAPES_SQL = " || ".join(f"chr({ord(c)})" for c in ESCAPES)
+
+
+def _sql_process(args: list[str], stdout: int) -> subprocess.CompletedProcess:
+    """``arastance sql`` as its own process, standard output ``stdout`` (a terminal, a pipe), stderr piped."""
+    here = str(Path(__file__).resolve().parents[1])  # this checkout's code, also where another one's venv runs it
+    return subprocess.run([sys.executable, "-c", "from arastance.cli import main; main()", "sql", *args],
+                          stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.PIPE, timeout=120,
+                          env={**os.environ, "PYTHONPATH": here})
+
+
+def _drained(leader: int) -> bytes:
+    """What the terminal whose leader end is ``leader`` was given, without waiting for more."""
+    os.set_blocking(leader, False)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 1 << 16)
+        except OSError:  # nothing more (EAGAIN), or no process holds the terminal any more (EIO)
+            return b"".join(chunks)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+@pytest.fixture
+def terminal() -> Iterator[tuple[int, int]]:
+    """A pseudo-terminal's ``(leader, follower)`` descriptors, closed afterwards."""
+    leader, follower = pty.openpty()
+    try:
+        yield leader, follower
+    finally:
+        for fd in (leader, follower):
+            os.close(fd)
+
+
+def test_parquet_to_stdout_at_a_terminal_is_refused_before_the_query_runs(warehouse: Path,
+                                                                          terminal: tuple[int, int]) -> None:
+    # it was: the Parquet bytes reached the terminal raw, a stored title change and screen clear with them,
+    # where -f csv -o /dev/stdout is escaped and -f parquet without -o is refused
+    leader, follower = terminal
+    script = f"CREATE TABLE written AS SELECT {ESCAPES_SQL} AS claim; SELECT * FROM written"
+    done = _sql_process(["--write", script, "-f", "parquet", "-o", "/dev/stdout"], stdout=follower)
+    assert done.returncode == 2
+    assert done.stderr.decode().replace("\n", "") == \
+        "error: --format parquet writes a binary file, and --out /dev/stdout is a terminal: give it --out FILE"
+    assert _drained(leader) == b""
+    with open_warehouse(warehouse, read_only=True) as wh:  # the script did not run: --write stores its work
+        assert wh.scalar("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'written'") == 0
+    piped = _sql_process([f"SELECT {ESCAPES_SQL} AS claim", "-f", "parquet", "-o", "/dev/stdout"],
+                         stdout=subprocess.PIPE)
+    assert piped.returncode == 0, piped.stderr
+    assert pq.read_table(io.BytesIO(piped.stdout)).to_pylist() == [{"claim": ESCAPES}]  # a pipe gets the file
+
+
+@pytest.mark.parametrize("name", ["device", "descriptor"])
+def test_parquet_to_a_terminal_named_as_the_file_is_refused(warehouse: Path, terminal: tuple[int, int],
+                                                            name: str) -> None:
+    leader, follower = terminal
+    out = os.ttyname(follower) if name == "device" else f"/dev/fd/{follower}"  # -o /dev/pts/3, -o /dev/fd/1
+    _refused(["sql", f"SELECT {ESCAPES_SQL} AS claim", "-f", "parquet", "--out", out],
+             f"--format parquet writes a binary file, and --out {out} is a terminal: give it --out FILE")
+    assert _drained(leader) == b""
+    done = runner.invoke(app, ["sql", f"SELECT {ESCAPES_SQL} AS claim", "-f", "csv", "--out", out])
+    assert done.exit_code == 0, done.output  # a text format still goes there, escaped
+    shown = _drained(leader)
+    assert b"\x1b" not in shown and "ادعاء\\x1b]0;PWNED-TITLE\\x07\\x1b[2J".encode() in shown

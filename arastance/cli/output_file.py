@@ -113,6 +113,30 @@ def is_stream(out: Path) -> bool:
     return _descriptor(out) is not None or (os.path.exists(out) and not out.is_file())
 
 
+def is_terminal(out: Path) -> bool:
+    """Whether ``out`` leads to a terminal: ``/dev/tty``, ``/dev/pts/N``, or a descriptor (``/dev/stdout``)
+    that holds one. A binary result written there reaches the terminal raw, ESC sequences of stored text
+    included (a changed title, a cleared screen), where a text format is escaped.
+
+    A device is opened to ask (as the write would open it anyway), without becoming the process's
+    controlling terminal and without waiting for a serial line's carrier; one that cannot be opened is no
+    terminal here, and its write fails with its own error.
+    """
+    descriptor = _descriptor(out)
+    if descriptor is not None and descriptor[0] == os.getpid():
+        return os.isatty(descriptor[1])
+    try:
+        if not stat.S_ISCHR(os.stat(out).st_mode):
+            return False
+        fd = os.open(out, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return os.isatty(fd)
+    finally:
+        os.close(fd)
+
+
 @contextmanager
 def replacing(out: Path) -> Iterator[Path]:
     """A file the block writes, which becomes ``out`` only once written whole: a query that fails part-way

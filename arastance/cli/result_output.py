@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from rich.console import Console
 from rich.table import Table
 
-from arastance.cli.output_file import is_stream, opened_stream, replacing
+from arastance.cli.output_file import is_stream, is_terminal, opened_stream, replacing
 from arastance.cli.shown_text import LiteralConsole, json_visible, shown, visible
 
 _BATCH = 500  # rows per fetch; ten thousand article texts were 120 MB of Python strings
@@ -43,6 +43,25 @@ class ResultFormat(str, Enum):
     csv = "csv"
     json = "json"
     parquet = "parquet"
+
+
+_BINARY = frozenset({ResultFormat.parquet})  # bytes no terminal may be given: they are written, never escaped
+
+
+def destination_refusal(fmt: ResultFormat, out: Path | None) -> str | None:
+    """Why the result in ``fmt`` cannot go to ``out`` (standard output when None), a message naming both, or None.
+
+    A binary format needs a file: on standard output, or at a terminal named as the file (``-o /dev/stdout``
+    at a terminal, ``-o /dev/tty``), its bytes reached the terminal raw, ESC sequences of stored text
+    included, where CSV and JSON are escaped there. Asked before the query runs (``--write`` stores its work).
+    """
+    if fmt not in _BINARY:
+        return None
+    if out is None:
+        return f"--format {fmt.value} writes a binary file: give it --out FILE"
+    if is_terminal(out):
+        return f"--format {fmt.value} writes a binary file, and --out {out} is a terminal: give it --out FILE"
+    return None
 
 
 def _batches(rel: duckdb.DuckDBPyRelation) -> Iterator[list[tuple[Any, ...]]]:
@@ -276,8 +295,8 @@ def write_result(
 ) -> int:
     """Write ``rel`` in ``fmt`` to the file ``out`` or to standard output; return the row count."""
     stdout = stdout or sys.stdout
-    if fmt is ResultFormat.parquet and out is None:
-        raise ValueError("--format parquet writes a binary file: give it --out FILE")
+    if refusal := destination_refusal(fmt, out):
+        raise ValueError(refusal)
     writers = {ResultFormat.csv: write_csv, ResultFormat.json: write_json_lines, ResultFormat.table: write_plain_table}
     if out is not None and fmt is not ResultFormat.parquet and is_stream(out):  # rows go out as they come
         with opened_stream(out) as stream:

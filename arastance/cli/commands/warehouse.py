@@ -7,8 +7,8 @@ import typer
 
 from arastance.cli.common import err_console, fail, print_table, require_stdout, settings
 from arastance.cli.output_file import output_file_refusal
-from arastance.cli.result_output import (ResultFormat, SpillError, UnwritableValueError, prepare_output, query_error,
-                                         write_result)
+from arastance.cli.result_output import (ResultFormat, SpillError, UnwritableValueError, destination_refusal,
+                                         prepare_output, query_error, write_result)
 from arastance.cli.shown_text import shown
 from tasks.claim_load.rekey import rekey_claims
 from warehouse import WarehouseError, open_published, open_warehouse
@@ -149,8 +149,8 @@ def sql(
     s = settings()
     if allow_drop and not write:
         fail("--allow-drop only applies with --write (the default reads a read-only copy)")
-    if fmt is ResultFormat.parquet and out is None:
-        fail("--format parquet writes a binary file: give it --out FILE")
+    if refusal := destination_refusal(fmt, out):  # before the query: --write stores its work
+        fail(refusal)
     if out is None and not write:  # a query's result is its only work; --write's is stored
         require_stdout("give --out FILE")
     if out is not None and (refusal := output_file_refusal("--out", out, s)):
