@@ -46,7 +46,7 @@ def test_a_label_for_a_pair_outside_the_round_is_refused(warehouse: Warehouse, t
         writer.writerow(["pair_id", "round", "annotator_id", "label"])
         writer.writerow([pairs[0], "pilot-1", "ann-1", "agree"])
         writer.writerow([pairs[2], "pilot-1", "ann-1", "discuss"])  # exists, but pilot-1 does not hold it
-    with pytest.raises(AnnotationFileError, match=f"line 3: pair {pairs[2]} is not in round 'pilot-1'"):
+    with pytest.raises(AnnotationFileError, match=f"row 3 \\(pair {pairs[2]}\\): pair {pairs[2]} is not in round 'pilot-1'"):
         import_annotations(warehouse, sheet)
     assert _labels(warehouse) == (0, 0)
 

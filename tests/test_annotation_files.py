@@ -220,16 +220,16 @@ def test_an_exported_sheet_with_an_article_longer_than_csvs_cell_limit_imports(w
 @pytest.mark.parametrize(
     ("rows", "header", "message"),
     [
-        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1"}], ["pair_id", "round", "annotator_id"], "line 1: missing column(s) ['label']"),
-        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "", "label": "agree"}], None, "line 2: missing field(s) ['annotator_id']"),
-        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1", "label": "yes"}], None, "line 2: unknown label 'yes'"),
-        ([{"pair_id": "zzz", "round": "pilot-1", "annotator_id": "ann-1", "label": "agree"}], None, "line 2: unknown pair 'zzz'"),
+        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1"}], ["pair_id", "round", "annotator_id"], "row 1: missing column(s) ['label']"),
+        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "", "label": "agree"}], None, "row 2 (pair P0): missing field(s) ['annotator_id']"),
+        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1", "label": "yes"}], None, "row 2 (pair P0): unknown label 'yes'"),
+        ([{"pair_id": "zzz", "round": "pilot-1", "annotator_id": "ann-1", "label": "agree"}], None, "row 2 (pair zzz): unknown pair 'zzz'"),
         ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1", "label": "agree"},
-          {"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1", "label": "discuss"}], None, "line 3: annotator 'ann-1' labels pair"),
-        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1", "label": "agree", "annotated_at": "soon"}], None, "line 2: invalid annotated_at 'soon'"),
+          {"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1", "label": "discuss"}], None, "row 3 (pair P0): annotator 'ann-1' labels pair P0 'discuss' in round 'pilot-1', but row 2 (pair P0) says 'agree'"),
+        ([{"pair_id": "P0", "round": "pilot-1", "annotator_id": "ann-1", "label": "agree", "annotated_at": "soon"}], None, "row 2 (pair P0): invalid annotated_at 'soon'"),
     ],
 )
-def test_malformed_csv_files_name_the_line_and_import_nothing(
+def test_malformed_csv_files_name_the_row_and_import_nothing(
     warehouse: Warehouse, tmp_path: Path, rows: list[dict[str, str]], header: list[str] | None, message: str
 ) -> None:
     pairs = add_claims(warehouse, 1, 2)
@@ -241,7 +241,7 @@ def test_malformed_csv_files_name_the_line_and_import_nothing(
     path = _write_csv(tmp_path / "bad.csv", rows + [good], header)
     with pytest.raises(AnnotationFileError) as err:
         import_annotations(warehouse, path)
-    assert str(path) in str(err.value) and message in str(err.value)
+    assert str(path) in str(err.value) and message.replace("P0", pairs[0]) in str(err.value)
     assert _counts(warehouse) == (0, 0)
 
 
@@ -249,7 +249,7 @@ def test_csv_with_broken_quoting_or_unknown_suffix_is_refused(warehouse: Warehou
     add_round(warehouse, "pilot-1", "pilot")
     ragged = tmp_path / "ragged.csv"
     ragged.write_text("pair_id,round,annotator_id,label\np,pilot-1,ann-1,agree,extra\n", encoding="utf-8")
-    with pytest.raises(AnnotationFileError, match="line 2: more fields than the header"):
+    with pytest.raises(AnnotationFileError, match=r"row 2 \(pair p\): more fields than the header"):
         import_annotations(warehouse, ragged)
     other = tmp_path / "labels.xlsx"
     other.write_bytes(b"PK")

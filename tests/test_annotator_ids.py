@@ -29,6 +29,16 @@ def test_an_annotator_id_that_cannot_name_its_task_files_is_refused_naming_the_s
         load_settings()
 
 
+@pytest.mark.parametrize("blank", ["ann-2 ", " ann-2", "ann-2\u00a0", "\u3000ann-2"])
+def test_an_annotator_id_with_a_blank_around_it_is_refused_naming_it(blank: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was accepted: the export wrote "ann-2 .csv", and its import, which reads the cells stripped,
+    # refused every row ("annotator 'ann-2' was not assigned pair ...")
+    monkeypatch.setenv("ARASTANCE_ANNOTATION__ANNOTATORS", json.dumps(["ann-1", blank, "ann-3"]))
+    with pytest.raises(SettingsError, match=rf"annotation\.annotators.*annotator id {re.escape(repr(blank))} "
+                                            "starts or ends with a blank"):
+        load_settings()
+
+
 def test_arabic_and_dotted_ids_are_kept() -> None:
     ids = ["سارة", "ann.2", "ann-3", "a..b"]
     assert AnnotationSettings(annotators=ids).annotators == ids

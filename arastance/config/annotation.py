@@ -63,6 +63,9 @@ class AnnotationSettings(SettingsGroup):
         if not value or len(set(value)) != len(value) or any(not a.strip() for a in value):
             raise ValueError(f"annotators must be distinct non-empty ids, got {value}")
         for annotator in value:
+            if annotator != annotator.strip():  # "ann-2 " got "ann-2 .csv", and no label of it was ever imported
+                raise ValueError(f"annotator id {annotator!r} starts or ends with a blank: an import reads the task "
+                                 "sheets' annotator_id cells without them, so none of its labels would match its tasks")
             if problem := _annotator_id_problem(annotator):
                 raise ValueError(f"annotator id {annotator!r} {problem}: each id names its task files "
                                  "<round>/<id>.json and <id>.csv")

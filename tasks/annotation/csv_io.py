@@ -2,17 +2,26 @@
 
 The sheet has one row per task with an empty ``label`` column to fill in; ``annotated_at`` may
 be left empty, in which case the file's modification time stands for every row of it.
-Rows whose label is still empty are not annotations yet and are skipped.
+Rows whose label is still empty are not annotations yet and are skipped. A problem names the row
+as the spreadsheet numbers it (the header is row 1) and the row's pair_id.
+
+A row's ``claim_id`` and ``article_id`` say which pair it shows, and with the warehouse's pairs at
+hand (``parse_csv(pairs=...)``) a labelled row whose cells are not those of the pair its pair_id
+names is refused: the row shows one pair and names another, as every row does once the pair_id
+column alone is sorted (Excel's "continue with the current selection"), and its label, given
+after reading one article, would be stored on another pair. A sheet without those columns (made
+by hand) is read on its pair_ids alone.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
-from dataclasses import asdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from arastance.base.text_files import EncodingProblem, read_utf8
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, parse_label
@@ -24,8 +33,16 @@ TASK_COLUMNS: tuple[str, ...] = (
     "label", "annotated_at", "claim_id", "article_id", "claim_url", "source_id",
 )
 REQUIRED_COLUMNS: tuple[str, ...] = ("pair_id", "annotator_id", "label")
+#: The columns that say which pair a row shows, compared with the pair its pair_id names.
+PAIR_KEY_COLUMNS: tuple[str, ...] = ("claim_id", "article_id")
+#: The columns an import reads; the others (the claim's and article's text) are the annotator's.
+READ_COLUMNS: tuple[str, ...] = ("pair_id", "annotator_id", "round", "label", "annotated_at", *PAIR_KEY_COLUMNS)
 #: Columns of text from the web, which a spreadsheet must not take for formulas.
 WEB_TEXT_COLUMNS: tuple[str, ...] = ("claim", "article_title", "article_url", "article", "claim_url")
+
+#: The stored pairs among the given pair ids, by pair id, each with its ``claim_id`` and
+#: ``article_id`` (``functools.partial(warehouse.annotation.pair_tasks, wh)``).
+PairLookup = Callable[[Iterable[str]], Mapping[str, Mapping[str, Any]]]
 
 
 def tasks_to_csv(tasks: Sequence[AnnotationTask]) -> str:
@@ -40,15 +57,35 @@ def tasks_to_csv(tasks: Sequence[AnnotationTask]) -> str:
     return buf.getvalue()
 
 
-def sheet_reader(text: str) -> csv.DictReader:
-    """A reader over a whole sheet's ``text`` that takes a cell as long as the text itself.
+def _allow_cells_of(text: str) -> None:
+    """Let csv take a cell as long as ``text`` itself.
 
     The sheets carry each article whole, and a long one (a live blog, a report: a few hundred KiB)
     is longer than csv's default cell limit of 131,072 characters, which refused the product's
     own sheets as "malformed". No cell can be longer than the text it is in, so that bound always
     reads a sheet back; the limit is process-wide, and it is only ever raised."""
     csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+
+
+def sheet_reader(text: str) -> csv.DictReader:
+    """A reader over a whole sheet's ``text`` that takes a cell as long as the text itself."""
+    _allow_cells_of(text)
     return csv.DictReader(io.StringIO(text))
+
+
+def sheet_rows(text: str) -> Iterator[tuple[int, list[str]]]:
+    """Each record of a sheet's ``text``, blank ones too (``[]``), with the row a spreadsheet shows
+    it on: the header is row 1.
+
+    Neither csv's ``line_num`` (the last line of text a record takes: an article cell holds many)
+    nor a count of csv.DictReader's rows (it drops blank lines, which a spreadsheet shows as
+    empty rows) is that row."""
+    _allow_cells_of(text)
+    return enumerate(csv.reader(io.StringIO(text)), start=1)
+
+
+class _RowProblem(ValueError):
+    """Why a labelled row gives no annotation."""
 
 
 def _parse_time(raw: str) -> datetime | None:
@@ -59,63 +96,126 @@ def _parse_time(raw: str) -> datetime | None:
     return ts.astimezone(timezone.utc).replace(tzinfo=None) if ts.tzinfo else ts
 
 
-def parse_csv(path: Path, *, round_override: str | None = None) -> list[Annotation]:
-    """Read a filled-in task sheet; every problem in it is reported at once."""
+def _read_sheet(path: Path) -> str:
+    """The sheet's text; a file that cannot be read, or is not UTF-8, is refused whole."""
     try:
-        text = read_utf8(path, allow_bom=True)
+        return read_utf8(path, allow_bom=True)
     except EncodingProblem as exc:
         raise AnnotationFileError(str(path), [str(exc).removeprefix(f"{path}, ")]) from None
     except OSError as exc:
         raise AnnotationFileError(str(path), [f"cannot read the file: {exc.strerror or exc}"]) from None
-    file_time = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc).replace(tzinfo=None, microsecond=0)
-    reader = sheet_reader(text)
-    header = reader.fieldnames or []
-    needed = list(REQUIRED_COLUMNS) + ([] if round_override else ["round"])
-    missing = [c for c in needed if c not in header]
-    if missing:
-        raise AnnotationFileError(str(path), [f"line 1: missing column(s) {missing}; the header is {header}"])
 
-    problems: list[str] = []
-    found: dict[tuple[str, str, str], Annotation] = {}
+
+def _annotation(row: Mapping[str, str], where: str, file_time: datetime,
+                round_override: str | None) -> Annotation | None:
+    """The label a row of stripped cells gives, or None while its label is empty; raises
+    :class:`_RowProblem` for a labelled row that gives none."""
+    raw_label = row.get("label", "")
+    if not raw_label:
+        return None
+    empty = [c for c in ("pair_id", "annotator_id") if not row.get(c)]
+    if not round_override and not row.get("round"):
+        empty.append("round")
+    if empty:
+        raise _RowProblem(f"missing field(s) {empty}")
+    label = parse_label(raw_label)
+    if label is None:
+        raise _RowProblem(f"unknown label {raw_label!r}; expected one of {', '.join(FOUR_WAY)}")
+    when = file_time
+    if row.get("annotated_at"):
+        parsed = _parse_time(row["annotated_at"])
+        if parsed is None:
+            raise _RowProblem(f"invalid annotated_at {row['annotated_at']!r}; expected ISO 8601")
+        when = parsed
+    return Annotation(row["pair_id"], row["annotator_id"], label, round_override or row["round"], when, where)
+
+
+def _read_as_number(cell_id: str) -> bool:
+    """Whether a spreadsheet takes ``cell_id`` for a number and so saves it rewritten
+    (``0123456789012345`` as ``1.23457E+14``): about one pair id in 800 (16 hex digits) is all
+    digits, or digits around one ``e``; its cell cannot be compared."""
     try:
-        for row in reader:
-            where = f"line {reader.line_num}"
-            if None in row:
-                problems.append(f"{where}: more fields than the header has")
-                continue
-            raw_label = (row.get("label") or "").strip()
-            if not raw_label:
-                continue
-            values = {c: (row.get(c) or "").strip() for c in ("pair_id", "annotator_id", "round", "annotated_at")}
-            empty = [c for c in ("pair_id", "annotator_id") if not values[c]]
-            if not round_override and not values["round"]:
-                empty.append("round")
-            if empty:
-                problems.append(f"{where}: missing field(s) {empty}")
-                continue
-            label = parse_label(raw_label)
-            if label is None:
-                problems.append(f"{where}: unknown label {raw_label!r}; expected one of {', '.join(FOUR_WAY)}")
-                continue
-            when = file_time
-            if values["annotated_at"]:
-                parsed = _parse_time(values["annotated_at"])
-                if parsed is None:
-                    problems.append(f"{where}: invalid annotated_at {values['annotated_at']!r}; expected ISO 8601")
-                    continue
-                when = parsed
-            round_name = round_override or values["round"]
-            record = Annotation(values["pair_id"], values["annotator_id"], label, round_name, when, where)
-            key = (record.pair_id, record.annotator_id, round_name)
-            if key in found and found[key].label != label:
-                problems.append(
-                    f"{where}: annotator {record.annotator_id!r} labels pair {record.pair_id} {label!r} in round "
-                    f"{round_name!r}, but {found[key].where} says {found[key].label!r}"
-                )
-                continue
-            found.setdefault(key, record)
+        float(cell_id)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass
+class _SheetRows:
+    """What a sheet's rows gave so far: problems by row number, one annotation per pair,
+    annotator and round, and each labelled row's number, annotation and filled-in
+    claim_id / article_id cells."""
+
+    problems: list[tuple[int, str]] = field(default_factory=list)
+    found: dict[tuple[str, str, str], Annotation] = field(default_factory=dict)
+    shown: list[tuple[int, Annotation, dict[str, str]]] = field(default_factory=list)
+
+    def take(self, number: int, record: Annotation, pair_cells: dict[str, str]) -> None:
+        """Keep ``record`` unless an earlier row gave its annotator, pair and round another label."""
+        earlier = self.found.setdefault((record.pair_id, record.annotator_id, record.round), record)
+        if earlier.label != record.label:
+            self.problems.append((number, (
+                f"{record.where}: annotator {record.annotator_id!r} labels pair {record.pair_id} {record.label!r} "
+                f"in round {record.round!r}, but {earlier.where} says {earlier.label!r}")))
+            return
+        self.shown.append((number, record, pair_cells))
+
+    def read(self, number: int, header: Sequence[str], cells: Sequence[str], file_time: datetime,
+             round_override: str | None) -> None:
+        """Take the annotation of row ``number`` (``cells``), or its problem; a blank row gives neither."""
+        if not cells:  # a blank line
+            return
+        row = {c: cell.strip() for c, cell in zip(header, cells) if c in READ_COLUMNS}
+        where = f"row {number}" + (f" (pair {row['pair_id']})" if row.get("pair_id") else "")
+        if len(cells) > len(header):
+            self.problems.append((number, f"{where}: more fields than the header has"))
+            return
+        try:
+            record = _annotation(row, where, file_time, round_override)
+        except _RowProblem as exc:
+            self.problems.append((number, f"{where}: {exc}"))
+            return
+        if record is not None:
+            self.take(number, record, {c: row[c] for c in PAIR_KEY_COLUMNS if row.get(c)})
+
+    def check_pairs(self, pairs: PairLookup) -> None:
+        """Add a problem for each labelled row whose claim_id or article_id is not that of the pair
+        its pair_id names; a pair the warehouse does not hold is left to the import's own check."""
+        stored = pairs({record.pair_id for _, record, _ in self.shown})
+        for number, record, cells in self.shown:
+            pair = {c: str(v) for c, v in stored.get(record.pair_id, {}).items() if c in PAIR_KEY_COLUMNS}
+            wrong = [c for c in cells if c in pair and cells[c] != pair[c] and not _read_as_number(pair[c])]
+            if wrong:
+                self.problems.append((number, (
+                    f"{record.where}: the row's {' and '.join(f'{c} {cells[c]!r}' for c in wrong)} "
+                    f"{'is' if len(wrong) == 1 else 'are'} not pair {record.pair_id}'s "
+                    f"({', '.join(f'{c} {pair[c]!r}' for c in wrong)}): the row shows another pair than its "
+                    "pair_id names (was the pair_id column sorted apart from the rest of the row?)")))
+
+
+def parse_csv(path: Path, *, round_override: str | None = None, pairs: PairLookup | None = None) -> list[Annotation]:
+    """Read a filled-in task sheet; every problem in it is reported at once, in row order.
+
+    With ``pairs`` (the warehouse's), a labelled row whose claim_id or article_id is not its
+    pair's is refused (see the module's docstring)."""
+    text = _read_sheet(path)
+    file_time = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc).replace(tzinfo=None, microsecond=0)
+    rows = sheet_rows(text)
+    sheet = _SheetRows()
+    number = 0
+    try:
+        number, header = next(rows, (1, []))
+        needed = list(REQUIRED_COLUMNS) + ([] if round_override else ["round"])
+        missing = [c for c in needed if c not in header]
+        if missing:
+            raise AnnotationFileError(str(path), [f"row 1: missing column(s) {missing}; the header is {header}"])
+        for number, cells in rows:
+            sheet.read(number, header, cells, file_time, round_override)
     except csv.Error as exc:
-        problems.append(f"line {reader.line_num}: malformed CSV: {exc}")
-    if problems:
-        raise AnnotationFileError(str(path), problems)
-    return list(found.values())
+        sheet.problems.append((number + 1, f"row {number + 1}: malformed CSV: {exc}"))
+    if pairs is not None and sheet.shown:
+        sheet.check_pairs(pairs)
+    if sheet.problems:
+        raise AnnotationFileError(str(path), [p for _, p in sorted(sheet.problems, key=lambda p: p[0])])
+    return list(sheet.found.values())

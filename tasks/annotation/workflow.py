@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from tasks.annotation.assignment import (
     production_assignment,
     sample_pairs,
 )
-from tasks.annotation.csv_io import parse_csv, tasks_to_csv
+from tasks.annotation.csv_io import PairLookup, parse_csv, tasks_to_csv
 from tasks.annotation.discussion import discussion_sheets, write_sheets
 from tasks.annotation.gold import GoldDecision, decide_all, decision_counts
 from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
@@ -170,14 +171,16 @@ class ImportResult:
 
 
 def read_annotation_file(
-    path: Path, *, annotator_map: Mapping[str, str] | None = None, round_override: str | None = None
+    path: Path, *, annotator_map: Mapping[str, str] | None = None, round_override: str | None = None,
+    pairs: PairLookup | None = None,
 ) -> tuple[str, list[Annotation]]:
-    """Parse a Label Studio export (``.json``) or a filled-in task sheet (``.csv``)."""
+    """Parse a Label Studio export (``.json``) or a filled-in task sheet (``.csv``, whose rows are
+    checked against ``pairs``: :func:`tasks.annotation.csv_io.parse_csv`)."""
     suffix = path.suffix.lower()
     if suffix == ".json":
         return "label_studio", parse_export(path, annotator_map=annotator_map, round_override=round_override)
     if suffix == ".csv":
-        return "csv", parse_csv(path, round_override=round_override)
+        return "csv", parse_csv(path, round_override=round_override, pairs=pairs)
     raise AnnotationFileError(str(path), [f"unknown file type {suffix!r}; expected .json (Label Studio export) or .csv"])
 
 
@@ -241,7 +244,8 @@ def _import(
     if earlier is not None:
         log.info("annotation file imported before", extra={"file": str(path), "first_import": str(earlier["imported_at"])})
         return ImportResult(path, int(earlier["annotations"]), 0, True)
-    fmt, records = read_annotation_file(path, annotator_map=annotator_map, round_override=round_override)
+    fmt, records = read_annotation_file(path, annotator_map=annotator_map, round_override=round_override,
+                                        pairs=partial(store.pair_tasks, wh))
     kinds = _check_against_warehouse(wh, path, records)
     rows = [
         {

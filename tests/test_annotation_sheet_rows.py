@@ -1,0 +1,134 @@
+"""A task sheet's rows as the annotator's spreadsheet shows them: a problem names the spreadsheet
+row (the header is row 1) and the row's pair_id, and a row whose claim_id / article_id are not
+those of the pair its pair_id names (the pair_id column sorted on its own) refuses the file."""
+
+from __future__ import annotations
+
+import csv
+from functools import partial
+from pathlib import Path
+
+import pytest
+from helpers_annotation import add_claims
+
+from arastance.config.annotation import AnnotationSettings
+from tasks.annotation.csv_io import parse_csv
+from tasks.annotation.records import AnnotationFileError
+from tasks.annotation.workflow import export_round, import_annotations
+from warehouse import Warehouse
+from warehouse import annotation as store
+
+LABELS = ("agree", "disagree", "discuss", "unrelated")
+
+
+def _exported_sheet(wh: Warehouse, tmp_path: Path, *, claims: int = 3, per_claim: int = 2) -> list[dict[str, str]]:
+    """ann-1's rows of a pilot over every pair, as exported, each labelled in turn."""
+    add_claims(wh, claims, per_claim)
+    done = export_round(wh, "pilot", AnnotationSettings(), tmp_path / "tasks", size=claims * per_claim)
+    with (done.directory / "ann-1.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return [{**r, "label": LABELS[i % len(LABELS)]} for i, r in enumerate(rows)]
+
+
+def _write(path: Path, rows: list[dict[str, str]], columns: list[str] | None = None) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns or list(rows[0]), extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_a_sheet_whose_pair_id_column_alone_was_sorted_is_refused_naming_row_and_pair(
+        warehouse: Warehouse, tmp_path: Path) -> None:
+    rows = _exported_sheet(warehouse, tmp_path)
+    ids = sorted((r["pair_id"] for r in rows), reverse=True)
+    moved = [{**r, "pair_id": p} for r, p in zip(rows, ids)]  # Excel: sort pair_id, "continue with the current selection"
+    sheet = _write(tmp_path / "sorted.csv", moved)
+    with pytest.raises(AnnotationFileError) as err:
+        parse_csv(sheet, pairs=partial(store.pair_tasks, warehouse))  # it was: every label stored on another pair
+    first = next(n for n, r in enumerate(moved, start=2) if r["pair_id"] != rows[n - 2]["pair_id"])
+    assert str(sheet) in str(err.value)
+    assert f"row {first} (pair {moved[first - 2]['pair_id']}): the row's claim_id" in str(err.value) \
+        or f"row {first} (pair {moved[first - 2]['pair_id']}): the row's article_id" in str(err.value)
+    assert len(err.value.problems) == sum(r["pair_id"] != m["pair_id"] for r, m in zip(rows, moved))
+    assert all("was the pair_id column sorted apart from the rest of the row?" in p for p in err.value.problems)
+
+
+def test_a_row_showing_another_article_of_the_same_claim_names_the_article_only(
+        warehouse: Warehouse, tmp_path: Path) -> None:
+    rows = _exported_sheet(warehouse, tmp_path, claims=1, per_claim=2)
+    rows[0]["pair_id"], rows[1]["pair_id"] = rows[1]["pair_id"], rows[0]["pair_id"]
+    with pytest.raises(AnnotationFileError) as err:
+        parse_csv(_write(tmp_path / "swapped.csv", rows), pairs=partial(store.pair_tasks, warehouse))
+    assert err.value.problems[0] == (
+        f"row 2 (pair {rows[0]['pair_id']}): the row's article_id {rows[0]['article_id']!r} is not pair "
+        f"{rows[0]['pair_id']}'s (article_id {rows[1]['article_id']!r}): the row shows another pair than its "
+        "pair_id names (was the pair_id column sorted apart from the rest of the row?)")
+
+
+def test_sheets_as_exported_or_without_the_id_columns_read_back(warehouse: Warehouse, tmp_path: Path) -> None:
+    rows = _exported_sheet(warehouse, tmp_path)
+    lookup = partial(store.pair_tasks, warehouse)
+    exported = parse_csv(_write(tmp_path / "as-exported.csv", rows), pairs=lookup)
+    by_hand = parse_csv(_write(tmp_path / "by-hand.csv", rows, ["pair_id", "round", "annotator_id", "label"]), pairs=lookup)
+    blank_ids = parse_csv(_write(tmp_path / "blank-ids.csv", [{**r, "claim_id": "", "article_id": ""} for r in rows]),
+                          pairs=lookup)
+    expected = {(r["pair_id"], r["label"]) for r in rows}
+    for records in (exported, by_hand, blank_ids):
+        assert {(a.pair_id, a.label) for a in records} == expected
+
+
+def test_an_id_a_spreadsheet_rewrote_as_a_number_is_not_taken_for_another_pair(tmp_path: Path) -> None:
+    # about one id in 800 is all digits; Excel shows 0123456789012345 as 1.23457E+14 and saves it so
+    stored = {"p1": {"claim_id": "c1", "article_id": "0123456789012345"}}
+    sheet = _write(tmp_path / "excel.csv", [{"pair_id": "p1", "round": "pilot-1", "annotator_id": "ann-1",
+                                             "claim_id": "c1", "article_id": "1.23457E+14", "label": "agree"}])
+    assert [a.pair_id for a in parse_csv(sheet, pairs=lambda ids: {p: stored[p] for p in ids if p in stored})] == ["p1"]
+
+
+def test_problems_name_the_spreadsheet_row_and_the_pair_not_the_line_of_text(tmp_path: Path) -> None:
+    article = "السطر الأول من الخبر\nالسطر الثاني\nالسطر الثالث"
+    rows = [{"pair_id": f"p{i}", "round": "pilot-1", "annotator_id": "ann-1", "article": article, "label": "agree"}
+            for i in range(4)]
+    rows[3]["label"] = "موافق"
+    sheet = tmp_path / "multiline.csv"
+    _write(sheet, rows)
+    with pytest.raises(AnnotationFileError) as err:
+        parse_csv(sheet)
+    # it was: "line 13" (the record's last line of text); the spreadsheet shows it on row 5
+    assert err.value.problems == ["row 5 (pair p3): unknown label 'موافق'; expected one of agree, disagree, discuss, unrelated"]
+
+
+def test_a_blank_line_is_a_row_of_the_spreadsheet(tmp_path: Path) -> None:
+    sheet = tmp_path / "blank.csv"
+    sheet.write_text("pair_id,round,annotator_id,label\np0,pilot-1,ann-1,agree\n\np1,pilot-1,,agree\n", encoding="utf-8")
+    with pytest.raises(AnnotationFileError) as err:
+        parse_csv(sheet)
+    assert err.value.problems == ["row 4 (pair p1): missing field(s) ['annotator_id']"]
+
+
+def test_a_row_without_a_pair_id_is_named_by_its_row(tmp_path: Path) -> None:
+    sheet = tmp_path / "no-pair.csv"
+    text = 'pair_id,round,annotator_id,label\n"",pilot-1,ann-1,agree\n"p1","pilot-1","ann-1","agree"\np2\rx,pilot-1\n'
+    sheet.write_bytes(text.encode("utf-8"))  # a lone carriage return in a cell without quotes: csv's one error here
+    with pytest.raises(AnnotationFileError) as err:
+        parse_csv(sheet)
+    assert err.value.problems[0] == "row 2: missing field(s) ['pair_id']"
+    assert err.value.problems[1].startswith("row 4: malformed CSV: ")
+
+
+def test_importing_a_sheet_whose_pair_id_column_alone_was_sorted_stores_nothing(
+        warehouse: Warehouse, tmp_path: Path) -> None:
+    add_claims(warehouse, 3, 2)
+    done = export_round(warehouse, "pilot", AnnotationSettings(), tmp_path / "tasks", size=6)
+    with (done.directory / "ann-1.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    ids = sorted((r["pair_id"] for r in rows), reverse=True)
+    sheet = tmp_path / "sorted.csv"
+    with sheet.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows({**r, "pair_id": p, "label": "agree"} for r, p in zip(rows, ids))
+    with pytest.raises(AnnotationFileError, match=r"(?s)sorted\.csv: nothing imported.*row \d+ \(pair [0-9a-f]+\): the row's"):
+        import_annotations(warehouse, sheet)  # it was: six labels stored, on the wrong pairs
+    assert warehouse.scalar("SELECT count(*) FROM annotations") == 0
