@@ -8,7 +8,12 @@ Three places read the project's records:
 - the Prefect run they are logged in: :class:`PrefectRunHandler` sits on the project's
   top-level loggers and forwards each record to the flow or task run of the current context,
   so the UI's run logs say what a stage decided, counted, warned about and failed on;
-- a worker's own output: Prefect's console handler on the root logger.
+- a worker's own output: Prefect's console handler on the root logger, its lines given the
+  records' fields too (:func:`_install_run_handler`).
+
+A flow file that a Prefect worker loads is a module named after the file (``pipeline``, not
+``flows.pipeline``): :func:`get_logger` names its logger after the file's package path, so that it
+is one of the project's loggers whatever name the module was loaded under.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from arastance.base.secrets import REDACTED, redact_secrets, register_secrets
 
@@ -42,6 +48,15 @@ def _needs_quotes(value: str) -> bool:
     return " " in value or not value.isprintable()
 
 
+def _with_fields(line: str, record: logging.LogRecord) -> str:
+    """``line`` with every ``extra=`` field of ``record`` after it as ``key=value``, secrets redacted."""
+    fields = _fields(record)
+    if fields:
+        line += " " + " ".join(f"{k}={v!r}" if isinstance(v, str) and _needs_quotes(v) else f"{k}={v}"
+                               for k, v in fields.items())
+    return redact_secrets(line)
+
+
 class KeyValueFormatter(logging.Formatter):
     """Append every ``extra=`` field of a record as ``key=value``; a Prefect run is named, not its
     ids; secrets are redacted everywhere."""
@@ -51,11 +66,20 @@ class KeyValueFormatter(logging.Formatter):
         run = getattr(record, "task_run_name", None) or getattr(record, "flow_run_name", None)
         if run and record.name.startswith("prefect."):
             base = base.replace(f" {record.name}:", f" {record.name} [{run}]:", 1)
-        fields = _fields(record)
-        if fields:
-            base += " " + " ".join(f"{k}={v!r}" if isinstance(v, str) and _needs_quotes(v) else f"{k}={v}"
-                                   for k, v in fields.items())
-        return redact_secrets(base)
+        return _with_fields(base, record)
+
+
+class FieldsAfter(logging.Formatter):
+    """Another formatter's lines, each with its record's fields after it as ``key=value`` and
+    secrets redacted: Prefect's console formatter in a flow run that a worker started, whose
+    lines otherwise dropped the fields (``crawl failed`` without the site or the reason)."""
+
+    def __init__(self, line: logging.Formatter) -> None:
+        super().__init__()
+        self.line = line
+
+    def format(self, record: logging.LogRecord) -> str:
+        return _with_fields(self.line.format(record), record)
 
 
 class TerminalFormatter(KeyValueFormatter):
@@ -179,6 +203,15 @@ def _default_level() -> str:
     return level if level in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"} else "INFO"
 
 
+def _fields_on_prefect_console() -> None:
+    """Prefect's console handler on the root logger, where it is (the process of a flow run that a
+    worker started, which never calls :func:`configure_logging`), shows the records' fields too, as
+    the README promises of every line on stderr. The CLI takes that handler off for its own."""
+    for handler in logging.getLogger().handlers:
+        if type(handler).__name__ == "PrefectConsoleHandler" and not isinstance(handler.formatter, FieldsAfter):
+            handler.setFormatter(FieldsAfter(handler.formatter or logging.Formatter()))
+
+
 def _install_run_handler() -> None:
     """Once per process: the run handler on each project logger, at the configured level, so
     that INFO records reach a Prefect run even where the root logger stays at WARNING."""
@@ -188,12 +221,37 @@ def _install_run_handler() -> None:
             logger.addHandler(PrefectRunHandler())
         if logger.level == logging.NOTSET:
             logger.setLevel(_default_level())
+    _fields_on_prefect_console()
+
+
+def _package_path(module_file: str) -> list[str]:
+    """The dotted path of the module at ``module_file`` by its packages (the folders holding an
+    ``__init__.py`` above it): ``[flows, pipeline]`` for ``<checkout>/flows/pipeline.py``."""
+    path = Path(module_file).resolve()
+    parts = [] if path.stem == "__init__" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return parts
+
+
+def _project_name(name: str) -> str:
+    """The project logger's name for the module ``name``: ``name`` itself, or, for a project file
+    loaded under another name (a worker loads ``flows/pipeline.py`` as ``pipeline``, a script runs
+    as ``__main__``), its package path, so that its records reach the Prefect run like the others."""
+    if name.split(".")[0] in PROJECT_LOGGERS:
+        return name
+    module_file = getattr(sys.modules.get(name), "__file__", None)
+    parts = _package_path(module_file) if module_file else []
+    return ".".join(parts) if parts and parts[0] in PROJECT_LOGGERS else name
 
 
 def get_logger(name: str) -> logging.Logger:
-    """The module's logger; the first call wires the project's loggers to Prefect runs."""
+    """The module's logger, in the project's tree whatever name the module was loaded under; the
+    first call wires the project's loggers to Prefect runs."""
     _install_run_handler()
-    return logging.getLogger(name)
+    return logging.getLogger(_project_name(name))
 
 
 def configure_logging(level: str = "INFO") -> None:

@@ -66,6 +66,21 @@ def markdown_literal(text: str) -> str:
     return _BLOCK_START.sub(lambda m: m.group() + "\\" if m.group()[0].isdigit() else "\\" + m.group(), text)
 
 
+def _plain_value(value: Any) -> str:
+    """A setting or figure as a reader writes it, not as Python prints it (``['reuters']``,
+    ``None``): a list as its items separated by commas, none as "none", text shown literally."""
+    if value is None:
+        return "none"
+    if isinstance(value, list | tuple):
+        return ", ".join(_plain_value(item) for item in value)
+    return markdown_literal(str(value))
+
+
+def markdown_fields(fields: Mapping[str, Any]) -> str:
+    """``fields`` as a Markdown list, a ``- name: value`` line each: a report's parameters."""
+    return "".join(f"- {markdown_literal(name)}: {_plain_value(value)}\n" for name, value in fields.items())
+
+
 def table_artifact(rows: Sequence[Mapping[str, Any]], *, key: str, description: str) -> UUID:
     """``create_table_artifact`` of ``rows``, their text cells shown literally."""
     return create_table_artifact(

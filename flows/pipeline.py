@@ -31,6 +31,8 @@ log = get_logger(__name__)
 
 Stage = Literal["crawl", "select", "retrieve", "dataset", "train"]
 ALL_STAGES: list[Stage] = ["crawl", "select", "retrieve", "dataset", "train"]
+#: A failed stage's reason is cut here: a page of a child's error would bury the run's message.
+REASON_CHARS = 300
 
 
 class PipelineFailed(RuntimeError):
@@ -61,6 +63,20 @@ def _train(path: Path, when: str) -> dict[str, Any]:
         if not due:
             raise TrainingNotDue(f"{new} new gold label(s) since the last training")
     return train_stance_model()
+
+
+def _reason(exc: Exception) -> str:
+    """Why a stage failed, for its log line, its note and the run's message: the error's text (its
+    type where it has none), cut at :data:`REASON_CHARS` with a mark that it was cut."""
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= REASON_CHARS else text[:REASON_CHARS - 1] + "…"
+
+
+def _failure_message(outcomes: list[StageOutcome]) -> str:
+    """The failed run's message, which the Runs list and the run's header show: each failed stage
+    with its reason, so that an operator need not open the stage's own run to learn why."""
+    failures = "; ".join(f"stage {o.stage} failed: {o.error}" for o in outcomes if o.status == "failed")
+    return f"{failures}; re-run to resume"
 
 
 def _stage_runners(path: Path, sites: list[str] | None, incremental: bool | None, retrieve_limit: int | None,
@@ -117,10 +133,10 @@ def arastance_pipeline(
             outcomes.append(StageOutcome(stage, "skipped", time.monotonic() - started, error=str(exc)))
             continue
         except Exception as exc:  # the stage's own run shows the traceback; the report names it
-            failed = True
-            log.error("stage failed", extra={"stage": stage, "error": str(exc)[:300]})
+            failed, reason = True, _reason(exc)
+            log.error("stage failed", extra={"stage": stage, "error": reason})
             outcomes.append(measured_outcome(stage, "failed", time.monotonic() - started, before,
-                                             warehouse_totals(path), str(exc)[:300]))
+                                             warehouse_totals(path), reason))
             continue
         outcome = measured_outcome(stage, "ok", time.monotonic() - started, before, warehouse_totals(path))
         row = outcome.as_row()
@@ -133,5 +149,5 @@ def arastance_pipeline(
     table_artifact([row for o in outcomes for row in o.figure_rows()], key="arastance-pipeline-figures",
                    description="every figure of the stages table by table, reason and kind of error")
     if failed:
-        raise PipelineFailed(f"stage(s) {[o.stage for o in outcomes if o.status == 'failed']} failed; re-run to resume")
+        raise PipelineFailed(_failure_message(outcomes))
     return [o.as_result() for o in outcomes]

@@ -149,6 +149,15 @@ class RetrievalFailed(RuntimeError):
     """Some claims could not be searched; what succeeded is stored and a re-run resumes."""
 
 
+def _fetch_summary(fetched: dict[str, int]) -> str:
+    """The article fetch's figures (:func:`fetch_and_rank`) as the report's sentence: its waves, the
+    pages it fetched and how many stored articles ended in each fetch status."""
+    if not fetched:
+        return "not run (fetch off, or no claim searched)"
+    statuses = ", ".join(f"{n} {status}" for status, n in fetched.items() if status not in ("waves", "fetched"))
+    return f"{fetched['waves']} wave(s), {fetched['fetched']} page(s) fetched ({statuses})"
+
+
 def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: RetrievalPlan, backend: str) -> None:
     table_artifact(rows, key="retrieve-documents-claims", description=f"retrieval per claim ({backend})")
     failed = [r for r in rows if r["status"] == "failed"]
@@ -159,7 +168,7 @@ def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: Retrieva
         f"- queries answered from the cache: {plan.cached_queries}; sent: "
         f"{sum(len(v) for v in plan.to_send.values())}\n"
         f"- kept documents: {sum(r['kept'] or 0 for r in rows)}; pairs: {sum(r['pairs'] or 0 for r in rows)}\n"
-        f"- article fetch: {fetched}\n",
+        f"- article fetch: {_fetch_summary(fetched)}\n",
         key="retrieve-documents-report",
     )
 

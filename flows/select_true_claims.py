@@ -20,7 +20,7 @@ from prefect.utilities.annotations import quote
 from arastance.config import load_settings
 from arastance.config.selection import SelectionSettings
 from arastance.logging import get_logger
-from flows.artifacts import table_artifact
+from flows.artifacts import markdown_fields, table_artifact
 from flows.runners import warehouse_busy
 from tasks.true_claims import select as selection
 from tasks.true_claims.rows import claim_records, exclusion_rows, match_rows, run_row, selection_run_id
@@ -95,7 +95,7 @@ def _publish(result: SelectionResult, stored: StoredSelection) -> None:
         f"{'New run' if stored.new_run else 'Same input and settings as a stored run: nothing added'}; "
         f"{stored.new_matches} new match(es), {summary['selected_headlines']} headline(s) chosen for "
         f"{summary['seeds_matched']} of {summary['seeds_used']} seed(s).\n\n"
-        f"Parameters: `{result.params}`\n",
+        f"Parameters:\n\n{markdown_fields(result.params)}",
         key="true-claim-selection-report",
     )
 

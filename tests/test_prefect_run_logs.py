@@ -81,6 +81,8 @@ def test_stage_messages_levels_and_the_stages_table_reach_the_server(server: Pre
         # retrieval has no index and no corpus on this fresh data directory: it fails, and says why
         state = arastance_pipeline(stages=["select", "retrieve"], return_state=True)
         assert state.is_failed()
+        # the run's message says why, not only which stage (the Runs list shows it)
+        assert "stage retrieve failed: " in state.message and "search.corpus_path" in state.message, state.message
         runs = _run_ids(client, state)
         logs = _logs(client, runs)
         stages = _artifact(client, runs, "arastance-pipeline-stages")

@@ -4,6 +4,7 @@ warehouse file and a real Prefect run; resuming after a failing web backend; the
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -19,7 +20,10 @@ from helpers_search import (
     false_claim_row,
     write_mirror_page,
 )
+from prefect import get_client
 from prefect.blocks.system import Secret
+from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+from prefect.client.schemas.sorting import ArtifactSort
 from prefect.settings import get_current_settings
 from prefect.testing.utilities import prefect_test_harness
 from typer.testing import CliRunner
@@ -63,6 +67,14 @@ FAST_CRAWL = {"ARASTANCE_CRAWL__DOWNLOAD_DELAY_S": "0", "ARASTANCE_CRAWL__AUTOTH
 def prefect_api() -> Iterator[None]:
     with prefect_test_harness(server_startup_timeout=180):
         yield
+
+
+def _latest_report() -> str:
+    """The markdown of the last ``retrieve-documents-report`` published."""
+    with get_client(sync_client=True) as client:
+        [report] = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[
+            "retrieve-documents-report"])), sort=ArtifactSort.CREATED_DESC, limit=1)
+    return str(report.data)
 
 
 def _claims() -> None:
@@ -121,6 +133,10 @@ def test_local_retrieval_stores_decisions_articles_and_pairs_and_a_rerun_adds_no
     claim_days = {"flu": date(2016, 5, 10), "dam": date(2017, 2, 1)}
     assert set(days) == set(read_url_list(wave / URLS_FILE))
     assert days == {u: min(claim_days[d["claim_id"]] for d in decisions if d["url"] == u) for u in days}
+    # the report's fetch figures as text (it was: "- article fetch: {'waves': 1, 'fetched': 6, ...}")
+    fetch_line = next(line for line in _latest_report().splitlines() if line.startswith("- article fetch: "))
+    assert re.fullmatch(r"- article fetch: 1 wave\(s\), \d+ page\(s\) fetched \(\d+ ok, .*1 not_arabic.*\)",
+                        fetch_line), fetch_line
 
     assert retrieve_documents() == []  # every claim is done
     monkeypatch.setenv("COLUMNS", "200")
@@ -148,6 +164,7 @@ def test_a_no_fetch_run_publishes_its_searches_for_readers(
     result = runner.invoke(app, ["retrieve", "--no-fetch"])
     assert result.exit_code == 0, result.output
     assert _published_statuses() == {"flu": "searched", "dam": "searched"}
+    assert "- article fetch: not run (fetch off, or no claim searched)\n" in _latest_report()
     monkeypatch.setenv("COLUMNS", "200")
     progress = runner.invoke(app, ["retrieve", "status"])
     assert progress.exit_code == 0 and "searched" in progress.output

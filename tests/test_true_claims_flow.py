@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from prefect import get_client
+from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 from prefect.testing.utilities import prefect_test_harness
 from typer.testing import CliRunner
 
@@ -29,6 +31,12 @@ def test_select_true_claims_command_runs_the_flow_and_rerun_adds_nothing(monkeyp
         first = runner.invoke(app, ["select-true-claims", "--window-months", "2"])
         assert first.exit_code == 0, first.output
         assert "seed:no_date" in first.output
+        # the report's parameters as a list a reader reads (it was: `{'window_months': 2, 'top_k': ...}`)
+        with get_client(sync_client=True) as client:
+            [report] = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[
+                "true-claim-selection-report"])))
+        assert "Parameters:\n\n- window_months: 2\n- top_k: " in str(report.data), report.data
+        assert "- headline_sources: reuters\n" in str(report.data) and "{" not in str(report.data)
         second = runner.invoke(app, ["select-true-claims", "--window-months", "2"])
         assert second.exit_code == 0, second.output
         assert "nothing added" in second.output

@@ -178,7 +178,12 @@ def test_an_interrupted_discovery_resumes_from_its_cached_pages(server: Snapshot
     assert len(again.captures(query)) == len(full) and again.requests_sent == 0, "a finished discovery is cached"
 
 
-def test_429s_are_retried_after_backing_off_and_requests_keep_their_distance(server: SnapshotServer) -> None:
+def _retry_warnings(caplog: pytest.LogCaptureFixture) -> set[str]:
+    return {r.getMessage() for r in caplog.records if r.name == "tasks.web_archive.client" and hasattr(r, "attempt")}
+
+
+def test_429s_are_retried_after_backing_off_and_requests_keep_their_distance(
+        server: SnapshotServer, caplog: pytest.LogCaptureFixture) -> None:
     server.archive.limit_rate(2)  # type: ignore[union-attr]
     waits: list[float] = []
     wb = client(server, None, delay_s=0.5, backoff_s=0.2, sleep=waits.append)
@@ -189,15 +194,27 @@ def test_429s_are_retried_after_backing_off_and_requests_keep_their_distance(ser
     assert wb.requests_sent == len(statuses)
     # The sleeps are the politeness gaps (up to 0.5 s) and Retry-After: 0 after each 429.
     assert waits and all(0 <= w <= 0.5 for w in waits) and sum(1 for w in waits if w > 0.3) >= len(statuses) - 4
+    assert _retry_warnings(caplog) == {"archive asked to slow down"}
 
 
-def test_a_refusing_archive_is_a_clear_error_after_the_retries(tmp_path: Path) -> None:
+def test_a_refusing_archive_is_a_clear_error_after_the_retries(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     waits: list[float] = []
     wb = WaybackClient("http://127.0.0.1:9/", "http://127.0.0.1:9/wayback/available", delay_s=0, backoff_s=1.0,
                        retries=2, sleep=waits.append)
-    with pytest.raises(ArchiveError, match="ConnectError.*after 3 attempt"):
+    with pytest.raises(ArchiveError, match="ConnectError.*after 3 attempt.*; the archive could not be reached, try"):
         wb.captures(CdxQuery("norumors.net/*", *WINDOW))
     assert waits == [1.0, 2.0], "exponential backoff between attempts"
+    # it was: "archive asked to slow down", when no archive had answered at all
+    assert _retry_warnings(caplog) == {"archive unreachable; retrying"}
+
+
+def test_an_archive_answering_server_errors_is_not_said_to_ask_for_less(caplog: pytest.LogCaptureFixture) -> None:
+    api = ApiServer(lambda r: Reply(status=502))
+    with api.running():
+        wb = WaybackClient(api.url + "/", api.url + "/wayback/available", delay_s=0, backoff_s=0, retries=1)
+        with pytest.raises(ArchiveError, match="HTTP 502 after 2 attempt.*; the archive is failing, try again later"):
+            wb.captures(CdxQuery("norumors.net/*", *WINDOW))
+    assert _retry_warnings(caplog) == {"archive answered with a server error; retrying"}
 
 
 def test_id_captures_follow_redirects_and_lost_captures_are_404(server: SnapshotServer) -> None:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -42,7 +42,24 @@ log = get_logger(__name__)
 
 #: CDX fields asked for, in this order (the JSON answer's header row names them too).
 CDX_FIELDS = ("timestamp", "original", "statuscode", "mimetype", "digest")
-_RETRY_STATUSES = {429, 500, 502, 503, 504}
+
+
+class _Cause(NamedTuple):
+    """How a retried request's trouble is worded: the warning before each retry, and the error after the last."""
+
+    retrying: str
+    gave_up: str
+
+
+#: By the archive's answer (None: no answer at all, a refused or timed-out connection): only a 429
+#: or a 503 is the archive asking to be asked less often.
+_CAUSES: dict[int | None, _Cause] = {
+    None: _Cause("archive unreachable; retrying", "the archive could not be reached"),
+    **dict.fromkeys((429, 503), _Cause("archive asked to slow down", "the archive is refusing")),
+    **dict.fromkeys((500, 502, 504),
+                    _Cause("archive answered with a server error; retrying", "the archive is failing")),
+}
+_RETRY_STATUSES = {status for status in _CAUSES if status is not None}
 #: A CDX page of the largest size allowed (150,000 rows) is about 20 MiB.
 MAX_ANSWER_BYTES = 64 * 2**20
 #: The statuses of the captures that were redirects (304 Not Modified is none).
@@ -181,6 +198,7 @@ class WaybackClient:
             follow_redirects: bool = True) -> httpx.Response:
         """The answer to GET ``url``, retrying 429/5xx/refusals with backoff; any other status is returned."""
         attempt = 0
+        status: int | None  # the answer's status; None: no answer
         while True:
             check_stop(f"archive request {url}")
             self._wait_politely()
@@ -194,17 +212,18 @@ class WaybackClient:
             except AnswerTooLarge as exc:
                 raise ArchiveError(f"{url}: {exc}") from None
             except httpx.HTTPError as exc:
-                problem, asked = f"{type(exc).__name__}: {exc}", None
+                problem, asked, status = f"{type(exc).__name__}: {exc}", None, None
             else:
                 if response.status_code not in _RETRY_STATUSES:
                     return response
-                problem, asked = f"HTTP {response.status_code}", retry_after_s(response.headers)
+                status = response.status_code
+                problem, asked = f"HTTP {status}", retry_after_s(response.headers)
             if attempt >= self.retries:
-                raise ArchiveError(f"{url}: {problem} after {attempt + 1} attempt(s); the archive is refusing, "
+                raise ArchiveError(f"{url}: {problem} after {attempt + 1} attempt(s); {_CAUSES[status].gave_up}, "
                                    "try again later (cached pages are kept)")
             wait = min(self.max_backoff_s, asked if asked is not None else self.backoff_s * 2**attempt)
-            log.warning("archive asked to slow down", extra={"url": url, "problem": problem,
-                                                             "wait_s": round(wait, 2), "attempt": attempt + 1})
+            log.warning(_CAUSES[status].retrying, extra={"url": url, "problem": problem,
+                                                         "wait_s": round(wait, 2), "attempt": attempt + 1})
             self.sleep(wait)
             attempt += 1
 
