@@ -400,7 +400,7 @@ def test_framings_share_named_parts_and_a_claim_left_opening_with_a_linker_goes_
         ("لا صحة لما صرح به مصدر مجهول بشأن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
         ("لا صحة لما أعلن عنه أحد الحسابات حول زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
         # a passive verb of reporting, with or without its vowels
-        ("لا صحة لما نُقل عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما نُقل بشأن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
         ("لا صحة لما نقل على مواقع التواصل بشأن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
         # the same verbs after the other verdicts, and after a report noun
         ("غير صحيح ما نقلته وسائل الإعلام عن زيادة أسعار الخبز", "ghayr_sahih_ma"),
@@ -437,6 +437,12 @@ def test_any_verb_of_reporting_opens_a_framing(published: str, rule: str) -> Non
         # "من" + what happened is the claim, and a report noun with no linker after it is no framing
         ("لا صحة لما يتم تداوله من انسحاب الجيش من حلب", "انسحاب الجيش من حلب", "active"),
         ("لا صحة لما يتم تداوله من أنباء", "أنباء", "review"),
+        # after "نُقل / رُوي", "عن" may name whom it was quoted from: left whole for a person
+        ("لا صحة لما نقل عن الرئيس من أنه سيترشح لولاية ثانية", "لا صحة لما نقل عن الرئيس من أنه سيترشح لولاية ثانية",
+         "review"),
+        ("لا صحة لما نُقل عن وزير الخارجية بشأن قطع العلاقات", "لا صحة لما نقل عن وزير الخارجية بشأن قطع العلاقات",
+         "review"),
+        ("لا صحة لما يروى عن الشيخ من أنه أفتى بذلك", "لا صحة لما يروى عن الشيخ من أنه أفتى بذلك", "review"),
     ],
 )
 def test_a_word_that_only_looks_like_a_verb_of_reporting_opens_no_framing(published: str, claim: str, status: str) -> None:
