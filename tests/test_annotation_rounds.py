@@ -15,7 +15,7 @@ from arastance.config import load_settings
 from snapshots.demo.annotators import simulate_export, simulated_label
 from snapshots.demo.campaign import run_demo_campaign
 from tasks.annotation.assignment import adjudication_assignment, pilot_assignment, production_assignment
-from tasks.annotation.gold import decide
+from tasks.annotation.gold import decide, decide_all
 from tasks.annotation.records import AnnotationTask
 from tasks.annotation.workflow import NoPairsLeftError, adjudicate, export_round, import_annotations, round_reports
 from warehouse import Warehouse, WarehouseError, open_warehouse
@@ -94,6 +94,18 @@ def test_one_label_is_never_gold_where_the_method_asks_for_two() -> None:
     assert (decide("p", two, expected_labels=1, required_labels=2).status) == "disputed"
     third = decide("p", [*two, _row("d", "discuss", "adjudication", 20)], expected_labels=1, required_labels=2)
     assert (third.status, third.label, third.method) == ("gold", "discuss", "adjudicated")
+
+
+def test_raising_annotators_per_pair_withdraws_no_gold_two_annotators_agreed_on() -> None:
+    """annotators_per_pair raised to 3 for new rounds: pairs of older rounds that two annotators labelled
+    alike stay gold (the method asks for two), and one label alone still is not."""
+    rows = [{"pair_id": "old", **_row("a", "agree")}, {"pair_id": "old", **_row("b", "agree")},
+            {"pair_id": "short", **_row("a", "agree")}]
+    old, short = decide_all(rows, assigned={"old": 2, "short": 1}, annotators_per_pair=3)
+    assert (old.status, old.label, old.method) == ("gold", "agree", "agreed")  # it was: disputed, one label missing
+    assert (short.status, short.missing) == ("disputed", 1)
+    [single] = decide_all(rows[2:], assigned={"short": 1}, annotators_per_pair=1)
+    assert (single.status, single.method) == ("gold", "single")
 
 
 def _label_file(tasks_file: Path, labels: dict[tuple[str, str], str], out: Path) -> Path:

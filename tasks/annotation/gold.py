@@ -8,7 +8,7 @@ Rules, per pair:
    disagreement by discussion, never by majority; :mod:`tasks.annotation.discussion`);
 3. an adjudication-round label decides (the latest one, if there were several): ``adjudicated``;
    but where a release left the pair with fewer labels than the method asks
-   (``annotation.annotators_per_pair``), the first adjudication labels stand in for the missing
+   (:func:`required_labels`: two, or one where ``annotation.annotators_per_pair`` is 1), the first adjudication labels stand in for the missing
    ones and count as ordinary labels (rule 5), so one annotator's label never becomes gold alone;
 4. pilot labels that differ wait for the discussion: ``discussion``;
 5. otherwise each annotator's latest label from pilot/production rounds counts once:
@@ -67,7 +67,7 @@ def decide(
 
     ``expected_labels`` is how many annotators the pair's pilot or production rounds assigned it to:
     the labels that have arrived say nothing final until all of them are in. ``required_labels`` is
-    how many the method asks for (``annotation.annotators_per_pair``): a release can leave a pair
+    how many the method asks for (:func:`required_labels`): a release can leave a pair
     fewer, and those it lacks are taken from adjudication rounds before one of theirs decides."""
     rows = sorted(rows, key=lambda r: (r["annotated_at"], r["annotator_id"]))
     who = tuple(sorted({r["annotator_id"] for r in rows}))
@@ -105,6 +105,13 @@ def decide(
     return GoldDecision(pair_id, "disputed", None, None, None, who)
 
 
+def required_labels(annotators_per_pair: int) -> int:
+    """How many labels a pair needs before they can make it gold: the method's two annotators, or
+    one where ``annotation.annotators_per_pair`` asks for one. Not the setting itself: raised to 3
+    for new rounds, it would withdraw the gold of every pair two annotators agreed on."""
+    return min(annotators_per_pair, 2)
+
+
 def decide_all(
     rows: Iterable[Mapping[str, Any]],
     *,
@@ -116,14 +123,14 @@ def decide_all(
 
     ``assigned`` maps a pair to the annotators its pilot/production rounds assigned it to; a pair
     with labels but no assignment stored (labels loaded directly into the warehouse) expects
-    ``annotators_per_pair``, which is also how many labels the method asks of every pair.
+    ``annotators_per_pair``. A pair needs :func:`required_labels` labels to be gold.
     ``discussions`` maps a pair to its pilot discussion's decision."""
     discussions = discussions or {}
     by_pair: dict[str, list[Mapping[str, Any]]] = {}
     for r in rows:
         by_pair.setdefault(r["pair_id"], []).append(r)
     return [
-        decide(p, by_pair[p], expected_labels=assigned.get(p, annotators_per_pair), required_labels=annotators_per_pair,
-               discussed=discussions.get(p))
+        decide(p, by_pair[p], expected_labels=assigned.get(p, annotators_per_pair),
+               required_labels=required_labels(annotators_per_pair), discussed=discussions.get(p))
         for p in sorted(by_pair)
     ]
