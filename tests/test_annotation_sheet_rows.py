@@ -1,10 +1,12 @@
 """A task sheet's rows as the annotator's spreadsheet shows them: a problem names the spreadsheet
 row (the header is row 1) and the row's pair_id, and a row whose claim_id / article_id are not
-those of the pair its pair_id names (the pair_id column sorted on its own) refuses the file."""
+those of the pair its pair_id names (the pair_id column sorted on its own) refuses the file; a
+pair_id a spreadsheet turned into a number is found by the row's claim_id and article_id."""
 
 from __future__ import annotations
 
 import csv
+import logging
 from functools import partial
 from pathlib import Path
 
@@ -132,3 +134,57 @@ def test_importing_a_sheet_whose_pair_id_column_alone_was_sorted_stores_nothing(
     with pytest.raises(AnnotationFileError, match=r"(?s)sorted\.csv: nothing imported.*row \d+ \(pair [0-9a-f]+\): the row's"):
         import_annotations(warehouse, sheet)  # it was: six labels stored, on the wrong pairs
     assert warehouse.scalar("SELECT count(*) FROM annotations") == 0
+
+
+# Excel saves 0123456789012345 (about one pair id in 800 is digits only) as 1.23457E+14
+EXCEL_NUMBER = "1.23457E+14"
+
+
+def test_a_pair_id_a_spreadsheet_turned_into_a_number_is_found_by_claim_and_article(
+        warehouse: Warehouse, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    rows = _exported_sheet(warehouse, tmp_path)
+    sheet = _write(tmp_path / "excel.csv", [{**r, "pair_id": EXCEL_NUMBER} if i == 2 else r for i, r in enumerate(rows)])
+    caplog.set_level(logging.INFO, logger="tasks.annotation.csv_io")
+    done = import_annotations(warehouse, sheet)  # it was: "row 4 (pair 1.23457E+14): unknown pair '1.23457E+14'"
+    assert done.new == len(rows)
+    stored = {r["pair_id"]: r["label"] for r in store.annotations(warehouse)}
+    assert stored == {r["pair_id"]: r["label"] for r in rows}
+    [said] = [r for r in caplog.records if r.name == "tasks.annotation.csv_io"]
+    assert (said.file, said.rows) == (str(sheet), 1)
+
+
+def test_two_pair_ids_a_spreadsheet_turned_into_the_same_number_are_two_pairs(
+        warehouse: Warehouse, tmp_path: Path) -> None:
+    rows = _exported_sheet(warehouse, tmp_path)
+    sheet = _write(tmp_path / "excel.csv", [{**r, "pair_id": EXCEL_NUMBER} if i < 2 else r for i, r in enumerate(rows)])
+    records = parse_csv(sheet, pairs=partial(store.pair_tasks, warehouse), pair_ids=partial(store.pair_ids_of, warehouse))
+    assert {(a.pair_id, a.label) for a in records} == {(r["pair_id"], r["label"]) for r in rows}
+
+
+def test_a_row_whose_pair_id_and_article_id_a_spreadsheet_turned_into_numbers_is_refused(
+        warehouse: Warehouse, tmp_path: Path) -> None:
+    rows = _exported_sheet(warehouse, tmp_path)
+    rows[1] = {**rows[1], "pair_id": EXCEL_NUMBER, "article_id": "1.23457E+15"}
+    with pytest.raises(AnnotationFileError) as err:
+        import_annotations(warehouse, _write(tmp_path / "excel.csv", rows))
+    assert err.value.problems == [
+        f"row 3 (pair {EXCEL_NUMBER}): unknown pair {EXCEL_NUMBER!r}: a spreadsheet turned the pair_id into a number, "
+        "and the row's claim_id and article_id do not name its pair (its article_id '1.23457E+15' is a number too); "
+        "open the sheet with its columns as text (Excel: Data > From Text/CSV, data type Text), or keep the pair_id, "
+        "claim_id and article_id columns as text, or label in Label Studio and import its JSON export"]
+    assert warehouse.scalar("SELECT count(*) FROM annotations") == 0
+
+
+def test_a_pair_id_turned_into_a_number_on_a_row_naming_no_stored_pair_is_refused(
+        warehouse: Warehouse, tmp_path: Path) -> None:
+    rows = _exported_sheet(warehouse, tmp_path)
+    other = next(r["article_id"] for r in rows if r["claim_id"] != rows[0]["claim_id"])  # never paired with rows[0]'s claim
+    rows[0] = {**rows[0], "pair_id": EXCEL_NUMBER, "article_id": other}
+    rows[1] = {**rows[1], "pair_id": EXCEL_NUMBER, "claim_id": ""}
+    with pytest.raises(AnnotationFileError) as err:
+        parse_csv(_write(tmp_path / "excel.csv", rows), pairs=partial(store.pair_tasks, warehouse),
+                  pair_ids=partial(store.pair_ids_of, warehouse))
+    first, second = err.value.problems
+    assert first.startswith(f"row 2 (pair {EXCEL_NUMBER}): unknown pair {EXCEL_NUMBER!r}: a spreadsheet turned")
+    assert f"(no pair has claim_id {rows[0]['claim_id']!r} and article_id {other!r})" in first
+    assert second.startswith(f"row 3 (pair {EXCEL_NUMBER}): unknown pair") and "(the row has no claim_id)" in second

@@ -69,6 +69,14 @@ def pair_tasks(wh: Warehouse, pair_ids: Iterable[str]) -> dict[str, dict[str, An
     return {r["pair_id"]: r for r in rows}
 
 
+def pair_ids_of(wh: Warehouse, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """The stored pair of each of ``keys`` that has one, by ``(claim_id, article_id)``: a task sheet
+    row whose pair_id a spreadsheet turned into a number is found by the ids it still shows."""
+    ordered = sorted(set(keys))
+    rows = wh.query(load_sql("annotation_pair_ids_of"), [[c for c, _ in ordered], [a for _, a in ordered]])
+    return {(r["claim_id"], r["article_id"]): r["pair_id"] for r in rows}
+
+
 def round_kinds(wh: Warehouse) -> dict[str, str]:
     """Round name -> round kind, for every round created so far, in round order (creation time,
     then prod-2 before prod-10), so that reports list rounds as they happened."""

@@ -11,6 +11,10 @@ names is refused: the row shows one pair and names another, as every row does on
 column alone is sorted (Excel's "continue with the current selection"), and its label, given
 after reading one article, would be stored on another pair. A sheet without those columns (made
 by hand) is read on its pair_ids alone.
+
+A spreadsheet takes about one pair id in 800 for a number and saves it rewritten (``1.23457E+14``);
+with the warehouse's pairs by claim and article at hand too (``parse_csv(pair_ids=...)``), such a
+row is given the pair its claim_id and article_id name, and refused when they name none.
 """
 
 from __future__ import annotations
@@ -18,12 +22,13 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from arastance.base.text_files import EncodingProblem, read_utf8
+from arastance.logging import get_logger
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, parse_label
 from tasks.annotation.sheet_cells import SHEET_QUOTING, inert_cell
 from tasks.stance.labels import FOUR_WAY
@@ -43,6 +48,15 @@ WEB_TEXT_COLUMNS: tuple[str, ...] = ("claim", "article_title", "article_url", "a
 #: The stored pairs among the given pair ids, by pair id, each with its ``claim_id`` and
 #: ``article_id`` (``functools.partial(warehouse.annotation.pair_tasks, wh)``).
 PairLookup = Callable[[Iterable[str]], Mapping[str, Mapping[str, Any]]]
+#: The stored pair id of each given ``(claim_id, article_id)`` that has one
+#: (``functools.partial(warehouse.annotation.pair_ids_of, wh)``).
+PairIdLookup = Callable[[Iterable[tuple[str, str]]], Mapping[tuple[str, str], str]]
+#: How an annotator keeps a spreadsheet from rewriting the ids.
+KEEP_IDS_AS_TEXT = ("open the sheet with its columns as text (Excel: Data > From Text/CSV, data type Text), "
+                    "or keep the pair_id, claim_id and article_id columns as text, or label in Label Studio "
+                    "and import its JSON export")
+
+log = get_logger(__name__)
 
 
 def tasks_to_csv(tasks: Sequence[AnnotationTask]) -> str:
@@ -141,13 +155,29 @@ def _read_as_number(cell_id: str) -> bool:
     return True
 
 
+def _unfound_pair(record: Annotation, cells: Mapping[str, str]) -> str:
+    """Why the row of ``record``, whose pair_id a spreadsheet turned into a number, has no pair."""
+    numbers = [c for c in PAIR_KEY_COLUMNS if _read_as_number(cells.get(c, ""))]
+    missing = [c for c in PAIR_KEY_COLUMNS if not cells.get(c)]
+    if numbers:
+        named = " and ".join(f"{c} {cells[c]!r}" for c in numbers)
+        why = f"its {named} {'is a number' if len(numbers) == 1 else 'are numbers'} too"
+    elif missing:
+        why = f"the row has no {' or '.join(missing)}"
+    else:
+        why = f"no pair has claim_id {cells['claim_id']!r} and article_id {cells['article_id']!r}"
+    return (f"{record.where}: unknown pair {record.pair_id!r}: a spreadsheet turned the pair_id into a number, "
+            f"and the row's claim_id and article_id do not name its pair ({why}); {KEEP_IDS_AS_TEXT}")
+
+
 @dataclass
 class _SheetRows:
-    """What a sheet's rows gave so far: problems by row number, one annotation per pair,
-    annotator and round, and each labelled row's number, annotation and filled-in
-    claim_id / article_id cells."""
+    """What a sheet's rows gave so far: problems by row number, each labelled row's number,
+    annotation and filled-in claim_id / article_id cells as read, and of those, once taken, one
+    annotation per pair, annotator and round."""
 
     problems: list[tuple[int, str]] = field(default_factory=list)
+    labelled: list[tuple[int, Annotation, dict[str, str]]] = field(default_factory=list)
     found: dict[tuple[str, str, str], Annotation] = field(default_factory=dict)
     shown: list[tuple[int, Annotation, dict[str, str]]] = field(default_factory=list)
 
@@ -177,7 +207,31 @@ class _SheetRows:
             self.problems.append((number, f"{where}: {exc}"))
             return
         if record is not None:
-            self.take(number, record, {c: row[c] for c in PAIR_KEY_COLUMNS if row.get(c)})
+            self.labelled.append((number, record, {c: row[c] for c in PAIR_KEY_COLUMNS if row.get(c)}))
+
+    def recover_pair_ids(self, pairs: PairLookup, pair_ids: PairIdLookup) -> int:
+        """Give each labelled row whose pair_id a spreadsheet turned into a number (no stored pair
+        has it) the pair its claim_id and article_id name, and add a problem for a row whose
+        cells name none; return how many rows were given their pair.
+
+        Done before any row is taken: two pair ids rewritten alike (``1.23457E+14``) are two pairs."""
+        numbers = {record.pair_id for _, record, _ in self.labelled if _read_as_number(record.pair_id)}
+        rewritten = numbers - set(pairs(numbers)) if numbers else set()
+        keys = {number: (cells.get("claim_id", ""), cells.get("article_id", ""))
+                for number, record, cells in self.labelled if record.pair_id in rewritten}
+        if not keys:
+            return 0
+        found = pair_ids(keys.values())
+        kept = []
+        for number, record, cells in self.labelled:
+            if number not in keys:
+                kept.append((number, record, cells))
+            elif keys[number] in found:
+                kept.append((number, replace(record, pair_id=found[keys[number]]), cells))
+            else:
+                self.problems.append((number, _unfound_pair(record, cells)))
+        self.labelled = kept
+        return sum(key in found for key in keys.values())
 
     def check_pairs(self, pairs: PairLookup) -> None:
         """Add a problem for each labelled row whose claim_id or article_id is not that of the pair
@@ -194,11 +248,13 @@ class _SheetRows:
                     "pair_id names (was the pair_id column sorted apart from the rest of the row?)")))
 
 
-def parse_csv(path: Path, *, round_override: str | None = None, pairs: PairLookup | None = None) -> list[Annotation]:
+def parse_csv(path: Path, *, round_override: str | None = None, pairs: PairLookup | None = None,
+              pair_ids: PairIdLookup | None = None) -> list[Annotation]:
     """Read a filled-in task sheet; every problem in it is reported at once, in row order.
 
     With ``pairs`` (the warehouse's), a labelled row whose claim_id or article_id is not its
-    pair's is refused (see the module's docstring)."""
+    pair's is refused, and with ``pair_ids`` too, a row whose pair_id a spreadsheet turned into
+    a number is given the pair its claim_id and article_id name (see the module's docstring)."""
     text = _read_sheet(path)
     file_time = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc).replace(tzinfo=None, microsecond=0)
     rows = sheet_rows(text)
@@ -214,8 +270,19 @@ def parse_csv(path: Path, *, round_override: str | None = None, pairs: PairLooku
             sheet.read(number, header, cells, file_time, round_override)
     except csv.Error as exc:
         sheet.problems.append((number + 1, f"row {number + 1}: malformed CSV: {exc}"))
+    if pairs is not None and pair_ids is not None:
+        _log_recovered(path, sheet.recover_pair_ids(pairs, pair_ids))
+    for labelled in sheet.labelled:
+        sheet.take(*labelled)
     if pairs is not None and sheet.shown:
         sheet.check_pairs(pairs)
     if sheet.problems:
         raise AnnotationFileError(str(path), [p for _, p in sorted(sheet.problems, key=lambda p: p[0])])
     return list(sheet.found.values())
+
+
+def _log_recovered(path: Path, rows: int) -> None:
+    """Say how many rows were found by claim and article: the sheet's next save may mangle more."""
+    if rows:
+        log.warning("pair ids a spreadsheet turned into numbers found by the rows' claim_id and article_id",
+                    extra={"file": str(path), "rows": rows, "avoid": KEEP_IDS_AS_TEXT})

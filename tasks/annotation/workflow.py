@@ -27,7 +27,7 @@ from tasks.annotation.assignment import (
     production_assignment,
     sample_pairs,
 )
-from tasks.annotation.csv_io import PairLookup, parse_csv, tasks_to_csv
+from tasks.annotation.csv_io import PairIdLookup, PairLookup, parse_csv, tasks_to_csv
 from tasks.annotation.discussion import discussion_sheets, write_sheets
 from tasks.annotation.gold import GoldDecision, decide_all, decision_counts
 from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
@@ -172,15 +172,16 @@ class ImportResult:
 
 def read_annotation_file(
     path: Path, *, annotator_map: Mapping[str, str] | None = None, round_override: str | None = None,
-    pairs: PairLookup | None = None,
+    pairs: PairLookup | None = None, pair_ids: PairIdLookup | None = None,
 ) -> tuple[str, list[Annotation]]:
     """Parse a Label Studio export (``.json``) or a filled-in task sheet (``.csv``, whose rows are
-    checked against ``pairs``: :func:`tasks.annotation.csv_io.parse_csv`)."""
+    checked against ``pairs`` and whose pair_ids a spreadsheet turned into numbers are found with
+    ``pair_ids``: :func:`tasks.annotation.csv_io.parse_csv`)."""
     suffix = path.suffix.lower()
     if suffix == ".json":
         return "label_studio", parse_export(path, annotator_map=annotator_map, round_override=round_override)
     if suffix == ".csv":
-        return "csv", parse_csv(path, round_override=round_override, pairs=pairs)
+        return "csv", parse_csv(path, round_override=round_override, pairs=pairs, pair_ids=pair_ids)
     raise AnnotationFileError(str(path), [f"unknown file type {suffix!r}; expected .json (Label Studio export) or .csv"])
 
 
@@ -245,7 +246,7 @@ def _import(
         log.info("annotation file imported before", extra={"file": str(path), "first_import": str(earlier["imported_at"])})
         return ImportResult(path, int(earlier["annotations"]), 0, True)
     fmt, records = read_annotation_file(path, annotator_map=annotator_map, round_override=round_override,
-                                        pairs=partial(store.pair_tasks, wh))
+                                        pairs=partial(store.pair_tasks, wh), pair_ids=partial(store.pair_ids_of, wh))
     kinds = _check_against_warehouse(wh, path, records)
     rows = [
         {
@@ -313,8 +314,8 @@ def release_annotator(wh: Warehouse, cfg: AnnotationSettings, annotator: str,
     A pair waits for every label its round assigned, so pairs given to an annotator who will not label
     them (away, left) would stay pending for good: released, they are decided on the labels given
     (two agreeing: gold; two differing: a pilot discussion or an adjudicator, as ``adjudicate`` says).
-    A pair left with fewer labels than the method asks (``annotators_per_pair``: one label of a
-    production pair) is not made gold from them: it is ``disputed`` with ``missing`` set, and
+    A pair left with fewer labels than the method asks (:func:`tasks.annotation.gold.required_labels`:
+    one label of a production pair) is not made gold from them: it is ``disputed`` with ``missing`` set, and
     ``adjudicate`` sends it to another annotator.
     """
     known = {r["annotator_id"] for r in wh.query("SELECT DISTINCT annotator_id FROM annotation_assignments")}
