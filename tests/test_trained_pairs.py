@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers_stance import khouja_rows, tiny_examples, write_khouja
+from prefect.testing.utilities import prefect_test_harness
 
 from flows.evaluate import evaluate_stance_model
 from tasks.stance.cpu_model import CpuModelConfig, CpuStanceModel
@@ -44,8 +45,8 @@ def test_evaluate_warns_of_a_split_the_model_was_trained_on(warehouse: Warehouse
     trained = train_and_save(CpuStanceModel(CpuModelConfig(variant="tfidf", auto_tune=False, scheme="3way")),
                              train, tmp_path / "models", "khouja")
     assert (trained.directory / TRAINED_PAIRS).is_file()
-    with caplog.at_level(logging.WARNING):
-        evaluate_stance_model.fn(model_dir=str(trained.directory), dataset="khouja", path=str(corpus),
-                                 splits=["train", "dev"], warehouse_path=str(path))
+    with prefect_test_harness(server_startup_timeout=180), caplog.at_level(logging.WARNING):
+        evaluate_stance_model(model_dir=str(trained.directory), dataset="khouja", path=str(corpus),
+                              splits=["train", "dev"], warehouse_path=str(path))
     warned = [r for r in caplog.records if "in the model's training data" in r.getMessage()]
     assert [(r.split, r.trained_on, r.pairs) for r in warned] == [("train", len(train), len(train))]
