@@ -96,16 +96,18 @@ def test_one_label_is_never_gold_where_the_method_asks_for_two() -> None:
     assert (third.status, third.label, third.method) == ("gold", "discuss", "adjudicated")
 
 
-def test_raising_annotators_per_pair_withdraws_no_gold_two_annotators_agreed_on() -> None:
-    """annotators_per_pair raised to 3 for new rounds: pairs of older rounds that two annotators labelled
-    alike stay gold (the method asks for two), and one label alone still is not."""
-    rows = [{"pair_id": "old", **_row("a", "agree")}, {"pair_id": "old", **_row("b", "agree")},
-            {"pair_id": "short", **_row("a", "agree")}]
-    old, short = decide_all(rows, assigned={"old": 2, "short": 1}, annotators_per_pair=3)
-    assert (old.status, old.label, old.method) == ("gold", "agree", "agreed")  # it was: disputed, one label missing
-    assert (short.status, short.missing) == ("disputed", 1)
-    [single] = decide_all(rows[2:], assigned={"short": 1}, annotators_per_pair=1)
-    assert (single.status, single.method) == ("gold", "single")
+def test_changing_annotators_per_pair_changes_no_decision_of_earlier_rounds() -> None:
+    """The labels a pair needs come from its own rounds: raised to 3, the setting withdraws no gold two
+    annotators agreed on; raised from 1 to 2, none a one-annotator round gave; only a pair a release left
+    one label short of its round's two is not gold."""
+    rows = [{"pair_id": "two", **_row("a", "agree")}, {"pair_id": "two", **_row("b", "agree")},
+            {"pair_id": "one", **_row("a", "agree")}, {"pair_id": "short", **_row("a", "agree")}]
+    assigned = {"two": 2, "one": 1, "short": 1}
+    for per_pair in (1, 2, 3):
+        one, short, two = decide_all(rows, assigned=assigned, annotators_per_pair=per_pair, released={"short": 1})
+        assert (two.status, two.label, two.method) == ("gold", "agree", "agreed")  # 3: it was disputed
+        assert (one.status, one.method) == ("gold", "single")  # 2 and 3: it was disputed, one label missing
+        assert (short.status, short.missing) == ("disputed", 1)
 
 
 def _label_file(tasks_file: Path, labels: dict[tuple[str, str], str], out: Path) -> Path:
@@ -216,7 +218,7 @@ def test_a_release_that_leaves_a_production_pair_one_label_sends_it_to_another_a
     out = CliRunner().invoke(app, ["annotate", "release", "--annotator", "ann-2"], env={"COLUMNS": "300"})
     assert out.exit_code == 0, out.output
     assert "pairs now: 0 gold, 2 disputed" in out.output  # it was: 2 gold, method 'single'
-    assert "2 of the disputed pair(s) hold fewer labels than the 2 the method asks" in out.output
+    assert "2 of the disputed pair(s) hold one label where their round asked for two" in out.output
     assert "ann-2 is still in annotation.annotators" in out.output
     cfg = settings.annotation.model_copy(update={"annotators": ["ann-1", "ann-3", "ann-4"]})  # ann-2 left the pool
     with open_warehouse(settings.warehouse) as wh:

@@ -150,14 +150,23 @@ def annotations(wh: Warehouse, round_name: str | None = None) -> list[dict[str, 
 
 
 def release_assignments(wh: Warehouse, annotator: str, round_name: str | None) -> list[dict[str, Any]]:
-    """Remove ``annotator``'s unlabelled assignments (in ``round_name``, or every round); return them.
-    Labels already given stay, as do the other annotators' assignments."""
+    """Remove ``annotator``'s unlabelled assignments (in ``round_name``, or every round), record them in
+    ``annotation_releases`` and return them. Labels already given stay, as do the other annotators'
+    assignments."""
     with wh.transaction():
         released = wh.query(load_sql("annotation_open_assignments"), {"annotator": annotator, "round": round_name})
         for row in released:
             wh.con.execute("DELETE FROM annotation_assignments WHERE round = ? AND pair_id = ? AND annotator_id = ?",
                            [row["round"], row["pair_id"], annotator])
+        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        wh.insert_rows("annotation_releases", [{"round": r["round"], "pair_id": r["pair_id"], "annotator_id": annotator,
+                                                "released_at": now} for r in released])
     return released
+
+
+def released_annotators(wh: Warehouse) -> dict[str, int]:
+    """Pair -> pilot and production assignments of it that ``annotate release`` gave up."""
+    return {r["pair_id"]: int(r["released"]) for r in wh.query(load_sql("annotation_released_per_pair"))}
 
 
 def assigned_annotators(wh: Warehouse) -> dict[str, int]:

@@ -8,7 +8,7 @@ Rules, per pair:
    disagreement by discussion, never by majority; :mod:`tasks.annotation.discussion`);
 3. an adjudication-round label decides (the latest one, if there were several): ``adjudicated``;
    but where a release left the pair with fewer labels than the method asks
-   (:func:`required_labels`: two, or one where ``annotation.annotators_per_pair`` is 1), the first adjudication labels stand in for the missing
+   (:func:`required_labels`: two, or one where its round gave it to one annotator), the first adjudication labels stand in for the missing
    ones and count as ordinary labels (rule 5), so one annotator's label never becomes gold alone;
 4. pilot labels that differ wait for the discussion: ``discussion``;
 5. otherwise each annotator's latest label from pilot/production rounds counts once:
@@ -105,11 +105,13 @@ def decide(
     return GoldDecision(pair_id, "disputed", None, None, None, who)
 
 
-def required_labels(annotators_per_pair: int) -> int:
-    """How many labels a pair needs before they can make it gold: the method's two annotators, or
-    one where ``annotation.annotators_per_pair`` asks for one. Not the setting itself: raised to 3
-    for new rounds, it would withdraw the gold of every pair two annotators agreed on."""
-    return min(annotators_per_pair, 2)
+def required_labels(assigned: int, released: int = 0) -> int:
+    """How many labels a pair needs before they can make it gold: as many as its pilot and production
+    rounds gave it to, the ``released`` assignments included, at most the method's two. A pair its round
+    gave to one annotator is gold from that label; one a release left with one label of two is not.
+    Taken from the pair's own rounds, not from ``annotation.annotators_per_pair`` now: changed for new
+    rounds, the setting would undo the decisions of the earlier ones."""
+    return min(assigned + released, 2)
 
 
 def decide_all(
@@ -117,20 +119,23 @@ def decide_all(
     *,
     assigned: Mapping[str, int],
     annotators_per_pair: int,
+    released: Mapping[str, int] | None = None,
     discussions: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[GoldDecision]:
     """Decide every pair that has annotation rows, in pair order.
 
     ``assigned`` maps a pair to the annotators its pilot/production rounds assigned it to; a pair
     with labels but no assignment stored (labels loaded directly into the warehouse) expects
-    ``annotators_per_pair``. A pair needs :func:`required_labels` labels to be gold.
-    ``discussions`` maps a pair to its pilot discussion's decision."""
-    discussions = discussions or {}
+    ``annotators_per_pair``; ``released`` maps a pair to its assignments ``annotate release`` gave up,
+    and a pair needs :func:`required_labels` labels to be gold. ``discussions`` maps a pair to its
+    pilot discussion's decision."""
+    discussions, released = discussions or {}, released or {}
     by_pair: dict[str, list[Mapping[str, Any]]] = {}
     for r in rows:
         by_pair.setdefault(r["pair_id"], []).append(r)
     return [
         decide(p, by_pair[p], expected_labels=assigned.get(p, annotators_per_pair),
-               required_labels=required_labels(annotators_per_pair), discussed=discussions.get(p))
+               required_labels=required_labels(assigned.get(p, annotators_per_pair), released.get(p, 0)),
+               discussed=discussions.get(p))
         for p in sorted(by_pair)
     ]

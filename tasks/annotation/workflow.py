@@ -294,7 +294,8 @@ def decide_gold_labels(wh: Warehouse, cfg: AnnotationSettings) -> list[GoldDecis
     gold pairs out) neither withdraw nor replace it, nor send it to a discussion or an adjudicator."""
     discussions = {d["pair_id"]: d for d in store.pilot_discussions(wh)}
     decided = decide_all(store.annotations(wh), assigned=store.assigned_annotators(wh),
-                         annotators_per_pair=cfg.annotators_per_pair, discussions=discussions)
+                         annotators_per_pair=cfg.annotators_per_pair, released=store.released_annotators(wh),
+                         discussions=discussions)
     kept = store.gold_not_from_annotations(wh)
     decisions = [_kept_gold(d, kept[d.pair_id]) if d.pair_id in kept else d for d in decided]
     gold = [

@@ -12,7 +12,6 @@ from arastance.cli.common import console, fail, print_table, require_stdout, set
 from arastance.cli.shown_text import assembled
 from arastance.config import Settings
 from tasks.annotation.discussion import import_discussion
-from tasks.annotation.gold import required_labels
 from tasks.annotation.prelabel import Prediction
 from tasks.annotation.records import AnnotationFileError
 from tasks.annotation.workflow import (
@@ -193,9 +192,8 @@ def release(
                   " (`annotate adjudicate` writes the discussion sheets and the adjudication round)")
     short = sum(d.missing > 0 for d in decisions)
     if short:
-        console.print(f"{short} of the disputed pair(s) hold fewer labels than the "
-                      f"{required_labels(s.annotation.annotators_per_pair)} the method asks: they are not gold, and "
-                      "`annotate adjudicate` sends them to another annotator")
+        console.print(f"{short} of the disputed pair(s) hold one label where their round asked for two: they are "
+                      "not gold, and `annotate adjudicate` sends them to another annotator")
     if annotator in s.annotation.annotators:
         console.print(f"{annotator} is still in annotation.annotators: take them out of the pool, or the next "
                       "round (adjudication included) can give them pairs again")
