@@ -15,6 +15,7 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from pydantic import Field
 
+from arastance.base.secrets import redact_secrets
 from arastance.config import load_settings
 from arastance.logging import get_logger
 from flows.artifacts import table_artifact
@@ -67,8 +68,10 @@ def _train(path: Path, when: str) -> dict[str, Any]:
 
 def _reason(exc: Exception) -> str:
     """Why a stage failed, for its log line, its note and the run's message: the error's text (its
-    type where it has none), cut at :data:`REASON_CHARS` with a mark that it was cut."""
-    text = str(exc) or type(exc).__name__
+    type where it has none), secrets hidden (a run's message is no log record, which the logging
+    redacts) before it is cut at :data:`REASON_CHARS` with a mark that it was cut (a cut secret would
+    show its first part)."""
+    text = redact_secrets(str(exc) or type(exc).__name__)
     return text if len(text) <= REASON_CHARS else text[:REASON_CHARS - 1] + "…"
 
 

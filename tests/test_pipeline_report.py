@@ -2,6 +2,7 @@
 
 from datetime import datetime
 
+from flows.pipeline import REASON_CHARS, _reason
 from tasks.pipeline_report import StageOutcome, rows_added, stage_growth, stage_rows
 from warehouse import Warehouse
 from warehouse.stats import stage_figures
@@ -49,3 +50,12 @@ def test_the_stages_table_has_one_column_per_figure_and_the_figures_table_one_ro
         {"stage": "crawl", "figure": "dropped", "what": "http_500", "count": 1},
         {"stage": "crawl", "figure": "error", "what": "spider errors", "count": 2},
     ]
+
+
+def test_a_stage_failure_reason_hides_a_url_password_before_it_is_cut() -> None:
+    """The reason goes into the pipeline run's message, which no log redaction reaches: an archive URL's
+    password stood there in clear, and a cut through it would have shown its first part."""
+    reason = _reason(RuntimeError("archive discovery failed: http://arch:pw-Secret-77@127.0.0.1:9/cdx: refused"))
+    assert "pw-Secret" not in reason and "http://arch:****@127.0.0.1:9/cdx" in reason
+    cut = _reason(RuntimeError("x" * (REASON_CHARS - 20) + " http://arch:pw-Secret-77@127.0.0.1:9/cdx"))
+    assert "pw-Se" not in cut and cut.endswith("…") and len(cut) == REASON_CHARS

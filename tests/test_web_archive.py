@@ -208,6 +208,16 @@ def test_a_refusing_archive_is_a_clear_error_after_the_retries(tmp_path: Path, c
     assert _retry_warnings(caplog) == {"archive unreachable; retrying"}
 
 
+def test_an_archive_error_hides_the_password_of_an_archive_behind_basic_authentication() -> None:
+    """The error's text goes on into run states (the crawl's, the pipeline's message), where no log
+    redaction reaches: it showed the password of the URL it named."""
+    wb = WaybackClient("http://arch:pw-Secret-77@127.0.0.1:9/", "http://127.0.0.1:9/wayback/available", delay_s=0,
+                       backoff_s=0, retries=0, sleep=lambda s: None)
+    with pytest.raises(ArchiveError) as raised:
+        wb.captures(CdxQuery("norumors.net/*", *WINDOW))
+    assert "pw-Secret-77" not in str(raised.value) and "http://arch:****@127.0.0.1:9/cdx/search/cdx" in str(raised.value)
+
+
 def test_an_archive_answering_server_errors_is_not_said_to_ask_for_less(caplog: pytest.LogCaptureFixture) -> None:
     api = ApiServer(lambda r: Reply(status=502))
     with api.running():

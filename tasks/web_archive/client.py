@@ -32,6 +32,7 @@ import httpx
 
 from arastance.base.captures import Capture, capture_url, parse_capture_url, valid_timestamp
 from arastance.base.retry_after import retry_after_s
+from arastance.base.secrets import hide_url_passwords
 from arastance.base.stopping import check_stop, pause
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.base.whole_files import written_whole
@@ -73,7 +74,14 @@ T = TypeVar("T")
 
 
 class ArchiveError(RuntimeError):
-    """The archive could not answer (after retries) or answered something that is not CDX JSON."""
+    """The archive could not answer (after retries) or answered something that is not CDX JSON.
+
+    Its message names the URL asked, with the password of an archive behind basic authentication
+    hidden: the message travels on into run states (a crawl's, the pipeline's), which no log
+    redaction reaches."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(hide_url_passwords(message))
 
 
 @dataclass(frozen=True)
