@@ -243,6 +243,21 @@ def test_a_release_that_leaves_a_production_pair_one_label_sends_it_to_another_a
     assert (final.gold, final.disputed) == (2, 0) and gold[pairs[1]] == ("discuss", "adjudicated")
 
 
+def test_a_pair_released_whole_from_a_round_is_decided_by_the_round_that_hands_it_out_again(
+        warehouse: Warehouse, tmp_path: Path) -> None:
+    """Released before anyone labelled it, a pair goes back to the pool: the release of a round that no
+    longer holds it asks nothing of the later round (it was: one label short, sent to adjudication)."""
+    [pair] = add_claims(warehouse, 1, 1)
+    add_round(warehouse, "prod-1", "production", [(pair, "ann-1")])
+    assert store.release_assignments(warehouse, "ann-1", "prod-1") == [{"round": "prod-1", "pair_id": pair}]
+    assert store.unassigned_pair_ids(warehouse) == {pair}
+    add_round(warehouse, "prod-2", "production", [(pair, "ann-2")])
+    _label_as(warehouse, tmp_path, "prod-2", "ann-2", {pair: "agree"}, "2021-03-02T10:00:00Z")
+    cfg = load_settings().annotation.model_copy(update={"annotators_per_pair": 1})
+    assert adjudicate(warehouse, cfg, tmp_path / "tasks").new_round is None
+    assert warehouse.query("SELECT label, method FROM gold_labels") == [{"label": "agree", "method": "single"}]
+
+
 def test_gold_labels_are_withdrawn_and_written_in_one_transaction(warehouse: Warehouse) -> None:
     pairs = add_claims(warehouse, 1, 2)
     add_gold(warehouse, {pairs[0]: "agree"})
