@@ -110,8 +110,9 @@ def _parse_time(raw: str) -> datetime | None:
     return ts.astimezone(timezone.utc).replace(tzinfo=None) if ts.tzinfo else ts
 
 
-def _read_sheet(path: Path) -> str:
-    """The sheet's text; a file that cannot be read, or is not UTF-8, is refused whole."""
+def read_sheet_text(path: Path) -> str:
+    """The sheet's text; a file that cannot be read, or is not UTF-8, is refused whole, naming the
+    line and column of the first bad byte (every sheet an annotator sends back is read this way)."""
     try:
         return read_utf8(path, allow_bom=True)
     except EncodingProblem as exc:
@@ -255,7 +256,7 @@ def parse_csv(path: Path, *, round_override: str | None = None, pairs: PairLooku
     With ``pairs`` (the warehouse's), a labelled row whose claim_id or article_id is not its
     pair's is refused, and with ``pair_ids`` too, a row whose pair_id a spreadsheet turned into
     a number is given the pair its claim_id and article_id name (see the module's docstring)."""
-    text = _read_sheet(path)
+    text = read_sheet_text(path)
     file_time = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc).replace(tzinfo=None, microsecond=0)
     rows = sheet_rows(text)
     sheet = _SheetRows()

@@ -21,11 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from arastance.base.text_files import EncodingProblem, read_utf8
 from tasks.annotation.gold import GoldDecision
 from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
 from tasks.annotation.guidelines import guidelines_markdown
-from tasks.annotation.csv_io import WEB_TEXT_COLUMNS, sheet_reader
+from tasks.annotation.csv_io import WEB_TEXT_COLUMNS, read_sheet_text, sheet_reader
 from tasks.annotation.records import AnnotationFileError, parse_label
 from tasks.annotation.sheet_cells import SHEET_QUOTING, inert_cell
 from tasks.stance.labels import FOUR_WAY
@@ -63,18 +62,8 @@ class UnreadableSheetError(ValueError):
     the decisions and reasons filled in, so nothing is written and no round is stored."""
 
 
-def _sheet_text(path: Path) -> str:
-    """The sheet's text; a file that is not UTF-8 is refused naming its line and column, as every input is."""
-    try:
-        return read_utf8(path, allow_bom=True)
-    except EncodingProblem as exc:
-        raise AnnotationFileError(str(path), [str(exc).removeprefix(f"{path}, ")]) from None
-    except OSError as exc:
-        raise AnnotationFileError(str(path), [f"cannot read the file: {exc.strerror or exc}"]) from None
-
-
 def _read_sheet(path: Path) -> tuple[list[dict[str, str]], csv.DictReader]:
-    reader = sheet_reader(_sheet_text(path))
+    reader = sheet_reader(read_sheet_text(path))
     try:
         rows = list(reader)
     except csv.Error as exc:
