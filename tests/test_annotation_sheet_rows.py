@@ -153,6 +153,20 @@ def test_a_pair_id_a_spreadsheet_turned_into_a_number_is_found_by_claim_and_arti
     assert (said.file, said.rows) == (str(sheet), 1)
 
 
+def test_a_later_problem_of_a_row_found_by_claim_and_article_names_its_pair_and_the_number_shown(
+        warehouse: Warehouse, tmp_path: Path) -> None:
+    rows = _exported_sheet(warehouse, tmp_path)
+    again = {**rows[2], "label": "unrelated" if rows[2]["label"] != "unrelated" else "agree"}
+    sheet = _write(tmp_path / "excel.csv", [{**r, "pair_id": EXCEL_NUMBER} if i == 2 else r for i, r in enumerate(rows)]
+                   + [again])
+    with pytest.raises(AnnotationFileError) as err:
+        import_annotations(warehouse, sheet)
+    pair = rows[2]["pair_id"]  # it was: "... but row 4 (pair 1.23457E+14) says ...", a pair the sheet has no more
+    assert err.value.problems == [
+        f"row {len(rows) + 2} (pair {pair}): annotator {again['annotator_id']!r} labels pair {pair} {again['label']!r} "
+        f"in round {again['round']!r}, but row 4 (pair {pair}, saved as {EXCEL_NUMBER}) says {rows[2]['label']!r}"]
+
+
 def test_two_pair_ids_a_spreadsheet_turned_into_the_same_number_are_two_pairs(
         warehouse: Warehouse, tmp_path: Path) -> None:
     rows = _exported_sheet(warehouse, tmp_path)

@@ -213,7 +213,8 @@ class _SheetRows:
     def recover_pair_ids(self, pairs: PairLookup, pair_ids: PairIdLookup) -> int:
         """Give each labelled row whose pair_id a spreadsheet turned into a number (no stored pair
         has it) the pair its claim_id and article_id name, and add a problem for a row whose
-        cells name none; return how many rows were given their pair.
+        cells name none; return how many rows were given their pair. A later problem of a row
+        given its pair names that pair, and the number the sheet shows, as the annotator sees it.
 
         Done before any row is taken: two pair ids rewritten alike (``1.23457E+14``) are two pairs."""
         numbers = {record.pair_id for _, record, _ in self.labelled if _read_as_number(record.pair_id)}
@@ -228,7 +229,9 @@ class _SheetRows:
             if number not in keys:
                 kept.append((number, record, cells))
             elif keys[number] in found:
-                kept.append((number, replace(record, pair_id=found[keys[number]]), cells))
+                pair_id = found[keys[number]]
+                where = f"row {number} (pair {pair_id}, saved as {record.pair_id})"
+                kept.append((number, replace(record, pair_id=pair_id, where=where), cells))
             else:
                 self.problems.append((number, _unfound_pair(record, cells)))
         self.labelled = kept
