@@ -168,6 +168,27 @@ def test_a_dev_split_is_compared_with_train_only_where_train_can_be_read(
         ("split not compared with the train split, which cannot be read", "dev", True)]
 
 
+def test_a_baly_dev_claim_filed_in_a_train_fold_under_another_id_is_warned(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The folds list each claim id once, but one claim text can have two ids in two folds (the real
+    fold 4 shares a claim with folds 1-3): dev was read without a word, as the other corpora's were not."""
+    claims = {"R-1": {"claim": "ادعاء  مشترك", "article": ["مقال", "مقال آخر"], "stance": ["agree", "discuss"]},
+              "R-2": {"claim": "ادعاء ثان", "article": ["مقال"], "stance": ["disagree"]},
+              "R-3": {"claim": "ادعاء ثالث", "article": ["مقال"], "stance": ["unrelated"]},
+              "R-9": {"claim": "ادعاء مشترك", "article": ["مقال", "نص جديد"], "stance": ["agree", "agree"]},
+              "R-4": {"claim": "ادعاء رابع", "article": ["مقال"], "stance": ["agree"]}}
+    root = write_baly(tmp_path, {1: ["R-1"], 2: ["R-2"], 3: ["R-3"], 4: ["R-9", "R-4"]}, claims)
+    with caplog.at_level(logging.WARNING):
+        assert len(load_split("baly", root, "dev")) == 3
+    splits = str(root / "train_test_splits.txt")
+    assert [(r.dataset, r.split, r.file, r.train_file, r.shared_claims, r.claims, r.identical_pairs, r.pairs)
+            for r in caplog.records if _SHARED in r.getMessage()] == [("baly", "dev", splits, splits, 1, 2, 1, 3)]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        assert len(load_split("baly", root, "train")) == 4
+    assert not caplog.records
+
+
 # -- Baly et al. 2018 ----------------------------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ from tasks.stance.datasets.common import (
     claim_examples,
     require_text,
     unreadable_corpus_file,
+    warn_if_in_train,
 )
 from tasks.stance.examples import StanceExample
 from tasks.stance.labels import Scheme
@@ -69,9 +70,21 @@ class BalyCorpus:
                 first_seen[claim_id] = (fold, lineno)
         return folds
 
-    def examples(self, split: str, scheme: Scheme = "4way") -> Iterator[StanceExample]:
+    def path_of(self, split: str) -> Path:
+        """The file that says which claims ``split`` holds: the folds file (each claim has its own file)."""
         check_split(split, str(self.root))
-        yield from self.fold_examples(SPLIT_FOLDS[split], scheme)
+        return self.splits_file
+
+    def examples(self, split: str, scheme: Scheme = "4way") -> Iterator[StanceExample]:
+        pairs = self.pairs(split, scheme)
+        warn_if_in_train(self, split, pairs)
+        yield from pairs
+
+    def pairs(self, split: str, scheme: Scheme = "4way") -> list[StanceExample]:
+        """The split's pairs, with nothing logged (what another split is compared with). Folds list claim
+        ids, each at most once, but one claim text can be filed under two ids in two folds."""
+        check_split(split, str(self.root))
+        return list(self.fold_examples(SPLIT_FOLDS[split], scheme))
 
     def fold_examples(self, fold_numbers: tuple[int, ...], scheme: Scheme = "4way") -> Iterator[StanceExample]:
         """The pairs of the claims in the given folds, claim by claim in fold order."""
