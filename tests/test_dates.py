@@ -63,6 +63,9 @@ def test_arabic_indic_digits() -> None:
         ("١٢ رمضان ١٤٣٧هـ", date(2016, 6, 17)),
         ("1437/09/12 هـ", date(2016, 6, 17)),
         ("12/09/1437 هـ", date(2016, 6, 17)),
+        # a year that can only be Hijri needs no mark, as with a Hijri month name (it was: unparsed)
+        ("12/09/1437", date(2016, 6, 17)),
+        ("1437/9/12", date(2016, 6, 17)),
         # 1 Muharram 1438 AH was 2 October 2016.
         ("1 محرم 1438 هجري", date(2016, 10, 2)),
         ("3 جمادى الآخرة 1437 هـ", date(2016, 3, 12)),
@@ -75,9 +78,17 @@ def test_hijri_dates_convert_with_umm_al_qura(raw: str, expected: date) -> None:
     assert (parsed.date, parsed.kind) == (expected, "hijri")
 
 
-def test_gregorian_wins_when_both_calendars_are_printed() -> None:
-    parsed = parse_published("الأحد 12 رمضان 1437 هـ - 17 يونيو 2016 م")
+@pytest.mark.parametrize("raw", ["الأحد 12 رمضان 1437 هـ - 17 يونيو 2016 م", "12/9/1437 هـ - 17/6/2016 م",
+                                 # the Hijri date came first unmarked: it hid the Gregorian one (it was: unparsed)
+                                 "12/9/1437 - 17/6/2016", "1437/9/12 - 2016/6/17", "1437/09/12 هـ - 17/6/2016"])
+def test_gregorian_wins_when_both_calendars_are_printed(raw: str) -> None:
+    parsed = parse_published(raw)
     assert (parsed.date, parsed.kind) == (date(2016, 6, 17), "gregorian")
+
+
+def test_every_date_of_a_pattern_is_tried_not_only_its_first() -> None:
+    parsed = parse_published("31/02/2016 - 01/03/2016")  # it was: unparsed, after the impossible first one
+    assert (parsed.date, parsed.kind) == (date(2016, 3, 1), "gregorian")
 
 
 @pytest.mark.parametrize(
@@ -173,7 +184,7 @@ def test_relative_month_clamps_to_month_end() -> None:
     [
         "غير معروف",  # no date at all
         "31/02/2016",  # impossible day
-        "12/09/1437",  # a Hijri year without the هـ mark: not read as Gregorian 1437
+        "12/13/1437",  # a Hijri year without the هـ mark and no thirteenth month: not read as Gregorian 1437
         "30 صفر 1437 هـ",  # Safar 1437 has 29 days in Umm al-Qura
         "مايو 2016",  # no day: never guessed
         "03/05/16",  # two-digit year: century not guessed

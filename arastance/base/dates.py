@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from typing import Literal
@@ -178,37 +179,38 @@ def _relative(text: str, now: datetime) -> date | None:
 
 
 def _absolute(text: str) -> tuple[date | None, DateKind] | None:
-    """The first absolute date in ``text``; Gregorian wins when a page prints both calendars.
+    """The first absolute Gregorian date in ``text``, else its first Hijri one: a page printing both
+    calendars is dated by the Gregorian date wherever it stands ("12/9/1437 - 17/6/2016"), and every
+    match of a pattern is tried, not only its first.
 
-    Returns None when nothing date-like is present, ``(None, 'unparsed')`` when something is
-    present but names an impossible day.
+    A numeric date whose year can only be Hijri (:data:`HIJRI_YEARS`, below every Gregorian year a
+    page can carry) is Hijri with or without its هـ mark, as a date with a Hijri month name is: Saudi
+    pages print "12/09/1437" bare, and it names one day. Returns None when nothing date-like is
+    present, ``(None, 'unparsed')`` when something is present but names an impossible day.
     """
     found_invalid = False
+    hijri: date | None = None
     for pattern in (_DAY_MONTH_YEAR, _MONTH_DAY_YEAR):
-        m = pattern.search(text)
-        if m:
+        for m in pattern.finditer(text):
             d = _gregorian(int(m["year"]), _G_MONTHS[re.sub(r"\s+", " ", m["month"])], int(m["day"]))
             if d:
                 return d, "gregorian"
             found_invalid = True
-    for pattern in (_ISO, _DMY):
-        m = pattern.search(text)
-        if m:
-            y, mo, d_ = int(m["year"]), int(m["month"]), int(m["day"])
-            if m["mark"]:
-                d = _hijri_to_gregorian(y, mo, d_)
-                kind: DateKind = "hijri"
-            else:
-                d, kind = _gregorian(y, mo, d_), "gregorian"
-            if d:
-                return d, kind
-            found_invalid = True
-    m = _HIJRI_TEXT.search(text)
-    if m:
-        d = _hijri_to_gregorian(int(m["year"]), _H_MONTHS[re.sub(r"\s+", " ", m["month"])], int(m["day"]))
-        if d:
-            return d, "hijri"
-        found_invalid = True
+    numeric = [(int(m["year"]), int(m["month"]), int(m["day"]), bool(m["mark"]))
+               for pattern in (_ISO, _DMY) for m in pattern.finditer(text)]
+    named = [(int(m["year"]), _H_MONTHS[re.sub(r"\s+", " ", m["month"])], int(m["day"]), True)
+             for m in _HIJRI_TEXT.finditer(text)]
+    for year, month, day, marked in numeric + named:
+        if marked or year in HIJRI_YEARS:
+            converted = _hijri_to_gregorian(year, month, day)
+            hijri = hijri or converted
+        else:
+            converted = _gregorian(year, month, day)
+            if converted:
+                return converted, "gregorian"
+        found_invalid = found_invalid or converted is None
+    if hijri:
+        return hijri, "hijri"
     return (None, "unparsed") if found_invalid else None
 
 
@@ -228,3 +230,22 @@ def parse_published(raw: str | None, *, now: datetime | None = None) -> ParsedDa
     if rel is not None:
         return ParsedDate(rel, raw, "relative")
     return ParsedDate(None, raw, "unparsed")
+
+
+#: What :func:`parse_published` reads as the day a page gives, not one counted back from a fetch.
+EXACT_KINDS: tuple[DateKind, ...] = ("gregorian", "hijri")
+
+
+def preferred_date(raws: Sequence[str], *, now: datetime | None = None) -> tuple[int, ParsedDate] | None:
+    """The index in ``raws`` (one page's date strings, in the order the page is trusted) and the reading
+    of the date the page gives: the first exact one, else the first relative one; None when none reads as
+    a date. A visible stamp is often rough ("منذ 9 سنوات", counted from a fetch years later, or from an
+    archive capture) where another element of the same page states the day."""
+    relative: tuple[int, ParsedDate] | None = None
+    for i, raw in enumerate(raws):
+        parsed = parse_published(raw, now=now)
+        if parsed.kind in EXACT_KINDS:
+            return i, parsed
+        if parsed.date is not None and relative is None:
+            relative = i, parsed
+    return relative
