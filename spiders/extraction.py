@@ -13,7 +13,7 @@ from itertools import chain
 
 from parsel import Selector, SelectorList
 
-from arastance.base.dates import parse_published
+from arastance.base.dates import parse_published, preferred_date
 from arastance.base.sites import SiteConfig
 from arastance.base.staging import DetailFields
 from spiders.layers import claim_review_fields, generic_fields
@@ -122,24 +122,17 @@ def extract_listing(html: str, page_url: str, config: SiteConfig, urls: SiteUrls
     return Listing(detail_urls=list(seen), next_url=next_url)
 
 
-#: What :func:`parse_published` reads as the day a page gives, not one counted back from a fetch.
-_EXACT_DATES = ("gregorian", "hijri")
-
-
 def _date_choice(candidates: Iterable[tuple[str, str]], now: datetime | None) -> tuple[str, str] | None:
-    """``(raw, layer)`` of the page's date among its ``(raw, layer)`` candidates: the first that reads
-    as an exact date, else the first relative one, else the first (kept raw, unparsed). A visible date
-    is often rough ("منذ سنتين": counted from an archive capture, months off) or unreadable ("منذ
-    أسابيع") where a ``datetime`` attribute or ClaimReview states the day; a date is never guessed."""
-    fallback: tuple[int, str, str] | None = None
-    for raw, layer in candidates:
-        kind = parse_published(raw, now=now).kind
-        if kind in _EXACT_DATES:
-            return raw, layer
-        rank = 0 if kind == "relative" else 1
-        if fallback is None or rank < fallback[0]:
-            fallback = (rank, raw, layer)
-    return None if fallback is None else (fallback[1], fallback[2])
+    """``(raw, layer)`` of the page's date among its ``(raw, layer)`` candidates: the one
+    :func:`arastance.base.dates.preferred_date` picks (the first exact date, else the first relative
+    one), else the first (kept raw, unparsed). A visible date is often rough ("منذ سنتين": counted from
+    an archive capture, months off) or unreadable ("منذ أسابيع") where a ``datetime`` attribute or
+    ClaimReview states the day; a date is never guessed."""
+    candidates = list(candidates)
+    chosen = preferred_date([raw for raw, _ in candidates], now=now)
+    if chosen is not None:
+        return candidates[chosen[0]]
+    return candidates[0] if candidates else None
 
 
 def _claim_review(review: dict[str, str]) -> dict[str, str | None] | None:

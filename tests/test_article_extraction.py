@@ -133,6 +133,15 @@ def test_relative_dates_count_from_the_moment_given() -> None:
     assert article.published_date == date(2016, 5, 2) and article.published_raw == "منذ يومين"
 
 
+def test_an_exact_date_wins_over_a_relative_stamp_printed_before_it() -> None:
+    # it was: "منذ 9 سنوات" counted from the fetch (2025-06-10 -> 2016-06-10), so a story of 1 March 2016
+    # fell outside its claim's ±2-month window and was dropped
+    stamp = '<time>منذ 9 سنوات</time> | <span class="post-date">1 مارس 2016</span>'
+    page = f'<html><body><article><h1>عنوان</h1>{stamp}<p>{STORY[0]}</p></article></body></html>'
+    article = extract_article(page, now=datetime(2025, 6, 10, 8, 0))
+    assert (article.published_date, article.published_raw) == (date(2016, 3, 1), "1 مارس 2016")
+
+
 def test_a_logo_h1_is_not_the_title() -> None:
     # the site name in the header's logo <h1> was stored as every article's title
     body = "".join(f"<p>{p}</p>" for p in STORY)
