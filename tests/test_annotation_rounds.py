@@ -53,6 +53,29 @@ def test_adjudication_prefers_an_annotator_who_has_not_labelled_the_pair() -> No
     assert sorted(a for _, a in everyone) == POOL  # nobody is fresh: the pool shares the work
 
 
+def test_adjudication_gives_a_pair_back_to_who_released_it_only_when_nobody_else_can_take_it() -> None:
+    short = {f"s{i}": ("ann-1",) for i in range(4)}  # ann-1's label; ann-2 released the pair: one label short
+    released = dict.fromkeys(short, ("ann-2",))
+    out = adjudication_assignment(short, POOL, seed=0, released=released, short=short)
+    assert {a for _, a in out} == {"ann-3"}  # it was: two each to ann-2 and ann-3, the least loaded
+    # two labels differ, the only other annotator released it: one who labelled it decides between them
+    [(_, decider)] = adjudication_assignment({"p": ("ann-1", "ann-2")}, POOL, seed=0, released={"p": ("ann-3",)})
+    assert decider in ("ann-1", "ann-2")
+    # a short pair's stand-in label counts as a second opinion: its labeller would agree with themselves,
+    # so the releaser (back in the pool, nobody else is) takes it
+    back = adjudication_assignment({"s": ("ann-1",)}, ["ann-1", "ann-2"], seed=0, released={"s": ("ann-2",)}, short={"s"})
+    assert back == [("s", "ann-2")]
+    # ann-1 released these pairs from one round and labelled them in a later one: a labeller, not a releaser
+    mixed = {f"m{i}": ("ann-1",) for i in range(4)}
+    out = adjudication_assignment(mixed, ["ann-1", "ann-2"], seed=0, released=dict.fromkeys(mixed, ("ann-1", "ann-2")),
+                                  short=mixed)
+    assert {a for _, a in out} == {"ann-2"}
+    # only its labeller is left: nobody takes it (their second label would make their own label gold), the rest go
+    alone = adjudication_assignment({"s": ("ann-1",), "p": ("ann-1", "ann-2")}, ["ann-1"], seed=0,
+                                    released={"s": ("ann-2",)}, short={"s"})
+    assert alone == [("p", "ann-1")]
+
+
 def _row(annotator: str, label: str, kind: str = "production", minute: int = 0) -> dict:
     return {"annotator_id": annotator, "label": label, "round_kind": kind, "annotated_at": datetime(2021, 1, 1, 0, minute)}
 
@@ -241,6 +264,93 @@ def test_a_release_that_leaves_a_production_pair_one_label_sends_it_to_another_a
         final = adjudicate(wh, cfg, tmp_path / "tasks")
         gold = {r["pair_id"]: (r["label"], r["method"]) for r in wh.query("SELECT * FROM gold_labels")}
     assert (final.gold, final.disputed) == (2, 0) and gold[pairs[1]] == ("discuss", "adjudicated")
+
+
+def _short_pairs_released_by_ann_2(wh: Warehouse, tmp_path: Path, n: int) -> list[str]:
+    """``n`` production pairs given to ann-1 and ann-2, labelled by ann-1; ann-2 released them."""
+    pairs = add_claims(wh, 1, n)
+    add_round(wh, "prod-1", "production", [(p, a) for p in pairs for a in ("ann-1", "ann-2")])
+    _label_as(wh, tmp_path, "prod-1", "ann-1", dict.fromkeys(pairs, "agree"), "2021-03-02T10:00:00Z")
+    assert len(store.release_assignments(wh, "ann-2", None)) == n
+    return pairs
+
+
+def test_adjudication_does_not_give_a_pair_back_to_the_annotator_who_released_it(warehouse: Warehouse, tmp_path: Path) -> None:
+    cfg = load_settings().annotation  # ann-2 is still in the pool
+    pairs = _short_pairs_released_by_ann_2(warehouse, tmp_path, 4)
+    sent = adjudicate(warehouse, cfg, tmp_path / "tasks")
+    # it was: two of the four to ann-2, who had said they would not label them, pending again for good
+    assert {(r["pair_id"], r["annotator_id"]) for r in store.round_tasks(warehouse, "adjudication-1")} == {
+        (p, "ann-3") for p in pairs}
+    assert (sent.short, sent.returned) == (4, 0)
+
+
+def test_a_pair_released_in_an_adjudication_round_goes_to_someone_else_next(warehouse: Warehouse, tmp_path: Path) -> None:
+    from tasks.annotation.workflow import release_annotator
+
+    cfg = load_settings().annotation
+    [pair] = add_claims(warehouse, 1, 1)
+    add_round(warehouse, "prod-1", "production", [(pair, "ann-1"), (pair, "ann-2")])
+    _label_as(warehouse, tmp_path, "prod-1", "ann-1", {pair: "agree"}, "2021-03-02T10:00:00Z")
+    _label_as(warehouse, tmp_path, "prod-1", "ann-2", {pair: "discuss"}, "2021-03-02T11:00:00Z")
+    assert adjudicate(warehouse, cfg, tmp_path / "tasks").new_round is not None
+    assert [r["annotator_id"] for r in store.round_tasks(warehouse, "adjudication-1")] == ["ann-3"]
+    assert release_annotator(warehouse, cfg, "ann-3", "adjudication-1")[0] == 1
+    again = adjudicate(warehouse, cfg, tmp_path / "tasks")
+    assert again.new_round is not None and again.new_round.round == "adjudication-2"
+    # it was: ann-3 again, the only one who had not labelled it; now one of the two labellers decides
+    assert [r["annotator_id"] for r in store.round_tasks(warehouse, "adjudication-2")] in (["ann-1"], ["ann-2"])
+    assert again.returned == 0
+
+
+def test_a_short_pair_whose_pool_holds_only_its_labeller_is_not_adjudicated_by_them(
+        warehouse: Warehouse, tmp_path: Path) -> None:
+    """ann-2 released the pair and left the pool; ann-1's second label would have stood in for the missing
+    one and made ann-1's own label gold ("agreed") on one annotator's word. The pair is listed, sent to
+    nobody; a disputed pair beside it still goes to the adjudication round."""
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+
+    cfg = load_settings().annotation.model_copy(update={"annotators": ["ann-1"]})
+    [pair] = _short_pairs_released_by_ann_2(warehouse, tmp_path, 1)
+    sent = adjudicate(warehouse, cfg, tmp_path / "tasks")  # it was: ann-1 adjudicated it, then gold "agreed"
+    assert (sent.new_round, sent.stranded, sent.short, sent.disputed) == (None, [pair], 0, 1)
+    assert list(store.round_kinds(warehouse)) == ["prod-1"] and warehouse.query("SELECT * FROM gold_labels") == []
+    [other] = add_claims(warehouse, 1, 1, start=1)
+    add_round(warehouse, "prod-2", "production", [(other, "ann-1"), (other, "ann-3")])
+    _label_as(warehouse, tmp_path, "prod-2", "ann-1", {other: "agree"}, "2021-03-03T10:00:00Z")
+    _label_as(warehouse, tmp_path, "prod-2", "ann-3", {other: "discuss"}, "2021-03-03T11:00:00Z")
+    warehouse.close()
+    env = {"COLUMNS": "300", "ARASTANCE_ANNOTATION__ANNOTATORS": '["ann-1"]'}
+    out = CliRunner().invoke(app, ["annotate", "adjudicate"], env=env)
+    assert out.exit_code == 0, out.output
+    assert (f"1 pair(s) a release left one label short were sent to nobody, as annotation.annotators holds only who "
+            f"labelled them ({pair}): add an annotator to the pool and run `annotate adjudicate` again"
+            ) in " ".join(out.output.split())
+    with open_warehouse(load_settings().warehouse) as wh:
+        assert [(r["pair_id"], r["annotator_id"]) for r in store.round_tasks(wh, "adjudication-1")] == [(other, "ann-1")]
+
+
+def test_a_pair_goes_back_to_who_released_it_only_when_nobody_else_is_in_the_pool(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from arastance.cli import app
+
+    env = {"COLUMNS": "300", "ARASTANCE_ANNOTATION__ANNOTATORS": '["ann-1", "ann-2"]'}  # a team of two; ann-2 is back
+    with open_warehouse(load_settings().warehouse) as wh:
+        pairs = add_claims(wh, 1, 2)
+        add_round(wh, "prod-1", "production", [(p, a) for p in pairs for a in ("ann-1", "ann-2")])
+        _label_as(wh, tmp_path, "prod-1", "ann-1", dict.fromkeys(pairs, "agree"), "2021-03-02T10:00:00Z")
+    released = CliRunner().invoke(app, ["annotate", "release", "--annotator", "ann-2"], env=env)
+    assert released.exit_code == 0, released.output
+    assert ("the next round can give them pairs again (an adjudication round gives them back a pair they released "
+            "only when nobody else in the pool can take it)") in " ".join(released.output.split())
+    out = CliRunner().invoke(app, ["annotate", "adjudicate"], env=env)
+    assert out.exit_code == 0, out.output
+    assert "2 of them went back to an annotator who released them" in " ".join(out.output.split())
+    with open_warehouse(load_settings().warehouse) as wh:
+        assert {r["annotator_id"] for r in store.round_tasks(wh, "adjudication-1")} == {"ann-2"}
 
 
 def test_a_pair_released_whole_from_a_round_is_decided_by_the_round_that_hands_it_out_again(

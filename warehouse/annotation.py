@@ -169,6 +169,20 @@ def released_annotators(wh: Warehouse) -> dict[str, int]:
     return {r["pair_id"]: int(r["released"]) for r in wh.query(load_sql("annotation_released_per_pair"))}
 
 
+def releasers_of(wh: Warehouse, pair_ids: Iterable[str]) -> dict[str, set[str]]:
+    """Pair -> annotators who gave up an assignment of it with ``annotate release``, among ``pair_ids``.
+
+    Unlike :func:`released_annotators` (the labels a pair still waits for), every release counts: one
+    from an adjudication round, or from a round that no longer holds the pair, still says the annotator
+    would not label it, so an adjudication round gives it to someone else where it can."""
+    rows = wh.query("SELECT DISTINCT pair_id, annotator_id FROM annotation_releases "
+                    "WHERE pair_id IN (SELECT unnest(?::VARCHAR[]))", [_ids(pair_ids)])
+    out: dict[str, set[str]] = {}
+    for r in rows:
+        out.setdefault(r["pair_id"], set()).add(r["annotator_id"])
+    return out
+
+
 def assigned_annotators(wh: Warehouse) -> dict[str, int]:
     """Pair -> annotators its pilot and production rounds assigned it to: the labels it waits for."""
     return {r["pair_id"]: int(r["annotators"]) for r in wh.query(load_sql("annotation_assigned_per_pair"))}

@@ -55,24 +55,54 @@ def production_assignment(
     return sorted(out)
 
 
-def adjudication_assignment(
-    disputed: Mapping[str, Collection[str]], annotators: Sequence[str], seed: int
-) -> list[Assignment]:
-    """One adjudicator per disputed pair, least loaded first.
+def _adjudicators(pool: Sequence[str], labelled: Collection[str], released: Collection[str],
+                  short: bool) -> list[str]:
+    """Who in ``pool`` may adjudicate a pair: the first of these groups that has anyone (nobody, for a
+    short pair whose pool holds only its labeller).
 
-    Someone who has not labelled the pair is preferred (a fresh third opinion); when the whole
-    pool has labelled it (a pilot pair with no agreement), anyone in the pool adjudicates it,
-    as the adjudication round decides between the labels rather than adding one more.
+    1. who neither labelled nor released it: a fresh opinion;
+    2. who labelled it (a pilot pair the whole pool labelled: the adjudication round decides between
+       the labels rather than adding one more), but not on a ``short`` pair: there the label asked
+       for stands in for the one a release left missing and counts as an ordinary label
+       (:func:`tasks.annotation.gold.decide`), so its labeller would agree with themselves;
+    3. who released it and did not label it: ``annotate release`` said they would not label it, yet
+       keeping them in the pool says they are back, and the pair has nobody else to go to.
+    """
+    fresh = [a for a in pool if a not in labelled and a not in released]
+    labellers = [] if short else [a for a in pool if a in labelled]
+    releasers = [a for a in pool if a in released and a not in labelled]
+    return fresh or labellers or releasers
+
+
+def adjudication_assignment(
+    disputed: Mapping[str, Collection[str]],
+    annotators: Sequence[str],
+    seed: int,
+    *,
+    released: Mapping[str, Collection[str]] | None = None,
+    short: Collection[str] = (),
+) -> list[Assignment]:
+    """One adjudicator per disputed pair (``disputed`` maps it to who labelled it), least loaded first.
+
+    ``released`` maps a pair to who gave it up with ``annotate release``, and ``short`` holds the pairs
+    a release left a label short. Someone who neither labelled nor released the pair is preferred;
+    :func:`_adjudicators` says who takes it when nobody in the pool is fresh. A releaser comes last:
+    given the pair straight back, the annotator who would not label it held it pending again. A short
+    pair that only who labelled it could take gets nobody and is left out: their second label would
+    make their own label gold alone.
     """
     _check_pool(annotators, 1, "adjudication")
+    released = released or {}
     rng = random.Random(seed)
     order = sorted(disputed)
     rng.shuffle(order)
     load = {a: 0 for a in annotators}
     out: list[Assignment] = []
     for pair_id in order:
-        free = [a for a in annotators if a not in disputed[pair_id]] or list(annotators)
-        chosen = _least_loaded(free, load, rng, 1)[0]
+        candidates = _adjudicators(annotators, disputed[pair_id], released.get(pair_id, ()), pair_id in short)
+        if not candidates:
+            continue
+        chosen = _least_loaded(candidates, load, rng, 1)[0]
         load[chosen] += 1
         out.append((pair_id, chosen))
     return sorted(out)

@@ -277,6 +277,8 @@ class AdjudicationResult:
     discussion: int = 0  # pilot pairs waiting for the discussion
     discussion_sheets: list[Path] = field(default_factory=list)
     short: int = 0  # pairs of the new round that a release left short of a label (not disputed)
+    returned: int = 0  # pairs of the new round given back to who released them: nobody else in the pool could take them
+    stranded: list[str] = field(default_factory=list)  # short pairs only their own labeller could take: sent to nobody
 
 
 def _kept_gold(decision: GoldDecision, gold: Mapping[str, Any]) -> GoldDecision:
@@ -338,12 +340,21 @@ def _with_an_adjudicator(wh: Warehouse, kinds: Mapping[str, str], pair_ids: set[
             if kinds[rnd] == "adjudication" and (p, a, rnd) not in labelled}
 
 
+def _given_back(assignments: Sequence[tuple[str, str]], labelled: Mapping[str, Sequence[str]],
+                releasers: Mapping[str, set[str]]) -> int:
+    """How many ``assignments`` give a pair back to an annotator who released it and did not label it:
+    the user is told, as nobody else in the pool could take those pairs and they may wait for good."""
+    return sum(a in releasers.get(p, ()) and a not in labelled[p] for p, a in assignments)
+
+
 def adjudicate(
     wh: Warehouse, cfg: AnnotationSettings, out_dir: Path, *, now: datetime | None = None
 ) -> AdjudicationResult:
     """Store gold labels, put disputed pilot pairs on their round's discussion sheet, and send
     other disputed pairs (and those a release left short of a label) not yet with an adjudicator
-    to another annotator.
+    to another annotator: one who did not release it where the pool has one
+    (:func:`tasks.annotation.assignment.adjudication_assignment`). A pair a release left short that only
+    its own labeller could take is sent to nobody and listed (``stranded``): the other pairs still go.
 
     The discussion sheets are read back before the round is stored and written with its files, so
     a sheet a spreadsheet saved in a form that cannot be read stops the run before it creates a
@@ -354,11 +365,15 @@ def adjudicate(
     undecided = {d.pair_id: d.annotators for d in decisions if d.status == "disputed"}
     with_adjudicator = _with_an_adjudicator(wh, kinds, set(undecided))
     disputed = {p: who for p, who in undecided.items() if p not in with_adjudicator}
+    short = {d.pair_id for d in decisions if d.missing > 0 and d.pair_id in disputed}
+    seed = cfg.assignment_seed + len(kinds)
+    releasers = store.releasers_of(wh, disputed)
+    assignments = adjudication_assignment(disputed, cfg.annotators, seed, released=releasers, short=short) if disputed else []
+    sent = {p for p, _ in assignments}
+    stranded = sorted(set(disputed) - sent)
     new_round = None
-    if disputed:
+    if assignments:
         round_name = store.next_round_name(wh, "adjudication")
-        seed = cfg.assignment_seed + len(kinds)
-        assignments = adjudication_assignment(disputed, cfg.annotators, seed)
         with round_with_its_files(wh, out_dir / round_name):
             created = store.create_round(
                 wh, round_name=round_name, kind="adjudication", seed=seed, annotators=cfg.annotators,
@@ -366,15 +381,18 @@ def adjudicate(
             )
             files = write_round_files(wh, round_name, out_dir)
             written = write_sheets(sheets)
-        new_round = RoundExport(round_name, "adjudication", len(disputed), created, out_dir / round_name, files)
+        new_round = RoundExport(round_name, "adjudication", len(sent), created, out_dir / round_name, files)
     else:
         written = write_sheets(sheets)
+    if stranded:
+        log.warning("pairs a release left a label short have nobody to go to: the pool holds only who labelled them",
+                    extra={"pairs": len(stranded), "pair_ids": stranded[:20], "annotators": list(cfg.annotators)})
     count = decision_counts(decisions)
     log.info("gold labels decided", extra={**count, "adjudication_round": new_round.round if new_round else None,
                                            "discussion_sheets": [str(p) for p in written]})
     return AdjudicationResult(
         decisions, count["gold"], count["disputed"], count["pending"], new_round, count["discussion"], written,
-        short=sum(d.missing > 0 for d in decisions if d.pair_id in disputed),
+        short=len(short & sent), returned=_given_back(assignments, disputed, releasers), stranded=stranded,
     )
 
 

@@ -170,7 +170,16 @@ def adjudicate_cmd(
         sent = (f"{r.pairs} pair(s) sent to another annotator: {r.pairs - result.short} disputed, {result.short} short "
                 "of a label after a release" if result.short else f"{r.pairs} disputed pair(s) sent to a third annotator")
         console.print(assembled("round ", (r.round, "bold"), f": {sent}"))
+        if result.returned:
+            console.print(f"{result.returned} of them went back to an annotator who released them, as nobody else in "
+                          "annotation.annotators could take them: if they will still not label them, add an annotator "
+                          "to the pool, release them again and run `annotate adjudicate`")
         print_table([{"file": str(p)} for p in r.files], title=f"Files in {r.directory}")
+    if result.stranded:
+        shown = ", ".join(result.stranded[:5]) + (", ..." if len(result.stranded) > 5 else "")
+        console.print(f"{len(result.stranded)} pair(s) a release left one label short were sent to nobody, as "
+                      f"annotation.annotators holds only who labelled them ({shown}): add an annotator to the pool "
+                      "and run `annotate adjudicate` again")
 
 
 @annotate_app.command("release")
@@ -196,7 +205,8 @@ def release(
                       "not gold, and `annotate adjudicate` sends them to another annotator")
     if annotator in s.annotation.annotators:
         console.print(f"{annotator} is still in annotation.annotators: take them out of the pool, or the next "
-                      "round (adjudication included) can give them pairs again")
+                      "round can give them pairs again (an adjudication round gives them back a pair they released "
+                      "only when nobody else in the pool can take it)")
 
 
 @annotate_app.command("discuss")
