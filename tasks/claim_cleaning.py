@@ -40,6 +40,8 @@ _FOREIGN_LETTER = re.compile(r"[^\W\d_\u0600-\u06ff\u0750-\u077f]")
 # "{name}" in a pattern: the part of that name ([parts]). Lower-case names only, so a quantifier
 # ("{0,5}") or a named character ("\N{EM DASH}") is never taken for one.
 _PART_REFERENCE = re.compile(r"\{([a-z_]+)\}")
+# "\g<name>" in a framing's replacement: what its pattern's group of that name matched.
+_GROUP_REFERENCE = re.compile(r"\\g<(\w+)>")
 
 
 class PatternConfigError(ValueError):
@@ -48,7 +50,8 @@ class PatternConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Framing:
-    """One debunk framing: where it sits, what it matches and what replaces it."""
+    """One debunk framing: where it sits, what it matches and what replaces it (``replace`` may name
+    the pattern's groups as ``\\g<name>``)."""
 
     name: str
     regex: re.Pattern[str]
@@ -139,7 +142,23 @@ def _compile(where: str, index: int, entry: object, source: Path, parts: dict[st
         regex = re.compile(anchor + fold(pattern), re.IGNORECASE)
     except re.error as exc:
         raise PatternConfigError(f"{source}: [[{where}]] {entry['name']!r} has an invalid pattern: {exc}") from exc
-    return Framing(str(entry["name"]), regex, fold(str(entry.get("replace", ""))))
+    replace = fold(str(entry.get("replace", "")))
+    for group in _GROUP_REFERENCE.findall(replace):
+        if group not in regex.groupindex:
+            raise PatternConfigError(
+                f"{source}: [[{where}]] {entry['name']!r} replaces with \\g<{group}>, a group its pattern does not name"
+            )
+    return Framing(str(entry["name"]), regex, replace)
+
+
+def _any_prefix(prefixes: tuple[Framing, ...], source: Path) -> re.Pattern[str]:
+    """All prefixes as one anchored alternation, each framing's match in group ``p<i>``."""
+    try:
+        return re.compile(
+            "^(?:" + "|".join(f"(?P<p{i}>{f.regex.pattern[1:]})" for i, f in enumerate(prefixes)) + ")", re.IGNORECASE
+        )
+    except re.error as exc:  # the one error that each framing's own compile lets through
+        raise PatternConfigError(f"{source}: two [[prefix]] framings name the same group: {exc}") from exc
 
 
 @lru_cache(maxsize=8)
@@ -154,14 +173,12 @@ def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
     suffixes = tuple(_compile("suffix", i, e, path, parts) for i, e in enumerate(data.get("suffix", [])))
     if not prefixes:
         raise PatternConfigError(f"{path}: no [[prefix]] framings")
+    any_prefix = _any_prefix(prefixes, path)
     review = data.get("review", {})
     try:
         multimedia = re.compile(fold(_expand(data["multimedia"]["pattern"], parts, "[multimedia]", path)), re.IGNORECASE)
         words = [fold(w) for w in review["residual_framing"]]
         residual = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)")
-        any_prefix = re.compile(
-            "^(?:" + "|".join(f"(?P<p{i}>{f.regex.pattern[1:]})" for i, f in enumerate(prefixes)) + ")", re.IGNORECASE
-        )
         return DebunkPatterns(
             prefixes=prefixes,
             any_prefix=any_prefix,
@@ -232,6 +249,13 @@ def _first_suffix(patterns: DebunkPatterns, folded: str) -> tuple[Framing, re.Ma
     return None
 
 
+def _replacement(framing: Framing, m: re.Match[str], current: str) -> str:
+    """What takes the place of the framing's match: its ``replace``, with each ``\\g<name>`` given
+    what that group matched in ``current``. The match ran on the folded text, which keeps every
+    position, so the group's span in ``current`` is in the post's own spelling ("وزير الصحة")."""
+    return _GROUP_REFERENCE.sub(lambda ref: current[m.start(ref[1]) : m.end(ref[1])], framing.replace)
+
+
 def strip_framing(current: str, patterns: DebunkPatterns) -> tuple[str, tuple[str, ...]]:
     """Remove debunk framings from both ends of a display text; return the rest and the rules used.
 
@@ -245,7 +269,7 @@ def strip_framing(current: str, patterns: DebunkPatterns) -> tuple[str, tuple[st
             hit = find(patterns, fold(current))
             if hit is not None:
                 framing, m = hit
-                current = _strip_edges(current[: m.start()] + framing.replace + current[m.end():])
+                current = _strip_edges(current[: m.start()] + _replacement(framing, m, current) + current[m.end():])
                 used.append(framing.name)
                 changed = True
         if not changed:
