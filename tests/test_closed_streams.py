@@ -94,3 +94,12 @@ def test_a_closed_stream_is_held_on_dev_null_for_files_children_and_progress_bar
         assert done.returncode == 0, done.stderr
         fd, child, total, seen = report.read_text(encoding="utf-8").split(" ", 3)
         assert int(fd) > 2 and (child, total, seen) == ("0", "3", closed)
+
+
+def test_retrieve_compare_stops_with_stdout_closed_only_when_its_report_is_printed(tmp_path: Path) -> None:
+    open_warehouse(tmp_path / "data" / "warehouse.duckdb").close()
+    done = _arastance(">&-", "retrieve", "compare")  # it was: rc 0, the comparison printed to nowhere
+    assert (done.returncode, done.stderr) == (
+        2, CLOSED_STDOUT + "give --out FILE, or run it with standard output open, e.g. > FILE\n")
+    written = _arastance(">&-", "retrieve", "compare", "--out", str(tmp_path / "report.md"))
+    assert "no claim has been searched by every backend compared" in written.stderr  # it goes on to compare

@@ -81,6 +81,8 @@ def compare(
     from tasks.search.compare import compare_backends
     from warehouse.backend_comparison import article_dates, cache_keys, claim_queries, stored_hits
 
+    if out is None:  # the report is only printed
+        require_stdout("give --out FILE, or run it with standard output open, e.g. > FILE")
     s = settings()
     for name in backend or []:
         if name not in BACKENDS:
