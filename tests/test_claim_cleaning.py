@@ -389,7 +389,8 @@ def test_framings_share_named_parts_and_a_claim_left_opening_with_a_linker_goes_
 @pytest.mark.parametrize(
     ("published", "rule"),
     [
-        # any verb that carries the pronoun of what was circulated, not only the listed ones
+        # a verb of circulation or saying that carries the pronoun of what was circulated, attached
+        # in any person ("نقلته / ينقلونه / تناقلوه") or after "عن / ب / ل" ("أعلن عنه / روجت له")
         ("لا صحة لما نقلته وسائل الإعلام عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
         ("لا صحة لما تناولته بعض المواقع عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
         ("لا صحة لما بثته قناة الجزيرة عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
@@ -399,6 +400,29 @@ def test_framings_share_named_parts_and_a_claim_left_opening_with_a_linker_goes_
         ("لا صحة لما ينقلونه عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
         ("لا صحة لما صرح به مصدر مجهول بشأن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
         ("لا صحة لما أعلن عنه أحد الحسابات حول زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما روجت له بعض الصفحات عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما يروجون له حول زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما تحدثت عنه بعض المواقع من زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما كشفت عنه إحدى الصحف بشأن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما أدلى به مصدر مجهول بشأن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما أفادت به بعض المواقع بشأن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما أشاعته بعض الصفحات عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما سربه أحد الحسابات بشأن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما أثاره البعض حول زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما تناقلوه عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما ينقلونها عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما أوردته بعض المواقع عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما ذكره أحد الحسابات عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما قاله أحد النشطاء عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما رواه أحد النشطاء عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما ادعاه أحد النشطاء عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما يدعونه عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما زعمه أحد النشطاء حول زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما بثه أحد الحسابات عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما نشره أحد الحسابات عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما تداوله رواد مواقع التواصل عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما روت الصحف عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        ("لا صحة للأنباء التي روجت لها الصفحات عن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
         # a passive verb of reporting, with or without its vowels
         ("لا صحة لما نُقل بشأن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
         ("لا صحة لما نقل على مواقع التواصل بشأن زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
@@ -444,6 +468,35 @@ def test_any_verb_of_reporting_opens_a_framing(published: str, rule: str) -> Non
     ],
 )
 def test_a_word_that_only_looks_like_a_verb_of_reporting_opens_no_framing(published: str, claim: str, status: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == (claim, status)
+
+
+@pytest.mark.parametrize(
+    ("published", "claim", "status"),
+    [
+        # the pronoun refers back to "ما" whatever the verb: a verb that is not of circulation or saying
+        # is the claim's own, and its subject is what the claim is about: left whole for a person
+        ("لا صحة لما تعرض له الرئيس من محاولة اغتيال", "لا صحة لما تعرض له الرئيس من محاولة اغتيال", "review"),
+        ("لا صحة لما أصيب به اللاعب محمد صلاح من كسر في القدم",
+         "لا صحة لما أصيب به اللاعب محمد صلاح من كسر في القدم", "review"),
+        ("لا صحة لما قامت به الشرطة من اعتقال للصحفيين", "لا صحة لما قامت به الشرطة من اعتقال للصحفيين", "review"),
+        ("لا صحة لما يتعرض له المعتقلون من تعذيب في السجون", "لا صحة لما يتعرض له المعتقلون من تعذيب في السجون",
+         "review"),
+        ("غير صحيح ما تعرض له الطفل من اعتداء في المدرسة", "غير صحيح ما تعرض له الطفل من اعتداء في المدرسة", "review"),
+        ("لا صحة لما تضمنه القرار من فرض ضرائب جديدة", "لا صحة لما تضمنه القرار من فرض ضرائب جديدة", "review"),
+        ("لا صحة للأنباء التي تعرض لها الرئيس من محاولة اغتيال",
+         "لا صحة للأنباء التي تعرض لها الرئيس من محاولة اغتيال", "review"),
+        # after "حقيقة / نفي" alone the clause stays whole, its subject with it
+        ("حقيقة ما تعرضت له الفنانة من اعتداء في القاهرة", "ما تعرضت له الفنانة من اعتداء في القاهرة", "active"),
+        ("نفي ما تعرض له الرئيس من محاولة اغتيال", "ما تعرض له الرئيس من محاولة اغتيال", "active"),
+        # "نسب" names whom the words were ascribed to after "إلى": with no "أن" after the speaker what
+        # was said is not given (quoted_speaker), and the speaker is not cut as a publisher
+        ("لا صحة لما نسبته بعض المواقع إلى وزير الصحة بشأن إغلاق المدارس",
+         "لا صحة لما نسبته بعض المواقع إلى وزير الصحة بشأن إغلاق المدارس", "review"),
+    ],
+)
+def test_a_verb_that_is_not_of_reporting_keeps_the_claims_subject(published: str, claim: str, status: str) -> None:
     cleaned = clean_claim(published, veracity="false")
     assert (cleaned.cleaned_text, cleaned.status) == (claim, status)
 
