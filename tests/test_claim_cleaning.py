@@ -501,6 +501,20 @@ def test_a_verb_that_is_not_of_reporting_keeps_the_claims_subject(published: str
     assert (cleaned.cleaned_text, cleaned.status) == (claim, status)
 
 
+@pytest.mark.parametrize("published", [
+    "لا صحة لما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس",  # it was: "وزير الصحة بشأن إغلاق المدارس", active
+    "لا صحة لما رواه أحد الحسابات عن الوزير حول إغلاق المدارس",
+    "غير صحيح ما يتم تداوله عن الوزير حول إغلاق المدارس",
+])
+def test_whom_a_report_is_about_then_its_topic_is_left_whole(published: str) -> None:
+    """After "عن" the report names a person, then "بشأن / حول" its topic: no claim is stated, and cut at
+    "عن" the person and the topic were stored as one."""
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == (published, "review")
+    assert clean_claim("لا صحة لما نقلته وسائل الإعلام عن زيادة أسعار الخبز", veracity="false").cleaned_text == (
+        "زيادة أسعار الخبز")  # what was reported, with no topic after it, is still the claim
+
+
 @pytest.mark.parametrize(
     ("published", "claim", "rule"),
     [
