@@ -1,14 +1,16 @@
 """Middlewares of the site spiders: retries that back off exponentially instead of hammering a failing
-site, a hold on a host that asked to be left alone, and a cap on the claim pages a sample crawl
-(``arastance sites check``) asks a site for."""
+site, a hold on a host that asked to be left alone, a cap on the claim pages a sample crawl
+(``arastance sites check``) asks a site for, and basic authentication for a configured URL that
+carries ``user:password@`` (a mirror or an archive behind a password)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
 from time import monotonic
+from urllib.parse import urlsplit
 
-from scrapy import Request, signals
+from scrapy import Request, Spider, signals
 from scrapy.core.downloader import Slot
 from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
@@ -20,8 +22,10 @@ from scrapy.utils.asyncio import call_later
 from twisted.internet.error import ConnectionLost
 from twisted.internet.error import ConnectionRefusedError as TxConnectionRefusedError
 from twisted.web.client import ResponseFailed
+from w3lib.http import basic_auth_header
 
 from arastance.base.retry_after import retry_after_s
+from arastance.base.secrets import split_url_credentials
 from arastance.logging import get_logger
 
 log = get_logger(__name__)
@@ -212,3 +216,44 @@ class DetailRequestCap(BaseSpiderMiddleware):
             log.info("claim-page cap reached: no further claim pages or listing pages are requested",
                      extra={"spider": getattr(self.crawler.spider, "name", None), "limit": self.limit})
         return request
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """``(scheme, host, port)`` of ``url``, the default port written out: what credentials are bound to."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme)
+
+
+def credentials_kept(spider: Spider, url: str) -> str:
+    """``url`` without its ``user:password@``, which :class:`UrlCredentials` sends as basic authentication
+    to ``url``'s origin for the rest of ``spider``'s crawl.
+
+    A spider must request, record and log its configured URLs without their credentials: Scrapy took
+    ``user:password@host`` for the host (every request failed), and each page was stored and logged
+    under a URL holding the password.
+    """
+    bare, credentials = split_url_credentials(url)
+    if credentials is not None:
+        spider.__dict__.setdefault("url_credentials", {})[_origin(bare)] = basic_auth_header(*credentials)
+    return bare
+
+
+class UrlCredentials:
+    """Adds the ``Authorization`` header kept by :func:`credentials_kept` to each request for that origin
+    (only there: a redirect elsewhere gets none, and Scrapy drops the header on one)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> "UrlCredentials":
+        return cls(crawler)
+
+    def process_request(self, request: Request) -> None:
+        header = getattr(self.crawler.spider, "url_credentials", {}).get(_origin(request.url))
+        if header is not None and b"Authorization" not in request.headers:
+            request.headers[b"Authorization"] = header

@@ -13,7 +13,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 REDACTED = "****"
 _secrets: set[str] = set()
@@ -51,6 +51,22 @@ def hide_url_passwords(text: str) -> str:
     its password in the URL itself, unlike a key, which has a setting of its own that is masked whole.
     """
     return _URL_PASSWORD.sub(lambda m: f"{m['user']}:{REDACTED}@", text)
+
+
+def split_url_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
+    """``url`` without its ``user:password@``, and that user and password percent-decoded (None when it
+    carries none).
+
+    A configured URL's credentials are the operator's, not part of any address: a crawl that requested
+    ``http://user:password@host/`` failed (Scrapy reads the userinfo as the host), stored the URL as the
+    page's, and named it in its log; the crawlers send them as basic authentication instead.
+    """
+    parts = urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not at:
+        return url, None
+    user, _, password = userinfo.partition(":")
+    return urlunsplit(parts._replace(netloc=host)), (unquote(user), unquote(password))
 
 
 def url_passwords(text: str) -> list[str]:

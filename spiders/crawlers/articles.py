@@ -46,6 +46,7 @@ from arastance.base.text_files import MAX_LINE_BYTES
 from arastance.base.urls import UrlError, canonicalize_url, mirror_url
 from arastance.logging import get_logger
 from spiders.article_extraction import extract_article
+from spiders.middlewares import credentials_kept
 
 log = get_logger(__name__)
 
@@ -136,9 +137,10 @@ class ArticleSpider(scrapy.Spider):
                  archive_days: str = "", *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.urls = read_url_list(Path(urls_file))
-        self.mirror_base = mirror_base or None
-        self.archive_url = archive_url or None
-        self.availability_url = availability_url or None
+        # requested, recorded and logged without their user:password@, which go as basic authentication
+        self.mirror_base = credentials_kept(self, mirror_base) if mirror_base else None
+        self.archive_url = credentials_kept(self, archive_url) if archive_url else None
+        self.availability_url = credentials_kept(self, availability_url) if availability_url else None
         self.archive_days = read_archive_days(Path(archive_days)) if archive_days else {}
 
     async def start(self) -> AsyncIterator[scrapy.Request]:

@@ -53,6 +53,7 @@ from spiders.discovery import (METHODS, DiscoveryError, parse_feed, parse_sitema
                                wp_rest_total_pages)
 from spiders.extraction import extract_detail, extract_listing, parse_failure
 from spiders.items import claim_item, page_fetched, page_item
+from spiders.middlewares import credentials_kept
 from spiders.site_urls import SiteUrls
 
 log = get_logger(__name__)
@@ -158,7 +159,7 @@ class SiteSpider(scrapy.Spider):
             raise ValueError("archive mode needs -a captures=FILE and -a archive_url=URL")
         self.mode = mode
         self.captures = read_captures(captures) if mode == "archive" and captures else []
-        self.archive_url = archive_url
+        self.archive_url = credentials_kept(self, archive_url) if archive_url else None
         self.archive_days = archive_days() if mode == "archive" else None
         order = tuple(m.strip() for m in discovery.split(",")) if discovery else self.config.discovery
         unknown = [m for m in order if m not in METHODS]
@@ -180,6 +181,7 @@ class SiteSpider(scrapy.Spider):
             base = spider.config.canonical_base  # archived pages are read as the real site's
         if not base:
             raise ValueError(f"no base URL for site {spider.name!r}: set sites.{spider.name} or -a base_url=...")
+        base = credentials_kept(spider, base)
         spider.urls = SiteUrls(base if base.endswith("/") else base + "/", spider.config.canonical_base)
         # Keys stored before a capture's http://www. canonical link was put on canonical_base still
         # name a known post: read them as today's keys, so a re-crawl adds no second claim.

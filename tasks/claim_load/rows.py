@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar
 from arastance.base.arabic import normalize
 from arastance.base.dates import parse_published
 from arastance.base.ids import content_hash, stable_id
+from arastance.base.secrets import split_url_credentials
 from arastance.base.sites import site_base_url
 from arastance.base.staging import CLAIMS_FILE, PAGES_FILE, SITES, StagedClaim, StagedPage, StagingError
 from arastance.base.urls import UrlError, canonicalize_url
@@ -204,11 +205,13 @@ def prepared_claims(staged: StagedRunStream, page_ids: set[str], patterns: Debun
 
 
 def source_rows(settings: Settings) -> list[dict[str, Any]]:
-    """The registered sites, with the base URLs the spiders start from."""
+    """The registered sites, with the base URLs the spiders start from, without the ``user:password@`` of a
+    site behind basic authentication: every SQL user reads the table, and the password is the operator's."""
     return [
         {
             "source_id": source_id, "name": name, "country": country, "kind": kind,
-            "base_url": site_base_url(settings.sites, source_id), "default_veracity": veracity,
+            "base_url": split_url_credentials(site_base_url(settings.sites, source_id))[0],
+            "default_veracity": veracity,
         }
         for source_id, (name, country, kind, veracity) in SITES.items()
     ]

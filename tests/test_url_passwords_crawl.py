@@ -1,0 +1,142 @@
+"""A configured URL with ``user:password@`` (a site's mirror, an archive, the article mirror behind basic
+authentication): the crawlers send the credentials as basic authentication and request, log and store
+every page under its URL without them. Scrapy took ``user:password@host`` for the host, so every request
+failed, and the page, its error (``invalid hostname: user:password@host``) and ``sources.base_url`` kept
+the password in the warehouse, the crawl log and the Prefect run's log, where the error's form of it
+(no scheme) escaped the redaction."""
+
+from __future__ import annotations
+
+import base64
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from helpers_search import SiteServer, article_page, write_mirror_page
+
+from arastance.base.environment import environment_overridden
+from arastance.base.secrets import split_url_credentials
+from arastance.config import load_settings
+from snapshots.offline import offline_overrides
+from snapshots.server import serve_snapshots
+from tasks.articles import read_fetched, run_article_spider
+from tasks.claim_load.load import load_crawl_run
+from tasks.crawl_runner import run_spider
+from warehouse import open_warehouse
+
+USER, PASSWORD, PASSWORD_IN_URL = "op", "Ses@me", "Ses%40me"  # letters and a sign: unregistered, a URL's form only
+FAST = {"DOWNLOAD_DELAY": 0, "AUTOTHROTTLE_ENABLED": False, "RETRY_TIMES": 1, "RETRY_BACKOFF_BASE": 0.01}
+
+
+class BasicAuthGate:
+    """A server on 127.0.0.1 passing each GET on to ``upstream`` when it carries the basic authentication
+    of ``USER``/``PASSWORD`` (401 otherwise), as a mirror behind a password does; ``required`` off, it
+    passes every GET on. It records the ``Authorization`` header of each request."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.required = True
+        self.authorizations: list[str | None] = []
+        gate = self
+        expected = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the server's name
+                gate.authorizations.append(self.headers.get("Authorization"))
+                if gate.required and self.headers.get("Authorization") != expected:
+                    self._answer(401, b"", "text/plain", {"WWW-Authenticate": 'Basic realm="mirror"'})
+                    return
+                try:
+                    with urllib.request.urlopen(gate.upstream + self.path) as answer:  # noqa: S310 (loopback)
+                        self._answer(answer.status, answer.read(), answer.headers.get("Content-Type", "text/html"))
+                except urllib.error.HTTPError as exc:
+                    self._answer(exc.code, exc.read(), exc.headers.get("Content-Type", "text/html"))
+
+            def _answer(self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
+                self.send_response(status)
+                for name, value in {"Content-Type": ctype, "Content-Length": str(len(body)), **(headers or {})}.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+
+    def url(self, path: str, *, credentials: bool = True) -> str:
+        userinfo = f"{USER}:{PASSWORD_IN_URL}@" if credentials else ""
+        return f"http://{userinfo}127.0.0.1:{self.httpd.server_address[1]}/{path}"
+
+    @contextmanager
+    def running(self) -> Iterator[BasicAuthGate]:
+        thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+            thread.join()
+
+
+def _password_shown(text: str) -> bool:
+    return PASSWORD in text or PASSWORD_IN_URL in text
+
+
+def test_a_url_is_split_from_its_credentials_percent_decoded() -> None:
+    assert split_url_credentials("http://op:Ses%40me@127.0.0.1:8000/norumors/?a=b") == \
+        ("http://127.0.0.1:8000/norumors/?a=b", ("op", "Ses@me"))
+    assert split_url_credentials("https://u@x.com/") == ("https://x.com/", ("u", ""))
+    assert split_url_credentials("https://x.com/a@b") == ("https://x.com/a@b", None)
+
+
+def _crawl_and_load(incremental: bool) -> tuple[Any, dict[str, Any]]:
+    settings = load_settings()
+    result = run_spider("norumors", settings, incremental=incremental, timeout_s=120)
+    with open_warehouse(settings.warehouse) as wh:
+        load_crawl_run(wh, result.run_dir, settings=settings)
+        stored = {
+            "claims": wh.scalar("SELECT count(*) FROM claims"),
+            "urls": wh.scalar("SELECT count(DISTINCT url) FROM raw_pages"),
+            "texts": [str(v) for row in wh.query("SELECT url, parse_error FROM raw_pages UNION ALL "
+                                                 "SELECT base_url, name FROM sources") for v in row.values()],
+        }
+    return result, stored
+
+
+def test_a_site_behind_basic_authentication_is_crawled_and_stored_without_its_password(tmp_path: Path) -> None:
+    """The same pages crawled without credentials (the gate open) are the same pages, not new ones."""
+    with serve_snapshots() as server, BasicAuthGate(server.base_url).running() as gate:
+        site = server.site_url("norumors").removeprefix(server.base_url)
+        with environment_overridden({**offline_overrides(server), "ARASTANCE_SITES__NORUMORS": gate.url(site)}):
+            result, first = _crawl_and_load(incremental=False)
+        gate.required = False
+        with environment_overridden({**offline_overrides(server),
+                                     "ARASTANCE_SITES__NORUMORS": gate.url(site, credentials=False)}):
+            _, second = _crawl_and_load(incremental=False)
+    assert result.summary["items"] > 0 and first["claims"] == result.summary["items"]
+    assert gate.authorizations[0] is not None and len(set(gate.authorizations[:result.summary["pages"]])) == 1
+    assert not any(_password_shown(text) for text in first["texts"])
+    assert "http://127.0.0.1:" in " ".join(first["texts"])  # sources.base_url: the mirror, without credentials
+    shown = [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix in (".log", ".out", ".jsonl", ".json")
+             and _password_shown(p.read_text(encoding="utf-8", errors="replace"))]
+    assert shown == []
+    assert second["claims"] == first["claims"] and second["urls"] == first["urls"]
+
+
+def test_the_article_mirror_behind_basic_authentication_is_fetched_and_recorded_without_its_password(
+        tmp_path: Path) -> None:
+    url = "https://news.example.com/2016/05/medicine-stocks/"
+    write_mirror_page(tmp_path / "site", url, article_page("الصحة تنفي نقص الأدوية", ["نص " * 30]))
+    with SiteServer(tmp_path / "site").running() as site, BasicAuthGate(site.base_url).running() as gate:
+        out = run_article_spider([url], tmp_path / "run", mirror_base=gate.url(""), scrapy_settings=FAST)
+    [record] = read_fetched(out)
+    assert record["fetch_error"] is None and record["title"] == "الصحة تنفي نقص الأدوية"
+    assert record["fetch_url"] == gate.url("mirror/news.example.com/2016/05/medicine-stocks/", credentials=False)
+    assert not _password_shown((tmp_path / "run" / "scrapy.log").read_text(encoding="utf-8"))
