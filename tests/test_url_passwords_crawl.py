@@ -140,3 +140,34 @@ def test_the_article_mirror_behind_basic_authentication_is_fetched_and_recorded_
     assert record["fetch_error"] is None and record["title"] == "الصحة تنفي نقص الأدوية"
     assert record["fetch_url"] == gate.url("mirror/news.example.com/2016/05/medicine-stocks/", credentials=False)
     assert not _password_shown((tmp_path / "run" / "scrapy.log").read_text(encoding="utf-8"))
+
+
+def test_passwords_stored_before_the_fix_are_hidden_by_the_upgrade(tmp_path: Path) -> None:
+    """A warehouse written by a crawl of a URL with ``user:password@`` before the crawlers sent it as basic
+    authentication: its ``sources.base_url`` (never rewritten: insert-or-ignore) and its failed pages held the
+    password for every SQL user."""
+    from datetime import datetime
+
+    from warehouse.migrate import apply_migrations
+
+    secret_url = f"http://{USER}:{PASSWORD_IN_URL}@127.0.0.1:8000/norumors/"
+    with open_warehouse(tmp_path / "old.duckdb", migrate=False) as wh:
+        apply_migrations(wh, up_to=81)
+        wh.insert_rows("sources", [{"source_id": "norumors", "name": "Norumors", "kind": "fact_check",
+                                    "base_url": secret_url, "default_veracity": "false"},
+                                   {"source_id": "reuters", "name": "Reuters", "kind": "news",
+                                    "base_url": "https://www.reuters.com/?q=a@b", "default_veracity": "true"}])
+        when = datetime(2026, 12, 1)
+        wh.insert_rows("raw_pages", [
+            {"page_id": "failed", "url": secret_url, "fetched_at": when, "content_hash": "", "parse_status": "failed",
+             "parse_error": f"fetch_error: ValueError: invalid hostname: {USER}:{PASSWORD_IN_URL}@127.0.0.1"},
+            {"page_id": "fine", "url": "http://127.0.0.1:8000/norumors/", "fetched_at": when, "content_hash": "",
+             "parse_status": "failed", "parse_error": "fetch_error: 404"}])
+        assert apply_migrations(wh) == [82]
+        sources = dict(wh.con.execute("SELECT source_id, base_url FROM sources").fetchall())
+        pages = {r[0]: r[1:] for r in wh.con.execute("SELECT page_id, url, parse_error FROM raw_pages").fetchall()}
+    assert sources == {"norumors": "http://127.0.0.1:8000/norumors/", "reuters": "https://www.reuters.com/?q=a@b"}
+    assert pages == {
+        "failed": (f"http://{USER}:****@127.0.0.1:8000/norumors/",
+                   f"fetch_error: ValueError: invalid hostname: {USER}:****@127.0.0.1"),
+        "fine": ("http://127.0.0.1:8000/norumors/", "fetch_error: 404")}
