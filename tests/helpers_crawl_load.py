@@ -31,6 +31,7 @@ class StagedPost:
     category: str | None = "صحة"
     claim_review: dict[str, Any] | None = None
     fetched_at: str = "2018-03-10T12:00:00+00:00"
+    captured_at: str | None = None  # a page read from a web archive: when the archive captured it
     html: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -64,6 +65,7 @@ def write_run(
             "run_id": run_id, "page_id": page_id, "url": url, "source_id": source_id,
             "fetched_at": post.fetched_at, "http_status": 200, "content_hash": digest,
             "html_file": html_file, "parse_status": "ok", "parse_error": None,
+            **({"original_url": url, "captured_at": post.captured_at} if post.captured_at else {}),
         })
         claims.append({
             "run_id": run_id, "source_id": source_id, "url": url, "title": post.title,

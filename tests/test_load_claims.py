@@ -65,6 +65,18 @@ def test_load_stores_pages_claims_run_and_sources(warehouse: Warehouse, tmp_path
     assert len(failed) == 2 and failed[0]["html_zlib"] is None and failed[0]["http_status"] == 500
 
 
+def test_an_archived_claims_relative_date_is_counted_from_the_capture(warehouse: Warehouse, tmp_path: Path) -> None:
+    """A staging run written before the parser read "منذ 15 يوماً" is dated at load, as ``reparse`` dates it: an
+    archived page from the capture, a live one from the fetch."""
+    undated = {"published_raw": "منذ 15 يوماً", "published_date": None, "fetched_at": "2025-06-10T08:00:00+00:00"}
+    posts = [StagedPost("/2016/03/archived-1/", "شائعة: إغلاق المدارس في دبي لمدة أسبوعين", "المدارس",
+                        captured_at="2016-03-01T10:00:00+00:00", **undated),
+             StagedPost("/2025/06/live-2/", "شائعة: رفع أسعار الوقود بنسبة 40 بالمئة", "الوقود", **undated)]
+    load_crawl_run(warehouse, write_run(tmp_path / "araanews-archive", "araanews", posts))
+    dates = {r["url"].rsplit("/", 2)[-2]: r["published_date"] for r in warehouse.query("SELECT url, published_date FROM claims")}
+    assert dates == {"archived-1": date(2016, 2, 15), "live-2": date(2025, 5, 26)}  # it was: 2025-05-26 for both
+
+
 def test_loading_the_same_run_twice_adds_nothing(warehouse: Warehouse, tmp_path: Path) -> None:
     run = write_run(tmp_path / "araanews-1", "araanews", ARAANEWS_POSTS)
     load_crawl_run(warehouse, run)

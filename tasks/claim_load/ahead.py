@@ -35,7 +35,7 @@ def _prepare_to_files(run_dir: str, patterns: DebunkPatterns, noun_phrases: str,
     """The worker: every batch of prepared claims into ``out`` in order, or the error that stopped it."""
     try:
         staged = open_staging_run(Path(run_dir))
-        page_ids = {page.page_id for _, page in staged.pages()}
+        page_ids = {page.page_id: page.captured_at for _, page in staged.pages()}
         for i, batch in enumerate(prepared_claims(staged, page_ids, patterns, noun_phrases)):  # type: ignore[arg-type]
             part = Path(out) / f"batch-{i:06d}.part"
             part.write_bytes(pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))

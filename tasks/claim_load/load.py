@@ -31,7 +31,7 @@ from arastance.progress import Progress
 from tasks.claim_load.ahead import AHEAD_FROM, claims_prepared_ahead
 from tasks.claim_load.clusters import refresh_clusters
 from tasks.claim_load.rows import page_row_batches, patterns_from, prepared_claims, source_rows, utc_naive, with_override
-from tasks.claim_load.staged import StagedRunStream, count_lines, open_staging_run
+from tasks.claim_load.staged import RunPages, StagedRunStream, count_lines, open_staging_run
 from tasks.stage_locks import stage_lock, warehouse_locks
 from warehouse import Warehouse
 from warehouse import claims as claims_db
@@ -118,7 +118,7 @@ def _load(wh: Warehouse, run_dir: Path, s: Settings) -> LoadReport:
     patterns = patterns_from(s)
     report = LoadReport(run_id=staged.run.run_id, source_id=staged.run.source_id, run_dir=staged.run_dir, already_loaded=False)
     seen: set[str] = set()
-    page_ids: set[str] = set()
+    page_ids: RunPages = {}
     statuses: Counter[str] = Counter()
     dropped: Counter[str] = Counter({k: v for k, v in staged.run.dropped.items() if v})
     veracity = SITES[staged.run.source_id][3]

@@ -25,7 +25,7 @@ from arastance.base.staging import CLAIMS_FILE, PAGES_FILE, SITES, StagedClaim, 
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.config import Settings
 from tasks.claim_cleaning import DEFAULT_PATTERNS_PATH, DebunkPatterns, clean_claim, load_patterns
-from tasks.claim_load.staged import StagedRunStream
+from tasks.claim_load.staged import RunPages, StagedRunStream
 from tasks.page_bodies import BodyError, gzip_to_zlib
 
 #: Rows per write batch: memory holds one batch of page bodies, or of claims, at a time.
@@ -59,11 +59,11 @@ def _stored_body(run_dir: Path, lineno: int, page: StagedPage) -> bytes | None:
 
 
 def page_row_batches(
-    staged: StagedRunStream, page_ids: set[str], known: Callable[[list[str]], set[str]], *, batch_size: int = PAGE_BATCH
+    staged: StagedRunStream, page_ids: RunPages, known: Callable[[list[str]], set[str]], *, batch_size: int = PAGE_BATCH
 ) -> Iterator[tuple[int, list[dict[str, Any]]]]:
     """``(pages read, raw_pages rows of the pages not stored yet)``, ``batch_size`` pages at a time.
 
-    Adds every page id to ``page_ids``. ``known`` says which ids are stored already: a page id
+    Adds every page to ``page_ids``. ``known`` says which ids are stored already: a page id
     is a hash of the URL and the body, so a stored page's body is not read again (a re-crawl of
     unchanged sites reads no body). The others are read, checked and re-wrapped by a thread
     pool, one batch ahead: the next batch's bodies are read while the caller writes this one
@@ -73,7 +73,7 @@ def page_row_batches(
     with ThreadPoolExecutor(max_workers=BODY_THREADS) as pool:
         ahead: tuple[int, list[tuple[int, StagedPage]], list[Future[bytes | None]]] | None = None
         for chunk in chunks(staged.pages(), batch_size):
-            page_ids.update(page.page_id for _, page in chunk)
+            page_ids.update((page.page_id, page.captured_at) for _, page in chunk)
             stored = known([page.page_id for _, page in chunk])
             fresh = [(lineno, page) for lineno, page in chunk if page.page_id not in stored]
             reading = (len(chunk), fresh, [pool.submit(_stored_body, staged.run_dir, *item) for item in fresh])
@@ -116,11 +116,12 @@ def chunks(items: Iterable[_T], size: int) -> Iterator[list[_T]]:
 
 def claim_row(
     claim: StagedClaim, claim_id: str, canonical: str, *, patterns: DebunkPatterns, override: str | None = None,
-    noun_phrases: Literal["active", "review"] = "active",
+    noun_phrases: Literal["active", "review"] = "active", captured_at: datetime | None = None,
 ) -> dict[str, Any]:
     """One ``claims`` row: preprocessed text, date and status (a reviewer's override wins).
 
     A fact-check post's claim is its claim block; a Reuters headline's claim is its title.
+    ``captured_at`` is when a web archive captured the page (None for a live fetch).
     """
     review = claim.claim_review
     published_text = claim.claim_text if claim.veracity == "false" else (claim.title or claim.claim_text)
@@ -135,8 +136,10 @@ def claim_row(
     fetched = utc_naive(claim.fetched_at)
     published = claim.published_date
     if published is None and claim.published_raw:
-        # Relative stamps ("منذ يومين") are anchored at the moment the page was fetched.
-        published = parse_published(claim.published_raw, now=claim.fetched_at).date
+        # Relative stamps ("منذ يومين") are anchored at the moment the page was written as read: an
+        # archived page's capture, not the crawl that read it years later (a staging run written before
+        # a parser read the stamp is dated here).
+        published = parse_published(claim.published_raw, now=captured_at or claim.fetched_at).date
     normalized, status, reason = cleaned.normalized_text, cleaned.status, cleaned.status_reason
     row = {
         "claim_id": claim_id,
@@ -182,22 +185,23 @@ def canonical_key(staged: StagedRunStream, lineno: int, claim: StagedClaim) -> t
     return stable_id(claim.source_id, canonical), canonical
 
 
-def _prepare(staged: StagedRunStream, page_ids: set[str], patterns: DebunkPatterns, lines: list[tuple[int, str]],
+def _prepare(staged: StagedRunStream, page_ids: RunPages, patterns: DebunkPatterns, lines: list[tuple[int, str]],
              noun_phrases: Literal["active", "review"]) -> list[dict[str, Any]]:
     """Checked, preprocessed ``claims`` rows (reviewers' overrides not applied) of some lines."""
     rows = []
     for lineno, line in lines:
         claim = staged.claim(lineno, line, page_ids)
         claim_id, canonical = canonical_key(staged, lineno, claim)
-        rows.append(claim_row(claim, claim_id, canonical, patterns=patterns, noun_phrases=noun_phrases))
+        rows.append(claim_row(claim, claim_id, canonical, patterns=patterns, noun_phrases=noun_phrases,
+                              captured_at=page_ids[claim.page_id]))
     return rows
 
 
-def prepared_claims(staged: StagedRunStream, page_ids: set[str], patterns: DebunkPatterns,
+def prepared_claims(staged: StagedRunStream, page_ids: RunPages, patterns: DebunkPatterns,
                     noun_phrases: Literal["active", "review"] = "active") -> Iterator[list[dict[str, Any]]]:
     """The run's checked, preprocessed ``claims`` rows, ``CLAIM_BATCH`` at a time and in file order.
 
-    ``page_ids`` must hold every page of the run (read the pages first); ``noun_phrases`` is
+    ``page_ids`` must hold every page of the run (read the pages first), with its capture time; ``noun_phrases`` is
     ``crawl.noun_phrase_claims``.
     """
     for lines in chunks(staged.claim_lines(), CLAIM_BATCH):

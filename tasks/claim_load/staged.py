@@ -10,8 +10,9 @@ run into lists through the same checks. A bad line stops the read with a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -30,6 +31,11 @@ from arastance.base.staging import (
     check_manifest,
 )
 from arastance.base.text_files import read_utf8, utf8_lines
+
+
+#: A run's pages, page id -> when a web archive captured the page (None for a live fetch): what its claims
+#: are checked against, and what an archived claim's relative date ("منذ يومين") is counted from.
+RunPages = dict[str, datetime | None]
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,7 @@ class StagedRunStream:
         """``claims.jsonl``'s non-blank lines, unparsed (parse each with :meth:`claim`)."""
         return lines(self.run_dir / CLAIMS_FILE)
 
-    def claim(self, lineno: int, line: str, page_ids: set[str]) -> StagedClaim:
+    def claim(self, lineno: int, line: str, page_ids: Collection[str]) -> StagedClaim:
         """One ``claims.jsonl`` line, checked against the run and against ``page_ids`` (every page of the run)."""
         where = self.run_dir / CLAIMS_FILE
         claim = _parse_line(where, lineno, line, StagedClaim)
