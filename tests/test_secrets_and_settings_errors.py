@@ -203,3 +203,12 @@ def test_a_process_whose_only_secret_is_a_url_password_hides_it_from_every_handl
                            cwd=Path(__file__).resolve().parents[1])
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.strip() == "HTTP Request: GET http://admin:****@127.0.0.1:8888/?q=x"
+
+
+@pytest.mark.parametrize("value", ["op:Sesame@mirror.example/norumors/", "http//op:Sesame@mirror.example/"])
+def test_a_url_setting_that_is_no_url_is_echoed_without_its_password(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("ARASTANCE_SITES__NORUMORS", value)  # the scheme forgotten or mistyped
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert "Sesame" not in str(err.value)  # it was: "(got 'op:Sesame@mirror.example/norumors/')"
+    assert "op:****@mirror.example/" in str(err.value) and "ARASTANCE_SITES__NORUMORS" in str(err.value)

@@ -17,7 +17,7 @@ from pydantic_settings import (
 )
 
 from arastance.base.input_paths import not_a_directory, not_a_file
-from arastance.base.secrets import hide_url_passwords, register_secrets, url_passwords
+from arastance.base.secrets import REDACTED, hide_url_passwords, register_secrets, url_passwords
 from arastance.base.text_files import read_utf8
 from arastance.config.annotation import AnnotationSettings
 from arastance.config.base import refuse_empty_path
@@ -276,6 +276,11 @@ def _field_at(loc: tuple[Any, ...]) -> Any:
     return found
 
 
+#: ``user:password@`` in a value that is no valid URL (``op:secret@host``, ``http//op:secret@host``), which
+#: the URL form of :func:`hide_url_passwords` does not see: a rejected URL setting was echoed with it.
+_USERINFO = re.compile(r"([^\s/@:'\"]+):[^\s/@'\"]+@")
+
+
 def _shown_input(loc: tuple[Any, ...], value: Any) -> str:
     """The rejected value, when it is safe to echo: a scalar of a setting that is not a secret.
 
@@ -295,12 +300,14 @@ def _shown_input(loc: tuple[Any, ...], value: Any) -> str:
 def _error_line(err: Any) -> str:
     """One validation error as a line; a text value is not repeated where the message quotes it already.
 
-    A URL's password is hidden in the whole line: a validator's message may quote the URL too.
+    A URL's password is hidden in the whole line (a validator's message may quote the URL too), also
+    where the value is no valid URL (``op:secret@host``).
     """
     shown = _shown_input(err["loc"], err.get("input"))
     if shown and isinstance(err.get("input"), str) and repr(err["input"]) in err["msg"]:
         shown = ""
-    return hide_url_passwords(f"invalid setting {_setting_name(err['loc'])}: {err['msg']}{shown}")
+    line = hide_url_passwords(f"invalid setting {_setting_name(err['loc'])}: {err['msg']}{shown}")
+    return _USERINFO.sub(lambda m: f"{m[1]}:{REDACTED}@", line)
 
 
 def load_settings(**overrides: Any) -> Settings:
