@@ -106,6 +106,22 @@ def ls_annotation(annotator: Any, label: str, created_at: str = "2021-03-02T10:0
             "result": [{"from_name": "stance", "to_name": "article", "type": "choices", "value": {"choices": [label]}}]}
 
 
+def ls_assigned_task(pair_id: str, round_name: str, annotator: str, annotations: list[dict[str, Any]],
+                     task_id: int = 1) -> dict[str, Any]:
+    """A task of ``annotator``'s task file (``data.annotator_id``), as Label Studio exports it."""
+    task = ls_task(pair_id, round_name, annotations, task_id)
+    task["data"]["annotator_id"] = annotator
+    return task
+
+
+def ls_export_of(task_file: Path, user: Any, labels: list[str]) -> list[dict[str, Any]]:
+    """Label Studio's JSON export of a round's task file (``<round>/<annotator>.json``) imported into a
+    project whose ``user`` (``completed_by``: 1 in a Label Studio of one's own) gave its tasks ``labels`` in turn."""
+    tasks = json.loads(task_file.read_text(encoding="utf-8"))
+    return [{"id": i, "data": t["data"], "annotations": [{**ls_annotation(user, label), "id": i}]}
+            for i, (t, label) in enumerate(zip(tasks, labels), start=1)]
+
+
 def write_json(path: Path, payload: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")

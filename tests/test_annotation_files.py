@@ -15,6 +15,8 @@ from helpers_annotation import (
     add_round,
     csv_cell_limit,
     ls_annotation,
+    ls_assigned_task,
+    ls_export_of,
     ls_task,
     write_json,
 )
@@ -143,7 +145,7 @@ def test_malformed_label_studio_files_name_the_row_and_import_nothing(
         "TASK_NO_AUTHOR": {k: v for k, v in bad_annotation.items() if k != "completed_by"},
         "TASK_BAD_TIME": {**bad_annotation, "created_at": "yesterday"},
         "TASK_BAD_LABEL": ls_annotation("ann-2", "agrees"),
-        "TASK_TWO_LABELS": {**bad_annotation, "result": [{"value": {"choices": ["agree", "discuss"]}}]},
+        "TASK_TWO_LABELS": {**bad_annotation, "result": [{"from_name": "stance", "value": {"choices": ["agree", "discuss"]}}]},
     }
     path = tmp_path / "bad.json"
     if isinstance(payload, str) and payload in cases:
@@ -174,6 +176,130 @@ def test_a_label_conflicting_with_a_stored_one_is_refused(warehouse: Warehouse, 
         import_annotations(warehouse, changed)
     assert warehouse.scalar("SELECT label FROM annotations") == "agree"
     assert _counts(warehouse) == (1, 1)
+
+
+def _pilot(warehouse: Warehouse, tmp_path: Path) -> Path:
+    """A 3-pair pilot exported the real way: ``<round>/<annotator>.json`` for ann-1, ann-2 and ann-3."""
+    add_claims(warehouse, 2, 2)
+    return export_round(warehouse, "pilot", load_settings().annotation, tmp_path / "tasks", size=3).directory
+
+
+def _stored(warehouse: Warehouse) -> list[tuple[str, str]]:
+    return [(r["annotator_id"], r["label"]) for r in
+            warehouse.query("SELECT annotator_id, label FROM annotations ORDER BY annotator_id, pair_id")]
+
+
+def test_each_annotators_own_label_studio_export_imports_as_theirs_without_a_map(warehouse: Warehouse, tmp_path: Path) -> None:
+    # each labels their own file in their own Label Studio, where each is user 1: it was refused,
+    # "annotator '1' was not assigned pair ...", with the default settings
+    round_dir = _pilot(warehouse, tmp_path)
+    for annotator, label in (("ann-1", "agree"), ("ann-2", "discuss")):
+        export = write_json(tmp_path / f"export-{annotator}.json", ls_export_of(round_dir / f"{annotator}.json", 1, [label] * 3))
+        assert import_annotations(warehouse, export).new == 3
+    assert _stored(warehouse) == [("ann-1", "agree")] * 3 + [("ann-2", "discuss")] * 3
+
+
+def test_an_adjudicators_own_export_imports_as_theirs_without_a_map(warehouse: Warehouse, tmp_path: Path) -> None:
+    pairs = add_claims(warehouse, 1, 1)
+    add_round(warehouse, "adjudication-1", "adjudication", [(pairs[0], "ann-3")])
+    export = write_json(tmp_path / "e.json", [ls_assigned_task(pairs[0], "adjudication-1", "ann-3", [ls_annotation(1, "agree")])])
+    import_annotations(warehouse, export)
+    assert warehouse.query("SELECT annotator_id, round_kind FROM annotations") == [
+        {"annotator_id": "ann-3", "round_kind": "adjudication"}]
+
+
+def test_a_mapped_user_on_another_annotators_tasks_refuses_the_file(warehouse: Warehouse, tmp_path: Path) -> None:
+    # ann-2's own Label Studio export, with the map of ann-1's instance ({"1": "ann-1"}): every
+    # pilot pair is ann-1's too, so it was stored as ann-1's labels without a word
+    round_dir = _pilot(warehouse, tmp_path)
+    export = write_json(tmp_path / "export-ann-2.json", ls_export_of(round_dir / "ann-2.json", 1, ["agree"] * 3))
+    with pytest.raises(AnnotationFileError) as err:
+        import_annotations(warehouse, export, annotator_map={"1": "ann-1"})
+    message = str(err.value)
+    assert message.startswith(f"{export}: nothing imported: Label Studio user 1 maps to 'ann-1' (annotation.annotator_map), "
+                              "but labelled tasks given to 'ann-2' (data.annotator_id): task 1 (id 1), annotation 1;")
+    assert "leave annotation.annotator_map unset" in message
+    assert _counts(warehouse) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("TWO_USERS", "Label Studio users 1 (first: task 1 (id 1), annotation 1), 2 (first: task 2 (id 2), annotation 1) "
+                      "have no entry in annotation.annotator_map"),
+        ("ONE_USER_TWO_ANNOTATORS", "Label Studio user 1 has no entry in annotation.annotator_map and labelled the tasks "
+                                    "of ann-1, ann-2 (data.annotator_id; first: task 1 (id 1), annotation 1)"),
+        ("MAPPED_AND_UNMAPPED_AS_ONE", "Label Studio user 2 has no entry in annotation.annotator_map and labelled tasks "
+                                       "of 'ann-1' (first: task 2 (id 2), annotation 1), as Label Studio user 1 does"),
+    ],
+)
+def test_unmapped_users_who_cannot_all_be_their_tasks_annotator_refuse_the_file(
+    warehouse: Warehouse, tmp_path: Path, case: str, message: str
+) -> None:
+    pairs = add_claims(warehouse, 1, 2)
+    add_round(warehouse, "pilot-1", "pilot")
+    tasks = {  # (task's annotator, Label Studio user) of each task: a shared project
+        "TWO_USERS": [("ann-1", 1), ("ann-1", 2)],
+        "ONE_USER_TWO_ANNOTATORS": [("ann-1", 1), ("ann-2", 1)],
+        "MAPPED_AND_UNMAPPED_AS_ONE": [("ann-1", 1), ("ann-1", 2)],
+    }[case]
+    export = write_json(tmp_path / "e.json", [ls_assigned_task(p, "pilot-1", a, [ls_annotation(u, "agree")], i)
+                                             for i, (p, (a, u)) in enumerate(zip(pairs, tasks), start=1)])
+    amap = {"1": "ann-1"} if case == "MAPPED_AND_UNMAPPED_AS_ONE" else {}
+    with pytest.raises(AnnotationFileError) as err:
+        import_annotations(warehouse, export, annotator_map=amap)
+    assert str(export) in str(err.value) and message in str(err.value)
+    assert "ARASTANCE_ANNOTATION__ANNOTATOR_MAP='{" in str(err.value)
+    assert _counts(warehouse) == (0, 0)
+
+
+def test_an_unmapped_label_studio_user_id_of_a_task_without_its_annotator_says_how_to_map_it(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    pairs = add_claims(warehouse, 1, 1)
+    add_round(warehouse, "prod-1", "production", [(pairs[0], "ann-2")])
+    export = write_json(tmp_path / "e.json", [ls_task(pairs[0], "prod-1", [ls_annotation(12, "agree")])])
+    with pytest.raises(AnnotationFileError) as err:
+        import_annotations(warehouse, export)
+    assert str(err.value) == (
+        f"{export}: nothing imported: task 1 (id 1), annotation 1: annotator '12' was not assigned pair {pairs[0]} in "
+        "round 'prod-1' (assigned to: ann-2): '12' is a Label Studio user id (completed_by) with no entry in "
+        """annotation.annotator_map; map it to its annotator, e.g. ARASTANCE_ANNOTATION__ANNOTATOR_MAP='{"12": "ann-2"}'""")
+
+
+def test_label_studios_json_min_export_or_a_task_file_is_named_once(warehouse: Warehouse, tmp_path: Path) -> None:
+    round_dir = _pilot(warehouse, tmp_path)
+    full = ls_export_of(round_dir / "ann-1.json", 1, ["agree"] * 3)
+    json_min = [{**t["data"], "id": t["id"], "stance": "agree", "annotator": 1, "annotation_id": t["id"],
+                 "created_at": "2021-03-02T10:00:00Z", "lead_time": 3.5} for t in full]
+    for path, message in ((write_json(tmp_path / "min.json", json_min), "this is Label Studio's JSON-MIN export; "
+                           "export JSON from Label Studio and import that"),
+                          (round_dir / "ann-1.json", "this is a task file (as `annotate export` writes it), with no annotations")):
+        with pytest.raises(AnnotationFileError) as err:
+            import_annotations(warehouse, path)
+        assert str(err.value).startswith(f"{path}: nothing imported: {message}")  # one line, not one per task
+    assert _counts(warehouse) == (0, 0)
+
+
+def test_only_the_stance_control_gives_the_label(warehouse: Warehouse, tmp_path: Path) -> None:
+    pairs = add_claims(warehouse, 1, 2)
+    add_round(warehouse, "prod-1", "production")
+    confident = ls_annotation("ann-1", "agree")
+    confident["result"] += [{"from_name": "confidence", "to_name": "article", "type": "choices", "value": {"choices": ["high"]}},
+                            {"from_name": "note", "to_name": "article", "type": "textarea", "value": {"text": ["hard"]}}]
+    import_annotations(warehouse, write_json(tmp_path / "a.json", [ls_task(pairs[0], "prod-1", [confident])]))
+    assert _stored(warehouse) == [("ann-1", "agree")]  # refused: "expected exactly one label ..., got ['agree', 'high']"
+    elsewhere = {**confident, "result": [{**confident["result"][0], "from_name": "label"}, confident["result"][1]]}
+    with pytest.raises(AnnotationFileError, match=r"of control 'stance', got \[\] \(other controls: confidence, label\)"):
+        import_annotations(warehouse, write_json(tmp_path / "b.json", [ls_task(pairs[1], "prod-1", [elsewhere])]))
+
+
+def test_a_label_studio_export_with_a_byte_order_mark_imports(warehouse: Warehouse, tmp_path: Path) -> None:
+    pairs = add_claims(warehouse, 1, 1)
+    add_round(warehouse, "prod-1", "production")
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps([ls_task(pairs[0], "prod-1", [ls_annotation("ann-1", "agree")])]).encode())
+    assert import_annotations(warehouse, path).new == 1  # refused: "invalid JSON: Unexpected UTF-8 BOM"
 
 
 def _write_csv(path: Path, rows: list[dict[str, str]], header: list[str] | None = None) -> Path:
@@ -242,6 +368,25 @@ def test_malformed_csv_files_name_the_row_and_import_nothing(
     with pytest.raises(AnnotationFileError) as err:
         import_annotations(warehouse, path)
     assert str(path) in str(err.value) and message.replace("P0", pairs[0]) in str(err.value)
+    assert _counts(warehouse) == (0, 0)
+
+
+@pytest.mark.parametrize("label_column", ["stance", "label"])
+def test_label_studios_csv_export_is_refused_whole(warehouse: Warehouse, tmp_path: Path, label_column: str) -> None:
+    # Label Studio's CSV export: one row per annotation, who gave it in `annotator`; with its
+    # `stance` column renamed `label`, every label was stored as the task file's annotator's
+    pairs = add_claims(warehouse, 1, 2)
+    add_round(warehouse, "pilot-1", "pilot")
+    header = ["pair_id", "round", "annotator_id", "claim", "id", label_column, "annotator", "annotation_id",
+              "created_at", "updated_at", "lead_time"]
+    rows = [{"pair_id": p, "round": "pilot-1", "annotator_id": "ann-1", "claim": "ادعاء", "id": str(i), label_column: "agree",
+             "annotator": str(user), "annotation_id": str(i), "created_at": "2021-03-02T10:00:00Z", "lead_time": "3.5"}
+            for i, (p, user) in enumerate(zip(pairs, (2, 1)), start=1)]
+    path = _write_csv(tmp_path / "project-7-at-2021-03-03.csv", rows, header)
+    with pytest.raises(AnnotationFileError) as err:
+        import_annotations(warehouse, path)
+    assert str(err.value) == (f"{path}: nothing imported: this is Label Studio's CSV export; "
+                              "export JSON from Label Studio and import that")
     assert _counts(warehouse) == (0, 0)
 
 

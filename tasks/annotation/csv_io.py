@@ -42,6 +42,8 @@ REQUIRED_COLUMNS: tuple[str, ...] = ("pair_id", "annotator_id", "label")
 PAIR_KEY_COLUMNS: tuple[str, ...] = ("claim_id", "article_id")
 #: The columns an import reads; the others (the claim's and article's text) are the annotator's.
 READ_COLUMNS: tuple[str, ...] = ("pair_id", "annotator_id", "round", "label", "annotated_at", *PAIR_KEY_COLUMNS)
+#: Columns that, with ``annotator``, only Label Studio's CSV export has (its annotation's id and time spent).
+LABEL_STUDIO_CSV_COLUMNS = frozenset({"annotation_id", "lead_time"})
 #: Columns of text from the web, which a spreadsheet must not take for formulas.
 WEB_TEXT_COLUMNS: tuple[str, ...] = ("claim", "article_title", "article_url", "article", "claim_url")
 
@@ -252,6 +254,13 @@ class _SheetRows:
                     "pair_id names (was the pair_id column sorted apart from the rest of the row?)")))
 
 
+def _is_label_studio_csv(header: Sequence[str]) -> bool:
+    """Whether ``header`` is that of Label Studio's CSV export: one row per annotation, its author a
+    Label Studio user in ``annotator``. Read as a task sheet, every label would be stored as the
+    task's annotator's, whoever gave it; a task sheet never has these columns."""
+    return "annotator" in header and bool(LABEL_STUDIO_CSV_COLUMNS & set(header))
+
+
 def parse_csv(path: Path, *, round_override: str | None = None, pairs: PairLookup | None = None,
               pair_ids: PairIdLookup | None = None) -> list[Annotation]:
     """Read a filled-in task sheet; every problem in it is reported at once, in row order.
@@ -266,6 +275,9 @@ def parse_csv(path: Path, *, round_override: str | None = None, pairs: PairLooku
     number = 0
     try:
         number, header = next(rows, (1, []))
+        if _is_label_studio_csv(header):
+            raise AnnotationFileError(str(path), [
+                "this is Label Studio's CSV export; export JSON from Label Studio and import that"])
         needed = list(REQUIRED_COLUMNS) + ([] if round_override else ["round"])
         missing = [c for c in needed if c not in header]
         if missing:

@@ -1,15 +1,16 @@
 """Label Studio: the labeling config, task import JSON out, and annotation export JSON in.
 
 Label Studio's JSON export is a list of tasks, each with its ``data`` (the fields we exported)
-and ``annotations``; an annotation's label sits in ``result[].value.choices`` and its author in
-``completed_by`` (a user id, or an object with an ``email``, depending on the version).
+and ``annotations``; an annotation's label sits in the ``value.choices`` of its ``result`` region
+whose ``from_name`` is the stance control, and its author in ``completed_by`` (a user id, or an
+object with an ``email``, depending on the version), which :class:`_Authors` turns into an annotator.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,11 @@ from tasks.annotation.guidelines import guidelines_view, load_guidelines
 from tasks.annotation.prelabel import Prediction, label_studio_prediction
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, parse_label
 from tasks.stance.labels import FOUR_WAY
+
+#: The labeling config's stance control: the ``from_name`` of the result regions that hold the label.
+STANCE_CONTROL = "stance"
+#: The environment variable that sets ``annotation.annotator_map`` (Label Studio user -> annotator).
+ANNOTATOR_MAP_ENV = "ARASTANCE_ANNOTATION__ANNOTATOR_MAP"
 
 
 def labeling_config() -> str:
@@ -37,7 +43,7 @@ def labeling_config() -> str:
         '  <Text name="claim" value="$claim"/>\n'
         '  <Header value="$article_title"/>\n'
         '  <Text name="article" value="$article"/>\n'
-        '  <Choices name="stance" toName="article" choice="single" showInline="true" required="true">\n'
+        f'  <Choices name="{STANCE_CONTROL}" toName="article" choice="single" showInline="true" required="true">\n'
         f"{choices}\n"
         "  </Choices>\n"
         "</View>\n"
@@ -56,18 +62,115 @@ def tasks_to_json(tasks: Sequence[AnnotationTask], predictions: Mapping[str, Pre
     return json.dumps(items, ensure_ascii=False, indent=1) + "\n"
 
 
-def _annotator(raw: Any, annotator_map: Mapping[str, str]) -> str | None:
-    """Our annotator id for Label Studio's ``completed_by``; None when it names nobody."""
+class _Problem(ValueError):
+    """Why a task or an annotation of the export gives no label."""
+
+
+@dataclass(frozen=True)
+class _User:
+    """A Label Studio user as ``completed_by`` names them: a user id, and in older exports an e-mail.
+
+    User ids are per Label Studio instance (each numbers its users from 1), so an id names a person
+    only together with the instance the export came from."""
+
+    id: str
+    email: str = ""
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """What ``annotator_map`` is looked up by, e-mail first."""
+        return tuple(k for k in (self.email, self.id) if k)
+
+    def __str__(self) -> str:
+        return f"{self.id} ({self.email})" if self.id and self.email else self.id or self.email
+
+
+def _user(raw: Any) -> _User | None:
+    """The Label Studio user ``completed_by`` names; None when it names nobody."""
     if isinstance(raw, Mapping):
-        keys = [str(raw[k]) for k in ("email", "id") if raw.get(k) not in (None, "")]
-    elif isinstance(raw, (str, int)) and not isinstance(raw, bool) and str(raw).strip():
-        keys = [str(raw).strip()]
-    else:
-        return None
-    for key in keys:
-        if key in annotator_map:
-            return annotator_map[key]
-    return keys[0] if keys else None
+        user_id, email = (str(raw[k]).strip() if raw.get(k) not in (None, "") else "" for k in ("id", "email"))
+        return _User(user_id, email) if user_id or email else None
+    if isinstance(raw, (str, int)) and not isinstance(raw, bool) and str(raw).strip():
+        return _User(str(raw).strip())
+    return None
+
+
+def _map_example(users: Sequence[_User]) -> str:
+    """The annotator_map setting for ``users``, as the environment variable that sets it."""
+    entries = json.dumps({u.id or u.email: "<annotator>" for u in users}, ensure_ascii=False)
+    return f"{ANNOTATOR_MAP_ENV}='{entries}'"
+
+
+def _misplaced(user: _User, mapped: str, assignee: str, wheres: Sequence[str]) -> str:
+    """Why the labels ``user`` gave on the tasks of ``assignee`` (at ``wheres``) are refused."""
+    shown = "; ".join(wheres[:3]) + (f"; and {len(wheres) - 3} more" if len(wheres) > 3 else "")
+    return (f"Label Studio user {user} maps to {mapped!r} (annotation.annotator_map), but labelled tasks given to "
+            f"{assignee!r} (data.annotator_id): {shown}. A label counts only on its annotator's own task, and "
+            "each Label Studio numbers its users from 1: with one instance per annotator leave "
+            "annotation.annotator_map unset; in a shared one, each annotator labels their own file's tasks")
+
+
+@dataclass
+class _Authors:
+    """Who gave the labels of one export: each Label Studio user turned into an annotator.
+
+    A user that ``annotator_map`` names is the annotator it maps to, and only on that annotator's
+    own tasks (``data.annotator_id``): a user id from another instance's map (every instance has a
+    user 1) would otherwise store one annotator's labels as another's. A user it does not name gives
+    the labels of the tasks' annotator, when the file shows that it stands for one person: a single
+    such user, on the tasks of a single annotator, whom no named user of the file is. That is the
+    file of one annotator labelled in their own Label Studio (or their own project), the way rounds
+    are handed out, with no setting at all. A task without ``data.annotator_id`` (a hand-made file)
+    takes the user's own e-mail or id as the annotator, and the warehouse check refuses one no round
+    assigned."""
+
+    annotator_map: Mapping[str, str]
+    named: dict[str, _User] = field(default_factory=dict)
+    unmapped: dict[_User, list[tuple[str, str]]] = field(default_factory=dict)
+    misplaced: dict[tuple[_User, str, str], list[str]] = field(default_factory=dict)
+
+    def annotator(self, user: _User, assignee: str | None, where: str) -> str | None:
+        """The annotator of ``user``'s label on a task given to ``assignee``; None for a mapped user
+        on another annotator's task, which :meth:`problems` reports."""
+        mapped = next((self.annotator_map[k] for k in user.keys if k in self.annotator_map), None)
+        if mapped is not None and assignee is not None and mapped != assignee:
+            self.misplaced.setdefault((user, mapped, assignee), []).append(where)
+            return None
+        if mapped is None and assignee is not None and assignee not in user.keys:
+            self.unmapped.setdefault(user, []).append((assignee, where))
+            return assignee
+        annotator = mapped or assignee or user.keys[0]
+        self.named.setdefault(annotator, user)
+        return annotator
+
+    def problems(self) -> list[str]:
+        """Why the file's labels cannot all be given to their annotators: one problem per mapped user
+        on another annotator's tasks, or one for the users ``annotator_map`` does not name."""
+        misplaced = [_misplaced(user, mapped, assignee, wheres)
+                     for (user, mapped, assignee), wheres in self.misplaced.items()]
+        return misplaced + self._unmapped_problems()
+
+    def _unmapped_problems(self) -> list[str]:
+        """Why the labels of users ``annotator_map`` does not name cannot be their tasks' annotator's."""
+        if not self.unmapped:
+            return []
+        users = list(self.unmapped)
+        if len(users) > 1:
+            shown = ", ".join(f"{u} (first: {labels[0][1]})" for u, labels in self.unmapped.items())
+            return [f"Label Studio users {shown} have no entry in annotation.annotator_map: a file labelled by "
+                    "more than one user (a shared project) needs each mapped to its annotator; set "
+                    f"annotation.annotator_map, e.g. {_map_example(users)}"]
+        user, labels = users[0], self.unmapped[users[0]]
+        assignees = sorted({a for a, _ in labels})
+        if len(assignees) > 1:
+            return [f"Label Studio user {user} has no entry in annotation.annotator_map and labelled the tasks of "
+                    f"{', '.join(assignees)} (data.annotator_id; first: {labels[0][1]}), but one user is one "
+                    f"annotator; set annotation.annotator_map, e.g. {_map_example(users)}"]
+        if assignees[0] in self.named:
+            return [f"Label Studio user {user} has no entry in annotation.annotator_map and labelled tasks of "
+                    f"{assignees[0]!r} (first: {labels[0][1]}), as Label Studio user {self.named[assignees[0]]} "
+                    f"does; set annotation.annotator_map, e.g. {_map_example(users)}"]
+        return []
 
 
 def _timestamp(raw: Any) -> datetime | None:
@@ -82,28 +185,32 @@ def _timestamp(raw: Any) -> datetime | None:
 
 
 def _choices(result: Any) -> list[Any] | None:
-    """The chosen values of an annotation's ``result`` list, or None when it has none."""
+    """The values chosen in the stance control (:data:`STANCE_CONTROL`) of an annotation's ``result``
+    list, or None when it has none; a project's other controls (a confidence, a note) are not read."""
     if not isinstance(result, list):
         return None
     chosen: list[Any] = []
     for region in result:
-        value = region.get("value") if isinstance(region, Mapping) else None
+        if not isinstance(region, Mapping) or region.get("from_name") != STANCE_CONTROL:
+            continue
+        value = region.get("value")
         if isinstance(value, Mapping) and isinstance(value.get("choices"), list):
             chosen.extend(value["choices"])
     return chosen
 
 
-def parse_export(
-    path: Path, *, annotator_map: Mapping[str, str] | None = None, round_override: str | None = None
-) -> list[Annotation]:
-    """Read a Label Studio JSON export; every problem in it is reported at once.
+def _controls(result: list[Any]) -> str:
+    """The controls ``result`` holds choices of, for a message on an annotation without one stance."""
+    names = sorted({str(r.get("from_name")) for r in result
+                    if isinstance(r, Mapping) and r.get("from_name") not in (None, STANCE_CONTROL)})
+    return f" (other controls: {', '.join(names)})" if names else ""
 
-    Cancelled (skipped) annotations carry no label and are left out. The same annotator giving
-    the same pair two different labels in one round is a conflict, not a correction.
-    """
-    annotator_map = annotator_map or {}
+
+def _read_export(path: Path) -> Any:
+    """The export's JSON; a file that cannot be read is refused whole. A byte order mark, which
+    Windows editors write, is skipped, as for CSV sheets."""
     try:
-        payload = parse_json(read_utf8(path))
+        return parse_json(read_utf8(path, allow_bom=True))
     except json.JSONDecodeError as exc:
         raise AnnotationFileError(str(path), [f"line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"]) from None
     except JsonValueError as exc:
@@ -114,31 +221,82 @@ def parse_export(
         raise AnnotationFileError(str(path), [str(exc).removeprefix(f"{path}, ")]) from None
     except OSError as exc:
         raise AnnotationFileError(str(path), [f"cannot read the file: {exc.strerror or exc}"]) from None
+
+
+def _other_file(payload: list[Any]) -> str | None:
+    """What a list of tasks that is no full JSON export is, and what to import instead; None when
+    it may be one. Each of its tasks would otherwise be refused alike, the file never named."""
+    if not payload or not all(isinstance(t, Mapping) for t in payload):
+        return None
+    if all("data" not in t and "pair_id" in t for t in payload):
+        return "this is Label Studio's JSON-MIN export; export JSON from Label Studio and import that"
+    if all(isinstance(t.get("data"), Mapping) and "annotations" not in t for t in payload):
+        return ("this is a task file (as `annotate export` writes it), with no annotations: import it into "
+                "Label Studio, label its tasks, export JSON from Label Studio and import that")
+    return None
+
+
+def _task_fields(task: Any, round_override: str | None) -> tuple[str, str, str | None, list[Any]]:
+    """A task's pair_id, round, annotator (``data.annotator_id``, None in a hand-made file) and
+    annotations; raises :class:`_Problem` for one without them."""
+    if not isinstance(task, Mapping):
+        raise _Problem(f"expected an object, got {type(task).__name__}")
+    data = task.get("data")
+    if not isinstance(data, Mapping):
+        raise _Problem("missing field 'data'")
+    pair_id = data.get("pair_id")
+    if not isinstance(pair_id, str) or not pair_id:
+        raise _Problem("missing field 'data.pair_id'")
+    round_name = round_override or data.get("round")
+    if not isinstance(round_name, str) or not round_name:
+        raise _Problem("missing field 'data.round' (or give the round explicitly)")
+    annotations = task.get("annotations")
+    if not isinstance(annotations, list):
+        raise _Problem("missing field 'annotations'")
+    assignee = data.get("annotator_id")
+    return pair_id, round_name, assignee if isinstance(assignee, str) and assignee else None, annotations
+
+
+def _label(ann: Mapping[str, Any]) -> str:
+    """The stance label an annotation gives; raises :class:`_Problem` when it gives none."""
+    result = ann.get("result")
+    chosen = _choices(result)
+    if chosen is None:
+        raise _Problem("missing field 'result'")
+    if len(chosen) != 1:
+        raise _Problem(f"expected exactly one label in result[].value.choices of control {STANCE_CONTROL!r}, "
+                       f"got {chosen}{_controls(result) if not chosen else ''}")
+    label = parse_label(chosen[0])
+    if label is None:
+        raise _Problem(f"unknown label {chosen[0]!r}; expected one of {', '.join(FOUR_WAY)}")
+    return label
+
+
+def parse_export(
+    path: Path, *, annotator_map: Mapping[str, str] | None = None, round_override: str | None = None
+) -> list[Annotation]:
+    """Read a Label Studio JSON export; every problem in it is reported at once.
+
+    Cancelled (skipped) annotations carry no label and are left out. The same annotator giving
+    the same pair two different labels in one round is a conflict, not a correction. Who gave a
+    label is decided as :class:`_Authors` says.
+    """
+    payload = _read_export(path)
     if not isinstance(payload, list):
         raise AnnotationFileError(str(path), ["expected a JSON list of tasks (Label Studio's JSON export)"])
+    other = _other_file(payload)
+    if other is not None:
+        raise AnnotationFileError(str(path), [other])
 
+    authors = _Authors(annotator_map or {})
     problems: list[str] = []
     found: dict[tuple[str, str, str], Annotation] = {}
     for t_no, task in enumerate(payload, start=1):
         where_task = f"task {t_no}" + (f" (id {task.get('id')})" if isinstance(task, Mapping) and "id" in task else "")
-        if not isinstance(task, Mapping):
-            problems.append(f"{where_task}: expected an object, got {type(task).__name__}")
-            continue
-        data = task.get("data")
-        if not isinstance(data, Mapping):
-            problems.append(f"{where_task}: missing field 'data'")
-            continue
-        pair_id = data.get("pair_id")
-        if not isinstance(pair_id, str) or not pair_id:
-            problems.append(f"{where_task}: missing field 'data.pair_id'")
-            continue
-        round_name = round_override or data.get("round")
-        if not isinstance(round_name, str) or not round_name:
-            problems.append(f"{where_task}: missing field 'data.round' (or give the round explicitly)")
-            continue
-        annotations = task.get("annotations")
-        if not isinstance(annotations, list):
-            problems.append(f"{where_task}: missing field 'annotations'")
+        try:
+            pair_id, round_name, assignee, annotations = _task_fields(task, round_override)
+        except _Problem as exc:
+            problems.append(f"{where_task}: {exc}")
             continue
         for a_no, ann in enumerate(annotations, start=1):
             where = f"{where_task}, annotation {a_no}"
@@ -147,24 +305,19 @@ def parse_export(
                 continue
             if ann.get("was_cancelled"):
                 continue
-            annotator = _annotator(ann.get("completed_by"), annotator_map)
-            if annotator is None:
+            user = _user(ann.get("completed_by"))
+            if user is None:
                 problems.append(f"{where}: missing field 'completed_by'")
             when = _timestamp(ann.get("created_at"))
             if when is None:
                 problems.append(
                     f"{where}: missing or invalid field 'created_at' ({ann.get('created_at')!r}; expected ISO 8601)"
                 )
-            chosen = _choices(ann.get("result"))
-            if chosen is None:
-                problems.append(f"{where}: missing field 'result'")
-                continue
-            if len(chosen) != 1:
-                problems.append(f"{where}: expected exactly one label in result[].value.choices, got {chosen}")
-                continue
-            label = parse_label(chosen[0])
-            if label is None:
-                problems.append(f"{where}: unknown label {chosen[0]!r}; expected one of {', '.join(FOUR_WAY)}")
+            try:
+                label = _label(ann)
+                annotator = authors.annotator(user, assignee, where) if user is not None else None
+            except _Problem as exc:
+                problems.append(f"{where}: {exc}")
                 continue
             if annotator is None or when is None:
                 continue
@@ -177,6 +330,7 @@ def parse_export(
                 )
                 continue
             found.setdefault(key, record)
+    problems.extend(authors.problems())
     if problems:
         raise AnnotationFileError(str(path), problems)
     return list(found.values())

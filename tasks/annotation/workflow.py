@@ -7,6 +7,7 @@ flow and the demo share one implementation.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -32,7 +33,7 @@ from tasks.annotation.discussion import discussion_sheets, write_sheets
 from tasks.annotation.gold import GoldDecision, decide_all, decision_counts
 from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
 from tasks.annotation.guidelines import guidelines_markdown
-from tasks.annotation.label_studio import labeling_config, parse_export, tasks_to_json
+from tasks.annotation.label_studio import ANNOTATOR_MAP_ENV, labeling_config, parse_export, tasks_to_json
 from tasks.annotation.prelabel import Prediction, most_uncertain
 from tasks.annotation.records import Annotation, AnnotationFileError, AnnotationTask, RoundKind
 from tasks.stage_locks import stage_lock, warehouse_locks
@@ -185,6 +186,21 @@ def read_annotation_file(
     raise AnnotationFileError(str(path), [f"unknown file type {suffix!r}; expected .json (Label Studio export) or .csv"])
 
 
+def _not_assigned(wh: Warehouse, path: Path, r: Annotation, assigned: set[tuple[str, str, str]]) -> str:
+    """Why ``r``'s annotator cannot label its pair. In a Label Studio export, an annotator no round
+    ever assigned anything is a Label Studio user that ``annotation.annotator_map`` does not name (a
+    task without ``data.annotator_id`` takes its user's id): the message says so, and how to map it."""
+    given = sorted(a for rnd, p, a in assigned if (rnd, p) == (r.round, r.pair_id))
+    message = (f"{r.where}: annotator {r.annotator_id!r} was not assigned pair {r.pair_id} in round "
+               f"{r.round!r} (assigned to: {', '.join(given)})")
+    ever_assigned = wh.scalar("SELECT count(*) > 0 FROM annotation_assignments WHERE annotator_id = ?", [r.annotator_id])
+    if path.suffix.lower() != ".json" or ever_assigned:
+        return message
+    example = json.dumps({r.annotator_id: given[0]}, ensure_ascii=False)
+    return (f"{message}: {r.annotator_id!r} is a Label Studio user id (completed_by) with no entry in "
+            f"annotation.annotator_map; map it to its annotator, e.g. {ANNOTATOR_MAP_ENV}='{example}'")
+
+
 def _check_against_warehouse(wh: Warehouse, path: Path, records: Sequence[Annotation]) -> dict[str, str]:
     """Every record must answer an assignment (a known round that holds the pair, given to that
     annotator) and agree with what is stored; returns round kinds.
@@ -206,9 +222,7 @@ def _check_against_warehouse(wh: Warehouse, path: Path, records: Sequence[Annota
         elif (r.round, r.pair_id) not in pairs_in_round:
             problems.append(f"{r.where}: pair {r.pair_id} is not in round {r.round!r}; only a round's own pairs can be labelled in it")
         elif (r.round, r.pair_id, r.annotator_id) not in assigned:
-            given = sorted(a for rnd, p, a in assigned if (rnd, p) == (r.round, r.pair_id))
-            problems.append(f"{r.where}: annotator {r.annotator_id!r} was not assigned pair {r.pair_id} in round "
-                            f"{r.round!r} (assigned to: {', '.join(given)})")
+            problems.append(_not_assigned(wh, path, r, assigned))
         old = stored.get((r.pair_id, r.annotator_id, r.round))
         if old is not None and old["label"] != r.label:
             problems.append(
