@@ -40,7 +40,8 @@ class AnnotationSettings(SettingsGroup):
     )
     annotator_map: dict[str, str] = Field(
         default={},
-        description="Label Studio user (id or e-mail, as in completed_by) -> annotator id",
+        description="Label Studio user (id or e-mail, as in completed_by) -> annotator id; needed only where several "
+                    "Label Studio users label one task file (a shared project)",
     )
     pilot_size: int = Field(default=50, ge=1, description="pairs every annotator labels in a pilot round")
     assignment_seed: int = 7
