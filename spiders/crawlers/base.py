@@ -22,7 +22,9 @@ web archive instead of the site. ``FILE`` holds the captures discovered through 
 (``id_``), following the archive's redirects to the capture it actually holds, and parsed like a
 live page. The claim keeps the site's canonical URL; the page keeps the capture's address, the
 original URL and the capture time. A capture the archive replays as another page's, or as one
-taken outside the crawl's days (``crawl.archive_from``..``archive_to``), is a failed page.
+taken outside the crawl's days (``crawl.archive_from``..``archive_to``), is not read: the page's
+other captures within the days are asked for in turn (:mod:`spiders.archive_captures`), and it is a
+failed page only when none replays as itself.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from arastance.base.staging import PageItem, new_run_id
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.config import load_settings
 from arastance.logging import get_logger
+from spiders.archive_captures import CdxAnswerError, listed_timestamps, nearest_others, other_captures_query
 from spiders.discovery import (METHODS, DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest, wp_rest_page_url,
                                wp_rest_total_pages)
 from spiders.extraction import extract_detail, extract_listing, parse_failure
@@ -458,26 +461,97 @@ class SiteSpider(scrapy.Spider):
 
     def parse_capture(self, response: Response) -> Iterator[Any]:
         """An archived claim page, parsed as the page it was when the archive captured it; a capture
-        the archive replayed in place of the listed one is parsed only if it stands for it
-        (:meth:`_replayed_elsewhere`)."""
+        the archive replayed in place of the one asked for is parsed only if it stands for it
+        (:meth:`_replayed_elsewhere`), else the page's other captures are tried (:meth:`_replay_lost`)."""
+        replay: dict[str, Any] | None = response.meta.get("replay")  # set on another capture of a listed page
         capture = parse_capture_url(response.url)
-        if capture is None:  # redirected out of the archive: not a capture at all
+        if capture is None and replay is None:  # redirected out of the archive: not a capture at all
             self._stat("failed/not_a_capture")
             self._page(response, "failed", f"not_a_capture: {response.url}")
             return
-        problem = self._replayed_elsewhere(response, *capture)
+        problem = (f"not_a_capture: {response.url}" if capture is None
+                   else self._replayed_elsewhere(response, *capture))
         if problem is not None:
-            reason = problem.split(":", 1)[0]
-            self._stat(f"failed/{reason}")
-            log.warning("archive replayed another capture than the one listed", extra={
-                "site": self.name, "url": response.url, "reason": reason, "run_id": self.run_id})
-            # Not its body: kept, a re-parse and the capture index would read it as the listed page.
-            self._page(response, "failed", problem, keep=False)
+            yield from self._replay_lost(response, problem, replay)
             return
+        assert capture is not None
         self._stat("archive_captures")
+        if replay is not None:
+            self._stat("archive_other_capture_read")
         timestamp, original = capture
         yield from self.parse_detail(response, page_url=to_site_url(original, self.config.canonical_base),
                                      now=capture_time(timestamp))
+
+    def _replay_lost(self, response: Response, problem: str, replay: dict[str, Any] | None) -> Iterator[Any]:
+        """The capture asked for was replayed as ``response``, which does not stand for it (``problem``).
+        For the listed capture, the archive is asked for the page's other captures within the crawl's
+        days (one CDX request, at the archive's pace like any other); for one of those, the next is
+        tried. Its body is never kept: a re-parse and the capture index would read it as the page."""
+        reason = problem.split(":", 1)[0]
+        self._stat("archive_replayed_elsewhere")
+        log.warning("archive replayed another capture than the one asked for", extra={
+            "site": self.name, "url": response.url, "reason": reason, "run_id": self.run_id})
+        if replay is not None:
+            yield from self._next_capture(replay)
+            return
+        listed = parse_capture_url(response.meta["redirect_urls"][0])  # _replayed_elsewhere found a chain
+        assert listed is not None and self.archive_url is not None and self.archive_days is not None
+        replayed = parse_capture_url(response.url)
+        replay = {"listed": listed[0], "original": listed[1], "problem": problem, "url": response.url,
+                  "status": response.status, "replayed_as": replayed[0] if replayed else "", "tried": [listed[0]],
+                  "queue": []}
+        yield scrapy.Request(other_captures_query(self.archive_url, listed[1], *self.archive_days),
+                             callback=self.parse_other_captures, errback=self.on_other_captures_error,
+                             meta={"replay": replay})
+
+    def parse_other_captures(self, response: Response) -> Iterator[Any]:
+        """The CDX answer listing a page's captures within the crawl's days: the nearest to the listed
+        one that were not tried yet are asked for in turn."""
+        replay = response.meta["replay"]
+        try:
+            timestamps = listed_timestamps(response.body, response.url)
+        except CdxAnswerError as exc:
+            self._replay_failed(replay, "1 capture tried: the archive's list of the page's others could not be "
+                                        f"read: {exc}")
+            return
+        assert self.archive_days is not None
+        asked = {*replay["tried"], replay["replayed_as"]}
+        others = nearest_others(timestamps, replay["listed"], asked, *self.archive_days)
+        yield from self._next_capture({**replay, "queue": others})
+
+    def on_other_captures_error(self, failure: Failure) -> None:
+        """The archive did not list the page's other captures (after retries): the page is lost."""
+        kind = type(failure.value).__name__
+        self._replay_failed(failure.request.meta["replay"],  # type: ignore[attr-defined]
+                            f"1 capture tried: the archive's list of the page's others failed: {kind}: {failure.value}")
+
+    def on_other_capture_error(self, failure: Failure) -> Iterator[Any]:
+        """Another capture of a listed page that could not be fetched: the next one is tried."""
+        yield from self._next_capture(failure.request.meta["replay"])  # type: ignore[attr-defined]
+
+    def _next_capture(self, replay: dict[str, Any]) -> Iterator[Any]:
+        """A request for the next of the listed page's other captures, or its failed page when none is left.
+        It is sent again even when an earlier request was replayed as the same capture: the replay
+        check must see where this one lands."""
+        if not replay["queue"]:
+            others = len(replay["tried"]) - 1
+            self._replay_failed(replay, f"{others + 1} captures tried (the listed one and {others} other(s) within "
+                                        "the crawl's days), none replayed as itself" if others
+                                else "1 capture tried: the archive lists no other of the page within the crawl's days")
+            return
+        timestamp, *rest = replay["queue"]
+        self._stat("archive_other_capture_tried")
+        assert self.archive_url is not None
+        yield scrapy.Request(capture_url(self.archive_url, timestamp, replay["original"]),
+                             callback=self.parse_capture, errback=self.on_other_capture_error, dont_filter=True,
+                             meta={"replay": {**replay, "queue": rest, "tried": [*replay["tried"], timestamp]}})
+
+    def _replay_failed(self, replay: dict[str, Any], outcome: str) -> None:
+        """The listed page's failed page: the capture its listed one was replayed as, with why it was
+        not read and what trying the page's other captures came to."""
+        reason = replay["problem"].split(":", 1)[0]
+        self._stat(f"failed/{reason}")
+        self._record(replay["url"], b"", replay["status"], "failed", f"{replay['problem']}; {outcome}", keep=False)
 
     def _replayed_elsewhere(self, response: Response, timestamp: str, original: str) -> str | None:
         """Why the capture ``(timestamp, original)`` that the listed capture was replayed as is not read
