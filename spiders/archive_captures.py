@@ -4,10 +4,10 @@ as a capture from another year, or of another page.
 The Wayback Machine answers a capture it cannot serve with a redirect to another capture of the
 URL, however far away; the page's claim is then still within reach through another capture taken
 within the crawl's days. The spider asks the CDX API for them (one exact URL, the crawl's days,
-``statuscode:200`` HTML captures with ``collapse=digest``, as :mod:`tasks.web_archive` forms its
-queries: a capture with the same content as one before it is a revisit of the same stored bytes,
-which the archive could not serve either) and reads them nearest the listed one first. The spider
-may not import the tasks layer, so the query is formed here, for this one use.
+``statuscode:200`` HTML captures with ``collapse=digest``: a capture with the same content as one
+before it is a revisit of the same stored bytes, which the archive could not serve either), with
+the query and answer of :mod:`arastance.base.cdx` that the archive client lists sites with, and
+reads them nearest the listed one first.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import json
 from datetime import date
 from urllib.parse import urlencode
 
-from arastance.base.captures import capture_time, valid_timestamp
+from arastance.base.captures import capture_time
+from arastance.base.cdx import CdxAnswerError, CdxQuery, parse_cdx_json
 
 #: Other captures of a page asked for in turn after the listed one was replayed as another's: each
 #: costs a request (and perhaps a redirect) at the archive's polite pace.
@@ -26,34 +27,21 @@ MAX_OTHER_CAPTURES = 3
 #: the first capture of every URL) has its nearest ones among them.
 CDX_ROWS = 50
 
-
-class CdxAnswerError(ValueError):
-    """A CDX answer that is not the JSON rows the lookup asked for."""
-
-
 def other_captures_query(archive_url: str, original: str, first: date, last: date) -> str:
     """The CDX address listing the distinct successful HTML captures of ``original`` from ``first`` to ``last``."""
     root = archive_url if archive_url.endswith("/") else archive_url + "/"
-    params = [("url", original), ("from", first.strftime("%Y%m%d")), ("to", last.strftime("%Y%m%d")),
-              ("output", "json"), ("fl", "timestamp,original"), ("filter", "statuscode:200"),
-              ("filter", "mimetype:text/html"), ("collapse", "digest"), ("limit", str(CDX_ROWS))]
-    return f"{root}cdx/search/cdx?{urlencode(params)}"
+    query = CdxQuery(original, first, last, collapse="digest", page_size=CDX_ROWS)
+    return f"{root}cdx/search/cdx?{urlencode(query.params())}"
 
 
 def listed_timestamps(body: bytes, source: str) -> list[str]:
-    """The timestamps of the CDX JSON answer ``body`` (a header row naming ``timestamp``, then rows;
-    an empty answer lists none). Rows without a real moment are passed over."""
+    """The timestamps of the CDX JSON answer ``body`` (an empty answer lists none); raises
+    :class:`~arastance.base.cdx.CdxAnswerError` for one that is not CDX rows."""
     try:
         payload = json.loads(body) if body.strip() else []
     except (ValueError, RecursionError):
         raise CdxAnswerError(f"{source}: the CDX answer is not JSON") from None
-    if not payload:
-        return []
-    rows_ok = isinstance(payload, list) and all(isinstance(row, list) for row in payload)
-    if not rows_ok or "timestamp" not in payload[0]:
-        raise CdxAnswerError(f"{source}: the CDX answer is not rows under a header naming timestamp")
-    column = payload[0].index("timestamp")
-    return [str(row[column]) for row in payload[1:] if len(row) > column and valid_timestamp(row[column])]
+    return [capture.timestamp for capture in parse_cdx_json(payload, source).captures]
 
 
 def nearest_others(timestamps: list[str], listed: str, tried: set[str], first: date, last: date) -> list[str]:

@@ -17,7 +17,7 @@ from snapshots.archive_emulator import urlkey
 from snapshots.archive_index import REDIRECT_TARGET, redirected_post
 from snapshots.server import SnapshotServer
 from tasks.web_archive import ArchiveError, CdxQuery, WaybackClient, capture_url, parse_capture_url, to_site_url
-from tasks.web_archive.client import parse_cdx_json
+from arastance.base.cdx import CdxAnswerError, parse_cdx_json
 
 WINDOW = (date(2012, 1, 1), date(2018, 12, 31))
 UNREADABLE = "cached archive answer unreadable; asking the archive again"
@@ -39,15 +39,29 @@ def test_cdx_json_has_a_header_row_and_a_resume_key_after_an_empty_row() -> None
     page = parse_cdx_json([["timestamp", "original"], ["20140101000000", "http://a.net/x"], [], ["KEY"]], "test")
     assert (page.captures[0].original, page.resume_key) == ("http://a.net/x", "KEY")
     assert parse_cdx_json([], "test").captures == []
-    with pytest.raises(ArchiveError, match="lacks"):
+    with pytest.raises(CdxAnswerError, match="lacks"):
         parse_cdx_json([["urlkey"], ["net,a)/x"]], "test")
 
 
-def test_cdx_rows_without_a_real_timestamp_or_url_are_skipped_and_the_others_kept(caplog: pytest.LogCaptureFixture) -> None:
+def test_cdx_rows_without_a_real_timestamp_or_url_are_skipped_and_the_others_kept() -> None:
     bad = [["20151340000000", "http://a.net/x"], [20150101000000, "http://a.net/y"], ["2015", None]]
     page = parse_cdx_json([["timestamp", "original"], *bad, ["20150101000000", "http://a.net/ok"]], "test")
     assert [c.original for c in page.captures] == ["http://a.net/ok"]  # one bad row used to fail the whole site
-    assert caplog.text.count("CDX row skipped") == 3
+    assert page.skipped == [repr(row) for row in bad]  # the client logs each: "CDX row skipped"
+
+
+def test_the_client_logs_each_cdx_row_it_skips_and_refuses_an_answer_that_is_no_rows(
+        caplog: pytest.LogCaptureFixture) -> None:
+    from helpers_search import ApiServer, Reply
+
+    rows = [["timestamp", "original"], ["2015", None], ["20150101000000", "http://a.net/ok"]]
+    with ApiServer(lambda r: Reply(body=rows)).running() as api:
+        captures = WaybackClient(api.url, api.url, delay_s=0.0).captures(CdxQuery("a.net/*", *WINDOW))
+    assert [c.original for c in captures] == ["http://a.net/ok"]
+    assert caplog.text.count("CDX row skipped") == len(api.requests)  # one bad row in each answer
+    with ApiServer(lambda r: Reply(body={"rows": 1})).running() as api, \
+            pytest.raises(ArchiveError, match=r"CDX a\.net/\*: CDX answer is not a JSON list of rows"):
+        WaybackClient(api.url, api.url, delay_s=0.0).captures(CdxQuery("a.net/*", *WINDOW))
 
 
 def test_a_cdx_server_that_lists_the_same_captures_under_new_keys_is_stopped() -> None:

@@ -44,6 +44,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
 from arastance.base.captures import capture_time, capture_url, parse_capture_url, to_site_url
+from arastance.base.cdx import CdxAnswerError
 from arastance.base.input_paths import input_file_error
 from arastance.base.page_text import page_text
 from arastance.base.sites import SiteConfig, load_site_config, parse_wp_rest_per_page
@@ -51,7 +52,7 @@ from arastance.base.staging import PageItem, new_run_id
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.config import load_settings
 from arastance.logging import get_logger
-from spiders.archive_captures import CdxAnswerError, listed_timestamps, nearest_others, other_captures_query
+from spiders.archive_captures import listed_timestamps, nearest_others, other_captures_query
 from spiders.discovery import (METHODS, DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest, wp_rest_page_url,
                                wp_rest_total_pages)
 from spiders.extraction import extract_detail, extract_listing, parse_failure

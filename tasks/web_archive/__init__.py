@@ -6,7 +6,8 @@ and parsed in the base layer (:mod:`arastance.base.captures`), which the spiders
 """
 
 from arastance.base.captures import Capture, capture_url, parse_capture_url, to_site_url
-from tasks.web_archive.client import ArchiveError, CdxQuery, WaybackClient
+from arastance.base.cdx import CdxQuery
+from tasks.web_archive.client import ArchiveError, WaybackClient
 
 __all__ = [
     "ArchiveError", "Capture", "CdxQuery", "WaybackClient", "capture_url", "parse_capture_url", "to_site_url",

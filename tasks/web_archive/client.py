@@ -22,8 +22,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
-from datetime import date
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 from urllib.parse import urljoin, urlsplit
@@ -31,6 +30,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from arastance.base.captures import Capture, capture_url, parse_capture_url, valid_timestamp
+from arastance.base.cdx import REDIRECT_STATUSES, CdxAnswerError, CdxPage, CdxQuery, parse_cdx_json
 from arastance.base.retry_after import retry_after_s
 from arastance.base.secrets import hide_url_passwords
 from arastance.base.stopping import check_stop, pause
@@ -41,8 +41,6 @@ from tasks.search.http import AnswerTooLarge, bounded_get
 
 log = get_logger(__name__)
 
-#: CDX fields asked for, in this order (the JSON answer's header row names them too).
-CDX_FIELDS = ("timestamp", "original", "statuscode", "mimetype", "digest")
 
 
 class _Cause(NamedTuple):
@@ -63,9 +61,6 @@ _CAUSES: dict[int | None, _Cause] = {
 _RETRY_STATUSES = {status for status in _CAUSES if status is not None}
 #: A CDX page of the largest size allowed (150,000 rows) is about 20 MiB.
 MAX_ANSWER_BYTES = 64 * 2**20
-#: The statuses of the captures that were redirects (304 Not Modified is none).
-REDIRECT_STATUSES = "30[12378]"
-REDIRECT_FILTER = f"statuscode:{REDIRECT_STATUSES}"
 #: Hops followed from a redirect capture to the capture it leads to: its own 3xx, the archive's
 #: move to the nearest capture of the target, and a few redirects the target made in turn.
 MAX_REDIRECT_HOPS = 6
@@ -84,77 +79,16 @@ class ArchiveError(RuntimeError):
         super().__init__(hide_url_passwords(message))
 
 
-@dataclass(frozen=True)
-class CdxQuery:
-    """Captures of ``url`` (``host/*`` for a whole site) between two days, one row per URL.
-
-    ``collapse="urlkey"`` keeps the first capture of every URL in the window; ``"digest"`` keeps
-    one per distinct content. Only successful HTML captures are listed by default.
-    """
-
-    url: str
-    from_date: date
-    to_date: date
-    collapse: str | None = "urlkey"
-    filters: tuple[str, ...] = ("statuscode:200", "mimetype:text/html")
-    page_size: int = 1000
-
-    def params(self, resume_key: str | None = None) -> list[tuple[str, str]]:
-        params = [("url", self.url), ("from", self.from_date.strftime("%Y%m%d")),
-                  ("to", self.to_date.strftime("%Y%m%d")), ("output", "json"), ("fl", ",".join(CDX_FIELDS))]
-        params += [("filter", f) for f in self.filters]
-        if self.collapse:
-            params.append(("collapse", self.collapse))
-        params += [("limit", str(self.page_size)), ("showResumeKey", "true")]
-        if resume_key:
-            params.append(("resumeKey", resume_key))
-        return params
-
-    def redirects(self) -> "CdxQuery":
-        """The same URLs and days, listing the captures that were redirects, one per URL."""
-        return replace(self, filters=(REDIRECT_FILTER,))
-
-    def cache_key(self, endpoint: str) -> str:
-        """Stable across runs: the CDX ``endpoint`` asked and the query without the resume key. Two
-        archives (the real one and the offline emulator, or another ``crawl.archive_url``) answer the
-        same query differently, and one's cached pages must not answer for the other."""
-        key = json.dumps([endpoint, self.params()], ensure_ascii=False)
-        return hashlib.sha256(key.encode()).hexdigest()[:24]
-
-
-@dataclass(frozen=True)
-class CdxPage:
-    """One page of CDX rows and the key of the next page (None on the last one)."""
-
-    captures: list[Capture]
-    resume_key: str | None
-
-
-def parse_cdx_json(payload: Any, source: str) -> CdxPage:
-    """CDX JSON: a header row, data rows, then (when paged) ``[]`` and ``[resumeKey]``."""
-    if payload in ([], None):
-        return CdxPage([], None)
-    if not isinstance(payload, list) or not all(isinstance(r, list) for r in payload):
-        raise ArchiveError(f"{source}: CDX answer is not a JSON list of rows")
-    header, rows = payload[0], payload[1:]
-    missing = [f for f in ("timestamp", "original") if f not in header]
-    if missing:
-        raise ArchiveError(f"{source}: CDX header row {header!r} lacks {missing}")
-    resume_key = None
-    if len(rows) >= 2 and rows[-2] == [] and len(rows[-1]) == 1:
-        resume_key, rows = str(rows[-1][0]), rows[:-2]
-    captures = []
-    for row in rows:
-        if len(row) != len(header):
-            raise ArchiveError(f"{source}: CDX row {row!r} does not match header {header!r}")
-        record = dict(zip(header, row))
-        if not (isinstance(record["original"], str) and valid_timestamp(record["timestamp"])):
-            log.warning("CDX row skipped: no valid timestamp and original URL", extra={"source": source, "row": repr(row)})
-            continue
-        captures.append(Capture(timestamp=record["timestamp"], original=record["original"],
-                                statuscode=record.get("statuscode", "200"), mimetype=record.get("mimetype", ""),
-                                digest=record.get("digest", "")))
-    return CdxPage(captures, resume_key)
+def _cdx_page(payload: Any, source: str) -> CdxPage:
+    """One CDX answer's page (:func:`arastance.base.cdx.parse_cdx_json`); a row passed over is logged, an
+    answer that is not rows is an :class:`ArchiveError`."""
+    try:
+        page = parse_cdx_json(payload, source)
+    except CdxAnswerError as exc:
+        raise ArchiveError(str(exc)) from None
+    for row in page.skipped:
+        log.warning("CDX row skipped: no valid timestamp and original URL", extra={"source": source, "row": row})
+    return page
 
 
 @dataclass
@@ -257,7 +191,7 @@ class WaybackClient:
             cache = self._cache_file(query, number)
             page = _read_cached(cache, "CDX page", _cached_cdx_page) if cache is not None else None
             if page is None:
-                page = parse_cdx_json(self.get_json(self.cdx_url, query.params(resume_key)), f"CDX {query.url}")
+                page = _cdx_page(self.get_json(self.cdx_url, query.params(resume_key)), f"CDX {query.url}")
                 if cache is not None:
                     _store_json(cache, {"captures": [c.__dict__ for c in page.captures],
                                         "resume_key": page.resume_key})
