@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any
+from uuid import uuid4
 
 from prefect import flow, task, unmapped
 from prefect.artifacts import create_markdown_artifact
@@ -48,10 +49,10 @@ def plan_retrieval(warehouse_path: Path, claim_ids: list[str] | None, limit: int
 
 @task(retries=1, retry_delay_seconds=5, retry_condition_fn=unless_disk_refuses_writes, cache_policy=NO_CACHE,
       task_run_name=claim_run_name("search"))
-def search_claim(claim_id: str, queries: list[QuerySpec], num: int, label: str) -> ClaimSearch:
+def search_claim(claim_id: str, queries: list[QuerySpec], num: int, label: str, run_key: str) -> ClaimSearch:
     """Send one claim's uncached queries (no warehouse, no key in the parameters); ``label``
-    (the claim's text) names the run."""
-    return run_claim_queries(claim_id, queries, num, configured_backend())
+    (the claim's text) names the run, ``run_key`` the searches a refused key or spent quota stops."""
+    return run_claim_queries(claim_id, queries, num, configured_backend(), run_key)
 
 
 @task(retries=3, retry_delay_seconds=2, retry_condition_fn=warehouse_busy, cache_policy=NO_CACHE,
@@ -149,6 +150,21 @@ class RetrievalFailed(RuntimeError):
     """Some claims could not be searched; what succeeded is stored and a re-run resumes."""
 
 
+class RetrievalStopped(RetrievalFailed):
+    """A refused key or a spent quota stopped the searches: the claims not searched stay pending."""
+
+
+def stop_message(rows: list[dict[str, Any]]) -> str | None:
+    """The one line that says why the searches stopped and what is left, or None when they did not."""
+    pending = [r for r in rows if r["status"] == "pending"]
+    if not pending:
+        return None
+    searched = sum(r["status"] not in ("pending", "failed") for r in rows)
+    why = " ".join(pending[0]["error"].split())  # one line, whatever the API's text holds
+    return (f"retrieval stopped: {why}. {len(pending)} claim(s) left pending for the next run, "
+            f"{searched} searched and stored")
+
+
 def _fetch_summary(fetched: dict[str, int]) -> str:
     """The article fetch's figures (:func:`fetch_and_rank`) as the report's sentence: its waves, the
     pages it fetched and how many stored articles ended in each fetch status."""
@@ -164,6 +180,7 @@ def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: Retrieva
     create_markdown_artifact(
         f"# Document retrieval ({backend})\n\n"
         f"- claims: {len(rows)} ({sum(r['status'] == 'done' for r in rows)} done, {len(failed)} failed, "
+        f"{sum(r['status'] == 'pending' for r in rows)} left pending by a refused key or a spent quota, "
         f"{len(plan.deferred)} deferred by the query budget)\n"
         f"- queries answered from the cache: {plan.cached_queries}; sent: "
         f"{sum(len(v) for v in plan.to_send.values())}\n"
@@ -187,7 +204,7 @@ def _search_and_store(path: Path, plan: RetrievalPlan, num: int, backend: str) -
     try:
         with stop_on_exit():
             futures = search_claim.map(list(plan.to_send), list(plan.to_send.values()), unmapped(num),
-                                       [plan.claims[c]["text"] for c in plan.to_send])
+                                       [plan.claims[c]["text"] for c in plan.to_send], unmapped(uuid4().hex))
             for claim_id, claim in plan.claims.items():
                 if claim_id not in plan.to_send:  # answered from the cache: nothing to send
                     rows[claim_id] = store_claim_search(path, claim, plan.queries[claim_id], ClaimSearch(claim_id),
@@ -241,6 +258,8 @@ def retrieve_documents(claim_ids: list[str] | None = None, limit: Annotated[int,
         log.warning("claim search failed", extra={"claim": row["claim"], "claim_id": row["claim_id"], "error": row["error"]})
     if plan.deferred:
         log.warning("claims deferred by the daily query budget", extra={"claims": len(plan.deferred)})
+    if stopped := stop_message(ordered):
+        raise RetrievalStopped(stopped)
     if failed:
         raise RetrievalFailed(f"{len(failed)} of {len(ordered)} claim(s) failed (stored; a re-run resumes them); "
                               f"first error: {failed[0]['error']}")

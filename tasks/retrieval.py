@@ -40,7 +40,7 @@ from tasks.documents import (
 from tasks.queries import build_queries_for, query_inputs
 from tasks.search.base import SearchBudgetExceeded, SearchResult
 from tasks.search.batch import ClaimSearch, QuerySpec, configured_backend, query_spec
-from tasks.search.cache import cache_name, refund_queries, remember, reserve_queries
+from tasks.search.cache import cache_name, refund_queries, remember, requests_per_query, reserve_queries
 from warehouse import Warehouse
 from warehouse.date_window import query_windows
 from warehouse.retrieval import (
@@ -87,7 +87,8 @@ def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | Non
     :func:`tasks.queries.query_inputs`) and the uncached ones.
 
     The uncached queries of metered backends are counted against today's budget claim by claim
-    before anything is sent; claims that no longer fit are deferred to another day. With no
+    before anything is sent, as the billed requests (pages) each may take; claims that no longer
+    fit are deferred to another day. With no
     claim pending, no backend (nor search index) is needed: the plan is empty.
     """
     if limit is not None and limit < 1:
@@ -115,6 +116,7 @@ def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | Non
         plan.queries[claim_id] = [query_spec(q, cache_name(backend), num)  # a rebuilt local index: searched afresh
                                   for q in queries_of_claim(wh, claim_id, inputs[claim_id])]
     cached = cached_results(wh, [q.cache_key for specs in plan.queries.values() for q in specs])
+    per_query = requests_per_query(backend, num)
     for claim_id, specs in plan.queries.items():
         todo = [q for q in specs if q.cache_key not in cached]
         plan.cached_queries += len(specs) - len(todo)
@@ -124,7 +126,7 @@ def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | Non
             plan.deferred.append(claim_id)
             continue
         try:
-            reserve_queries(wh, backend, len(todo), settings.search.daily_query_budget)
+            reserve_queries(wh, backend, len(todo) * per_query, settings.search.daily_query_budget, per_query=per_query)
         except SearchBudgetExceeded as exc:
             plan.budget_error = str(exc)
             plan.deferred.append(claim_id)
@@ -153,8 +155,9 @@ def store_claim_search(wh: Warehouse, search_settings: SearchSettings, claim: di
                        queries: list[QuerySpec], search: ClaimSearch, backend: str) -> dict[str, Any]:
     """Cache what came back; for a claim with every query answered, store hits and decisions.
 
-    Queries reserved against the budget that brought no answer (``search.unanswered``) are
-    refunded in the same transaction as the cached answers. The hits of all the claim's queries
+    Requests reserved against the budget that were not billed (``search.unanswered``) are
+    refunded in the same transaction as the cached answers. A claim left unfinished by an error
+    that stopped the run (``search.stopped``) keeps its status: it is taken up again by the next run. The hits of all the claim's queries
     are merged (one candidate per canonical URL) and filtered by the method's rule (news sources
     first, TF-IDF rank, at most ``max_documents_per_claim``), and the claim's status is stored
     with them in one transaction.
@@ -167,6 +170,8 @@ def store_claim_search(wh: Warehouse, search_settings: SearchSettings, claim: di
             q = by_key[key]
             remember(wh, backend, q.text, q.window, num, [SearchResult.from_json(r) for r in results], key=key)
         refund_queries(wh, backend, search.unanswered)  # reserved in the plan but never answered
+    if search.stopped:
+        return {"claim_id": claim_id, "status": "pending", "error": search.stopped}
     if search.error:
         set_claim_status(wh, claim_id, backend=backend, status="failed", queries=len(queries), error=search.error)
         return {"claim_id": claim_id, "status": "failed", "error": search.error}

@@ -88,6 +88,11 @@ class SearchSettings(SettingsGroup):
     max_retries: int = Field(default=4, ge=0, le=20, description="retries after a 429 or 5xx answer")
     backoff_s: float = Field(default=1.0, ge=0, description="first retry delay, doubled each retry")
     max_backoff_s: float = Field(default=60.0, ge=0, description="longest wait, Retry-After included")
+    min_request_interval_s: float = Field(
+        default=0.0, ge=0, le=3600,
+        description="least time between two requests to a web backend, across its worker threads (e.g. 1.1 for "
+                    "a plan of one request a second); Brave's pace is also learned from its X-RateLimit headers",
+    )
     results_per_query: int = Field(default=10, ge=1, le=100)
     date_window_months: int = Field(default=2, ge=1, le=24)
     max_documents_per_claim: int = Field(default=10, ge=1, le=100)
@@ -96,7 +101,11 @@ class SearchSettings(SettingsGroup):
         description="candidates fetched per claim so that the top max_documents_per_claim are chosen on their "
                     "article text (0: every candidate, as the method; failed fetches are replaced beyond it)",
     )
-    daily_query_budget: int = Field(default=1000, ge=0)
+    daily_query_budget: int = Field(
+        default=1000, ge=0,
+        description="billed requests (pages) per UTC day and web backend: a query of results_per_query results is "
+                    "one request per page (Google and SerpApi 10 results a page, Brave 20)",
+    )
     index_dir: Path | None = Field(default=None, description="local BM25 index; defaults to <data_dir>/search_index")
     corpus_path: Path | None = Field(
         default=None, description="JSON Lines corpus (url,title,text,published_date,domain) for `arastance index build`"

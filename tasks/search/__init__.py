@@ -7,7 +7,9 @@ from tasks.search.base import (
     SearchBackend,
     SearchBudgetExceeded,
     SearchError,
+    SearchQuotaSpent,
     SearchResult,
+    SearchStopsRun,
 )
 
 __all__ = [
@@ -16,5 +18,7 @@ __all__ = [
     "SearchBackend",
     "SearchBudgetExceeded",
     "SearchError",
+    "SearchQuotaSpent",
     "SearchResult",
+    "SearchStopsRun",
 ]

@@ -16,8 +16,18 @@ class SearchError(RuntimeError):
     """A backend could not answer a query; the message names the backend and the reason."""
 
 
-class SearchAuthError(SearchError):
+class SearchStopsRun(SearchError):
+    """An answer that every later request of the run would get too (a refused key, a spent quota):
+    the run stops at the first, instead of sending one more request per claim to be refused."""
+
+
+class SearchAuthError(SearchStopsRun):
     """The backend refused the credentials (never retried: waiting does not fix a bad key)."""
+
+
+class SearchQuotaSpent(SearchStopsRun):
+    """The API's own quota (daily, monthly, the plan's searches) is spent: never retried, since
+    nothing comes back before the reset the message names."""
 
 
 class SearchBudgetExceeded(SearchError):
@@ -105,4 +115,18 @@ class SearchBackend(Protocol):
 
     def search(self, query_text: str, window: DateWindow | None, num: int) -> list[SearchResult]:
         """The top ``num`` results for ``query_text`` published inside ``window`` (when given)."""
+        ...
+
+
+@runtime_checkable
+class BilledBackend(Protocol):
+    """A metered web backend, billed per request (page), not per query: one query of
+    ``results_per_query`` results is several requests where a page holds fewer."""
+
+    def max_requests(self, num: int) -> int:
+        """The most requests one query of ``num`` results sends (what the budget reserves)."""
+        ...
+
+    def requests_answered(self) -> int:
+        """Requests answered so far by this backend in the calling thread (what the API bills)."""
         ...

@@ -17,8 +17,8 @@ from typing import Any
 
 from arastance.config import Settings, load_settings
 from arastance.logging import get_logger
-from tasks.search.base import DateWindow, SearchBackend, SearchError, SearchResult
-from tasks.search.cache import cache_key
+from tasks.search.base import DateWindow, SearchBackend, SearchError, SearchResult, SearchStopsRun
+from tasks.search.cache import cache_key, requests_answered, requests_per_query
 from tasks.search.factory import make_backend
 from tasks.search.local import DOCS_FILE
 
@@ -26,6 +26,8 @@ log = get_logger(__name__)
 
 _backends: dict[str, SearchBackend] = {}
 _lock = threading.Lock()
+#: run key -> the error that stopped that run (in this process: each Dask worker learns it on its own)
+_stopped_runs: dict[str, str] = {}
 
 
 def _fingerprint(settings: Settings) -> str:
@@ -79,21 +81,40 @@ class ClaimSearch:
     claim_id: str
     results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     error: str | None = None
-    reserved: int = 0  # queries counted against a metered backend's budget for this search
+    reserved: int = 0  # billed requests counted against a metered backend's budget for this search
+    billed: int = 0  # requests the API answered (and bills) for this search
+    stopped: str | None = None  # the error that stopped the whole run: this claim was left unfinished
 
     @property
     def unanswered(self) -> int:
-        """Reserved queries that brought no answer: the budget gets them back."""
-        return max(0, self.reserved - len(self.results))
+        """Reserved requests that were not billed: the budget gets them back (negative: pages
+        beyond the reservation, which the budget counts)."""
+        return self.reserved - self.billed
 
 
-def run_claim_queries(claim_id: str, queries: list[QuerySpec], num: int, backend: SearchBackend) -> ClaimSearch:
+def run_claim_queries(claim_id: str, queries: list[QuerySpec], num: int, backend: SearchBackend,
+                      run_key: str | None = None) -> ClaimSearch:
     """Send the claim's queries in order; the first failure stops the claim (later queries of a
-    failing backend would fail too) and the results so far still come back, to be cached."""
-    out = ClaimSearch(claim_id, reserved=len(queries) if backend.metered else 0)
+    failing backend would fail too) and the results so far still come back, to be cached.
+
+    A :class:`SearchStopsRun` stops the run ``run_key`` names: this claim and every one of that
+    run taken up after it in this process come back with ``stopped`` set and send nothing more.
+    """
+    metered = backend.metered
+    out = ClaimSearch(claim_id, reserved=len(queries) * requests_per_query(backend, num) if metered else 0)
+    before = requests_answered(backend)
     for q in queries:
+        if run_key is not None and run_key in _stopped_runs:
+            out.stopped = _stopped_runs[run_key]
+            break
         try:
             results: list[SearchResult] = backend.search(q.text, q.window, num)
+        except SearchStopsRun as exc:
+            out.stopped = str(exc)
+            if run_key is not None:
+                _stopped_runs.setdefault(run_key, str(exc))
+            log.warning("search stopped the run", extra={"claim_id": claim_id, "query_id": q.query_id, "error": str(exc)})
+            break
         except SearchError as exc:
             out.error = str(exc)
             log.warning("search failed", extra={"claim_id": claim_id, "query_id": q.query_id, "error": str(exc)})
@@ -104,4 +125,7 @@ def run_claim_queries(claim_id: str, queries: list[QuerySpec], num: int, backend
                                                           "error": out.error})
             break
         out.results[q.cache_key] = [r.to_json() for r in results]
+    if metered:
+        answered = requests_answered(backend)
+        out.billed = len(out.results) if answered is None else answered - before
     return out

@@ -9,6 +9,7 @@ API: ``GET https://api.search.brave.com/res/v1/web/search`` with header
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import httpx
@@ -16,7 +17,7 @@ from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
 from tasks.search.base import DateWindow, RankedResults, SearchResult
-from tasks.search.http import JsonClient, api_error, require_key, result_items
+from tasks.search.http import ApiLimits, JsonClient, LimitRule, api_error, require_key, result_items
 
 PAGE_SIZE = 20
 MAX_OFFSET = 9
@@ -30,6 +31,52 @@ def describe_brave_error(response: httpx.Response) -> str:
         return error
     detail = str(error.get("detail") or response.reason_phrase)
     return f"{detail} ({error['code']})" if error.get("code") else detail
+
+
+def _header_numbers(headers: httpx.Headers, name: str) -> list[float]:
+    """A Brave ``X-RateLimit-*`` header's values, one per window, shortest window first
+    (``"1, 15000"``: per second, per month); [] when absent or unreadable."""
+    try:
+        return [float(v) for v in headers.get(name, "").split(",") if v.strip()]
+    except ValueError:
+        return []
+
+
+def brave_month_spent(headers: httpx.Headers) -> bool:
+    """The last (monthly) ``X-RateLimit-Remaining`` is 0: the plan's queries are used up."""
+    remaining = _header_numbers(headers, "x-ratelimit-remaining")
+    return len(remaining) > 1 and remaining[-1] <= 0
+
+
+def brave_quota_resets(headers: httpx.Headers, now: datetime | None = None) -> str:
+    """When Brave's monthly quota comes back: the last ``X-RateLimit-Reset`` value, in seconds."""
+    reset = _header_numbers(headers, "x-ratelimit-reset")
+    if len(reset) < 2:
+        return "Brave does not say when the plan's quota resets"
+    when = (now or datetime.now(timezone.utc)) + timedelta(seconds=reset[-1])
+    return f"Brave resets the monthly quota in {reset[-1] / 86400:.1f} day(s), at {when:%Y-%m-%d %H:%M} UTC: run again then"
+
+
+def brave_pace(headers: httpx.Headers) -> float | None:
+    """Seconds between requests that the per-second window allows (``X-RateLimit-Limit`` ``"1, 15000"``:
+    one a second), with a tenth to spare for the clocks' drift; None when the answer does not say."""
+    limit = _header_numbers(headers, "x-ratelimit-limit")
+    return 1.1 / limit[0] if limit and limit[0] > 0 else None
+
+
+#: Brave's answers under a limit: 429 RATE_LIMITED is the per-second window (waited out, paced),
+#: 429 QUOTA_LIMITED or a monthly X-RateLimit-Remaining of 0 the month's plan spent, 401/422
+#: SUBSCRIPTION_TOKEN_INVALID a bad token.
+BRAVE_LIMITS = ApiLimits(
+    key_setting="search.brave_api_key (or brave_api_key_block)",
+    rules=(
+        LimitRule("quota", 429, r"QUOTA_LIMITED"),
+        LimitRule("quota", 429, headers=brave_month_spent),
+        LimitRule("auth", 422, r"SUBSCRIPTION_TOKEN_INVALID"),
+    ),
+    resets=brave_quota_resets,
+    pace=brave_pace,
+)
 
 
 def _clean(text: Any) -> str | None:
@@ -48,10 +95,18 @@ class BraveSearch:
         self._key = require_key(api_key, "Brave", "search.brave_api_key")
         self.endpoint = endpoint
         self.language = language
-        self.http = http or JsonClient(self.name, [self._key], describe_brave_error, **client_options)
+        self.http = http or JsonClient(self.name, [self._key], describe_brave_error, limits=BRAVE_LIMITS,
+                                       **client_options)
 
     def __repr__(self) -> str:
         return f"BraveSearch(endpoint={self.endpoint!r})"
+
+    def max_requests(self, num: int) -> int:
+        """Pages of :data:`PAGE_SIZE`, at most ``MAX_OFFSET + 1``: each a billed request."""
+        return min(MAX_OFFSET + 1, max(1, -(-num // PAGE_SIZE)))
+
+    def requests_answered(self) -> int:
+        return self.http.requests_answered()
 
     def search(self, query_text: str, window: DateWindow | None, num: int) -> list[SearchResult]:
         """Pages of one fixed ``count``: Brave's ``offset`` is a page number (it skips

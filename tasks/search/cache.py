@@ -4,9 +4,11 @@ A query is identified by (backend, query text, date window, number of results); 
 its results in ``search_cache`` and sends nothing, so resuming a failed run spends no quota. The
 local index is identified by its build too (:func:`cache_name`): a rebuilt index is searched
 afresh, and the earlier build's answers stay stored.
-Metered backends (the web APIs) count each query sent per UTC day in ``search_usage``: queries
-are reserved before they are sent (so parallel workers stay within the budget) and the ones
-that bring no answer are refunded; when the day's budget is spent,
+Metered backends (the web APIs) count the requests they bill per UTC day in ``search_usage``
+(column ``queries``; a request is one page of results, so a query of ``results_per_query`` 30 on
+Google is 3; rows written before this counted queries, the same under the default 10 results):
+a query's most requests are reserved before it is sent (so parallel workers stay within the
+budget) and those not billed are refunded; when the day's budget is spent,
 :class:`SearchBudgetExceeded` says so before anything is sent.
 """
 
@@ -16,7 +18,7 @@ from datetime import date, datetime, timezone
 
 from arastance.base.ids import stable_id
 from arastance.logging import get_logger
-from tasks.search.base import DateWindow, SearchBackend, SearchBudgetExceeded, SearchResult
+from tasks.search.base import BilledBackend, DateWindow, SearchBackend, SearchBudgetExceeded, SearchResult
 from warehouse import Warehouse
 from warehouse.retrieval import add_queries_used, cached_results, queries_used, release_queries_used, store_results
 
@@ -39,8 +41,20 @@ def cache_name(backend: SearchBackend) -> str:
     return getattr(backend, "cache_name", backend.name)
 
 
-def reserve_queries(wh: Warehouse, backend: SearchBackend, n: int, daily_budget: int, day: date | None = None) -> None:
-    """Count ``n`` queries against today's budget before sending them, or refuse all of them.
+def requests_per_query(backend: SearchBackend, num: int) -> int:
+    """Requests one query of ``num`` results reserves: its pages (1 for a backend that does not say)."""
+    return backend.max_requests(num) if isinstance(backend, BilledBackend) else 1
+
+
+def requests_answered(backend: SearchBackend) -> int | None:
+    """Requests ``backend`` had answered in this thread so far; None for a backend that does not count them."""
+    return backend.requests_answered() if isinstance(backend, BilledBackend) else None
+
+
+def reserve_queries(wh: Warehouse, backend: SearchBackend, n: int, daily_budget: int, day: date | None = None,
+                    *, per_query: int = 1) -> None:
+    """Count ``n`` billed requests against today's budget before sending them, or refuse all of them;
+    ``per_query`` (a query's requests, :func:`requests_per_query`) only explains a refusal.
 
     The day's count is read and the reservation added in one transaction: on a DuckLake, two hosts'
     reservations would otherwise read the same count and both reserve past the budget."""
@@ -50,21 +64,28 @@ def reserve_queries(wh: Warehouse, backend: SearchBackend, n: int, daily_budget:
     with wh.transaction():
         used = queries_used(wh, backend.name, day)
         if used + n > daily_budget:
+            pages = f", each query up to {per_query} pages" if per_query > 1 else ""
             raise SearchBudgetExceeded(
-                f"daily query budget of {daily_budget} for backend {backend.name!r} is spent on {day} "
-                f"({used} sent, {n} more needed); raise search.daily_query_budget "
-                "(ARASTANCE_SEARCH__DAILY_QUERY_BUDGET) or run again tomorrow"
+                f"daily query budget of {daily_budget} (counted in billed requests: pages of results) for backend "
+                f"{backend.name!r} is spent on "
+                f"{day} (UTC; {used} sent, {n} more needed{pages}); raise search.daily_query_budget "
+                "(ARASTANCE_SEARCH__DAILY_QUERY_BUDGET) or run again tomorrow (UTC; the API's own quota may "
+                "reset at another hour: Google's at midnight Pacific time)"
             )
         add_queries_used(wh, backend.name, day, n)
 
 
 def refund_queries(wh: Warehouse, backend: str, n: int, day: date | None = None) -> None:
-    """Give back ``n`` reserved queries that brought no answer (failed, or never sent after a failure).
+    """Give back ``n`` reserved requests that were not billed (failed, or never sent after a
+    failure); a negative ``n`` counts the requests billed beyond the reservation.
 
-    Reserving a claim's queries before sending them keeps parallel workers within the budget;
-    refunding the unanswered ones makes the day's count what was actually answered.
+    Reserving a claim's requests before sending them keeps parallel workers within the budget;
+    settling them after makes the day's count what was actually billed.
     """
-    release_queries_used(wh, backend, day or utc_today(), n)
+    if n < 0:
+        add_queries_used(wh, backend, day or utc_today(), -n)
+    else:
+        release_queries_used(wh, backend, day or utc_today(), n)
 
 
 def cached_search(wh: Warehouse, backend: SearchBackend, query_text: str, window: DateWindow | None, num: int,
@@ -74,14 +95,25 @@ def cached_search(wh: Warehouse, backend: SearchBackend, query_text: str, window
     found = cached_results(wh, [key])
     if key in found:
         return [SearchResult.from_json(r) for r in found[key]], True
-    reserve_queries(wh, backend, 1, daily_budget)
+    reserved = requests_per_query(backend, num) if backend.metered else 0
+    reserve_queries(wh, backend, reserved, daily_budget, per_query=reserved)
+    before = requests_answered(backend)
     try:
         results = backend.search(query_text, window, num)
     except Exception:
-        refund_queries(wh, backend.name, 1 if backend.metered else 0)
+        refund_queries(wh, backend.name, reserved - _billed(backend, before, 0))
         raise
+    if backend.metered:
+        refund_queries(wh, backend.name, reserved - _billed(backend, before, 1))
     remember(wh, backend.name, query_text, window, num, results, key=key)
     return results, False
+
+
+def _billed(backend: SearchBackend, before: int | None, answered: int) -> int:
+    """Requests billed since ``before`` (:func:`requests_answered`); ``answered`` queries for a
+    backend that does not count its requests."""
+    after = requests_answered(backend)
+    return answered if before is None or after is None else after - before
 
 
 def remember(wh: Warehouse, backend: str, query_text: str, window: DateWindow | None, num: int,

@@ -27,6 +27,11 @@ ALTERNATIVES = ("serpapi (Google results through SerpApi, paid per search, date 
                 "local (an index built with `arastance index build`, e.g. from WARC files, exact date windows)")
 
 
+#: Each retry of a web backend waits up to this share longer, at random: threads refused together
+#: would otherwise ask again together.
+RETRY_JITTER = 0.5
+
+
 class NoSearchIndex(FileNotFoundError):
     """The local backend is configured but has no index and no corpus to build one from."""
 
@@ -56,7 +61,7 @@ def make_backend(settings: Settings, today: date | None = None) -> SearchBackend
     s = settings.search
     check_backend_available(s.backend, today)
     options = dict(timeout_s=s.request_timeout_s, max_retries=s.max_retries, backoff_s=s.backoff_s,
-                   max_backoff_s=s.max_backoff_s)
+                   max_backoff_s=s.max_backoff_s, min_interval_s=s.min_request_interval_s, jitter=RETRY_JITTER)
     if s.backend == "google":
         key = resolve_key(s.google_api_key, s.google_api_key_block, "search.google_api_key")
         return GoogleSearch(key, s.google_engine_id or "", endpoint=str(s.google_endpoint), language=s.language, **options)

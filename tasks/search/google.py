@@ -8,14 +8,16 @@ date range as ``sort=date:r:YYYYMMDD:YYYYMMDD``, results in ``items[]`` (``link`
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
 from tasks.search.base import DateWindow, RankedResults, SearchAuthError, SearchResult
-from tasks.search.http import JsonClient, api_error, require_key, result_items
+from tasks.search.http import ApiLimits, JsonClient, LimitRule, api_error, require_key, result_items
 
 PAGE_SIZE = 10
 MAX_RESULTS = 100
@@ -28,10 +30,37 @@ def describe_google_error(response: httpx.Response) -> str:
     error = api_error(response)
     if isinstance(error, str):
         return error
-    errors = error.get("errors")
-    reasons = [e.get("reason") for e in errors if isinstance(e, dict) and e.get("reason")] if isinstance(errors, list) else []
+    reasons = [e.get("reason") for key in ("errors", "details") if isinstance(entries := error.get(key), list)
+               for e in entries if isinstance(e, dict) and isinstance(e.get("reason"), str) and e.get("reason")]
     message = str(error.get("message") or response.reason_phrase)
     return f"{message} ({', '.join(reasons)})" if reasons else message
+
+
+#: Google resets its daily quotas at midnight Pacific time.
+PACIFIC = ZoneInfo("America/Los_Angeles")
+
+
+def google_quota_resets(headers: httpx.Headers, now: datetime | None = None) -> str:
+    """When Google's daily quota comes back: midnight Pacific time (its answer does not say)."""
+    now = (now or datetime.now(PACIFIC)).astimezone(PACIFIC)
+    midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), PACIFIC)
+    left = int((midnight - now).total_seconds()) // 60
+    return f"Google resets the daily quota at midnight Pacific time (in {left // 60} h {left % 60:02d} min): run again then"
+
+
+#: Google's answers under a limit. A daily quota is spent: 429 RESOURCE_EXHAUSTED "Queries per day"
+#: (reason rateLimitExceeded), or the older 403 dailyLimitExceeded / quotaExceeded; a bad key: 400
+#: API_KEY_INVALID. 403 userRateLimitExceeded and 429 "per minute" are passing rate limits.
+GOOGLE_LIMITS = ApiLimits(
+    key_setting="search.google_api_key (or google_api_key_block)",
+    rules=(
+        LimitRule("quota", 429, r"per day|dailyLimitExceeded|quotaExceeded"),
+        LimitRule("quota", 403, r"per day|dailyLimitExceeded|quotaExceeded"),
+        LimitRule("retry", 403, r"rateLimitExceeded"),  # userRateLimitExceeded, rateLimitExceeded: per minute/user
+        LimitRule("auth", 400, r"API_KEY_INVALID|API key not valid"),
+    ),
+    resets=google_quota_resets,
+)
 
 
 def _published(item: dict[str, Any]):
@@ -63,10 +92,18 @@ class GoogleSearch:
         self.engine_id = engine_id
         self.endpoint = endpoint
         self.language = language
-        self.http = http or JsonClient(self.name, [self._key], describe_google_error, **client_options)
+        self.http = http or JsonClient(self.name, [self._key], describe_google_error, limits=GOOGLE_LIMITS,
+                                       **client_options)
 
     def __repr__(self) -> str:  # the key must not show up in reprs (Prefect and tracebacks print them)
         return f"GoogleSearch(engine_id={self.engine_id!r}, endpoint={self.endpoint!r})"
+
+    def max_requests(self, num: int) -> int:
+        """Pages of :data:`PAGE_SIZE`: each a billed request."""
+        return -(-min(num, MAX_RESULTS) // PAGE_SIZE)
+
+    def requests_answered(self) -> int:
+        return self.http.requests_answered()
 
     def search(self, query_text: str, window: DateWindow | None, num: int) -> list[SearchResult]:
         num = min(num, MAX_RESULTS)

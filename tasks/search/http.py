@@ -15,12 +15,14 @@ from __future__ import annotations
 import codecs
 import json
 import logging
+import random
 import re
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote, quote_plus
 
 import brotli
@@ -30,7 +32,7 @@ from pydantic import SecretStr
 from arastance.base.retry_after import retry_after_s
 from arastance.base.stopping import check_stop, pause
 from arastance.logging import get_logger
-from tasks.search.base import SearchAuthError, SearchError
+from tasks.search.base import SearchAuthError, SearchError, SearchQuotaSpent
 
 log = get_logger(__name__)
 
@@ -38,13 +40,79 @@ REDACTED = "****"
 _RETRY_STATUSES = {429, 500, 502, 503, 504}
 # httpx refused to build or send the request (a header it cannot carry, an address not http(s)): a retry never helps.
 _NEVER_SENT = (httpx.LocalProtocolError, httpx.UnsupportedProtocol)
-# A 403 that reports a spent quota (Google: dailyLimitExceeded, quotaExceeded) is not a bad key.
-_QUOTA = re.compile(r"limit|quota", re.IGNORECASE)
+
+#: What a refused answer means. ``auth``: the key is refused; ``quota``: the API's own quota is
+#: spent (both end the run: :class:`SearchStopsRun`); ``retry``: a passing limit, waited out.
+LimitKind = Literal["auth", "quota", "retry"]
 
 
-def quota_spent_403(status: int, reason: str) -> bool:
-    """Google's rule: a 403 whose reason names a limit or quota means the quota is spent."""
-    return status == 403 and bool(_QUOTA.search(reason))
+@dataclass(frozen=True)
+class LimitRule:
+    """One row of an API's table of refusals: an answer with ``status`` whose described error
+    matches ``text`` (a case-insensitive regular expression; None: any) and whose headers pass
+    ``headers`` (None: any) means ``kind``."""
+
+    kind: LimitKind
+    status: int
+    text: str | None = None
+    headers: Callable[[httpx.Headers], bool] | None = None
+
+    def matches(self, status: int, reason: str, headers: httpx.Headers) -> bool:
+        return (status == self.status and (self.text is None or re.search(self.text, reason, re.IGNORECASE) is not None)
+                and (self.headers is None or self.headers(headers)))
+
+
+@dataclass(frozen=True)
+class ApiLimits:
+    """How one API tells its limits, in one place per client: its refusals (``rules``, the first
+    match wins; otherwise 401 and 403 are ``auth``, 429 and 5xx ``retry``), the setting that holds
+    its key, when a spent quota comes back (``resets``: a sentence from the answer's headers), and
+    the pace its headers ask for (``pace``: seconds between requests, None when they do not say)."""
+
+    key_setting: str = ""
+    rules: tuple[LimitRule, ...] = ()
+    resets: Callable[[httpx.Headers], str] = lambda headers: "the API does not say when it resets"
+    pace: Callable[[httpx.Headers], float | None] = lambda headers: None
+
+    def kind(self, status: int, reason: str, headers: httpx.Headers) -> LimitKind | None:
+        """What a refused answer means; None: a plain error (a bad request, a missing page)."""
+        for rule in self.rules:
+            if rule.matches(status, reason, headers):
+                return rule.kind
+        if status in (401, 403):
+            return "auth"
+        return "retry" if status in _RETRY_STATUSES else None
+
+
+class Pacer:
+    """When the threads sharing one API client may send: at most one request per ``interval_s``
+    (the plan's pace: a setting, or learned from the API's headers), and none before a time a 429
+    asked to wait for. Threads that each waited out the same hint on their own were sent again
+    together, in step, and refused together again, until their claims failed."""
+
+    def __init__(self, interval_s: float = 0.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval_s = interval_s
+        self._clock = clock
+        self._next = float("-inf")
+        self._lock = threading.Lock()
+        self._mine = threading.local()  # the slot each thread was last given
+
+    def delay(self, wait_s: float = 0.0) -> float:
+        """Seconds the caller waits before its next request: at least ``wait_s``, and past the
+        slots taken before; its slot is taken now. A thread counts as no earlier than the slot it
+        was last given (it waited until then, even where its clock says otherwise)."""
+        with self._lock:
+            now = max(self._clock(), getattr(self._mine, "at", float("-inf")))
+            delay = max(wait_s, self._next - now)
+            self._mine.at = now + delay
+            self._next = self._mine.at + self.interval_s
+            return delay
+
+    def slow_to(self, interval_s: float | None) -> None:
+        """Never less than ``interval_s`` between requests from now on (a pace is only learned upwards)."""
+        if interval_s is not None and interval_s > self.interval_s:
+            with self._lock:
+                self.interval_s = max(self.interval_s, interval_s)
 
 
 # What no HTTP header can carry (h11 refuses it) and no real key holds: a control or non-ASCII character.
@@ -327,7 +395,9 @@ def _same_host(a: httpx.URL, b: httpx.URL) -> bool:
 
 @dataclass
 class JsonClient:
-    """GETs JSON from one API with retries; ``describe_error`` turns an error body into text."""
+    """GETs JSON from one API with retries; ``describe_error`` turns an error body into text,
+    ``limits`` says what a refusal means (:class:`ApiLimits`). One client serves every thread of
+    a process: its :class:`Pacer` spaces their requests."""
 
     backend: str
     secrets: list[SecretStr]  # masked in this dataclass's repr; unwrapped only to redact
@@ -336,13 +406,21 @@ class JsonClient:
     max_retries: int = 4
     backoff_s: float = 1.0
     max_backoff_s: float = 60.0
-    #: (status, error text) -> the API's own quota is spent (an error, never retried, never an auth error)
-    quota_spent: Callable[[int, str], bool] = quota_spent_403
+    limits: ApiLimits = field(default_factory=ApiLimits)
+    min_interval_s: float = 0.0  # the least time between two requests of all threads (more when the API asks)
+    jitter: float = 0.0  # each retry waits up to this share longer, at random, so that threads do not retry in step
     sleep: Callable[[float], None] = pause  # ends early when the run is asked to stop
     client: httpx.Client = field(default_factory=httpx.Client)
+    pacer: Pacer = field(init=False, repr=False)
+    _answered: threading.local = field(init=False, repr=False, default_factory=threading.local)
 
     def __post_init__(self) -> None:
         guard_http_logs(self.secrets)
+        self.pacer = Pacer(self.min_interval_s)
+
+    def requests_answered(self) -> int:
+        """Requests this client had answered (200) in the calling thread: the ones an API bills."""
+        return getattr(self._answered, "n", 0)
 
     def _fail(self, message: str, cls: type[SearchError] = SearchError) -> SearchError:
         return cls(redact(f"{self.backend} search: {message}", self.secrets))
@@ -367,9 +445,14 @@ class JsonClient:
         raise self._fail(f"more than {MAX_REDIRECTS} redirects")
 
     def get(self, url: str, params: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> dict[str, Any]:
-        """The decoded JSON body of a successful GET; raises :class:`SearchError` otherwise."""
-        attempt = 0
+        """The decoded JSON body of a successful GET; raises :class:`SearchError` otherwise
+        (:class:`SearchAuthError` or :class:`SearchQuotaSpent`, never retried, where
+        :attr:`limits` says the answer means a refused key or a spent quota)."""
+        attempt, wait = 0, 0.0
         while True:
+            delay = self.pacer.delay(wait)
+            if attempt or delay > 0:
+                self.sleep(delay)
             check_stop(f"{self.backend} request")
             try:
                 response = self._send(url, params, headers)
@@ -380,31 +463,47 @@ class JsonClient:
                 # httpx error texts can carry the request URL, hence the key: keep only the class.
                 if attempt >= self.max_retries:
                     raise self._fail(f"request failed after {attempt + 1} attempt(s): {type(exc).__name__}") from None
-                wait = min(self.max_backoff_s, self.backoff_s * 2**attempt)
+                wait = self._jittered(min(self.max_backoff_s, self.backoff_s * 2**attempt))
             else:
+                self.pacer.slow_to(self.limits.pace(response.headers))
                 if response.status_code == 200:
-                    try:
-                        body = json_answer(response)
-                    except (ValueError, RecursionError):  # RecursionError: nested deeper than json can decode
-                        raise self._fail("the answer is not JSON") from None
-                    if not isinstance(body, dict):
-                        raise self._fail(f"unexpected answer: a JSON {type(body).__name__}, expected an object")
-                    return body
-                reason = self.describe_error(response)
-                if self.quota_spent(response.status_code, reason):
-                    raise self._fail(f"HTTP {response.status_code}, the API's own quota is spent: {reason}")
-                if response.status_code in (401, 403):
-                    raise self._fail(f"HTTP {response.status_code}: {reason}", SearchAuthError)
-                if response.status_code not in _RETRY_STATUSES:
-                    raise self._fail(f"HTTP {response.status_code}: {reason}")
-                if attempt >= self.max_retries:
-                    raise self._fail(f"HTTP {response.status_code} after {attempt + 1} attempt(s): {reason}")
-                asked = retry_after_s(response.headers)
-                wait = min(self.max_backoff_s, asked if asked is not None else self.backoff_s * 2**attempt)
+                    return self._body(response)
+                wait = self._jittered(self._retry_wait(response, attempt))
                 log.warning(
                     "search backend asked to slow down",
                     extra={"backend": self.backend, "status": response.status_code, "wait_s": round(wait, 2),
                            "attempt": attempt + 1},
                 )
             attempt += 1
-            self.sleep(wait)
+
+    def _body(self, response: httpx.Response) -> dict[str, Any]:
+        """A 200 answer's JSON object, counted as a billed request of this thread."""
+        self._answered.n = self.requests_answered() + 1
+        try:
+            body = json_answer(response)
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than json can decode
+            raise self._fail("the answer is not JSON") from None
+        if not isinstance(body, dict):
+            raise self._fail(f"unexpected answer: a JSON {type(body).__name__}, expected an object")
+        return body
+
+    def _retry_wait(self, response: httpx.Response, attempt: int) -> float:
+        """How long to wait before asking again after a refused answer; raises when it is not retried."""
+        status, reason = response.status_code, self.describe_error(response)
+        kind = self.limits.kind(status, reason, response.headers)
+        if kind == "quota":
+            raise self._fail(f"HTTP {status}, the API's own quota is spent: {reason}; "
+                             f"{self.limits.resets(response.headers)}", SearchQuotaSpent)
+        if kind == "auth":
+            fix = f"; check {self.limits.key_setting}" if self.limits.key_setting else ""
+            raise self._fail(f"HTTP {status}, the API refused the request: {reason}{fix}", SearchAuthError)
+        if kind is None:
+            raise self._fail(f"HTTP {status}: {reason}")
+        if attempt >= self.max_retries:
+            raise self._fail(f"HTTP {status} after {attempt + 1} attempt(s): {reason}")
+        asked = retry_after_s(response.headers)
+        return min(self.max_backoff_s, asked if asked is not None else self.backoff_s * 2**attempt)
+
+    def _jittered(self, wait: float) -> float:
+        """``wait``, made up to :attr:`jitter` longer at random."""
+        return wait * (1 + random.random() * self.jitter) if self.jitter else wait

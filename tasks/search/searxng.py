@@ -25,9 +25,10 @@ from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
 from tasks.search.base import DateWindow, RankedResults, SearchError, SearchResult
-from tasks.search.http import JsonClient, clean_key
+from tasks.search.http import ApiLimits, JsonClient, clean_key
 
 MAX_PAGES = 5
+PAGE_SIZE_GUESS = 10
 # time_range values and how many days back each reaches, smallest first
 TIME_RANGES: tuple[tuple[str, int], ...] = (("day", 1), ("week", 7), ("month", 31), ("year", 366))
 
@@ -67,7 +68,9 @@ class SearxngSearch:
         plain = clean_key(api_key, "search.searxng_api_key")
         self._key = SecretStr(plain) if plain else None
         self._today = today
-        self.http = http or JsonClient(self.name, [self._key or ""], describe_searxng_error, **client_options)
+        self.http = http or JsonClient(self.name, [self._key or ""], describe_searxng_error,
+                                       limits=ApiLimits(key_setting="search.searxng_url and search.searxng_api_key"),
+                                       **client_options)
 
     def __repr__(self) -> str:
         return f"SearxngSearch(endpoint={self.endpoint!r}, categories={self.categories!r})"
@@ -85,6 +88,14 @@ class SearxngSearch:
             if coarse:
                 params["time_range"] = coarse
         return params
+
+    def max_requests(self, num: int) -> int:
+        """Pages of about :data:`PAGE_SIZE_GUESS`, at most :data:`MAX_PAGES` (an instance's page size
+        depends on its engines: pages beyond the guess are counted once answered)."""
+        return min(MAX_PAGES, max(1, -(-num // PAGE_SIZE_GUESS)))
+
+    def requests_answered(self) -> int:
+        return self.http.requests_answered()
 
     def search(self, query_text: str, window: DateWindow | None, num: int) -> list[SearchResult]:
         headers = {"Accept": "application/json"}

@@ -15,7 +15,6 @@ Every page sent is one search of the SerpApi plan.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import httpx
@@ -23,22 +22,23 @@ from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
 from tasks.search.base import DateWindow, RankedResults, SearchError, SearchResult
-from tasks.search.http import JsonClient, api_error, require_key
+from tasks.search.http import ApiLimits, JsonClient, LimitRule, api_error, require_key
 
 PAGE_SIZE = 10
 MAX_RESULTS = 100
-# 429 is both "slow down" and "the plan is used up"; only the first is worth waiting for.
-_OUT_OF_SEARCHES = re.compile(r"run out of searches|no searches left", re.IGNORECASE)
+#: SerpApi's answers under a limit: 429 is both "slow down" (the hourly throughput limit, waited
+#: out) and "the plan is used up" (not); 401 a bad key.
+SERPAPI_LIMITS = ApiLimits(
+    key_setting="search.serpapi_api_key (or serpapi_api_key_block)",
+    rules=(LimitRule("quota", 429, r"run out of searches|no searches left"),),
+    resets=lambda headers: "SerpApi does not say when: the plan's searches come back with its next month, "
+                           "or a larger plan",
+)
 
 
 def describe_serpapi_error(response: httpx.Response) -> str:
     """SerpApi's ``error`` text, or the status text."""
     return str(api_error(response))
-
-
-def serpapi_quota_spent(status: int, reason: str) -> bool:
-    """A 429 that says the account is out of searches (waiting an hour will not help)."""
-    return status == 429 and bool(_OUT_OF_SEARCHES.search(reason))
 
 
 def date_range_tbs(window: DateWindow) -> str:
@@ -73,7 +73,7 @@ class SerpApiSearch:
         self.endpoint = endpoint
         self.language = language
         self.country = country
-        self.http = http or JsonClient(self.name, [self._key], describe_serpapi_error, quota_spent=serpapi_quota_spent,
+        self.http = http or JsonClient(self.name, [self._key], describe_serpapi_error, limits=SERPAPI_LIMITS,
                                        **client_options)
 
     def __repr__(self) -> str:  # the key must not show up in reprs (Prefect and tracebacks print them)
@@ -90,6 +90,13 @@ class SerpApiSearch:
         if window:
             params["tbs"] = date_range_tbs(window)
         return params
+
+    def max_requests(self, num: int) -> int:
+        """Pages of :data:`PAGE_SIZE`: each a search of the plan."""
+        return -(-min(num, MAX_RESULTS) // PAGE_SIZE)
+
+    def requests_answered(self) -> int:
+        return self.http.requests_answered()
 
     def search(self, query_text: str, window: DateWindow | None, num: int) -> list[SearchResult]:
         num = min(num, MAX_RESULTS)

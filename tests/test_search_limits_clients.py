@@ -1,0 +1,155 @@
+"""Each web API's limit answers, in its documented form, read by its client: a spent daily or
+monthly quota and a refused key are never retried; a passing rate limit is; threads sharing a
+client are paced instead of retrying in step."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime, timezone
+
+import httpx
+import pytest
+from helpers_search import ApiServer, Reply, brave_body, brave_error, google_body, google_error
+
+from tasks.search.base import SearchAuthError, SearchQuotaSpent, SearchStopsRun
+from tasks.search.brave import BraveSearch, brave_quota_resets
+from tasks.search.google import GoogleSearch
+from tasks.search.http import Pacer
+from tasks.search.serpapi import SerpApiSearch
+
+KEY = "AIzaSy-limits-test-key-0123456789"
+DAILY = ("Quota exceeded for quota metric 'Queries' and limit 'Queries per day' of service "
+         "'customsearch.googleapis.com' for consumer 'project_number:1234567890'.")
+
+
+def _google(server: ApiServer, waits: list[float] | None = None) -> GoogleSearch:
+    return GoogleSearch(KEY, "cx", endpoint=server.url, sleep=(waits.append if waits is not None else lambda s: None))
+
+
+def _google_daily_quota() -> Reply:
+    body = google_error(429, DAILY, "rateLimitExceeded")
+    body["error"]["status"] = "RESOURCE_EXHAUSTED"
+    return Reply(429, body)
+
+
+def test_google_daily_quota_429_is_a_spent_quota_sent_once_naming_the_pacific_midnight_reset() -> None:
+    server = ApiServer(lambda r: _google_daily_quota())
+    waits: list[float] = []
+    with server.running(), pytest.raises(SearchQuotaSpent, match="quota is spent.*Queries per day.*midnight Pacific"):
+        _google(server, waits).search("q", None, 10)
+    assert len(server.requests) == 1 and waits == []
+
+
+def test_google_per_user_rate_limit_403_is_waited_out_not_a_spent_quota() -> None:
+    answers = iter([Reply(403, google_error(403, "User Rate Limit Exceeded", "userRateLimitExceeded")),
+                    Reply(body=google_body("q", 1, 10, 3))])
+    server = ApiServer(lambda r: next(answers))
+    with server.running():
+        assert len(_google(server).search("q", None, 10)) == 3
+    assert len(server.requests) == 2
+
+
+def test_google_invalid_key_400_is_an_auth_error_naming_the_setting() -> None:
+    body = google_error(400, "API key not valid. Please pass a valid API key.", "badRequest")
+    body["error"]["details"] = [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID",
+                                 "domain": "googleapis.com"}]
+    server = ApiServer(lambda r: Reply(400, body))
+    with server.running(), pytest.raises(SearchAuthError, match=r"API_KEY_INVALID.*search\.google_api_key") as err:
+        _google(server).search("q", None, 10)
+    assert len(server.requests) == 1 and KEY not in str(err.value)
+
+
+@pytest.mark.parametrize("reply", [
+    Reply(429, brave_error(429, "QUOTA_LIMITED", "The monthly quota of the plan is used up."),
+          {"X-RateLimit-Limit": "1, 2000", "X-RateLimit-Remaining": "0, 0", "X-RateLimit-Reset": "1, 1419704"}),
+    Reply(429, brave_error(429, "RATE_LIMITED", "Request rate limit exceeded for plan."),
+          {"X-RateLimit-Limit": "1, 2000", "X-RateLimit-Remaining": "1, 0", "X-RateLimit-Reset": "1, 1419704"}),
+], ids=["QUOTA_LIMITED", "monthly-remaining-0"])
+def test_brave_spent_month_is_a_spent_quota_sent_once_naming_the_reset(reply: Reply) -> None:
+    server = ApiServer(lambda r: reply)
+    waits: list[float] = []
+    with server.running(), pytest.raises(SearchQuotaSpent, match=r"quota is spent.*resets the monthly quota in 16\.4 day"):
+        BraveSearch(KEY, endpoint=server.url, sleep=waits.append).search("q", None, 5)
+    assert len(server.requests) == 1 and waits == []
+
+
+def test_brave_monthly_reset_is_read_from_the_last_reset_value() -> None:
+    now = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    assert brave_quota_resets(httpx.Headers({"X-RateLimit-Reset": "1, 86400"}), now) == (
+        "Brave resets the monthly quota in 1.0 day(s), at 2025-01-02 00:00 UTC: run again then")
+
+
+def test_brave_invalid_token_422_is_an_auth_error_naming_the_setting() -> None:
+    server = ApiServer(lambda r: Reply(422, brave_error(422, "SUBSCRIPTION_TOKEN_INVALID",
+                                                        "The provided subscription token is invalid.")))
+    with server.running(), pytest.raises(SearchAuthError, match=r"SUBSCRIPTION_TOKEN_INVALID.*search\.brave_api_key"):
+        BraveSearch(KEY, endpoint=server.url, sleep=lambda s: None).search("q", None, 5)
+    assert len(server.requests) == 1
+
+
+def test_serpapi_out_of_searches_and_a_bad_key_stop_the_run() -> None:
+    spent = ApiServer(lambda r: Reply(429, {"error": "Your account has run out of searches."}))
+    with spent.running(), pytest.raises(SearchQuotaSpent, match="run out of searches"):
+        SerpApiSearch(KEY, endpoint=spent.url, sleep=lambda s: None).search("q", None, 10)
+    bad = ApiServer(lambda r: Reply(401, {"error": "Invalid API key. Your API key should be here: "
+                                                  "https://serpapi.com/manage-api-key"}))
+    with bad.running(), pytest.raises(SearchStopsRun, match=r"Invalid API key.*search\.serpapi_api_key"):
+        SerpApiSearch(KEY, endpoint=bad.url, sleep=lambda s: None).search("q", None, 10)
+    assert len(spent.requests) == len(bad.requests) == 1
+
+
+def test_a_pacer_gives_threads_slots_one_interval_apart_after_a_hinted_wait() -> None:
+    clock = [100.0]
+    pacer = Pacer(0.0, clock=lambda: clock[0])
+    delays: list[float] = []
+
+    def ask(wait: float) -> None:
+        delays.append(pacer.delay(wait))
+
+    pacer.slow_to(1.0)
+    pacer.slow_to(0.5)  # a pace is only learned upwards
+    for wait in (0.0, 0.0, 2.0):  # three threads at the same instant; the last was asked to wait 2 s
+        thread = threading.Thread(target=ask, args=(wait,))
+        thread.start()
+        thread.join()
+    assert delays == [0.0, 1.0, 2.0]
+    ask(0.0)  # this thread takes the slot after the last
+    assert delays[-1] == 3.0
+
+
+def test_threads_sharing_a_brave_client_are_paced_so_a_per_second_limit_slows_them_without_failures() -> None:
+    """A plan of 5 requests a second (one each 0.2 s, Brave's X-RateLimit headers); four threads,
+    one retry each. Retrying in step after the hinted second, three of them were refused again
+    and failed; paced at the pace the headers give, every query is answered."""
+    lock, accepted = threading.Lock(), [float("-inf")]
+
+    def handler(request) -> Reply:
+        with lock:
+            now = time.monotonic()
+            if now - accepted[0] < 0.2:
+                return Reply(429, brave_error(429, "RATE_LIMITED", "Request rate limit exceeded for plan."),
+                             {"X-RateLimit-Limit": "5, 2000", "X-RateLimit-Remaining": "0, 1500",
+                              "X-RateLimit-Reset": "1, 2000000"})
+            accepted[0] = now
+        return Reply(body=brave_body(request.params["q"], 0, 3, 3))
+
+    server = ApiServer(handler)
+    client = BraveSearch(KEY, endpoint=server.url, max_retries=1)
+    answered: list[int] = []
+    errors: list[Exception] = []
+
+    def claim(n: int) -> None:
+        try:
+            for q in range(3):
+                answered.append(len(client.search(f"claim {n} query {q}", None, 3)))
+        except Exception as exc:  # noqa: BLE001 - the test counts them
+            errors.append(exc)
+
+    with server.running():
+        threads = [threading.Thread(target=claim, args=(n,)) for n in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert errors == [] and answered == [3] * 12

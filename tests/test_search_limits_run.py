@@ -1,0 +1,151 @@
+"""A retrieval run under a web API's limits, through the real flow and CLI against local servers
+answering in each API's format: a spent quota or a refused key stops the run at once, leaves the
+claims not searched pending and says in one line what to fix; the budget counts billed pages."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import date
+
+import pytest
+from helpers_search import ApiServer, Reply, brave_error, false_claim_row, google_body, google_error
+from prefect.testing.utilities import prefect_test_harness
+from typer.testing import CliRunner
+
+from arastance.cli import app
+from arastance.config import load_settings
+from flows.retrieve_documents import retrieve_documents
+from tasks.retrieval import plan_retrieval
+from tasks.search.cache import cached_search, utc_today
+from tasks.search.google import GoogleSearch
+from warehouse import Warehouse, open_warehouse
+from warehouse.retrieval import queries_used
+
+KEY = "AIzaSy-limits-run-key-0123456789"
+CLAIMS = ["إغلاق المدارس بسبب الإنفلونزا في القاهرة", "انهيار سد النهضة بعد الأمطار الغزيرة",
+          "رفع أسعار الوقود في السعودية الشهر المقبل", "حظر تجول شامل في دبي بسبب العاصفة",
+          "زلزال قوي يضرب مدينة جدة فجر اليوم", "إغلاق مطار القاهرة الدولي أمام الرحلات"]
+DAILY = "Quota exceeded for quota metric 'Queries' and limit 'Queries per day' of service 'customsearch.googleapis.com'."
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def prefect_api() -> Iterator[None]:
+    with prefect_test_harness(server_startup_timeout=180):
+        yield
+
+
+def _claims() -> None:
+    with open_warehouse(load_settings().warehouse) as wh:
+        wh.insert_rows("claims", [false_claim_row(f"c{i}", text, date(2016, 5, 1 + i)) for i, text in enumerate(CLAIMS)])
+
+
+def _statuses() -> dict[str, str]:
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        return {r["claim_id"]: r["status"] for r in wh.query("SELECT claim_id, status FROM claim_retrieval")}
+
+
+def _google_env(monkeypatch: pytest.MonkeyPatch, server: ApiServer) -> None:
+    for name, value in {"BACKEND": "google", "GOOGLE_API_KEY": KEY, "GOOGLE_ENGINE_ID": "cx",
+                        "GOOGLE_ENDPOINT": server.url + "/customsearch/v1", "BACKOFF_S": "0.01"}.items():
+        monkeypatch.setenv(f"ARASTANCE_SEARCH__{name}", value)
+
+
+class DailyQuota:
+    """Google answering ``quota`` requests a day, then 429 RESOURCE_EXHAUSTED 'Queries per day'."""
+
+    def __init__(self, quota: int) -> None:
+        self.quota = quota
+        self.answered: list[tuple[str, str]] = []  # (query, date range) of each answered request
+        self.refused = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, request) -> Reply:
+        with self._lock:
+            if len(self.answered) >= self.quota:
+                self.refused += 1
+                body = google_error(429, DAILY, "rateLimitExceeded")
+                body["error"]["status"] = "RESOURCE_EXHAUSTED"
+                return Reply(429, body)
+            self.answered.append((request.params["q"], request.params.get("sort", "")))
+        return Reply(body=google_body(request.params["q"], int(request.params["start"]), 10, 3))
+
+
+@pytest.mark.slow
+def test_a_spent_daily_quota_stops_the_run_keeps_what_was_answered_and_the_next_day_resumes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _claims()
+    api = DailyQuota(quota=3)
+    server = ApiServer(api)
+    with server.running():
+        _google_env(monkeypatch, server)
+        state = retrieve_documents(fetch=False, return_state=True)
+        assert state.is_failed()
+        message = state.message or ""
+        assert "retrieval stopped: google search: HTTP 429, the API's own quota is spent" in message
+        assert "midnight Pacific time" in message and "left pending for the next run" in message
+        assert "\n" not in message.partition("retrieval stopped")[2]
+        assert api.refused <= 2  # the first refusal, and at most one already in flight on the other thread
+        assert "failed" not in _statuses().values()  # stopped claims stay pending
+        with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+            assert wh.scalar("SELECT count(*) FROM search_cache") == 3  # what was answered is kept
+            assert wh.scalar("SELECT sum(queries) FROM search_usage") == 3  # unanswered reservations refunded
+        first = list(api.answered)
+        api.quota = 10_000  # the next day
+        rows = retrieve_documents(fetch=False)
+    assert {r["status"] for r in rows} == {"searched"} and len(rows) == len(CLAIMS)
+    assert not set(first) & set(api.answered[len(first):])  # nothing answered before is asked again
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("backend", "reply", "setting"), [
+    ("brave", Reply(422, brave_error(422, "SUBSCRIPTION_TOKEN_INVALID", "The provided subscription token is invalid.")),
+     "search.brave_api_key"),
+    ("serpapi", Reply(401, {"error": "Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key"}),
+     "search.serpapi_api_key"),
+])
+def test_a_refused_key_stops_the_cli_run_with_one_line_naming_the_setting(
+        monkeypatch: pytest.MonkeyPatch, backend: str, reply: Reply, setting: str) -> None:
+    _claims()
+    server = ApiServer(lambda r: reply)
+    with server.running():
+        monkeypatch.setenv("ARASTANCE_SEARCH__BACKEND", backend)
+        monkeypatch.setenv(f"ARASTANCE_SEARCH__{backend.upper()}_API_KEY", KEY)
+        monkeypatch.setenv(f"ARASTANCE_SEARCH__{backend.upper()}_ENDPOINT", server.url + "/search")
+        result = runner.invoke(app, ["retrieve", "--no-fetch"])
+    assert result.exit_code == 2
+    [line] = [ln for ln in result.output.splitlines() if ln.startswith("error:")]
+    assert "retrieval stopped" in line and setting in line and f"{len(CLAIMS)} claim(s) left pending" in line
+    assert "Traceback" not in result.output and KEY not in result.output
+    assert len(server.requests) <= 2  # no claim started after the refusal sends anything
+    assert _statuses() == {}  # pending, as before the run: the next run takes them all
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert wh.scalar("SELECT coalesce(sum(queries), 0) FROM search_usage") == 0
+
+
+def test_the_budget_counts_billed_pages_not_queries(warehouse: Warehouse) -> None:
+    totals = {"three pages": 30, "one short page": 4}
+    server = ApiServer(lambda r: Reply(body=google_body(r.params["q"], int(r.params["start"]), int(r.params["num"]),
+                                                        totals[r.params["q"]])))
+    with server.running():
+        google = GoogleSearch(KEY, "cx", endpoint=server.url, sleep=lambda s: None)
+        cached_search(warehouse, google, "three pages", None, 30, daily_budget=10)
+        assert queries_used(warehouse, "google", utc_today()) == 3
+        cached_search(warehouse, google, "one short page", None, 30, daily_budget=10)  # 3 reserved, 2 given back
+        assert queries_used(warehouse, "google", utc_today()) == 4
+    assert len(server.requests) == 4
+
+
+def test_the_plan_reserves_each_query_s_pages_and_says_the_budget_counts_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    _claims()
+    monkeypatch.setenv("ARASTANCE_SEARCH__RESULTS_PER_QUERY", "30")
+    monkeypatch.setenv("ARASTANCE_SEARCH__DAILY_QUERY_BUDGET", "10")
+    _google_env(monkeypatch, ApiServer(lambda r: Reply()))  # the plan sends nothing
+    settings = load_settings()
+    with open_warehouse(settings.warehouse) as wh:
+        plan = plan_retrieval(wh, settings, None, None, redo=False)
+        sent = sum(len(v) for v in plan.to_send.values())
+        assert queries_used(wh, "google", utc_today()) == 3 * sent <= 10
+    assert plan.deferred and "counted in billed requests: pages of results" in (plan.budget_error or "")
+    assert "up to 3 pages" in (plan.budget_error or "")
