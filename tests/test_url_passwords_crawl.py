@@ -162,7 +162,12 @@ def test_passwords_stored_before_the_fix_are_hidden_by_the_upgrade(tmp_path: Pat
             {"page_id": "failed", "url": secret_url, "fetched_at": when, "content_hash": "", "parse_status": "failed",
              "parse_error": f"fetch_error: ValueError: invalid hostname: {USER}:{PASSWORD_IN_URL}@127.0.0.1"},
             {"page_id": "fine", "url": "http://127.0.0.1:8000/norumors/", "fetched_at": when, "content_hash": "",
-             "parse_status": "failed", "parse_error": "fetch_error: 404"}])
+             "parse_status": "failed", "parse_error": "fetch_error: 404"},
+            # the same page failed again after the password was changed: one address once both are hidden
+            # (it was: UNIQUE (url, content_hash) broken, the upgrade rolled back and the warehouse unopenable)
+            {"page_id": "failed-again", "url": secret_url.replace(PASSWORD_IN_URL, "Changed1"),
+             "fetched_at": datetime(2026, 12, 2), "content_hash": "", "parse_status": "failed",
+             "parse_error": f"fetch_error: ValueError: invalid hostname: {USER}:Changed1@127.0.0.1"}])
         assert apply_migrations(wh) == [82]
         sources = dict(wh.con.execute("SELECT source_id, base_url FROM sources").fetchall())
         pages = {r[0]: r[1:] for r in wh.con.execute("SELECT page_id, url, parse_error FROM raw_pages").fetchall()}
