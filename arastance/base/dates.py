@@ -183,10 +183,10 @@ def _absolute(text: str) -> tuple[date | None, DateKind] | None:
     calendars is dated by the Gregorian date wherever it stands ("12/9/1437 - 17/6/2016"), and every
     match of a pattern is tried, not only its first.
 
-    A numeric date whose year can only be Hijri (:data:`HIJRI_YEARS`, below every Gregorian year a
-    page can carry) is Hijri with or without its هـ mark, as a date with a Hijri month name is: Saudi
-    pages print "12/09/1437" bare, and it names one day. Returns None when nothing date-like is
-    present, ``(None, 'unparsed')`` when something is present but names an impossible day.
+    A numeric date is Hijri only with its هـ mark: a bare "1403/05/16" on an Iranian page is a
+    Solar Hijri date (2024), and "1/2/1400" a decree's number or a price, so a bare one is never read
+    as a date. Returns None when nothing date-like is present, ``(None, 'unparsed')`` when something
+    is present but names an impossible day.
     """
     found_invalid = False
     hijri: date | None = None
@@ -201,7 +201,7 @@ def _absolute(text: str) -> tuple[date | None, DateKind] | None:
     named = [(int(m["year"]), _H_MONTHS[re.sub(r"\s+", " ", m["month"])], int(m["day"]), True)
              for m in _HIJRI_TEXT.finditer(text)]
     for year, month, day, marked in numeric + named:
-        if marked or year in HIJRI_YEARS:
+        if marked:
             converted = _hijri_to_gregorian(year, month, day)
             hijri = hijri or converted
         else:
