@@ -165,6 +165,13 @@ def _markup_dates(soup: BeautifulSoup) -> list[str]:
     return [metas[n] for n in DATE_META if n in metas] + _json_ld_dates(soup)
 
 
+#: A class naming a date line: a word of the class that is or begins with "date" / "time" (after a
+#: hyphen, an underscore or a camelCase capital), a date word glued to post / entry / pub(lish), or
+#: "published" ("post-date", "entry-date", "newsStoryDate", "postdate", "pubdate", "datetime",
+#: "timestamp"); not "candidate-card" or "updated", whose dates are another's.
+_DATE_CLASS = re.compile(r"(?i:(?:^|[-_\s]|post|entry|pub|publish)(?:date|time)|published)|[a-z](?:Date|Time)")
+
+
 def _visible_dates(body: Tag) -> list[str]:
     """The date strings of ``body``'s date elements, in page order by kind (``datePublished``
     markup, ``<time>``, then date-like classes); ``body`` is already without the blocks about
@@ -172,7 +179,7 @@ def _visible_dates(body: Tag) -> list[str]:
     candidates = [node.get("content") or node.get("datetime") or _text(node)
                   for node in body.find_all(attrs={"itemprop": "datePublished"})]
     candidates += [node.get("datetime") or _text(node) for node in body.find_all("time")]
-    candidates += [_text(node) for node in body.find_all(class_=re.compile(r"date|time|published", re.IGNORECASE))]
+    candidates += [_text(node) for node in body.find_all(class_=_DATE_CLASS)]
     return candidates
 
 

@@ -142,6 +142,15 @@ def test_an_exact_date_wins_over_a_relative_stamp_printed_before_it() -> None:
     assert (article.published_date, article.published_raw) == (date(2016, 3, 1), "1 مارس 2016")
 
 
+def test_a_box_whose_class_merely_holds_date_gives_no_date() -> None:
+    # it was: "candidate-card" matched the date classes, and its birth date (exact) beat the story's
+    # relative date line, dating it 1965
+    box = '<div class="candidate-card"><b>أحمد علي</b> مواليد 12 مايو 1965، نائب سابق</div>'
+    page = f'<html><body><article><h1>عنوان</h1><time>منذ 3 ساعات</time><p>{STORY[0]}</p>{box}</article></body></html>'
+    article = extract_article(page, now=datetime(2016, 5, 20, 12, 0))
+    assert (article.published_date, article.published_raw) == (date(2016, 5, 20), "منذ 3 ساعات")
+
+
 def test_a_logo_h1_is_not_the_title() -> None:
     # the site name in the header's logo <h1> was stored as every article's title
     body = "".join(f"<p>{p}</p>" for p in STORY)
