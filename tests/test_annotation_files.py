@@ -231,6 +231,11 @@ def test_a_mapped_user_on_another_annotators_tasks_refuses_the_file(warehouse: W
                                     "of ann-1, ann-2 (data.annotator_id; first: task 1 (id 1), annotation 1)"),
         ("MAPPED_AND_UNMAPPED_AS_ONE", "Label Studio user 2 has no entry in annotation.annotator_map and labelled tasks "
                                        "of 'ann-1' (first: task 2 (id 2), annotation 1), as Label Studio user 1 does"),
+        # a shared project's admin (user 1, unmapped) labelled ann-2's task before ann-2 (user 3) started: it was
+        # stored as ann-2's label
+        ("UNMAPPED_ON_A_MAPPED_ANNOTATOR", "Label Studio user 1 has no entry in annotation.annotator_map and labelled "
+                                           "tasks of 'ann-2' (first: task 2 (id 2), annotation 1), whom the map gives "
+                                           "to Label Studio user 3"),
     ],
 )
 def test_unmapped_users_who_cannot_all_be_their_tasks_annotator_refuse_the_file(
@@ -242,10 +247,12 @@ def test_unmapped_users_who_cannot_all_be_their_tasks_annotator_refuse_the_file(
         "TWO_USERS": [("ann-1", 1), ("ann-1", 2)],
         "ONE_USER_TWO_ANNOTATORS": [("ann-1", 1), ("ann-2", 1)],
         "MAPPED_AND_UNMAPPED_AS_ONE": [("ann-1", 1), ("ann-1", 2)],
+        "UNMAPPED_ON_A_MAPPED_ANNOTATOR": [("ann-1", 2), ("ann-2", 1)],
     }[case]
     export = write_json(tmp_path / "e.json", [ls_assigned_task(p, "pilot-1", a, [ls_annotation(u, "agree")], i)
                                              for i, (p, (a, u)) in enumerate(zip(pairs, tasks), start=1)])
-    amap = {"1": "ann-1"} if case == "MAPPED_AND_UNMAPPED_AS_ONE" else {}
+    amap = {"MAPPED_AND_UNMAPPED_AS_ONE": {"1": "ann-1"}, "UNMAPPED_ON_A_MAPPED_ANNOTATOR": {"2": "ann-1", "3": "ann-2"}}
+    amap = amap.get(case, {})
     with pytest.raises(AnnotationFileError) as err:
         import_annotations(warehouse, export, annotator_map=amap)
     assert str(export) in str(err.value) and message in str(err.value)

@@ -118,7 +118,8 @@ class _Authors:
     own tasks (``data.annotator_id``): a user id from another instance's map (every instance has a
     user 1) would otherwise store one annotator's labels as another's. A user it does not name gives
     the labels of the tasks' annotator, when the file shows that it stands for one person: a single
-    such user, on the tasks of a single annotator, whom no named user of the file is. That is the
+    such user, on the tasks of a single annotator, whom no named user of the file is and the map
+    gives to no user (a shared project's admin labelling an annotator's task is not that annotator). That is the
     file of one annotator labelled in their own Label Studio (or their own project), the way rounds
     are handed out, with no setting at all. A task without ``data.annotator_id`` (a hand-made file)
     takes the user's own e-mail or id as the annotator, and the warehouse check refuses one no round
@@ -170,6 +171,12 @@ class _Authors:
             return [f"Label Studio user {user} has no entry in annotation.annotator_map and labelled tasks of "
                     f"{assignees[0]!r} (first: {labels[0][1]}), as Label Studio user {self.named[assignees[0]]} "
                     f"does; set annotation.annotator_map, e.g. {_map_example(users)}"]
+        mapped_to = sorted(k for k, annotator in self.annotator_map.items() if annotator == assignees[0])
+        if mapped_to:  # a shared project's map names who that annotator is: this user is someone else
+            return [f"Label Studio user {user} has no entry in annotation.annotator_map and labelled tasks of "
+                    f"{assignees[0]!r} (first: {labels[0][1]}), whom the map gives to Label Studio user "
+                    f"{', '.join(mapped_to)}; have {assignees[0]} label their own tasks, or map user {user} too, e.g. "
+                    f"{_map_example(users)}"]
         return []
 
 
