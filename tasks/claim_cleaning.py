@@ -75,6 +75,8 @@ class DebunkPatterns:
     min_arabic_ratio: float
     #: Stripped claims that open with one of these words lost their start to the framing.
     fragment_openers: frozenset[str]
+    #: After "ما" these words make it no relative pronoun ("ما زال ..."): see :func:`_opens_relative_clause`.
+    not_relative_after_ma: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -190,6 +192,7 @@ def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
             max_tokens=int(review["max_tokens"]),
             min_arabic_ratio=float(review["min_arabic_ratio"]),
             fragment_openers=frozenset(fold(w) for w in review.get("fragment_openers", [])),
+            not_relative_after_ma=frozenset(fold(w) for w in review.get("not_relative_after_ma", [])),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise PatternConfigError(f"{path}: missing or invalid [multimedia]/[review] setting: {exc!r}") from exc
@@ -283,15 +286,23 @@ def _ends_in_question_mark(text: str) -> bool:
     return fold(text).rstrip(" \t\"'«»“”„‘’`!.…").endswith("?")
 
 
+def _opens_relative_clause(tokens: list[str], patterns: DebunkPatterns) -> bool:
+    """Whether a claim opens with the relative "ما" and its clause ("ما تعرض له الرئيس من محاولة
+    اغتيال"): what a verdict on "ما" named, once "حقيقة / نفي" stripped only their own word. It names
+    what circulated without stating it, as a claim left opening with a linker does. "ما" before one of
+    ``not_relative_after_ma`` ("ما زال ...", "ما لا يقل عن ...") opens a claim of its own."""
+    return len(tokens) > 1 and tokens[0] == "ما" and tokens[1] not in patterns.not_relative_after_ma
+
+
 def _review_reason(statement: str, normalized: str, patterns: DebunkPatterns, *, asked: bool, stripped: bool) -> str | None:
     """Why a false claim needs a person, if it does. ``asked``: the post itself is a question;
     ``stripped``: a framing was stripped from it."""
     tokens = tokenize(normalized)
     if len(tokens) < patterns.min_tokens:
         return "too_short"
-    # A claim left opening with a linker ("عن الوزير") is no statement: the framing stopped short
-    # of its own end.
-    if stripped and tokens and tokens[0] in patterns.fragment_openers:
+    # A claim left opening with a linker ("عن الوزير") or a relative clause ("ما تعرض له ...") is no
+    # statement: the framing stopped short of its own end.
+    if stripped and tokens and (tokens[0] in patterns.fragment_openers or _opens_relative_clause(tokens, patterns)):
         return "fragment"
     if len(tokens) > patterns.max_tokens:
         return "too_long"

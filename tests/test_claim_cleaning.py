@@ -487,9 +487,10 @@ def test_a_word_that_only_looks_like_a_verb_of_reporting_opens_no_framing(publis
         ("لا صحة لما تضمنه القرار من فرض ضرائب جديدة", "لا صحة لما تضمنه القرار من فرض ضرائب جديدة", "review"),
         ("لا صحة للأنباء التي تعرض لها الرئيس من محاولة اغتيال",
          "لا صحة للأنباء التي تعرض لها الرئيس من محاولة اغتيال", "review"),
-        # after "حقيقة / نفي" alone the clause stays whole, its subject with it
-        ("حقيقة ما تعرضت له الفنانة من اعتداء في القاهرة", "ما تعرضت له الفنانة من اعتداء في القاهرة", "active"),
-        ("نفي ما تعرض له الرئيس من محاولة اغتيال", "ما تعرض له الرئيس من محاولة اغتيال", "active"),
+        # after "حقيقة / نفي" alone the clause stays whole, its subject with it, and goes to review: it
+        # names what circulated without stating it
+        ("حقيقة ما تعرضت له الفنانة من اعتداء في القاهرة", "ما تعرضت له الفنانة من اعتداء في القاهرة", "review"),
+        ("نفي ما تعرض له الرئيس من محاولة اغتيال", "ما تعرض له الرئيس من محاولة اغتيال", "review"),
         # "نسب" names whom the words were ascribed to after "إلى": with no "أن" after the speaker what
         # was said is not given (quoted_speaker), and the speaker is not cut as a publisher
         ("لا صحة لما نسبته بعض المواقع إلى وزير الصحة بشأن إغلاق المدارس",
@@ -504,11 +505,14 @@ def test_a_verb_that_is_not_of_reporting_keeps_the_claims_subject(published: str
 @pytest.mark.parametrize("published", [
     "لا صحة لما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس",  # it was: "وزير الصحة بشأن إغلاق المدارس", active
     "لا صحة لما رواه أحد الحسابات عن الوزير حول إغلاق المدارس",
-    "غير صحيح ما يتم تداوله عن الوزير حول إغلاق المدارس",
+    "غير صحيح ما يروى عن الوزير حول إغلاق المدارس",
+    "لا صحة لما روته الصحف عن الوزير بشأن إغلاق المدارس",
+    "لا صحة لما نقلت الصحف عن وزير الصحة بشأن إغلاق المدارس",
+    "غير صحيح ما نسبته بعض المواقع إلى الوزير حول إغلاق المدارس",
 ])
 def test_whom_a_report_is_about_then_its_topic_is_left_whole(published: str) -> None:
-    """After "عن" the report names a person, then "بشأن / حول" its topic: no claim is stated, and cut at
-    "عن" the person and the topic were stored as one."""
+    """After a verb of quoting and "عن" the report names a person, then "بشأن / حول" its topic: no claim
+    is stated, and cut at "عن" the person and the topic were stored as one."""
     cleaned = clean_claim(published, veracity="false")
     assert (cleaned.cleaned_text, cleaned.status) == (published, "review")
     assert clean_claim("لا صحة لما نقلته وسائل الإعلام عن زيادة أسعار الخبز", veracity="false").cleaned_text == (
@@ -547,14 +551,14 @@ def test_whom_a_report_is_about_then_its_topic_is_left_whole(published: str) -> 
         ("لا صحة لما نقل عن الرئيس من أنه سيترشح لولاية ثانية", "الرئيس: سيترشح لولاية ثانية", "quoted_speaker"),
         ("لا صحة لما نقل عن مصدر في وزارة الصحة، أن المدارس ستغلق غدا", "مصدر في وزارة الصحة: المدارس ستغلق غدا",
          "quoted_speaker"),
-        ("لا صحة لما قيل عن وزير الصحة إن المدارس ستغلق غدا", "وزير الصحة: المدارس ستغلق غدا", "quoted_speaker"),
         ("غير صحيح ما يروى عن المفتي أنه أجاز الإفطار في رمضان", "المفتي: أجاز الإفطار في رمضان", "quoted_speaker"),
         ("نفي ما نُقل عن المتحدث باسم الوزارة أن المدارس ستغلق غدا", "المتحدث باسم الوزارة: المدارس ستغلق غدا",
          "quoted_speaker"),
-        # "قيل عن" + "أنه": what was said about the person, who is the claim's subject
+        # "قيل عن" + "أنه / أنها": what was said about the person, who is the claim's subject, with
+        # what was said after it ("أنه تم" too), never as the person's own words
         ("لا صحة لما قيل عن وزير الصحة أنه سيستقيل من منصبه", "وزير الصحة سيستقيل من منصبه", "said_about"),
         ("لا صحة لما قيل عن الشركة بأنها أعلنت إفلاسها", "الشركة أعلنت إفلاسها", "said_about"),
-        ("لا صحة لما قيل عن الوزير أنه تم إعفاؤه من منصبه", "الوزير: تم إعفاؤه من منصبه", "quoted_speaker"),
+        ("لا صحة لما قيل عن الوزير أنه تم إعفاؤه من منصبه", "الوزير تم إعفاؤه من منصبه", "said_about"),
         # "عن" + what was reported, with no "أن" after it, still opens the claim
         ("لا صحة لما قيل عن إغلاق المدارس في جدة", "إغلاق المدارس في جدة", "la_sihha_ma_yutadawal"),
     ],
@@ -613,3 +617,141 @@ def test_a_replacement_names_groups_of_its_own_pattern(tmp_path: Path) -> None:
     )
     with pytest.raises(PatternConfigError, match=r"two \[\[prefix\]\] framings name the same group"):
         load_patterns(twice)
+
+
+@pytest.mark.parametrize(
+    ("published", "claim", "rule"),
+    [
+        # verbs of circulating, repeating, revealing or broadcasting with the pronoun of what circulated
+        ("لا صحة لما روجته بعض الصفحات عن إغلاق المدارس غدا", "إغلاق المدارس غدا", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما يروجه البعض عن انتشار الكوليرا في المدينة", "انتشار الكوليرا في المدينة", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما يروجونه عن انتشار الكوليرا في المدينة", "انتشار الكوليرا في المدينة", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما تردده بعض المواقع عن انسحاب الجيش من حلب", "انسحاب الجيش من حلب", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما يردده البعض حول انسحاب الجيش من حلب", "انسحاب الجيش من حلب", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما رددته الصفحات من أن الجيش انسحب من حلب", "الجيش انسحب من حلب", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما كشفته صحيفة عكاظ عن إقالة الوزير", "إقالة الوزير", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما أذاعته قناة محلية عن وفاة الرئيس", "وفاة الرئيس", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما سرده أحد الحسابات عن انهيار السد", "انهيار السد", "la_sihha_ma_yutadawal"),
+        ("لا صحة للأنباء التي روجتها بعض الصفحات عن إغلاق المدارس", "إغلاق المدارس", "la_sihha_ma_yutadawal"),
+        ("لا صحة للأخبار التي كشفتها الصحيفة عن إقالة الوزير", "إقالة الوزير", "la_sihha_ma_yutadawal"),
+        # a verb of presenting, before a publisher only
+        ("لا صحة لما عرضته القناة عن انهيار السد", "انهيار السد", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما طرحته بعض الصفحات عن انتشار الكوليرا في المدينة", "انتشار الكوليرا في المدينة",
+         "la_sihha_ma_yutadawal"),
+        ("لا صحة لما طرحت بعض الصفحات عن انتشار الكوليرا في المدينة", "انتشار الكوليرا في المدينة",
+         "la_sihha_ma_yutadawal"),
+        ("لا صحة للأخبار التي عرضتها القناة عن انهيار السد", "انهيار السد", "la_sihha_ma_yutadawal"),
+        # the same verbs after "نفي / حقيقة / ما حقيقة", and before the verdict: yesterday's claims
+        ("نفي ما روجته الصفحات عن إغلاق المدارس", "إغلاق المدارس", "nafy_ma"),
+        ("نفي ما تردده بعض المواقع عن انسحاب الجيش من حلب", "انسحاب الجيش من حلب", "nafy_ma"),
+        ("حقيقة ما كشفته صحيفة عكاظ عن إقالة الوزير", "إقالة الوزير", "haqiqat_ma_yutadawal"),
+        ("حقيقة ما يروجه البعض عن انتشار الكوليرا", "انتشار الكوليرا", "haqiqat_ma_yutadawal"),
+        ("ما حقيقة ما روجته الصفحات عن إغلاق المدارس؟", "إغلاق المدارس", "haqiqat_ma_yutadawal"),
+        ("ما روجته الصفحات عن إغلاق المدارس غير صحيح", "إغلاق المدارس", "ma_yutadawal"),
+    ],
+)
+def test_verbs_of_circulating_revealing_and_broadcasting_open_a_framing(published: str, claim: str, rule: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "active", None)
+    assert rule in cleaned.rules
+
+
+@pytest.mark.parametrize(
+    "published",
+    [
+        # "عرض / طرح" with a subject that is no publisher offer or put forward what the claim is about
+        "لا صحة لما عرضته الشركة من تعويضات للمتضررين",
+        "لا صحة لما طرحته الحكومة من مشروع قانون جديد",
+    ],
+)
+def test_a_verb_of_presenting_whose_subject_is_no_publisher_opens_no_framing(published: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == (published, "review")
+
+
+@pytest.mark.parametrize(
+    ("published", "claim"),
+    [
+        # "حقيقة / نفي / ما حقيقة" took only their word: what is left names what circulated, unstated
+        ("حقيقة ما تعرض له الرئيس من محاولة اغتيال", "ما تعرض له الرئيس من محاولة اغتيال"),
+        ("نفي ما تعرض له الرئيس من محاولة اغتيال", "ما تعرض له الرئيس من محاولة اغتيال"),
+        ("حقيقة ما حدث في حلب", "ما حدث في حلب"),
+        ("نفي ما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس", "ما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس"),
+        ("حقيقة ما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس", "ما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس"),
+        ("ما حقيقة ما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس؟",
+         "ما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس"),
+        ("ما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس غير صحيح", "ما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس"),
+    ],
+)
+def test_a_claim_left_opening_with_a_relative_clause_goes_to_review(published: str, claim: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "review", "fragment")
+
+
+@pytest.mark.parametrize(
+    ("published", "claim"),
+    [
+        # "ما" that is no relative pronoun: "still", "at least", "about"
+        ("حقيقة: ما زال الرئيس في المستشفى", "ما زال الرئيس في المستشفى"),
+        ("شائعة: ما تزال المدارس مغلقة في جدة", "ما تزال المدارس مغلقة في جدة"),
+        ("شائعة: ما لا يقل عن 100 شخص قتلوا في الانفجار", "ما لا يقل عن 100 شخص قتلوا في الانفجار"),
+        ("حقيقة ما يقرب من نصف السكان مصابون بالكوليرا", "ما يقرب من نصف السكان مصابون بالكوليرا"),
+        # a post with no framing stripped is no framing's remainder
+        ("ما تعرض له الرئيس كان محاولة اغتيال", "ما تعرض له الرئيس كان محاولة اغتيال"),
+    ],
+)
+def test_a_claim_that_opens_with_ma_not_relative_stays_active(published: str, claim: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "active", None)
+
+
+@pytest.mark.parametrize(
+    ("published", "claim", "rule"),
+    [
+        # "قيل / يقال عن" names whom the words are about: the claim is about that person, never his quotation
+        ("لا صحة لما قيل عن الوزير أنه تم إقالته من منصبه", "الوزير تم إقالته من منصبه", "said_about"),
+        ("نفي ما قيل عن الوزير أنه سيستقيل", "الوزير سيستقيل", "said_about"),
+        ("حقيقة ما قيل عن الفنانة أنها اعتزلت التمثيل", "الفنانة اعتزلت التمثيل", "said_about"),
+        # with no one named before "أن", "عن أن" is the linker and the claim follows it
+        ("لا صحة لما قيل عن أن الوزير استقال من منصبه", "الوزير استقال من منصبه", "la_sihha_ma_yutadawal"),
+        # "نقل / روي عن" still quote the person
+        ("لا صحة لما روته الصحف عن الوزير أن المدارس ستغلق", "الوزير: المدارس ستغلق", "quoted_speaker"),
+    ],
+)
+def test_what_is_said_about_someone_is_not_stated_as_their_words(published: str, claim: str, rule: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "active", None)
+    assert cleaned.rules == (rule,)
+
+
+@pytest.mark.parametrize("published", [
+    # after a bare "أن / إن", "قيل عن X" may name whom the words are about or whom they came from: it was
+    # "X: ..." (his words), then "X ..." (words about him, "وزير الصحة المدارس ستغلق غدا")
+    "لا صحة لما قيل عن وزير الصحة إن المدارس ستغلق غدا",
+    "لا صحة لما قيل عن الفنان عادل إمام أن حالته الصحية متدهورة",
+    "لا صحة لما يقال عن اللاعب محمد صلاح إن عقده انتهى",
+])
+def test_what_is_said_of_someone_before_a_bare_that_is_left_whole(published: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == (published, "review")
+
+
+@pytest.mark.parametrize(
+    ("published", "claim", "rule"),
+    [
+        # after a verb that does not quote, "عن" opens what circulated, and a topic may follow it
+        ("لا صحة لما تردد عن اتفاق بين مصر والسودان بشأن سد النهضة", "اتفاق بين مصر والسودان بشأن سد النهضة",
+         "la_sihha_ma_yutadawal"),
+        ("لا صحة لما يتم تداوله عن خلاف بين الوزراء حول الميزانية الجديدة", "خلاف بين الوزراء حول الميزانية الجديدة",
+         "la_sihha_ma_yutadawal"),
+        ("غير صحيح ما نشرته بعض المواقع عن خلافات داخل الحكومة بشأن رفع الدعم",
+         "خلافات داخل الحكومة بشأن رفع الدعم", "ghayr_sahih_ma"),
+        ("نفي ما تردد عن اتفاق بين مصر والسودان بشأن سد النهضة", "اتفاق بين مصر والسودان بشأن سد النهضة", "nafy_ma"),
+        # a verb of quoting with no topic after whom it names: what was reported follows "عن"
+        ("نفي ما نقلته الصحف عن زيادة أسعار الخبز", "زيادة أسعار الخبز", "nafy_ma"),
+    ],
+)
+def test_a_topic_after_what_circulated_is_the_claims_own(published: str, claim: str, rule: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "active", None)
+    assert cleaned.rules == (rule,)
