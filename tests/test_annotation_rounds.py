@@ -53,13 +53,17 @@ def test_adjudication_prefers_an_annotator_who_has_not_labelled_the_pair() -> No
     assert sorted(a for _, a in everyone) == POOL  # nobody is fresh: the pool shares the work
 
 
-def test_adjudication_gives_a_pair_back_to_who_released_it_only_when_nobody_else_can_take_it() -> None:
+def test_adjudication_gives_a_pair_back_to_who_released_it_only_when_everyone_else_labelled_it() -> None:
     short = {f"s{i}": ("ann-1",) for i in range(4)}  # ann-1's label; ann-2 released the pair: one label short
     released = dict.fromkeys(short, ("ann-2",))
     out = adjudication_assignment(short, POOL, seed=0, released=released, short=short)
     assert {a for _, a in out} == {"ann-3"}  # it was: two each to ann-2 and ann-3, the least loaded
-    # two labels differ, the only other annotator released it: one who labelled it decides between them
+    # two labels differ, the only other annotator released it: they decide, not a disputant (it was: ann-1 or
+    # ann-2, whose own label the adjudication label then made gold)
     [(_, decider)] = adjudication_assignment({"p": ("ann-1", "ann-2")}, POOL, seed=0, released={"p": ("ann-3",)})
+    assert decider == "ann-3"
+    # the disputants alone in the pool: one of them decides between the labels, as before releases were kept
+    [(_, decider)] = adjudication_assignment({"p": ("ann-1", "ann-2")}, ["ann-1", "ann-2"], seed=0)
     assert decider in ("ann-1", "ann-2")
     # a short pair's stand-in label counts as a second opinion: its labeller would agree with themselves,
     # so the releaser (back in the pool, nobody else is) takes it
@@ -285,7 +289,8 @@ def test_adjudication_does_not_give_a_pair_back_to_the_annotator_who_released_it
     assert (sent.short, sent.returned) == (4, 0)
 
 
-def test_a_pair_released_in_an_adjudication_round_goes_to_someone_else_next(warehouse: Warehouse, tmp_path: Path) -> None:
+def test_a_pair_released_in_an_adjudication_round_goes_back_to_its_releaser_not_a_disputant(
+        warehouse: Warehouse, tmp_path: Path) -> None:
     from tasks.annotation.workflow import release_annotator
 
     cfg = load_settings().annotation
@@ -298,9 +303,10 @@ def test_a_pair_released_in_an_adjudication_round_goes_to_someone_else_next(ware
     assert release_annotator(warehouse, cfg, "ann-3", "adjudication-1")[0] == 1
     again = adjudicate(warehouse, cfg, tmp_path / "tasks")
     assert again.new_round is not None and again.new_round.round == "adjudication-2"
-    # it was: ann-3 again, the only one who had not labelled it; now one of the two labellers decides
-    assert [r["annotator_id"] for r in store.round_tasks(warehouse, "adjudication-2")] in (["ann-1"], ["ann-2"])
-    assert again.returned == 0
+    # ann-3, the only one outside the dispute, again, and the operator is told: a disputant's decision is
+    # their own label made gold
+    assert [r["annotator_id"] for r in store.round_tasks(warehouse, "adjudication-2")] == ["ann-3"]
+    assert again.returned == 1
 
 
 def test_a_short_pair_whose_pool_holds_only_its_labeller_is_not_adjudicated_by_them(
@@ -345,7 +351,7 @@ def test_a_pair_goes_back_to_who_released_it_only_when_nobody_else_is_in_the_poo
     released = CliRunner().invoke(app, ["annotate", "release", "--annotator", "ann-2"], env=env)
     assert released.exit_code == 0, released.output
     assert ("the next round can give them pairs again (an adjudication round gives them back a pair they released "
-            "only when nobody else in the pool can take it)") in " ".join(released.output.split())
+            "only when everyone else in the pool labelled it)") in " ".join(released.output.split())
     out = CliRunner().invoke(app, ["annotate", "adjudicate"], env=env)
     assert out.exit_code == 0, out.output
     assert "2 of them went back to an annotator who released them" in " ".join(out.output.split())

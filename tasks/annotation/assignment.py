@@ -61,17 +61,19 @@ def _adjudicators(pool: Sequence[str], labelled: Collection[str], released: Coll
     short pair whose pool holds only its labeller).
 
     1. who neither labelled nor released it: a fresh opinion;
-    2. who labelled it (a pilot pair the whole pool labelled: the adjudication round decides between
-       the labels rather than adding one more), but not on a ``short`` pair: there the label asked
-       for stands in for the one a release left missing and counts as an ordinary label
-       (:func:`tasks.annotation.gold.decide`), so its labeller would agree with themselves;
-    3. who released it and did not label it: ``annotate release`` said they would not label it, yet
-       keeping them in the pool says they are back, and the pair has nobody else to go to.
+    2. who released it and did not label it: ``annotate release`` said they would not label it, yet
+       keeping them in the pool says they are back, and theirs is still an opinion of someone not in
+       the dispute (``annotate adjudicate`` says the pair went back to them);
+    3. who labelled it (a pool of the disputants alone: the adjudication round decides between the
+       labels rather than adding one more), but not on a ``short`` pair: there the label asked for
+       stands in for the one a release left missing and counts as an ordinary label
+       (:func:`tasks.annotation.gold.decide`), so its labeller would agree with themselves. A
+       disputant deciding their own dispute comes last: their label is taken as the gold one.
     """
     fresh = [a for a in pool if a not in labelled and a not in released]
-    labellers = [] if short else [a for a in pool if a in labelled]
     releasers = [a for a in pool if a in released and a not in labelled]
-    return fresh or labellers or releasers
+    labellers = [] if short else [a for a in pool if a in labelled]
+    return fresh or releasers or labellers
 
 
 def adjudication_assignment(
@@ -86,10 +88,9 @@ def adjudication_assignment(
 
     ``released`` maps a pair to who gave it up with ``annotate release``, and ``short`` holds the pairs
     a release left a label short. Someone who neither labelled nor released the pair is preferred;
-    :func:`_adjudicators` says who takes it when nobody in the pool is fresh. A releaser comes last:
-    given the pair straight back, the annotator who would not label it held it pending again. A short
-    pair that only who labelled it could take gets nobody and is left out: their second label would
-    make their own label gold alone.
+    :func:`_adjudicators` says who takes it when nobody in the pool is fresh: one who released it, before
+    one of its disputants. A short pair that only who labelled it could take gets nobody and is left
+    out: their second label would make their own label gold alone.
     """
     _check_pool(annotators, 1, "adjudication")
     released = released or {}

@@ -291,7 +291,7 @@ class AdjudicationResult:
     discussion: int = 0  # pilot pairs waiting for the discussion
     discussion_sheets: list[Path] = field(default_factory=list)
     short: int = 0  # pairs of the new round that a release left short of a label (not disputed)
-    returned: int = 0  # pairs of the new round given back to who released them: nobody else in the pool could take them
+    returned: int = 0  # pairs of the new round given back to who released them: everyone else in the pool labelled them
     stranded: list[str] = field(default_factory=list)  # short pairs only their own labeller could take: sent to nobody
 
 
@@ -357,7 +357,7 @@ def _with_an_adjudicator(wh: Warehouse, kinds: Mapping[str, str], pair_ids: set[
 def _given_back(assignments: Sequence[tuple[str, str]], labelled: Mapping[str, Sequence[str]],
                 releasers: Mapping[str, set[str]]) -> int:
     """How many ``assignments`` give a pair back to an annotator who released it and did not label it:
-    the user is told, as nobody else in the pool could take those pairs and they may wait for good."""
+    the user is told, as everyone else in the pool labelled those pairs and they may wait for good."""
     return sum(a in releasers.get(p, ()) and a not in labelled[p] for p, a in assignments)
 
 

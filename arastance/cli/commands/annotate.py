@@ -171,8 +171,8 @@ def adjudicate_cmd(
                 "of a label after a release" if result.short else f"{r.pairs} disputed pair(s) sent to a third annotator")
         console.print(assembled("round ", (r.round, "bold"), f": {sent}"))
         if result.returned:
-            console.print(f"{result.returned} of them went back to an annotator who released them, as nobody else in "
-                          "annotation.annotators could take them: if they will still not label them, add an annotator "
+            console.print(f"{result.returned} of them went back to an annotator who released them, as everyone else in "
+                          "annotation.annotators labelled them: if they will still not label them, add an annotator "
                           "to the pool, release them again and run `annotate adjudicate`")
         print_table([{"file": str(p)} for p in r.files], title=f"Files in {r.directory}")
     if result.stranded:
@@ -206,7 +206,7 @@ def release(
     if annotator in s.annotation.annotators:
         console.print(f"{annotator} is still in annotation.annotators: take them out of the pool, or the next "
                       "round can give them pairs again (an adjudication round gives them back a pair they released "
-                      "only when nobody else in the pool can take it)")
+                      "only when everyone else in the pool labelled it)")
 
 
 @annotate_app.command("discuss")
