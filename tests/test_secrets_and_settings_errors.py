@@ -205,10 +205,18 @@ def test_a_process_whose_only_secret_is_a_url_password_hides_it_from_every_handl
     assert shown.stdout.strip() == "HTTP Request: GET http://admin:****@127.0.0.1:8888/?q=x"
 
 
-@pytest.mark.parametrize("value", ["op:Sesame@mirror.example/norumors/", "http//op:Sesame@mirror.example/"])
+@pytest.mark.parametrize("value", ["op:Sesame@mirror.example/norumors/", "http//op:Sesame@mirror.example/",
+                                   "https://op:Sesame/9x@mirror.example/", "op:Sesame/9x@mirror.example/"])
 def test_a_url_setting_that_is_no_url_is_echoed_without_its_password(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("ARASTANCE_SITES__NORUMORS", value)  # the scheme forgotten or mistyped
     with pytest.raises(SettingsError) as err:
         load_settings()
     assert "Sesame" not in str(err.value)  # it was: "(got 'op:Sesame@mirror.example/norumors/')"
     assert "op:****@mirror.example/" in str(err.value) and "ARASTANCE_SITES__NORUMORS" in str(err.value)
+
+
+def test_an_address_in_a_rejected_value_is_not_taken_for_a_password(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARASTANCE_SITES__NORUMORS", "mailto:ops@example.org")
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert "mailto:ops@example.org" in str(err.value)  # it was: "mailto:****@example.org"
