@@ -165,11 +165,10 @@ def _markup_dates(soup: BeautifulSoup) -> list[str]:
     return [metas[n] for n in DATE_META if n in metas] + _json_ld_dates(soup)
 
 
-#: A class naming a date line: a word of the class that is or begins with "date" / "time" (after a
-#: hyphen, an underscore or a camelCase capital), a date word glued to post / entry / pub(lish), or
-#: "published" ("post-date", "entry-date", "newsStoryDate", "postdate", "pubdate", "datetime",
-#: "timestamp"); not "candidate-card" or "updated", whose dates are another's.
-_DATE_CLASS = re.compile(r"(?i:(?:^|[-_\s]|post|entry|pub|publish)(?:date|time)|published)|[a-z](?:Date|Time)")
+#: A class naming a date line: any class holding "date", "time" or "published" ("post-date", "newsdate",
+#: "newsStoryDate", "timestamp", "lastupdate"), but not a word that merely ends in those letters
+#: ("candidate-card", "validate", "mandate") nor a "timeline" of other stories, whose dates are another's.
+_DATE_CLASS = re.compile(r"(?i)(?<!candi)(?<!vali)(?<!man)(?<!accommo)(?<!consoli)(?<!liqui)date|time(?!line)|published")
 
 
 def _visible_dates(body: Tag) -> list[str]:

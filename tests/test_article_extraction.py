@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from spiders.article_extraction import extract_article
 
 STORY = [
@@ -149,6 +151,13 @@ def test_a_box_whose_class_merely_holds_date_gives_no_date() -> None:
     page = f'<html><body><article><h1>عنوان</h1><time>منذ 3 ساعات</time><p>{STORY[0]}</p>{box}</article></body></html>'
     article = extract_article(page, now=datetime(2016, 5, 20, 12, 0))
     assert (article.published_date, article.published_raw) == (date(2016, 5, 20), "منذ 3 ساعات")
+
+
+@pytest.mark.parametrize("cls", ["newsdate", "articledate", "newsStoryDate", "post-date", "pubdate", "lastupdate"])
+def test_a_date_line_is_found_by_any_class_holding_date(cls: str) -> None:
+    # df262cd asked for "date" at a word's start and lost "newsdate" / "articledate" templates' dates
+    page = f'<html><body><article><h1>عنوان</h1><span class="{cls}">12 مارس 2016</span><p>{STORY[0]}</p></article></body></html>'
+    assert extract_article(page).published_date == date(2016, 3, 12)
 
 
 def test_a_logo_h1_is_not_the_title() -> None:
