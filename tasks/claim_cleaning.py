@@ -77,6 +77,8 @@ class DebunkPatterns:
     fragment_openers: frozenset[str]
     #: After "ما" these words make it no relative pronoun ("ما زال ..."): see :func:`_opens_relative_clause`.
     not_relative_after_ma: frozenset[str]
+    #: The framings after which a claim opening with the relative "ما" is a fragment.
+    relative_left_by: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,15 @@ def _any_prefix(prefixes: tuple[Framing, ...], source: Path) -> re.Pattern[str]:
         raise PatternConfigError(f"{source}: two [[prefix]] framings name the same group: {exc}") from exc
 
 
+def _framing_names(names: list[str], framings: tuple[Framing, ...], source: Path) -> frozenset[str]:
+    """``names``, each the name of a framing of the file: a misspelt one would silently never match."""
+    known = {f.name for f in framings}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise PatternConfigError(f"{source}: [review] relative_left_by names no framing: {unknown}")
+    return frozenset(names)
+
+
 @lru_cache(maxsize=8)
 def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
     """Read and compile the pattern file (cached per path)."""
@@ -193,6 +204,7 @@ def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
             min_arabic_ratio=float(review["min_arabic_ratio"]),
             fragment_openers=frozenset(fold(w) for w in review.get("fragment_openers", [])),
             not_relative_after_ma=frozenset(fold(w) for w in review.get("not_relative_after_ma", [])),
+            relative_left_by=_framing_names(review.get("relative_left_by", []), prefixes + suffixes, path),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise PatternConfigError(f"{path}: missing or invalid [multimedia]/[review] setting: {exc!r}") from exc
@@ -294,15 +306,17 @@ def _opens_relative_clause(tokens: list[str], patterns: DebunkPatterns) -> bool:
     return len(tokens) > 1 and tokens[0] == "ما" and tokens[1] not in patterns.not_relative_after_ma
 
 
-def _review_reason(statement: str, normalized: str, patterns: DebunkPatterns, *, asked: bool, stripped: bool) -> str | None:
+def _review_reason(statement: str, normalized: str, patterns: DebunkPatterns, *, asked: bool,
+                   rules: tuple[str, ...]) -> str | None:
     """Why a false claim needs a person, if it does. ``asked``: the post itself is a question;
-    ``stripped``: a framing was stripped from it."""
+    ``rules``: the framings stripped from it."""
     tokens = tokenize(normalized)
     if len(tokens) < patterns.min_tokens:
         return "too_short"
     # A claim left opening with a linker ("عن الوزير") or a relative clause ("ما تعرض له ...") is no
     # statement: the framing stopped short of its own end.
-    if stripped and tokens and (tokens[0] in patterns.fragment_openers or _opens_relative_clause(tokens, patterns)):
+    relative = patterns.relative_left_by.intersection(rules) and _opens_relative_clause(tokens, patterns)
+    if rules and tokens and (tokens[0] in patterns.fragment_openers or relative):
         return "fragment"
     if len(tokens) > patterns.max_tokens:
         return "too_long"
@@ -368,7 +382,7 @@ def clean_claim(
     # A question mark that closed a stripped framing ("ما حقيقة ...؟") is the framing's; on a
     # post with no framing it makes the claim a question ("هل تغلق الحكومة المدارس غدا؟").
     asked = not rules and _ends_in_question_mark(_display(source))
-    reason = _review_reason(statement, normalized, pats, asked=asked, stripped=bool(rules)) if veracity == "false" else None
+    reason = _review_reason(statement, normalized, pats, asked=asked, rules=rules) if veracity == "false" else None
     if reason is None and veracity == "false" and noun_phrases == "review" and rules and is_bare_noun_phrase(statement, pats):
         reason = "noun_phrase"
     return CleanedClaim(statement, normalized, "review" if reason else "active", reason, rules)

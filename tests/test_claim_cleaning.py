@@ -595,6 +595,31 @@ def test_a_publisher_or_quoting_word_outside_a_framing_is_not_cut(published: str
     assert (cleaned.cleaned_text, cleaned.status) == (claim, status)
 
 
+@pytest.mark.parametrize(("published", "claim"), [
+    # after a label, "ما" opens the claim, a dialect's negation more often than not (it was: review, "fragment")
+    ("إشاعة: ما فيه دراسة يوم الأحد بسبب الأمطار", "ما فيه دراسة يوم الأحد بسبب الأمطار"),
+    ("غير صحيح: ما حد راح يدفع رسوم الكهرباء بعد اليوم", "ما حد راح يدفع رسوم الكهرباء بعد اليوم"),
+    ("شائعة: ما تم صرف معاش شهر مايو", "ما تم صرف معاش شهر مايو"),
+    # "ما قيل عن X أنه ..." with the verdict after it is about X, as with the verdict before it (it was: review,
+    # and "عار عن الصحة" was not read as a verdict: the whole post stored active)
+    ("ما قيل عن الوزير أنه سيستقيل غير صحيح", "الوزير سيستقيل"),
+    ("ما يقال عن الفنانة أحلام إنها تزوجت سرا غير صحيح", "الفنانة أحلام تزوجت سرا"),
+    ("ما قيل عن الفنانة شيرين أنها اعتزلت الغناء عار عن الصحة", "الفنانة شيرين اعتزلت الغناء"),
+])
+def test_a_claim_opening_with_ma_after_a_label_or_before_a_verdict_is_stated(published: str, claim: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == (claim, "active")
+
+
+def test_review_settings_name_only_framings_of_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "misspelt.toml"
+    path.write_text("[[prefix]]\nname = 'haqiqa'\npattern = 'حقيقه\\s+'\n[multimedia]\npattern = '^فيديو'\n"
+                    "[review]\nmin_tokens = 1\nmax_tokens = 10\nmin_arabic_ratio = 0.5\nresidual_framing = ['كاذب']\n"
+                    "relative_left_by = ['haqiqa', 'nafi']\n", encoding="utf-8")
+    with pytest.raises(PatternConfigError, match=r"misspelt\.toml: \[review\] relative_left_by names no framing: \['nafi'\]"):
+        load_patterns(path)
+
+
 def test_a_replacement_names_groups_of_its_own_pattern(tmp_path: Path) -> None:
     rest = (
         "[multimedia]\npattern = '^فيديو'\n"
