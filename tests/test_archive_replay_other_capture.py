@@ -72,8 +72,10 @@ def _archive(root: Path) -> tuple[list[Listed], dict[str, str]]:
                                           for a, b in replays.items()}
 
 
-@pytest.fixture(scope="module", params=[0, 3], ids=["archive_answers", "archive_refuses_every_3rd"])
-def scenario(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
+def _crawl(tmp_path_factory: pytest.TempPathFactory, rate_limit: int, cdx_fault: dict[str, Any] | None = None) -> Scenario:
+    """An archive crawl of the snapshots with three posts' listed captures replayed as others; every
+    ``rate_limit``-th archive request refused with 429 (0: none), the spider's CDX lookups answered
+    with ``cdx_fault`` (a snapshot server fault) when given."""
     root = tmp_path_factory.mktemp("replay") / "web"
     shutil.copytree(snapshot_root(), root)  # the built snapshots are shared by the process's tests
     listed, redirects = _archive(root)
@@ -84,14 +86,21 @@ def scenario(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
         assert {(c.timestamp, c.original) for c in captures} >= set(listed), "the first capture of each is listed"
         for path, location in redirects.items():
             srv.faults[unquote(urlsplit(path).path)] = {"redirect": location}
+        if cdx_fault is not None:
+            srv.faults[CDX_PATH] = cdx_fault
         assert srv.archive is not None
-        srv.archive.limit_rate(request.param)  # 429 with Retry-After: 0, as the busy archive answers
+        srv.archive.limit_rate(rate_limit)  # 429 with Retry-After: 0, as the busy archive answers
         before = len(srv.requests)
         result = run_spider(SITE, settings, mode="archive", timeout_s=120)
         crawl_requests = srv.requests[before:]
     recovered, lost, elsewhere = listed
-    yield Scenario(recovered=recovered, lost=lost, elsewhere=elsewhere, result=result,
-                   crawl_requests=crawl_requests, listed=len(captures))
+    return Scenario(recovered=recovered, lost=lost, elsewhere=elsewhere, result=result,
+                    crawl_requests=crawl_requests, listed=len(captures))
+
+
+@pytest.fixture(scope="module", params=[0, 3], ids=["archive_answers", "archive_refuses_every_3rd"])
+def scenario(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
+    yield _crawl(tmp_path_factory, request.param)
 
 
 def _claim_page(result: CrawlResult, original: str) -> dict[str, Any]:
@@ -134,6 +143,21 @@ def test_a_page_none_of_whose_captures_replays_as_itself_is_a_failed_page(scenar
     assert failed["captured_at"].startswith("2022-06-15"), "the listed capture's replay, as before"
     assert scenario.result.summary["dropped"]["capture_outside_window"] == 1
     assert not [c for c in claims_of(scenario.result) if c["url"] == scenario.lost.original.rstrip("/")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", [{"redirect": "/araanews/"}, {"redirect": CDX_PATH + "?again=1"}],
+                         ids=["lookup_redirected_to_a_page", "lookup_redirected_to_itself"])
+def test_a_lookup_the_archive_redirects_fails_each_replayed_page_it_was_for(
+        tmp_path_factory: pytest.TempPathFactory, fault: dict[str, Any]) -> None:
+    # it was: the lookups after the first were dropped as duplicates, so two replayed posts left no trace,
+    # or the lookup's own address was stored as a page (redirect_loop)
+    crawled = _crawl(tmp_path_factory, 0, fault)
+    failed = [p["parse_error"] for p in pages_of(crawled.result)
+              if "1 capture tried: the archive's list of the page's others" in (p["parse_error"] or "")]
+    for post in (crawled.recovered, crawled.lost, crawled.elsewhere):  # each under the capture it was replayed as
+        assert sum(f"{capture_url('/archive/', *post)} was replayed as" in error for error in failed) == 1
+    assert len(failed) == 3 and not [p for p in pages_of(crawled.result) if CDX_PATH in p["url"]]
 
 
 @pytest.mark.slow

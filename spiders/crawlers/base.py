@@ -501,9 +501,11 @@ class SiteSpider(scrapy.Spider):
         replay = {"listed": listed[0], "original": listed[1], "problem": problem, "url": response.url,
                   "status": response.status, "replayed_as": replayed[0] if replayed else "", "tried": [listed[0]],
                   "queue": []}
+        # Never filtered as a duplicate: the archive may redirect every lookup to one address (an error
+        # page) or back to itself, and each replayed page must still get its outcome.
         yield scrapy.Request(other_captures_query(self.archive_url, listed[1], *self.archive_days),
                              callback=self.parse_other_captures, errback=self.on_other_captures_error,
-                             meta={"replay": replay})
+                             dont_filter=True, meta={"replay": replay})
 
     def parse_other_captures(self, response: Response) -> Iterator[Any]:
         """The CDX answer listing a page's captures within the crawl's days: the nearest to the listed
@@ -537,7 +539,8 @@ class SiteSpider(scrapy.Spider):
         if not replay["queue"]:
             others = len(replay["tried"]) - 1
             self._replay_failed(replay, f"{others + 1} captures tried (the listed one and {others} other(s) within "
-                                        "the crawl's days), none replayed as itself" if others
+                                        "the crawl's days), none read as itself (replayed as another, or not fetched)"
+                                if others
                                 else "1 capture tried: the archive lists no other of the page within the crawl's days")
             return
         timestamp, *rest = replay["queue"]
