@@ -153,3 +153,39 @@ def test_threads_sharing_a_brave_client_are_paced_so_a_per_second_limit_slows_th
         for thread in threads:
             thread.join()
     assert errors == [] and answered == [3] * 12
+
+
+def test_one_requests_own_backoff_holds_no_other_thread() -> None:
+    """A 5xx speaks of one request: its retries wait on their own thread (it was: the other thread, whose
+    requests were all answered, waited out the failing one's whole backoff, 18.7 s by default)."""
+    waits: dict[str, list[float]] = {}
+
+    def sleep(seconds: float) -> None:  # recorded per thread, not slept
+        waits.setdefault(threading.current_thread().name, []).append(seconds)
+
+    def handler(request) -> Reply:
+        if request.params["q"] == "failing":
+            return Reply(503, google_error(503, "Backend Error", "backendError"))
+        return Reply(body=google_body(request.params["q"], 1, 10, 10))
+
+    server = ApiServer(handler)
+    client = GoogleSearch(KEY, "cx", endpoint=server.url, sleep=sleep)
+    with server.running():
+        failing = threading.Thread(target=lambda: pytest.raises(Exception, client.search, "failing", None, 10),
+                                   name="failing")
+        failing.start()
+        failing.join()
+        assert len(client.search("answered", None, 10)) == 10
+    assert waits["failing"] == [1.0, 2.0, 4.0, 8.0]
+    assert not [w for w in waits.get(threading.current_thread().name, []) if w > 0]
+
+
+def test_a_jittered_wait_never_passes_the_longest_wait_setting() -> None:
+    waits: list[float] = []
+    hint = Reply(429, google_error(429, "Rate Limit Exceeded", "rateLimitExceeded"), {"Retry-After": "60"})
+    answers = iter([hint, hint, Reply(body=google_body("q", 1, 10, 10))])
+    server = ApiServer(lambda request: next(answers))
+    with server.running():
+        GoogleSearch(KEY, "cx", endpoint=server.url, sleep=waits.append, jitter=0.5, max_backoff_s=60.0).search(
+            "q", None, 10)
+    assert waits and max(waits) <= 60.0  # it was: 60 s and up to half more of jitter

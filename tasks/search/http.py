@@ -448,10 +448,12 @@ class JsonClient:
         """The decoded JSON body of a successful GET; raises :class:`SearchError` otherwise
         (:class:`SearchAuthError` or :class:`SearchQuotaSpent`, never retried, where
         :attr:`limits` says the answer means a refused key or a spent quota)."""
-        attempt, wait = 0, 0.0
+        attempt, wait, shared = 0, 0.0, False
         while True:
-            delay = self.pacer.delay(wait)
-            if attempt or delay > 0:
+            if wait and not shared:  # this request's own backoff: the other threads go on meanwhile
+                self.sleep(wait)
+            delay = self.pacer.delay(wait if shared else 0.0)
+            if (attempt and shared) or delay > 0:
                 self.sleep(delay)
             check_stop(f"{self.backend} request")
             try:
@@ -463,12 +465,12 @@ class JsonClient:
                 # httpx error texts can carry the request URL, hence the key: keep only the class.
                 if attempt >= self.max_retries:
                     raise self._fail(f"request failed after {attempt + 1} attempt(s): {type(exc).__name__}") from None
-                wait = self._jittered(min(self.max_backoff_s, self.backoff_s * 2**attempt))
+                wait, shared = self._capped(self.backoff_s * 2**attempt), False
             else:
                 self.pacer.slow_to(self.limits.pace(response.headers))
                 if response.status_code == 200:
                     return self._body(response)
-                wait = self._jittered(self._retry_wait(response, attempt))
+                wait, shared = self._retry_wait(response, attempt)
                 log.warning(
                     "search backend asked to slow down",
                     extra={"backend": self.backend, "status": response.status_code, "wait_s": round(wait, 2),
@@ -487,8 +489,10 @@ class JsonClient:
             raise self._fail(f"unexpected answer: a JSON {type(body).__name__}, expected an object")
         return body
 
-    def _retry_wait(self, response: httpx.Response, attempt: int) -> float:
-        """How long to wait before asking again after a refused answer; raises when it is not retried."""
+    def _retry_wait(self, response: httpx.Response, attempt: int) -> tuple[float, bool]:
+        """How long to wait before asking again after a refused answer, and whether every thread of
+        the client waits too (a 429, a rate-limit 403 or a ``Retry-After`` speak of the whole API; a
+        5xx of this request only, so the others go on); raises when it is not retried."""
         status, reason = response.status_code, self.describe_error(response)
         kind = self.limits.kind(status, reason, response.headers)
         if kind == "quota":
@@ -502,8 +506,9 @@ class JsonClient:
         if attempt >= self.max_retries:
             raise self._fail(f"HTTP {status} after {attempt + 1} attempt(s): {reason}")
         asked = retry_after_s(response.headers)
-        return min(self.max_backoff_s, asked if asked is not None else self.backoff_s * 2**attempt)
+        wait = self._capped(asked if asked is not None else self.backoff_s * 2**attempt)
+        return wait, status in (403, 429) or asked is not None
 
-    def _jittered(self, wait: float) -> float:
-        """``wait``, made up to :attr:`jitter` longer at random."""
-        return wait * (1 + random.random() * self.jitter) if self.jitter else wait
+    def _capped(self, wait: float) -> float:
+        """``wait``, made up to :attr:`jitter` longer at random, and never past :attr:`max_backoff_s`."""
+        return min(self.max_backoff_s, wait * (1 + random.random() * self.jitter) if self.jitter else wait)
