@@ -154,15 +154,20 @@ class RetrievalStopped(RetrievalFailed):
     """A refused key or a spent quota stopped the searches: the claims not searched stay pending."""
 
 
-def stop_message(rows: list[dict[str, Any]]) -> str | None:
-    """The one line that says why the searches stopped and what is left, or None when they did not."""
+def stop_message(rows: list[dict[str, Any]], deferred: int = 0) -> str | None:
+    """The one line that says why the searches stopped and what is left, or None when they did not:
+    the claims that failed on their own and those the budget deferred are named too, as the run
+    ends on this line alone."""
     pending = [r for r in rows if r["status"] == "pending"]
     if not pending:
         return None
-    searched = sum(r["status"] not in ("pending", "failed") for r in rows)
+    failed = [r for r in rows if r["status"] == "failed"]
+    searched = len(rows) - len(pending) - len(failed)
     why = " ".join(pending[0]["error"].split())  # one line, whatever the API's text holds
+    also = f", {len(failed)} failed (first error: {' '.join(failed[0]['error'].split())})" if failed else ""
+    also += f", {deferred} deferred by the daily query budget" if deferred else ""
     return (f"retrieval stopped: {why}. {len(pending)} claim(s) left pending for the next run, "
-            f"{searched} searched and stored")
+            f"{searched} searched and stored{also}")
 
 
 def _fetch_summary(fetched: dict[str, int]) -> str:
@@ -258,7 +263,7 @@ def retrieve_documents(claim_ids: list[str] | None = None, limit: Annotated[int,
         log.warning("claim search failed", extra={"claim": row["claim"], "claim_id": row["claim_id"], "error": row["error"]})
     if plan.deferred:
         log.warning("claims deferred by the daily query budget", extra={"claims": len(plan.deferred)})
-    if stopped := stop_message(ordered):
+    if stopped := stop_message(ordered, len(plan.deferred)):
         raise RetrievalStopped(stopped)
     if failed:
         raise RetrievalFailed(f"{len(failed)} of {len(ordered)} claim(s) failed (stored; a re-run resumes them); "

@@ -4,6 +4,7 @@ claims not searched pending and says in one line what to fix; the budget counts 
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from datetime import date
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 
 from arastance.cli import app
 from arastance.config import load_settings
-from flows.retrieve_documents import retrieve_documents
+from flows.retrieve_documents import retrieve_documents, stop_message
 from tasks.retrieval import plan_retrieval
 from tasks.search.cache import cached_search, utc_today
 from tasks.search.google import GoogleSearch
@@ -122,6 +123,20 @@ def test_a_refused_key_stops_the_cli_run_with_one_line_naming_the_setting(
     assert _statuses() == {}  # pending, as before the run: the next run takes them all
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
         assert wh.scalar("SELECT coalesce(sum(queries), 0) FROM search_usage") == 0
+    shown = runner.invoke(app, ["retrieve", "status"], env={"COLUMNS": "200"})
+    # it was: no row at all, so the claims the line called pending were nowhere to be seen
+    assert shown.exit_code == 0 and re.search(rf"not searched yet\s*│\s*{len(CLAIMS)}\b", shown.output), shown.output
+
+
+def test_a_stopped_runs_line_names_the_claims_that_failed_and_those_the_budget_deferred() -> None:
+    rows = [{"status": "pending", "error": "google search: HTTP 429, the API's own quota is spent: ...\nper day"},
+            {"status": "failed", "error": "google search: HTTP 400: Invalid Value"},
+            {"status": "searched", "error": None}]
+    assert stop_message(rows, deferred=2) == (
+        "retrieval stopped: google search: HTTP 429, the API's own quota is spent: ... per day. 1 claim(s) left "
+        "pending for the next run, 1 searched and stored, 1 failed (first error: google search: HTTP 400: Invalid "
+        "Value), 2 deferred by the daily query budget")  # it was: the failed and the deferred claims unsaid
+    assert stop_message(rows[1:]) is None
 
 
 def test_the_budget_counts_billed_pages_not_queries(warehouse: Warehouse) -> None:

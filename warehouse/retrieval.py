@@ -74,7 +74,6 @@ _DECISION_COUNTS = """
 SELECT decision, reason, count(*) AS documents FROM document_decisions GROUP BY ALL ORDER BY decision DESC, reason
 """
 
-_PROGRESS = "SELECT status, count(*) AS claims FROM claim_retrieval GROUP BY status ORDER BY status"
 
 
 def _now() -> datetime:
@@ -122,7 +121,8 @@ def set_claim_status(wh: Warehouse, claim_id: str, *, backend: str, status: str,
 
 
 def retrieval_progress(wh: Warehouse) -> list[dict[str, Any]]:
-    return wh.query(_PROGRESS)
+    """Claims per retrieval status, those not searched yet included (``retrieval_progress.sql``)."""
+    return wh.query(load_sql("retrieval_progress"))
 
 
 # -- search cache and budget -------------------------------------------------------------------
