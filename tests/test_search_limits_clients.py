@@ -189,3 +189,21 @@ def test_a_jittered_wait_never_passes_the_longest_wait_setting() -> None:
         GoogleSearch(KEY, "cx", endpoint=server.url, sleep=waits.append, jitter=0.5, max_backoff_s=60.0).search(
             "q", None, 10)
     assert waits and max(waits) <= 60.0  # it was: 60 s and up to half more of jitter
+
+
+@pytest.mark.parametrize(("error", "stops"), [
+    ("Your account has run out of searches.", SearchQuotaSpent),
+    ("Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key", SearchAuthError),
+    ("Google hasn't returned any results for this query.", None),  # SerpApi's way of saying it found nothing
+])
+def test_serpapis_error_in_a_200_answer_stops_the_run_only_for_a_spent_plan_or_a_bad_key(
+        error: str, stops: type[SearchStopsRun] | None) -> None:
+    body = {"search_metadata": {"status": "Success"}, "error": error}
+    server = ApiServer(lambda request: Reply(body=body))
+    with server.running():
+        client = SerpApiSearch(KEY, endpoint=server.url, sleep=lambda s: None)
+        if stops is None:
+            assert client.search("q", None, 10) == []
+        else:  # it was: cached as an empty answer, every claim after it one with no documents
+            with pytest.raises(stops, match="serpapi search: HTTP 200"):
+                client.search("q", None, 10)

@@ -15,13 +15,14 @@ Every page sent is one search of the SerpApi plan.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
 from pydantic import SecretStr
 
 from arastance.base.dates import parse_published
-from tasks.search.base import DateWindow, RankedResults, SearchError, SearchResult
+from tasks.search.base import DateWindow, RankedResults, SearchAuthError, SearchError, SearchQuotaSpent, SearchResult
 from tasks.search.http import ApiLimits, JsonClient, LimitRule, api_error, require_key
 
 PAGE_SIZE = 10
@@ -47,11 +48,30 @@ def date_range_tbs(window: DateWindow) -> str:
     return f"cdr:1,cd_min:{start.month}/{start.day}/{start.year},cd_max:{end.month}/{end.day}/{end.year}"
 
 
+def _refused_in_200(error: str) -> SearchError | None:
+    """The run-stopping error that a 200 answer's ``error`` text tells (a spent plan, a bad key), as
+    the same text under 429 / 401 would; None for any other text ("Google hasn't returned any results
+    for this query." is how SerpApi says a search found nothing). Cached as an empty answer, a spent
+    plan made every claim after it a claim with no documents."""
+    kind = SERPAPI_LIMITS.kind(429, error, httpx.Headers())
+    if kind == "quota":
+        return SearchQuotaSpent(f"serpapi search: HTTP 200, the API's own quota is spent: {error}; "
+                                f"{SERPAPI_LIMITS.resets(httpx.Headers())}")
+    if re.search(r"invalid api key", error, re.IGNORECASE):
+        return SearchAuthError(f"serpapi search: HTTP 200, the API refused the request: {error}; "
+                               f"check {SERPAPI_LIMITS.key_setting}")
+    return None
+
+
 def _results_of(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The organic results of a 200 answer; a failed search (status Error) is a SearchError."""
+    """The organic results of a 200 answer; a failed search (status Error) is a SearchError, and
+    one whose error says the plan is spent or the key refused stops the run."""
     metadata = body.get("search_metadata")
     status = metadata.get("status") if isinstance(metadata, dict) else None
     organic = body.get("organic_results")
+    refused = _refused_in_200(str(body.get("error") or "")) if organic is None else None
+    if refused is not None:
+        raise refused
     if status == "Error":
         raise SearchError(f"serpapi search: the search failed: {body.get('error') or 'no reason given'}")
     if organic is None:
