@@ -21,7 +21,7 @@ from tasks.retrieval import plan_retrieval
 from tasks.search.cache import cached_search, utc_today
 from tasks.search.google import GoogleSearch
 from warehouse import Warehouse, open_warehouse
-from warehouse.retrieval import queries_used
+from warehouse.retrieval import queries_used, retrieval_progress
 
 KEY = "AIzaSy-limits-run-key-0123456789"
 CLAIMS = ["إغلاق المدارس بسبب الإنفلونزا في القاهرة", "انهيار سد النهضة بعد الأمطار الغزيرة",
@@ -164,3 +164,14 @@ def test_the_plan_reserves_each_query_s_pages_and_says_the_budget_counts_pages(m
         assert queries_used(wh, "google", utc_today()) == 3 * sent <= 10
     assert plan.deferred and "counted in billed requests: pages of results" in (plan.budget_error or "")
     assert "up to 3 pages" in (plan.budget_error or "")
+
+
+def test_claims_not_searched_yet_are_counted_within_the_period_only(warehouse: Warehouse) -> None:
+    warehouse.insert_rows("claims", [
+        false_claim_row("in", "إغلاق المدارس بسبب الإنفلونزا في القاهرة", date(2016, 5, 1)),
+        false_claim_row("after", "انهيار سد النهضة بعد الأمطار الغزيرة", date(2021, 5, 1)),
+        false_claim_row("undated", "حظر تجول شامل في دبي بسبب العاصفة", None)])
+    assert retrieval_progress(warehouse) == [{"status": "not searched yet", "claims": 3}]
+    # it was: 3 for good, though a run with the period takes only the one within it
+    assert retrieval_progress(warehouse, (date(2012, 1, 1), date(2018, 12, 31))) == [
+        {"status": "not searched yet", "claims": 1}]

@@ -120,9 +120,9 @@ def set_claim_status(wh: Warehouse, claim_id: str, *, backend: str, status: str,
     }], on_conflict="update")
 
 
-def retrieval_progress(wh: Warehouse) -> list[dict[str, Any]]:
-    """Claims per retrieval status, those not searched yet included (``retrieval_progress.sql``)."""
-    return wh.query(load_sql("retrieval_progress"))
+def retrieval_progress(wh: Warehouse, period: tuple[date | None, date | None] = (None, None)) -> list[dict[str, Any]]:
+    """Claims per retrieval status, those within ``period`` not searched yet included (``retrieval_progress.sql``)."""
+    return wh.query(load_sql("retrieval_progress"), {"period_start": period[0], "period_end": period[1]})
 
 
 # -- search cache and budget -------------------------------------------------------------------

@@ -65,7 +65,7 @@ def status() -> None:
     s = settings()
     try:
         with open_report(s.warehouse) as wh:
-            print_table(retrieval_progress(wh), title="Claims by retrieval status")
+            print_table(retrieval_progress(wh, s.period.bounds), title="Claims by retrieval status")
             print_table(decision_counts(wh), title="Documents by decision and reason")
     except WarehouseError as exc:
         fail(str(exc))
