@@ -206,13 +206,14 @@ def test_a_process_whose_only_secret_is_a_url_password_hides_it_from_every_handl
 
 
 @pytest.mark.parametrize("value", ["op:Sesame@mirror.example/norumors/", "http//op:Sesame@mirror.example/",
-                                   "https://op:Sesame/9x@mirror.example/", "op:Sesame/9x@mirror.example/"])
+                                   "https://op:Sesame/9x@mirror.example/", "op:Sesame/9x@mirror.example/",
+                                   "ops@example.org:Sesame9x@mirror.example/"])
 def test_a_url_setting_that_is_no_url_is_echoed_without_its_password(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("ARASTANCE_SITES__NORUMORS", value)  # the scheme forgotten or mistyped
     with pytest.raises(SettingsError) as err:
         load_settings()
     assert "Sesame" not in str(err.value)  # it was: "(got 'op:Sesame@mirror.example/norumors/')"
-    assert "op:****@mirror.example/" in str(err.value) and "ARASTANCE_SITES__NORUMORS" in str(err.value)
+    assert ":****@mirror.example/" in str(err.value) and "ARASTANCE_SITES__NORUMORS" in str(err.value)
 
 
 def test_an_address_in_a_rejected_value_is_not_taken_for_a_password(monkeypatch: pytest.MonkeyPatch) -> None:

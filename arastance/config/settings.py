@@ -278,8 +278,9 @@ def _field_at(loc: tuple[Any, ...]) -> Any:
 
 #: ``user:password@`` in a value that is no valid URL (``op:secret@host``, ``http//op:secret@host``), which
 #: the URL form of :func:`hide_url_passwords` does not see: a rejected URL setting was echoed with it. A
-#: password may hold an unencoded "/" (generated ones do); ``mailto:`` is an address, not a user.
-_USERINFO = re.compile(r"(?<![^\s'\"(/])(?!mailto:)([^\s/@:'\"]+):(?!//)[^\s@'\"]+@")
+#: password may hold an unencoded "/" (generated ones do), a user an "@" (an e-mail address); ``mailto:`` is an
+#: address, not a user.
+_USERINFO = re.compile(r"(?<![^\s'\"(/@])(?!mailto:)([^\s/@:'\"]+):(?!//)[^\s@'\"]+@")
 
 
 def _shown_input(loc: tuple[Any, ...], value: Any) -> str:
