@@ -77,8 +77,6 @@ class DebunkPatterns:
     fragment_openers: frozenset[str]
     #: After "ما" these words make it no relative pronoun ("ما زال ..."): see :func:`_opens_relative_clause`.
     not_relative_after_ma: frozenset[str]
-    #: The framings after which a claim opening with the relative "ما" is a fragment.
-    relative_left_by: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -165,15 +163,6 @@ def _any_prefix(prefixes: tuple[Framing, ...], source: Path) -> re.Pattern[str]:
         raise PatternConfigError(f"{source}: two [[prefix]] framings name the same group: {exc}") from exc
 
 
-def _framing_names(names: list[str], framings: tuple[Framing, ...], source: Path) -> frozenset[str]:
-    """``names``, each the name of a framing of the file: a misspelt one would silently never match."""
-    known = {f.name for f in framings}
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise PatternConfigError(f"{source}: [review] relative_left_by names no framing: {unknown}")
-    return frozenset(names)
-
-
 @lru_cache(maxsize=8)
 def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
     """Read and compile the pattern file (cached per path)."""
@@ -204,7 +193,6 @@ def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
             min_arabic_ratio=float(review["min_arabic_ratio"]),
             fragment_openers=frozenset(fold(w) for w in review.get("fragment_openers", [])),
             not_relative_after_ma=frozenset(fold(w) for w in review.get("not_relative_after_ma", [])),
-            relative_left_by=_framing_names(review.get("relative_left_by", []), prefixes + suffixes, path),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise PatternConfigError(f"{path}: missing or invalid [multimedia]/[review] setting: {exc!r}") from exc
@@ -298,6 +286,15 @@ def _ends_in_question_mark(text: str) -> bool:
     return fold(text).rstrip(" \t\"'«»“”„‘’`!.…").endswith("?")
 
 
+def _after_a_label(shown: str, statement: str) -> bool:
+    """Whether what was stripped before ``statement`` ends in a colon or a dash, as a label does
+    ("شائعة: ...", "غير صحيح - ..."): after one, "ما" opens the claim itself, a negation more often than
+    not ("شائعة: ما فيه دراسة يوم الأحد"), where after "حقيقة / نفي / الحقيقة وراء / شائعات حول" it is
+    the relative "what" that a framing left behind."""
+    start = shown.find(statement)
+    return start > 0 and shown[:start].rstrip().endswith((":", "-", "–", "—", "|"))
+
+
 def _opens_relative_clause(tokens: list[str], patterns: DebunkPatterns) -> bool:
     """Whether a claim opens with the relative "ما" and its clause ("ما تعرض له الرئيس من محاولة
     اغتيال"): what a verdict on "ما" named, once "حقيقة / نفي" stripped only their own word. It names
@@ -307,16 +304,17 @@ def _opens_relative_clause(tokens: list[str], patterns: DebunkPatterns) -> bool:
 
 
 def _review_reason(statement: str, normalized: str, patterns: DebunkPatterns, *, asked: bool,
-                   rules: tuple[str, ...]) -> str | None:
+                   stripped: bool, labelled: bool) -> str | None:
     """Why a false claim needs a person, if it does. ``asked``: the post itself is a question;
-    ``rules``: the framings stripped from it."""
+    ``stripped``: a framing was stripped from it; ``labelled``: the framing before it ended in a
+    colon or a dash, as a label does ("شائعة: ...")."""
     tokens = tokenize(normalized)
     if len(tokens) < patterns.min_tokens:
         return "too_short"
     # A claim left opening with a linker ("عن الوزير") or a relative clause ("ما تعرض له ...") is no
     # statement: the framing stopped short of its own end.
-    relative = patterns.relative_left_by.intersection(rules) and _opens_relative_clause(tokens, patterns)
-    if rules and tokens and (tokens[0] in patterns.fragment_openers or relative):
+    relative = not labelled and _opens_relative_clause(tokens, patterns)
+    if stripped and tokens and (tokens[0] in patterns.fragment_openers or relative):
         return "fragment"
     if len(tokens) > patterns.max_tokens:
         return "too_long"
@@ -382,7 +380,8 @@ def clean_claim(
     # A question mark that closed a stripped framing ("ما حقيقة ...؟") is the framing's; on a
     # post with no framing it makes the claim a question ("هل تغلق الحكومة المدارس غدا؟").
     asked = not rules and _ends_in_question_mark(_display(source))
-    reason = _review_reason(statement, normalized, pats, asked=asked, rules=rules) if veracity == "false" else None
+    reason = (_review_reason(statement, normalized, pats, asked=asked, stripped=bool(rules),
+                             labelled=_after_a_label(shown, statement)) if veracity == "false" else None)
     if reason is None and veracity == "false" and noun_phrases == "review" and rules and is_bare_noun_phrase(statement, pats):
         reason = "noun_phrase"
     return CleanedClaim(statement, normalized, "review" if reason else "active", reason, rules)

@@ -611,13 +611,19 @@ def test_a_claim_opening_with_ma_after_a_label_or_before_a_verdict_is_stated(pub
     assert (cleaned.cleaned_text, cleaned.status) == (claim, "active")
 
 
-def test_review_settings_name_only_framings_of_the_file(tmp_path: Path) -> None:
-    path = tmp_path / "misspelt.toml"
-    path.write_text("[[prefix]]\nname = 'haqiqa'\npattern = 'حقيقه\\s+'\n[multimedia]\npattern = '^فيديو'\n"
-                    "[review]\nmin_tokens = 1\nmax_tokens = 10\nmin_arabic_ratio = 0.5\nresidual_framing = ['كاذب']\n"
-                    "relative_left_by = ['haqiqa', 'nafi']\n", encoding="utf-8")
-    with pytest.raises(PatternConfigError, match=r"misspelt\.toml: \[review\] relative_left_by names no framing: \['nafi'\]"):
-        load_patterns(path)
+@pytest.mark.parametrize("published", [
+    # a relative clause left by other framings than حقيقة / نفي alone (it was: active, after b3ae4b2)
+    "الحقيقة الكاملة وراء ما تعرض له الرئيس من محاولة اغتيال",
+    "هل صحيح ما نقلته الصحف عن وزير الصحة بشأن المدارس؟",
+    "شائعات حول ما تعرض له الرئيس من محاولة اغتيال",
+    # "ما في" is "what is in" as often as "there is no": after حقيقة / نفي it is a relative clause
+    "حقيقة ما في الرسالة المنسوبة لوزارة الصحة عن اللقاح",
+    "نفي ما في البيان المتداول عن إغلاق المدارس",
+])
+def test_a_relative_clause_left_by_any_framing_but_a_label_goes_to_review(published: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.status, cleaned.status_reason) == ("review", "fragment")
+    assert cleaned.cleaned_text.startswith("ما ")
 
 
 def test_a_replacement_names_groups_of_its_own_pattern(tmp_path: Path) -> None:
