@@ -165,10 +165,19 @@ def _markup_dates(soup: BeautifulSoup) -> list[str]:
     return [metas[n] for n in DATE_META if n in metas] + _json_ld_dates(soup)
 
 
-#: A class naming a date line: any class holding "date", "time" or "published" ("post-date", "newsdate",
-#: "newsStoryDate", "timestamp", "lastupdate"), but not a word that merely ends in those letters
-#: ("candidate-card", "validate", "mandate") nor a "timeline" of other stories, whose dates are another's.
-_DATE_CLASS = re.compile(r"(?i)(?<!candi)(?<!vali)(?<!man)(?<!accommo)(?<!consoli)(?<!liqui)date|time(?!line)|published")
+#: What a date line's class holds ("post-date", "newsdate", "newsStoryDate", "timestamp", "published") ...
+_DATE_WORD = re.compile(r"date|time|published", re.IGNORECASE)
+#: ... outside the words that merely hold those letters, or name another date than the publication's:
+#: "candidate-card" (a birth date), "last-updated" / "update-notice", "sentiment-score", "timeline" (other
+#: stories), "prayer-times", "runtime", "maritime", "outdated".
+_NOT_A_DATE_WORD = re.compile(r"candidate|validate|mandate|accommodate|consolidate|liquidate|outdated|intimidated"
+                              r"|updat(?:e[ds]?|ing)?|modified|sentiment|maritime|runtime|lifetime|timeline|prayer[-_]?times?",
+                              re.IGNORECASE)
+
+
+def _names_a_date(css_class: str | None) -> bool:
+    """Whether one of an element's classes names a date line (BeautifulSoup asks of each class)."""
+    return bool(css_class) and _DATE_WORD.search(_NOT_A_DATE_WORD.sub(" ", css_class)) is not None
 
 
 def _visible_dates(body: Tag) -> list[str]:
@@ -178,7 +187,7 @@ def _visible_dates(body: Tag) -> list[str]:
     candidates = [node.get("content") or node.get("datetime") or _text(node)
                   for node in body.find_all(attrs={"itemprop": "datePublished"})]
     candidates += [node.get("datetime") or _text(node) for node in body.find_all("time")]
-    candidates += [_text(node) for node in body.find_all(class_=_DATE_CLASS)]
+    candidates += [_text(node) for node in body.find_all(class_=_names_a_date)]
     return candidates
 
 

@@ -144,16 +144,17 @@ def test_an_exact_date_wins_over_a_relative_stamp_printed_before_it() -> None:
     assert (article.published_date, article.published_raw) == (date(2016, 3, 1), "1 مارس 2016")
 
 
-def test_a_box_whose_class_merely_holds_date_gives_no_date() -> None:
-    # it was: "candidate-card" matched the date classes, and its birth date (exact) beat the story's
-    # relative date line, dating it 1965
-    box = '<div class="candidate-card"><b>أحمد علي</b> مواليد 12 مايو 1965، نائب سابق</div>'
+@pytest.mark.parametrize("cls", ["candidate-card", "update-notice", "last-updated", "sentiment-score"])
+def test_a_box_whose_class_merely_holds_date_gives_no_date(cls: str) -> None:
+    # it was: "candidate-card" (and after f2d97f2 "update-notice", "sentiment-score") matched the date classes,
+    # and the box's exact date beat the story's relative date line, dating it 1965
+    box = f'<div class="{cls}"><b>أحمد علي</b> مواليد 12 مايو 1965، نائب سابق</div>'
     page = f'<html><body><article><h1>عنوان</h1><time>منذ 3 ساعات</time><p>{STORY[0]}</p>{box}</article></body></html>'
     article = extract_article(page, now=datetime(2016, 5, 20, 12, 0))
     assert (article.published_date, article.published_raw) == (date(2016, 5, 20), "منذ 3 ساعات")
 
 
-@pytest.mark.parametrize("cls", ["newsdate", "articledate", "newsStoryDate", "post-date", "pubdate", "lastupdate"])
+@pytest.mark.parametrize("cls", ["newsdate", "articledate", "newsStoryDate", "post-date", "pubdate", "relativetime"])
 def test_a_date_line_is_found_by_any_class_holding_date(cls: str) -> None:
     # df262cd asked for "date" at a word's start and lost "newsdate" / "articledate" templates' dates
     page = f'<html><body><article><h1>عنوان</h1><span class="{cls}">12 مارس 2016</span><p>{STORY[0]}</p></article></body></html>'
