@@ -109,3 +109,38 @@ def test_every_sql_file_opens_with_a_comment(name: str) -> None:
     """Each file says what it returns and why before the statement."""
     text = load_sql(name)
     assert text.startswith("-- ") and len(text.splitlines()[0]) > 20, f"{name}.sql lacks its opening comment"
+
+
+#: Modules outside ``warehouse/`` that hold SQL of their own store, not the warehouse's.
+OWN_STORES = {"tasks/stance/embeddings.py": "the embedding cache is a SQLite file of its own"}
+
+
+def _sql_statements(source: str) -> list[int]:
+    """Lines of the string literals in ``source`` that are SQL statements, however short."""
+    tree = ast.parse(source)
+    parts = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values}
+    return sorted(node.lineno for node in ast.walk(tree)
+                  if id(node) not in parts and (text := _literal_text(node)) is not None
+                  and re.match(rf"\s*({'|'.join(STATEMENT_START)})\s", text))
+
+
+def _caller_modules() -> list[Path]:
+    return sorted(p for r in ("tasks", "flows", "spiders") for p in (ROOT / r).rglob("*.py")
+                  if _rel(p) not in OWN_STORES)
+
+
+@pytest.mark.parametrize("module", _caller_modules(), ids=_rel)
+def test_tasks_flows_and_spiders_ask_the_warehouse_through_warehouse_modules(module: Path) -> None:
+    """Flows orchestrate and tasks hold logic; the questions they ask the warehouse, even one line
+    long, are named functions of ``warehouse/`` that a reader finds in one place."""
+    found = _sql_statements(module.read_text(encoding="utf-8"))
+    assert not found, (f"{_rel(module)} holds SQL at line(s) {', '.join(map(str, found))}: "
+                       "move it into a function of a warehouse/ module")
+
+
+def test_sql_statements_finds_one_line_queries_not_prose() -> None:
+    source = ('a = wh.scalar("SELECT count(*) FROM claims WHERE veracity = ?", [v])\n'
+              'b = f"DELETE FROM {t} WHERE x = ?"\n'
+              'c = "Select the rows a run wrote"\n'
+              'd = "SELECTED"\n')
+    assert _sql_statements(source) == [1, 2]

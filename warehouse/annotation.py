@@ -183,6 +183,11 @@ def releasers_of(wh: Warehouse, pair_ids: Iterable[str]) -> dict[str, set[str]]:
     return out
 
 
+def annotators_with_assignments(wh: Warehouse) -> set[str]:
+    """Every annotator some round has given a pair to (released assignments no longer count)."""
+    return {r["annotator_id"] for r in wh.query("SELECT DISTINCT annotator_id FROM annotation_assignments")}
+
+
 def assigned_annotators(wh: Warehouse) -> dict[str, int]:
     """Pair -> annotators its pilot and production rounds assigned it to: the labels it waits for."""
     return {r["pair_id"]: int(r["annotators"]) for r in wh.query(load_sql("annotation_assigned_per_pair"))}

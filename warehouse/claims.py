@@ -242,6 +242,11 @@ def cluster_input_changes(wh: Warehouse, batch: pa.Table) -> list[tuple[str, str
         wh.con.unregister("__claims")
 
 
+def claim_count(wh: Warehouse, veracity: str) -> int:
+    """Stored claims of ``veracity`` ('false' or 'true'), whatever their status."""
+    return int(wh.scalar("SELECT count(*) FROM claims WHERE veracity = ?", [veracity]))
+
+
 def cluster_input(wh: Warehouse, veracity: str) -> tuple[list[str], list[str]]:
     """``(claim_ids, normalized_texts)`` of the claims to deduplicate, in representative order.
 

@@ -186,15 +186,14 @@ def read_annotation_file(
     raise AnnotationFileError(str(path), [f"unknown file type {suffix!r}; expected .json (Label Studio export) or .csv"])
 
 
-def _not_assigned(wh: Warehouse, path: Path, r: Annotation, assigned: set[tuple[str, str, str]]) -> str:
+def _not_assigned(path: Path, r: Annotation, assigned: set[tuple[str, str, str]], with_assignments: set[str]) -> str:
     """Why ``r``'s annotator cannot label its pair. In a Label Studio export, an annotator no round
     ever assigned anything is a Label Studio user that ``annotation.annotator_map`` does not name (a
     task without ``data.annotator_id`` takes its user's id): the message says so, and how to map it."""
     given = sorted(a for rnd, p, a in assigned if (rnd, p) == (r.round, r.pair_id))
     message = (f"{r.where}: annotator {r.annotator_id!r} was not assigned pair {r.pair_id} in round "
                f"{r.round!r} (assigned to: {', '.join(given)})")
-    ever_assigned = wh.scalar("SELECT count(*) > 0 FROM annotation_assignments WHERE annotator_id = ?", [r.annotator_id])
-    if path.suffix.lower() != ".json" or ever_assigned:
+    if path.suffix.lower() != ".json" or r.annotator_id in with_assignments:
         return message
     example = json.dumps({r.annotator_id: given[0]}, ensure_ascii=False)
     return (f"{message}: {r.annotator_id!r} is a Label Studio user id (completed_by) with no entry in "
@@ -213,6 +212,7 @@ def _check_against_warehouse(wh: Warehouse, path: Path, records: Sequence[Annota
     stored = store.stored_labels(wh, (r.pair_id for r in records))
     assigned = store.assignments_of(wh, (r.pair_id for r in records))
     pairs_in_round = {(round_name, pair_id) for round_name, pair_id, _ in assigned}
+    with_assignments = store.annotators_with_assignments(wh)
     problems: list[str] = []
     for r in records:
         if r.round not in kinds:
@@ -222,7 +222,7 @@ def _check_against_warehouse(wh: Warehouse, path: Path, records: Sequence[Annota
         elif (r.round, r.pair_id) not in pairs_in_round:
             problems.append(f"{r.where}: pair {r.pair_id} is not in round {r.round!r}; only a round's own pairs can be labelled in it")
         elif (r.round, r.pair_id, r.annotator_id) not in assigned:
-            problems.append(_not_assigned(wh, path, r, assigned))
+            problems.append(_not_assigned(path, r, assigned, with_assignments))
         old = stored.get((r.pair_id, r.annotator_id, r.round))
         if old is not None and old["label"] != r.label:
             problems.append(
@@ -335,7 +335,7 @@ def release_annotator(wh: Warehouse, cfg: AnnotationSettings, annotator: str,
     one label of a production pair) is not made gold from them: it is ``disputed`` with ``missing`` set, and
     ``adjudicate`` sends it to another annotator.
     """
-    known = {r["annotator_id"] for r in wh.query("SELECT DISTINCT annotator_id FROM annotation_assignments")}
+    known = store.annotators_with_assignments(wh)
     if annotator not in known:
         raise ValueError(f"annotator {annotator!r} has no assignment; annotators with one: {sorted(known)}")
     if round_name is not None and round_name not in store.round_kinds(wh):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from tasks import dedup_index
 from warehouse import Warehouse
+from warehouse import claims as claims_db
 
 #: Above this share of new texts a full re-cluster is cheaper than the lookups.
 INCREMENTAL_MAX_SHARE = 0.25
@@ -27,7 +28,7 @@ def refresh_clusters(
     no stored claim changed and the new texts are a small share; otherwise a full re-cluster that
     rebuilds the index. Returns ``(claims in clusters, new or changed cluster rows)``.
     """
-    stored = int(wh.scalar("SELECT count(*) FROM claims WHERE veracity = ?", [veracity]))
+    stored = claims_db.claim_count(wh, veracity)
     if index_current and changed_claims == 0 and len(new_claim_ids) <= INCREMENTAL_MAX_SHARE * stored:
         return dedup_index.add_claims(wh, veracity, new_claim_ids, threshold=threshold, shingle_size=shingle_size)
     return dedup_index.rebuild_clusters(wh, veracity, threshold=threshold, shingle_size=shingle_size)
