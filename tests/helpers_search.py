@@ -28,7 +28,7 @@ class SeenRequest:
     headers: dict[str, str]
 
 
-class _LoopbackServer:
+class LoopbackServer:
     """A threaded HTTP server on 127.0.0.1, serving only inside :meth:`running`."""
 
     _httpd: ThreadingHTTPServer
@@ -44,7 +44,7 @@ class _LoopbackServer:
             self._httpd.server_close()
 
 
-class ApiServer(_LoopbackServer):
+class ApiServer(LoopbackServer):
     """An HTTP server whose answers come from ``handler(request) -> Reply``; it logs every request."""
 
     def __init__(self, handler: Callable[[SeenRequest], Reply]) -> None:
@@ -156,7 +156,7 @@ def searxng_body(query: str, page: int, total: int, page_size: int = 8,
             "infoboxes": [], "suggestions": [], "unresponsive_engines": unresponsive or []}
 
 
-class SiteServer(_LoopbackServer):
+class SiteServer(LoopbackServer):
     """Serves files under ``root`` over HTTP; ``statuses`` maps a path to a forced error status,
     ``content_types`` a path to the Content-Type it is sent with (default: HTML in UTF-8)."""
 

@@ -8,16 +8,13 @@ the password in the warehouse, the crawl log and the Prefect run's log, where th
 from __future__ import annotations
 
 import base64
-import threading
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from helpers_search import SiteServer, article_page, write_mirror_page
+from helpers_search import LoopbackServer, SiteServer, article_page, write_mirror_page
 
 from arastance.base.environment import environment_overridden
 from arastance.base.secrets import split_url_credentials
@@ -33,7 +30,7 @@ USER, PASSWORD, PASSWORD_IN_URL = "op", "Ses@me", "Ses%40me"  # letters and a si
 FAST = {"DOWNLOAD_DELAY": 0, "AUTOTHROTTLE_ENABLED": False, "RETRY_TIMES": 1, "RETRY_BACKOFF_BASE": 0.01}
 
 
-class BasicAuthGate:
+class BasicAuthGate(LoopbackServer):
     """A server on 127.0.0.1 passing each GET on to ``upstream`` when it carries the basic authentication
     of ``USER``/``PASSWORD`` (401 otherwise), as a mirror behind a password does; ``required`` off, it
     passes every GET on. It records the ``Authorization`` header of each request."""
@@ -67,22 +64,11 @@ class BasicAuthGate:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 
     def url(self, path: str, *, credentials: bool = True) -> str:
         userinfo = f"{USER}:{PASSWORD_IN_URL}@" if credentials else ""
-        return f"http://{userinfo}127.0.0.1:{self.httpd.server_address[1]}/{path}"
-
-    @contextmanager
-    def running(self) -> Iterator[BasicAuthGate]:
-        thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield self
-        finally:
-            self.httpd.shutdown()
-            self.httpd.server_close()
-            thread.join()
+        return f"http://{userinfo}127.0.0.1:{self._httpd.server_address[1]}/{path}"
 
 
 def _password_shown(text: str) -> bool:
