@@ -14,7 +14,7 @@ from helpers_search import ApiServer, Reply, brave_body, brave_error, google_bod
 
 from tasks.search.base import SearchAuthError, SearchQuotaSpent, SearchStopsRun
 from tasks.search.brave import BraveSearch, brave_quota_resets
-from tasks.search.google import GoogleSearch
+from tasks.search.google import GoogleSearch, google_quota_resets
 from tasks.search.http import Pacer
 from tasks.search.serpapi import SerpApiSearch
 
@@ -39,6 +39,17 @@ def test_google_daily_quota_429_is_a_spent_quota_sent_once_naming_the_pacific_mi
     with server.running(), pytest.raises(SearchQuotaSpent, match="quota is spent.*Queries per day.*midnight Pacific"):
         _google(server, waits).search("q", None, 10)
     assert len(server.requests) == 1 and waits == []
+
+
+@pytest.mark.parametrize("now, wait", [
+    (datetime(2026, 6, 10, 14, 0, tzinfo=timezone.utc), "in 17 h 00 min"),  # 07:00 PDT
+    # 01:00 PST on the day clocks go forward (2026-03-08): 22 hours to the next midnight, not 23.
+    (datetime(2026, 3, 8, 9, 0, tzinfo=timezone.utc), "in 22 h 00 min"),
+    # 01:00 PDT on the day clocks go back (2026-11-01): 24 hours to the next midnight, not 23.
+    (datetime(2026, 11, 1, 8, 0, tzinfo=timezone.utc), "in 24 h 00 min"),
+])
+def test_google_reset_wait_counts_real_hours_across_daylight_saving(now: datetime, wait: str) -> None:
+    assert wait in google_quota_resets(httpx.Headers(), now)
 
 
 def test_google_per_user_rate_limit_403_is_waited_out_not_a_spent_quota() -> None:

@@ -8,7 +8,7 @@ date range as ``sort=date:r:YYYYMMDD:YYYYMMDD``, results in ``items[]`` (``link`
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -41,10 +41,13 @@ PACIFIC = ZoneInfo("America/Los_Angeles")
 
 
 def google_quota_resets(headers: httpx.Headers, now: datetime | None = None) -> str:
-    """When Google's daily quota comes back: midnight Pacific time (its answer does not say)."""
+    """When Google's daily quota comes back: midnight Pacific time (its answer does not say).
+
+    The wait is counted in UTC: two times of one zone subtract as wall-clock times, so on the days
+    daylight saving starts or ends it would be an hour off."""
     now = (now or datetime.now(PACIFIC)).astimezone(PACIFIC)
     midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), PACIFIC)
-    left = int((midnight - now).total_seconds()) // 60
+    left = int((midnight.astimezone(timezone.utc) - now.astimezone(timezone.utc)).total_seconds()) // 60
     return f"Google resets the daily quota at midnight Pacific time (in {left // 60} h {left % 60:02d} min): run again then"
 
 
