@@ -509,10 +509,31 @@ def test_a_verb_that_is_not_of_reporting_keeps_the_claims_subject(published: str
     "لا صحة لما روته الصحف عن الوزير بشأن إغلاق المدارس",
     "لا صحة لما نقلت الصحف عن وزير الصحة بشأن إغلاق المدارس",
     "غير صحيح ما نسبته بعض المواقع إلى الوزير حول إغلاق المدارس",
+    # a verb that circulates without quoting, then a person or a body and a topic (it was: "وزير الصحة
+    # بشأن إغلاق المدارس", active)
+    "لا صحة لما يتم تداوله عن وزير الصحة بشأن إغلاق المدارس",
+    "لا صحة لما تردد عن الرئيس حول الانتخابات المقبلة",
+    "لا صحة لما يتم تداوله حول وزارة الصحة بشأن لقاحات الأطفال",
+    "غير صحيح ما نشرته بعض المواقع عن الفنانة أحلام بخصوص اعتزالها",
+    "لا صحة لما تم نقله عن الوزير بشأن إغلاق المدارس",
+    "لا صحة لما تردد من أنباء عن وزير الصحة بشأن إغلاق المدارس",
+    # the same after a report noun (it was: "الوزير بشأن إغلاق المدارس", active)
+    "لا صحة للأنباء التي نقلتها الصحف عن الوزير بشأن إغلاق المدارس",
+    "لا صحة للأخبار المتداولة عن وزير الصحة بشأن إغلاق المدارس",
+    "لا صحة لأنباء نقلتها الصحف عن الوزير بشأن إغلاق المدارس",
+    "لا صحة لأخبار متداولة عن وزير الصحة بشأن إغلاق المدارس",
+    "لا صحة للأنباء عن وزير الصحة بشأن إغلاق المدارس",
+    "نفي الأنباء التي نقلتها الصحف عن الوزير بشأن إغلاق المدارس",
+    "حقيقة الأخبار المتداولة عن الوزير بشأن إغلاق المدارس",
+    "نفي أنباء عن وزير الصحة بشأن إغلاق المدارس",
+    # "على / عن لسان" ("in the words of") quotes as "عن" does
+    "لا صحة لما ورد على لسان وزير الصحة بشأن إغلاق المدارس",
+    "لا صحة لما نقل عن لسان وزير الصحة حول إغلاق المدارس",
 ])
 def test_whom_a_report_is_about_then_its_topic_is_left_whole(published: str) -> None:
-    """After a verb of quoting and "عن" the report names a person, then "بشأن / حول" its topic: no claim
-    is stated, and cut at "عن" the person and the topic were stored as one."""
+    """The report names whom it quotes or is about, then "بشأن / حول" its topic: no claim is stated, and
+    cut at "عن" the person and the topic were stored as one. Whom a verb of quoting names is always a
+    speaker; after any other verb or a report noun, a listed person or body (`person`) is."""
     cleaned = clean_claim(published, veracity="false")
     assert (cleaned.cleaned_text, cleaned.status) == (published, "review")
     assert clean_claim("لا صحة لما نقلته وسائل الإعلام عن زيادة أسعار الخبز", veracity="false").cleaned_text == (
@@ -554,6 +575,21 @@ def test_whom_a_report_is_about_then_its_topic_is_left_whole(published: str) -> 
         ("غير صحيح ما يروى عن المفتي أنه أجاز الإفطار في رمضان", "المفتي: أجاز الإفطار في رمضان", "quoted_speaker"),
         ("نفي ما نُقل عن المتحدث باسم الوزارة أن المدارس ستغلق غدا", "المتحدث باسم الوزارة: المدارس ستغلق غدا",
          "quoted_speaker"),
+        # "عن / على لسان" is "in the words of": the speaker is who follows it (it was: "لسان وزير الصحة: ...",
+        # or the speaker dropped: "المدارس ستغلق غدا")
+        ("لا صحة لما نقل عن لسان وزير الصحة أن المدارس ستغلق غدا", "وزير الصحة: المدارس ستغلق غدا", "quoted_speaker"),
+        ("لا صحة لما نقلته الصحف على لسان وزير الصحة أن المدارس ستغلق غدا", "وزير الصحة: المدارس ستغلق غدا",
+         "quoted_speaker"),
+        ("لا صحة لما ورد على لسان وزير الصحة بأن المدارس ستغلق غدا", "وزير الصحة: المدارس ستغلق غدا", "quoted_speaker"),
+        # a report noun quotes as "ما" does (it was: "وزير الصحة أن المدارس ستغلق غدا", active)
+        ("لا صحة للأنباء التي نقلتها الصحف عن وزير الصحة أن المدارس ستغلق غدا", "وزير الصحة: المدارس ستغلق غدا",
+         "quoted_speaker"),
+        ("لا صحة لأخبار نقلتها الصحف عن وزير الصحة قوله إن المدارس ستغلق غدا", "وزير الصحة: المدارس ستغلق غدا",
+         "quoted_speaker"),
+        ("لا صحة للتصريحات المنسوبة إلى وزير الصحة بأن المدارس ستغلق غدا", "وزير الصحة: المدارس ستغلق غدا",
+         "quoted_speaker"),
+        ("نفي الأنباء المنقولة عن لسان الرئيس أنه سيترشح لولاية ثانية", "الرئيس: سيترشح لولاية ثانية", "quoted_speaker"),
+        ("حقيقة الأخبار التي نقلتها الصحف على لسان الوزير أن المدارس ستغلق", "الوزير: المدارس ستغلق", "quoted_speaker"),
         # "قيل عن" + "أنه / أنها": what was said about the person, who is the claim's subject, with
         # what was said after it ("أنه تم" too), never as the person's own words
         ("لا صحة لما قيل عن وزير الصحة أنه سيستقيل من منصبه", "وزير الصحة سيستقيل من منصبه", "said_about"),
@@ -582,6 +618,8 @@ def test_a_publisher_or_a_quoted_speaker_in_the_framing_is_stated_as_the_claim(p
          "منع الصحف من نشر أن المدارس ستغلق", "active"),
         # "عن" + what the media carried, with no "أن" after it: no speaker, the claim follows "عن"
         ("لا صحة لما نقلته وسائل الإعلام عن زيادة أسعار الخبز", "زيادة أسعار الخبز", "active"),
+        # "لسان" that is the claim's own word, not "in the words of"
+        ("لا صحة لما يتم تداوله عن قطع لسان طفل في المدرسة", "قطع لسان طفل في المدرسة", "active"),
         # a subject that is no publisher, or a verb that is no verb of circulation: left whole
         ("لا صحة لما قررت الحكومة بشأن إغلاق المدارس", "لا صحة لما قررت الحكومة بشأن إغلاق المدارس", "review"),
         ("لا صحة لما يخص الصحف من ضرائب جديدة", "لا صحة لما يخص الصحف من ضرائب جديدة", "review"),
@@ -712,6 +750,8 @@ def test_a_verb_of_presenting_whose_subject_is_no_publisher_opens_no_framing(pub
         ("ما حقيقة ما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس؟",
          "ما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس"),
         ("ما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس غير صحيح", "ما نقلته الصحف عن وزير الصحة بشأن إغلاق المدارس"),
+        ("حقيقة ما يتم تداوله عن وزير الصحة بشأن إغلاق المدارس", "ما يتم تداوله عن وزير الصحة بشأن إغلاق المدارس"),
+        ("ما يتم تداوله عن وزير الصحة بشأن إغلاق المدارس غير صحيح", "ما يتم تداوله عن وزير الصحة بشأن إغلاق المدارس"),
     ],
 )
 def test_a_claim_left_opening_with_a_relative_clause_goes_to_review(published: str, claim: str) -> None:
@@ -780,6 +820,12 @@ def test_what_is_said_of_someone_before_a_bare_that_is_left_whole(published: str
         ("نفي ما تردد عن اتفاق بين مصر والسودان بشأن سد النهضة", "اتفاق بين مصر والسودان بشأن سد النهضة", "nafy_ma"),
         # a verb of quoting with no topic after whom it names: what was reported follows "عن"
         ("نفي ما نقلته الصحف عن زيادة أسعار الخبز", "زيادة أسعار الخبز", "nafy_ma"),
+        ("لا صحة للأنباء التي نقلتها الصحف عن زيادة أسعار الخبز", "زيادة أسعار الخبز", "la_sihha_ma_yutadawal"),
+        # after a report noun, and a person who is not the first word after "عن"
+        ("لا صحة للأخبار المتداولة عن اتفاق بين مصر والسودان بشأن سد النهضة", "اتفاق بين مصر والسودان بشأن سد النهضة",
+         "la_sihha_ma_yutadawal"),
+        ("لا صحة لما يتم تداوله عن إقالة وزير الصحة بشأن صفقة اللقاحات", "إقالة وزير الصحة بشأن صفقة اللقاحات",
+         "la_sihha_ma_yutadawal"),
     ],
 )
 def test_a_topic_after_what_circulated_is_the_claims_own(published: str, claim: str, rule: str) -> None:
