@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -110,3 +110,10 @@ def canonical_post_url(post: FactCheckPost) -> str:
 
 def post_by_url(site: str) -> dict[str, FactCheckPost]:
     return {canonical_post_url(p): p for p in world().posts_of(site)}
+
+
+class Listed(NamedTuple):
+    """A capture of the archive crawl tests, as discovery lists it: when it was taken, and of what URL."""
+
+    timestamp: str
+    original: str

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from arastance.base.captures import capture_time, capture_url
-from helpers_spiders import canonical_post_url, claims_of, crawl_settings, pages_of, snapshot_root, world
+from helpers_spiders import Listed, canonical_post_url, claims_of, crawl_settings, pages_of, snapshot_root, world
 from snapshots.archive_emulator import INDEX_FILE
 from snapshots.archive_index import REDIRECT_TARGET, redirected_post
 from snapshots.server import SnapshotServer
@@ -32,11 +32,6 @@ FAR = "20220615000000"
 LATE_TARGET, LATE_REPLAY = "20200115080000", "20200115140000"
 #: A page of the site that is no claim page: the archive crawl never asks for it itself.
 LISTING = "https://araanews.ae/page/2/"
-
-
-class Listed(NamedTuple):
-    timestamp: str
-    original: str
 
 
 @dataclass(frozen=True)

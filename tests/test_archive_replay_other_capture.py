@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
 from arastance.base.captures import capture_time, capture_url
-from helpers_spiders import claims_of, crawl_settings, pages_of, snapshot_root
+from helpers_spiders import Listed, claims_of, crawl_settings, pages_of, snapshot_root
 from snapshots.archive_emulator import INDEX_FILE
 from snapshots.server import RequestRecord, SnapshotServer
 from spiders.archive_captures import MAX_OTHER_CAPTURES, nearest_others
@@ -28,11 +28,6 @@ SITE = "araanews"
 FAR = "20220615000000"
 LISTING = "https://araanews.ae/page/2/"
 CDX_PATH = "/archive/cdx/search/cdx"
-
-
-class Listed(NamedTuple):
-    timestamp: str
-    original: str
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,8 @@ from arastance.base.staging import PageItem, new_run_id
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.config import load_settings
 from arastance.logging import get_logger
-from spiders.archive_captures import listed_timestamps, nearest_others, other_captures_query
+from spiders.archive_captures import (MAX_LOOKUP_PAGES, lookup_settled, nearest_others, other_captures_query,
+                                      read_lookup_page)
 from spiders.discovery import (METHODS, DiscoveryError, parse_feed, parse_sitemap, parse_wp_rest, wp_rest_page_url,
                                wp_rest_total_pages)
 from spiders.extraction import extract_detail, extract_listing, parse_failure
@@ -486,8 +487,9 @@ class SiteSpider(scrapy.Spider):
     def _replay_lost(self, response: Response, problem: str, replay: dict[str, Any] | None) -> Iterator[Any]:
         """The capture asked for was replayed as ``response``, which does not stand for it (``problem``).
         For the listed capture, the archive is asked for the page's other captures within the crawl's
-        days (one CDX request, at the archive's pace like any other); for one of those, the next is
-        tried. Its body is never kept: a re-parse and the capture index would read it as the page."""
+        days (a CDX request, and its answer's next pages where they may hold nearer ones, at the archive's
+        pace like any other); for one of those, the next is tried. Its body is never kept: a re-parse and
+        the capture index would read it as the page."""
         reason = problem.split(":", 1)[0]
         self._stat("archive_replayed_elsewhere")
         log.warning("archive replayed another capture than the one asked for", extra={
@@ -508,25 +510,61 @@ class SiteSpider(scrapy.Spider):
                              dont_filter=True, meta={"replay": replay})
 
     def parse_other_captures(self, response: Response) -> Iterator[Any]:
-        """The CDX answer listing a page's captures within the crawl's days: the nearest to the listed
-        one that were not tried yet are asked for in turn."""
+        """A page of the CDX answer listing a page's captures within the crawl's days. The next page is
+        asked for while a later row may be nearer the listed capture than those found so far
+        (:func:`~spiders.archive_captures.lookup_settled`: a page captured more often than a CDX page
+        holds, or a server that lists other years' captures first), up to :data:`MAX_LOOKUP_PAGES`
+        pages; then the nearest to the listed one that were not tried yet are asked for in turn."""
         replay = response.meta["replay"]
         try:
-            timestamps = listed_timestamps(response.body, response.url)
+            page = read_lookup_page(response.body, response.url)
         except CdxAnswerError as exc:
-            self._replay_failed(replay, "1 capture tried: the archive's list of the page's others could not be "
-                                        f"read: {exc}")
+            yield from self._lookup_lost(replay, f"could not be read: {exc}")
             return
-        assert self.archive_days is not None
+        assert self.archive_url is not None and self.archive_days is not None
         asked = {*replay["tried"], replay["replayed_as"]}
-        others = nearest_others(timestamps, replay["listed"], asked, *self.archive_days)
-        yield from self._next_capture({**replay, "queue": others})
+        # the nearest others on the lookup's pages before this one, and how many it read (none on the first)
+        found = nearest_others([*replay.get("found", []), *page.timestamps], replay["listed"], asked,
+                               *self.archive_days)
+        pages = replay.get("lookup_pages", 0) + 1
+        replay = {**replay, "found": found, "lookup_pages": pages}
+        settled = bool(page.timestamps) and lookup_settled(found, replay["listed"], page.timestamps[-1],
+                                                           self.archive_days[1])
+        if page.resume_key and not settled:
+            if pages < MAX_LOOKUP_PAGES:
+                self._stat("archive_other_captures_page_followed")
+                yield scrapy.Request(other_captures_query(self.archive_url, replay["original"], *self.archive_days,
+                                                          resume_key=page.resume_key),
+                                     callback=self.parse_other_captures, errback=self.on_other_captures_error,
+                                     dont_filter=True, meta={"replay": replay})
+                return
+            self._stat("archive_other_captures_pages_cut")
+            log.warning("archive's list of a page's other captures cut at its page bound; the rest is not read",
+                        extra={"site": self.name, "url": replay["url"], "original": replay["original"],
+                               "max_lookup_pages": MAX_LOOKUP_PAGES, "found": len(found), "run_id": self.run_id})
+            if not found:
+                self._replay_failed(replay, f"1 capture tried: the first {pages} pages of the archive's list of the "
+                                            "page's others (MAX_LOOKUP_PAGES) hold none within the crawl's days, the "
+                                            "rest not read")
+                return
+        yield from self._next_capture({**replay, "queue": found})
 
-    def on_other_captures_error(self, failure: Failure) -> None:
-        """The archive did not list the page's other captures (after retries): the page is lost."""
+    def on_other_captures_error(self, failure: Failure) -> Iterator[Any]:
+        """The archive did not give a page of the list of the page's others (after retries)."""
         kind = type(failure.value).__name__
-        self._replay_failed(failure.request.meta["replay"],  # type: ignore[attr-defined]
-                            f"1 capture tried: the archive's list of the page's others failed: {kind}: {failure.value}")
+        yield from self._lookup_lost(failure.request.meta["replay"],  # type: ignore[attr-defined]
+                                     f"failed: {kind}: {failure.value}")
+
+    def _lookup_lost(self, replay: dict[str, Any], why: str) -> Iterator[Any]:
+        """A page of the list of the page's others that could not be had (``why``): the others found on the
+        pages before it are tried, as the archive listed them; with none, the page is lost."""
+        if not replay.get("found"):
+            self._replay_failed(replay, f"1 capture tried: the archive's list of the page's others {why}")
+            return
+        log.warning("archive's list of a page's other captures broke off; the captures it listed are tried", extra={
+            "site": self.name, "url": replay["url"], "page": replay["lookup_pages"] + 1, "why": why,
+            "run_id": self.run_id})
+        yield from self._next_capture({**replay, "queue": replay["found"]})
 
     def on_other_capture_error(self, failure: Failure) -> Iterator[Any]:
         """Another capture of a listed page that could not be fetched: the next one is tried."""
