@@ -2,8 +2,9 @@
 
 Label Studio's JSON export is a list of tasks, each with its ``data`` (the fields we exported)
 and ``annotations``; an annotation's label sits in the ``value.choices`` of its ``result`` region
-whose ``from_name`` is the stance control, and its author in ``completed_by`` (a user id, or an
-object with an ``email``, depending on the version), which :class:`_Authors` turns into an annotator.
+whose ``from_name`` is the stance control, its author in ``completed_by`` (a user id, or an
+object with an ``email``, depending on the version), which :class:`_Authors` turns into an annotator,
+and when it was first submitted and last saved in ``created_at`` and ``updated_at``.
 """
 
 from __future__ import annotations
@@ -191,6 +192,32 @@ def _timestamp(raw: Any) -> datetime | None:
     return ts.astimezone(timezone.utc).replace(tzinfo=None) if ts.tzinfo else ts
 
 
+#: An annotation's times, in the order they date its label: Label Studio moves ``updated_at`` each
+#: time the annotation is saved again (an annotator changing the label), and keeps ``created_at``.
+_TIME_FIELDS = ("updated_at", "created_at")
+
+
+def _written_at(ann: Mapping[str, Any]) -> datetime:
+    """When the annotation's label was last written: ``updated_at``, else (a hand-made file or an
+    older export without it) ``created_at``. Gold decisions go by this time (an annotator's latest
+    label, the last adjudication's word, a gold label's ``decided_at``): dated by ``created_at``, a
+    label the annotator changed later sorted before the labels given in between. A time field present
+    but unreadable raises :class:`_Problem` rather than falling back on the other: the file is
+    damaged, and the other field may date the wrong write."""
+    times: dict[str, datetime] = {}
+    for name in _TIME_FIELDS:
+        raw = ann.get(name)
+        if raw is None:
+            continue
+        when = _timestamp(raw)
+        if when is None:
+            raise _Problem(f"invalid field {name!r} ({raw!r}; expected ISO 8601)")
+        times[name] = when
+    if not times:
+        raise _Problem("missing fields 'updated_at' and 'created_at': when the label was given")
+    return times["updated_at"] if "updated_at" in times else times["created_at"]
+
+
 def _choices(result: Any) -> list[Any] | None:
     """The values chosen in the stance control (:data:`STANCE_CONTROL`) of an annotation's ``result``
     list, or None when it has none; a project's other controls (a confidence, a note) are not read."""
@@ -315,11 +342,11 @@ def parse_export(
             user = _user(ann.get("completed_by"))
             if user is None:
                 problems.append(f"{where}: missing field 'completed_by'")
-            when = _timestamp(ann.get("created_at"))
-            if when is None:
-                problems.append(
-                    f"{where}: missing or invalid field 'created_at' ({ann.get('created_at')!r}; expected ISO 8601)"
-                )
+            try:
+                when: datetime | None = _written_at(ann)
+            except _Problem as exc:
+                problems.append(f"{where}: {exc}")
+                when = None
             try:
                 label = _label(ann)
                 annotator = authors.annotator(user, assignee, where) if user is not None else None
