@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from arastance.cli import app
 from arastance.config import load_settings
+from tasks.annotation.csv_io import KEEP_IDS_AS_TEXT
 from tasks.annotation.discussion import import_discussion
 from tasks.annotation.records import AnnotationFileError
 from tasks.annotation.workflow import adjudicate, export_round, import_annotations
@@ -135,7 +136,7 @@ def test_a_sheet_with_an_article_longer_than_csvs_cell_limit_is_rewritten_and_im
         ("", "we could not agree", "a reason without a decision"),
     ],
 )
-def test_a_bad_sheet_row_is_refused_whole_naming_the_line(
+def test_a_bad_sheet_row_is_refused_whole_naming_the_row_and_pair(
     warehouse: Warehouse, tmp_path: Path, decision: str, reason: str, message: str
 ) -> None:
     pairs, round_dir = _pilot(warehouse, tmp_path)
@@ -144,7 +145,7 @@ def test_a_bad_sheet_row_is_refused_whole_naming_the_line(
                    {pairs[1]: ("agree", "a fine reason"), pairs[2]: (decision, reason)})
     with pytest.raises(AnnotationFileError) as err:
         import_discussion(warehouse, filled)
-    assert "line 3" in str(err.value) and message in str(err.value)
+    assert f"row 3 (pair {pairs[2]}): " in str(err.value) and message in str(err.value)
     assert store.pilot_discussions(warehouse) == []  # nothing imported
 
 
@@ -254,3 +255,107 @@ def test_a_pilot_pair_still_to_be_labelled_cannot_be_discussed(warehouse: Wareho
     assert warehouse.query("SELECT * FROM gold_labels") == []
     label("ann-3", ("unrelated", "agree"))
     assert import_discussion(warehouse, sheet).new == 1  # every label in: the dispute can be discussed
+
+
+# Excel saves 0123456789012345 (about one pair id in 800 is digits only) as 1.23457E+14
+EXCEL_NUMBER = "1.23457E+14"
+
+
+def _edit(sheet: Path, row_of: str, **cells: str) -> Path:
+    """Change the cells of pair ``row_of``'s row of ``sheet`` in place, as a spreadsheet saving it would."""
+    rows = _sheet(sheet)
+    with sheet.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows({**r, **cells} if r["pair_id"] == row_of else r for r in rows)
+    return sheet
+
+
+def _one_line(output: str) -> str:
+    return " ".join(output.split())
+
+
+def test_a_pair_id_a_spreadsheet_turned_into_a_number_keeps_its_decision_and_is_imported(tmp_path: Path) -> None:
+    with open_warehouse(load_settings().warehouse) as wh:
+        pairs, round_dir = _pilot(wh, tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(app, ["annotate", "adjudicate", "--out", str(tmp_path / "tasks")]).exit_code == 0
+    sheet = round_dir / "discussion.csv"
+    _fill(sheet, sheet, {pairs[2]: ("discuss", "same strike, no position taken")})
+    _edit(sheet, pairs[2], pair_id=EXCEL_NUMBER)
+    saved = tmp_path / "saved.csv"
+    saved.write_bytes(sheet.read_bytes())
+    out = runner.invoke(app, ["annotate", "adjudicate", "--out", str(tmp_path / "tasks")])
+    assert out.exit_code == 0, out.output
+    kept = {r["pair_id"]: (r["decision"], r["reason"]) for r in _sheet(sheet)}
+    # it was: the row keyed by 1.23457E+14 matched no pair, and the decision and reason were dropped
+    assert kept == {pairs[1]: ("", ""), pairs[2]: ("discuss", "same strike, no position taken")}
+    for filled in (saved, sheet):  # the sheet as the spreadsheet saved it, and as rewritten
+        done = runner.invoke(app, ["annotate", "discuss", str(filled)])
+        assert done.exit_code == 0, done.output  # it was: "line 3: pair 1.23457E+14 has no labels in pilot round"
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        [stored] = store.pilot_discussions(wh, "pilot-1")
+        assert (stored["pair_id"], stored["label"], stored["source_file"]) == (pairs[2], "discuss", "saved.csv")
+
+
+def test_a_later_problem_of_a_row_found_by_claim_and_article_names_its_pair_and_the_number_shown(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    pairs, round_dir = _pilot(warehouse, tmp_path)
+    adjudicate(warehouse, load_settings().annotation, tmp_path / "tasks")
+    sheet = _fill(round_dir / "discussion.csv", tmp_path / "filled.csv", {pairs[2]: ("maybe", "unsure")})
+    _edit(sheet, pairs[2], pair_id=EXCEL_NUMBER)
+    with pytest.raises(AnnotationFileError) as err:
+        import_discussion(warehouse, sheet)
+    assert err.value.problems == [f"row 3 (pair {pairs[2]}, saved as {EXCEL_NUMBER}): unknown decision 'maybe'; "
+                                  "expected one of agree, disagree, discuss, unrelated"]
+
+
+@pytest.mark.parametrize(
+    ("cells", "shown", "message"),
+    [
+        ({"pair_id": EXCEL_NUMBER, "claim_id": ""}, f"row 3 (pair {EXCEL_NUMBER})",
+         f"unknown pair '{EXCEL_NUMBER}': a spreadsheet turned the pair_id into a number, and the row's claim_id "
+         f"and article_id do not name its pair (the row has no claim_id); {KEEP_IDS_AS_TEXT}"),
+        ({"pair_id": EXCEL_NUMBER, "article_id": "4.56789E+15"}, f"row 3 (pair {EXCEL_NUMBER})",
+         "unknown pair '1.23457E+14': a spreadsheet turned the pair_id into a number, and the row's claim_id and "
+         "article_id do not name its pair (its article_id '4.56789E+15' is a number too)"),
+        ({"pair_id": ""}, "row 3", "no pair_id: the row's decision and reason belong to no pair"),
+    ],
+    ids=["no-claim-id", "article-id-a-number-too", "pair-id-cleared"],
+)
+def test_a_filled_in_row_that_names_no_pair_stops_adjudicate_naming_the_sheet_and_row(
+    tmp_path: Path, cells: dict[str, str], shown: str, message: str
+) -> None:
+    with open_warehouse(load_settings().warehouse) as wh:
+        pairs, round_dir = _pilot(wh, tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(app, ["annotate", "adjudicate", "--out", str(tmp_path / "tasks")]).exit_code == 0
+    sheet = round_dir / "discussion.csv"
+    _fill(sheet, sheet, {pairs[2]: ("discuss", "same strike, no position taken")})
+    saved = _edit(sheet, pairs[2], **cells).read_bytes()
+    out = runner.invoke(app, ["annotate", "adjudicate", "--out", str(tmp_path / "tasks")])
+    assert out.exit_code != 0  # it was: the sheet rewritten without the row's decision and reason, and no word
+    assert f"{sheet}: cannot read the discussion sheet back to keep what was filled in: {shown}: {message}" \
+        in _one_line(out.output)
+    assert "Nothing was written and no adjudication round was created" in _one_line(out.output)
+    assert sheet.read_bytes() == saved
+    if cells["pair_id"]:  # `annotate discuss` names the row and the number shown the same way
+        done = runner.invoke(app, ["annotate", "discuss", str(sheet)])
+        assert done.exit_code != 0 and f"{shown}: {message}" in _one_line(done.output)
+
+
+def test_a_discussion_sheet_problem_names_the_row_a_spreadsheet_shows_blank_rows_counted(
+    tmp_path: Path
+) -> None:
+    with open_warehouse(load_settings().warehouse) as wh:
+        pairs, round_dir = _pilot(wh, tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(app, ["annotate", "adjudicate", "--out", str(tmp_path / "tasks")]).exit_code == 0
+    sheet = _fill(round_dir / "discussion.csv", tmp_path / "filled.csv", {pairs[2]: ("agree", "")})
+    header, first, second = sheet.read_text(encoding="utf-8").splitlines()
+    sheet.write_text("\n".join([header, first, "", second]) + "\n", encoding="utf-8")  # an empty row 3
+    done = runner.invoke(app, ["annotate", "discuss", str(sheet)])
+    assert done.exit_code != 0
+    # it was: "line 3", as csv.DictReader counts the rows it gives, skipping the blank one
+    assert f"row 4 (pair {pairs[2]}): decision 'agree' without a reason" in _one_line(done.output)

@@ -158,8 +158,9 @@ def _read_as_number(cell_id: str) -> bool:
     return True
 
 
-def _unfound_pair(record: Annotation, cells: Mapping[str, str]) -> str:
-    """Why the row of ``record``, whose pair_id a spreadsheet turned into a number, has no pair."""
+def _unfound_pair(where: str, pair_id: str, cells: Mapping[str, str]) -> str:
+    """Why the row named ``where``, whose pair_id a spreadsheet turned into the number ``pair_id``,
+    has no pair."""
     numbers = [c for c in PAIR_KEY_COLUMNS if _read_as_number(cells.get(c, ""))]
     missing = [c for c in PAIR_KEY_COLUMNS if not cells.get(c)]
     if numbers:
@@ -169,8 +170,37 @@ def _unfound_pair(record: Annotation, cells: Mapping[str, str]) -> str:
         why = f"the row has no {' or '.join(missing)}"
     else:
         why = f"no pair has claim_id {cells['claim_id']!r} and article_id {cells['article_id']!r}"
-    return (f"{record.where}: unknown pair {record.pair_id!r}: a spreadsheet turned the pair_id into a number, "
+    return (f"{where}: unknown pair {pair_id!r}: a spreadsheet turned the pair_id into a number, "
             f"and the row's claim_id and article_id do not name its pair ({why}); {KEEP_IDS_AS_TEXT}")
+
+
+def row_where(number: int, pair_id: str, saved_as: str = "") -> str:
+    """How a problem names a sheet's row: as the spreadsheet numbers it, with the pair it shows
+    (``row 4 (pair 670e…)``), and the number the sheet shows where a spreadsheet turned its
+    pair_id into one (``row 4 (pair 670e…, saved as 1.23457E+14)``), as the sheet's user sees it."""
+    if not pair_id:
+        return f"row {number}"
+    return f"row {number} (pair {pair_id}" + (f", saved as {saved_as})" if saved_as else ")")
+
+
+def recovered_pair_ids(rows: Iterable[tuple[int, str, Mapping[str, str]]], pairs: PairLookup,
+                       pair_ids: PairIdLookup) -> tuple[dict[int, str], dict[int, str]]:
+    """Of ``rows`` (each row's number, its pair_id as the sheet shows it, and its cells), those whose
+    pair_id a spreadsheet turned into a number (no stored pair has it): the pair each one's
+    claim_id and article_id name, by row number, and the problem of each whose cells name none.
+
+    Every sheet the team fills in (task sheets, the pilot's discussion sheet) finds its rows so.
+    Done before any row is taken: two pair ids rewritten alike (``1.23457E+14``) are two pairs."""
+    rows = list(rows)
+    numbers = {shown for _, shown, _ in rows if _read_as_number(shown)}
+    rewritten = numbers - set(pairs(numbers)) if numbers else set()
+    keys = {number: (cells.get("claim_id", ""), cells.get("article_id", ""))
+            for number, shown, cells in rows if shown in rewritten}
+    found = pair_ids(keys.values()) if keys else {}
+    given = {number: found[key] for number, key in keys.items() if key in found}
+    unfound = {number: _unfound_pair(row_where(number, shown), shown, cells)
+               for number, shown, cells in rows if number in keys and number not in given}
+    return given, unfound
 
 
 @dataclass
@@ -200,7 +230,7 @@ class _SheetRows:
         if not cells:  # a blank line
             return
         row = {c: cell.strip() for c, cell in zip(header, cells) if c in READ_COLUMNS}
-        where = f"row {number}" + (f" (pair {row['pair_id']})" if row.get("pair_id") else "")
+        where = row_where(number, row.get("pair_id", ""))
         if len(cells) > len(header):
             self.problems.append((number, f"{where}: more fields than the header has"))
             return
@@ -215,29 +245,18 @@ class _SheetRows:
     def recover_pair_ids(self, pairs: PairLookup, pair_ids: PairIdLookup) -> int:
         """Give each labelled row whose pair_id a spreadsheet turned into a number (no stored pair
         has it) the pair its claim_id and article_id name, and add a problem for a row whose
-        cells name none; return how many rows were given their pair. A later problem of a row
-        given its pair names that pair, and the number the sheet shows, as the annotator sees it.
-
-        Done before any row is taken: two pair ids rewritten alike (``1.23457E+14``) are two pairs."""
-        numbers = {record.pair_id for _, record, _ in self.labelled if _read_as_number(record.pair_id)}
-        rewritten = numbers - set(pairs(numbers)) if numbers else set()
-        keys = {number: (cells.get("claim_id", ""), cells.get("article_id", ""))
-                for number, record, cells in self.labelled if record.pair_id in rewritten}
-        if not keys:
-            return 0
-        found = pair_ids(keys.values())
-        kept = []
-        for number, record, cells in self.labelled:
-            if number not in keys:
-                kept.append((number, record, cells))
-            elif keys[number] in found:
-                pair_id = found[keys[number]]
-                where = f"row {number} (pair {pair_id}, saved as {record.pair_id})"
-                kept.append((number, replace(record, pair_id=pair_id, where=where), cells))
-            else:
-                self.problems.append((number, _unfound_pair(record, cells)))
-        self.labelled = kept
-        return sum(key in found for key in keys.values())
+        cells name none (:func:`recovered_pair_ids`); return how many rows were given their pair.
+        A later problem of a row given its pair names that pair, and the number the sheet shows,
+        as the annotator sees it."""
+        given, unfound = recovered_pair_ids(
+            ((number, record.pair_id, cells) for number, record, cells in self.labelled), pairs, pair_ids)
+        self.problems.extend(unfound.items())
+        self.labelled = [
+            (number, replace(record, pair_id=given[number], where=row_where(number, given[number], record.pair_id))
+             if number in given else record, cells)
+            for number, record, cells in self.labelled if number not in unfound
+        ]
+        return len(given)
 
     def check_pairs(self, pairs: PairLookup) -> None:
         """Add a problem for each labelled row whose claim_id or article_id is not that of the pair

@@ -7,9 +7,15 @@ to fill together, ``decision`` (one of the four labels), ``reason`` (free text, 
 ``decided_by``. Importing the sheet stores each decision with its reason; the decision becomes
 the pair's gold label, and ``annotate status`` reports the discussions per round.
 
+A row is the pair it shows: where a spreadsheet turned its pair_id into a number
+(``0123456789012345`` saved as ``1.23457E+14``), the pair its claim_id and article_id name, as on
+a task sheet (:func:`tasks.annotation.csv_io.recovered_pair_ids`); a problem names the row as the
+spreadsheet numbers it (the header is row 1) and its pair.
+
 Writing the sheet again (after more labels came in) keeps whatever was already filled in, so a
 sheet that cannot be read back (saved by a spreadsheet in another encoding or with ``;`` between
-fields) stops ``adjudicate`` before it stores anything of its own.
+fields), or a filled-in row that names no pair, stops ``adjudicate`` before it stores anything of
+its own.
 """
 
 from __future__ import annotations
@@ -19,12 +25,19 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 
 from tasks.annotation.gold import GoldDecision
 from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
 from tasks.annotation.guidelines import guidelines_markdown
-from tasks.annotation.csv_io import WEB_TEXT_COLUMNS, read_sheet_text, sheet_reader
+from tasks.annotation.csv_io import (
+    WEB_TEXT_COLUMNS,
+    read_sheet_text,
+    recovered_pair_ids,
+    row_where,
+    sheet_rows,
+)
 from tasks.annotation.records import AnnotationFileError, parse_label
 from tasks.annotation.sheet_cells import SHEET_QUOTING, inert_cell
 from tasks.stance.labels import FOUR_WAY
@@ -62,32 +75,81 @@ class UnreadableSheetError(ValueError):
     the decisions and reasons filled in, so nothing is written and no round is stored."""
 
 
-def _read_sheet(path: Path) -> tuple[list[dict[str, str]], csv.DictReader]:
-    reader = sheet_reader(read_sheet_text(path))
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """A row of a sheet: its number as a spreadsheet shows it (the header is row 1), its cells
+    stripped, by column, the pair it shows, and how a problem names it."""
+
+    number: int
+    cells: dict[str, str]
+    pair_id: str
+    where: str
+
+
+def _read_sheet(path: Path) -> list[tuple[int, dict[str, str]]]:
+    """Each row of the sheet but the blank ones, by the number a spreadsheet shows it on, its cells
+    stripped, by column; a sheet that cannot be read raises :class:`AnnotationFileError`."""
+    rows = sheet_rows(read_sheet_text(path))
+    read: list[tuple[int, dict[str, str]]] = []
+    number = 0
     try:
-        rows = list(reader)
+        number, header = next(rows, (1, []))
+        missing = [c for c in ("pair_id", "round", *_FILLED) if c not in header]
+        if missing:
+            semicolons = len(header) == 1 and ";" in header[0]
+            hint = "; the fields are separated by ';': save the sheet as CSV UTF-8 (comma delimited)" if semicolons else ""
+            raise AnnotationFileError(str(path), [f"row 1: missing column(s) {missing}; the header is {header}{hint}"])
+        for number, cells in rows:
+            if cells:  # a blank line is a row of the spreadsheet, with nothing in it
+                read.append((number, {c: cell.strip() for c, cell in zip(header, cells)}))
     except csv.Error as exc:
-        raise AnnotationFileError(str(path), [f"line {reader.line_num}: malformed CSV: {exc}"]) from None
-    header = reader.fieldnames or []
-    missing = [c for c in ("pair_id", "round", *_FILLED) if c not in header]
-    if missing:
-        semicolons = len(header) == 1 and ";" in header[0]
-        hint = "; the fields are separated by ';': save the sheet as CSV UTF-8 (comma delimited)" if semicolons else ""
-        raise AnnotationFileError(str(path), [f"line 1: missing column(s) {missing}; the header is {header}{hint}"])
-    return rows, reader
+        raise AnnotationFileError(str(path), [f"row {number + 1}: malformed CSV: {exc}"]) from None
+    return read
 
 
-def _filled_in(sheet: Path) -> dict[str, dict[str, str]]:
-    """What the discussion already wrote on ``sheet``, by pair (nothing when there is no sheet yet)."""
+def _pairs_shown(wh: Warehouse, rows: Sequence[tuple[int, dict[str, str]]]) -> tuple[list[_Row], dict[int, str]]:
+    """The ``rows`` with the pair each shows (a pair_id a spreadsheet turned into a number gives way
+    to the pair the row's claim_id and article_id name), and by row number the problem of each
+    row whose cells name none: its decision would be stored on, or kept for, no pair."""
+    given, unfound = recovered_pair_ids(((n, cells.get("pair_id", ""), cells) for n, cells in rows),
+                                        partial(store.pair_tasks, wh), partial(store.pair_ids_of, wh))
+    shown = []
+    for number, cells in rows:
+        saved_as = cells.get("pair_id", "")
+        pair_id = given.get(number, saved_as)
+        if number not in unfound:
+            shown.append(_Row(number, cells, pair_id, row_where(number, pair_id, saved_as if number in given else "")))
+    return shown, unfound
+
+
+def _filled_in(wh: Warehouse, sheet: Path) -> dict[str, dict[str, str]]:
+    """What the discussion already wrote on ``sheet``, by pair (nothing when there is no sheet yet);
+    a sheet that cannot be read back, or a filled-in row that names no pair, raises
+    :class:`UnreadableSheetError`: rewriting the sheet would drop what the row holds."""
     if not sheet.is_file():
         return {}
     try:
-        return {r["pair_id"]: r for r in _read_sheet(sheet)[0]}
+        filled = [(n, cells) for n, cells in _read_sheet(sheet) if any(cells.get(c) for c in _FILLED)]
     except AnnotationFileError as exc:
-        raise UnreadableSheetError(
-            f"{sheet}: cannot read the discussion sheet back to keep what was filled in: {'; '.join(exc.problems)}. "
-            "Nothing was written and no adjudication round was created; fix the sheet and run `annotate adjudicate` again"
-        ) from None
+        raise _unreadable(sheet, exc.problems) from None
+    if not filled:
+        return {}
+    rows, unfound = _pairs_shown(wh, filled)
+    stored = store.pair_tasks(wh, {row.pair_id for row in rows})
+    problems = dict(unfound) | {
+        row.number: (f"{row.where}: {f'unknown pair {row.pair_id!r}' if row.pair_id else 'no pair_id'}: "
+                     "the row's decision and reason belong to no pair; give the row back its pair_id")
+        for row in rows if row.pair_id not in stored
+    }
+    if problems:
+        raise _unreadable(sheet, [problems[n] for n in sorted(problems)])
+    return {row.pair_id: row.cells for row in rows}
+
+
+def _unreadable(sheet: Path, problems: Sequence[str]) -> UnreadableSheetError:
+    return UnreadableSheetError(
+        f"{sheet}: cannot read the discussion sheet back to keep what was filled in: {'; '.join(problems)}. "
+        "Nothing was written and no adjudication round was created; fix the sheet and run `annotate adjudicate` again")
 
 
 def discussion_sheets(wh: Warehouse, decisions: Sequence[GoldDecision], out_dir: Path) -> dict[Path, str]:
@@ -107,7 +169,7 @@ def discussion_sheets(wh: Warehouse, decisions: Sequence[GoldDecision], out_dir:
     sheets = {}
     for round_name in sorted({r for r, _ in labels}):
         sheet = out_dir / round_name / SHEET_NAME
-        filled = _filled_in(sheet)
+        filled = _filled_in(wh, sheet)
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=SHEET_COLUMNS, lineterminator="\n", quoting=SHEET_QUOTING)
         writer.writeheader()
@@ -135,39 +197,38 @@ def write_sheets(sheets: dict[Path, str]) -> list[Path]:
     return list(sheets)
 
 
-def parse_discussion_sheet(path: Path) -> tuple[list[DiscussionDecision], int]:
-    """The decided rows of a sheet and the number still undecided; every problem reported at once."""
-    rows, reader = _read_sheet(path)
-    problems: list[str] = []
+def parse_discussion_sheet(wh: Warehouse, path: Path) -> tuple[list[DiscussionDecision], int]:
+    """The decided rows of a sheet and the number still undecided; every problem reported at once,
+    in row order, each naming the row as a spreadsheet numbers it and its pair."""
+    read = _read_sheet(path)
+    rows, unfound = _pairs_shown(wh, [(n, cells) for n, cells in read if cells.get("decision") or cells.get("reason")])
+    problems = dict(unfound)
     found: dict[str, DiscussionDecision] = {}
-    waiting = 0
-    for line, row in enumerate(rows, start=2):
-        where = f"line {line}"
-        values = {c: (row.get(c) or "").strip() for c in ("pair_id", "round", *_FILLED)}
+    for row in rows:
+        values = {c: row.cells.get(c, "") for c in ("round", *_FILLED)}
         if not values["decision"]:
-            waiting += 1
-            if values["reason"]:
-                problems.append(f"{where}: a reason without a decision; fill in decision (one of {', '.join(FOUR_WAY)})")
+            problems[row.number] = f"{row.where}: a reason without a decision; fill in decision (one of {', '.join(FOUR_WAY)})"
             continue
         label = parse_label(values["decision"])
         if label is None:
-            problems.append(f"{where}: unknown decision {values['decision']!r}; expected one of {', '.join(FOUR_WAY)}")
+            problems[row.number] = f"{row.where}: unknown decision {values['decision']!r}; expected one of {', '.join(FOUR_WAY)}"
             continue
         if not values["reason"]:
-            problems.append(f"{where}: decision {label!r} without a reason; the discussion's reason is required")
+            problems[row.number] = f"{row.where}: decision {label!r} without a reason; the discussion's reason is required"
             continue
-        if not values["pair_id"] or not values["round"]:
-            problems.append(f"{where}: missing field(s) {[c for c in ('pair_id', 'round') if not values[c]]}")
+        empty = [c for c, v in (("pair_id", row.pair_id), ("round", values["round"])) if not v]
+        if empty:
+            problems[row.number] = f"{row.where}: missing field(s) {empty}"
             continue
-        earlier = found.get(values["pair_id"])
+        earlier = found.get(row.pair_id)
         if earlier is not None and earlier.label != label:
-            problems.append(f"{where}: pair {values['pair_id']} decided {label!r}, but {earlier.where} says {earlier.label!r}")
+            problems[row.number] = f"{row.where}: pair {row.pair_id} decided {label!r}, but {earlier.where} says {earlier.label!r}"
             continue
-        found.setdefault(values["pair_id"], DiscussionDecision(
-            values["pair_id"], values["round"], label, values["reason"], values["decided_by"], where))
+        found.setdefault(row.pair_id, DiscussionDecision(
+            row.pair_id, values["round"], label, values["reason"], values["decided_by"], row.where))
     if problems:
-        raise AnnotationFileError(str(path), problems)
-    return list(found.values()), waiting
+        raise AnnotationFileError(str(path), [problems[n] for n in sorted(problems)])
+    return list(found.values()), sum(not cells.get("decision") for _, cells in read)
 
 
 def import_discussion(wh: Warehouse, path: Path, *, now: datetime | None = None) -> DiscussionImport:
@@ -175,7 +236,7 @@ def import_discussion(wh: Warehouse, path: Path, *, now: datetime | None = None)
     round that every annotator the round assigned has labelled (until then it is pending: a late
     label may settle it or change the dispute), and a pair decided before keeps its decision (a
     different one is refused)."""
-    decisions, waiting = parse_discussion_sheet(path)
+    decisions, waiting = parse_discussion_sheet(wh, path)
     pilot_labels: dict[tuple[str, str], dict[str, str]] = {}
     for a in store.annotations(wh):
         if a["round_kind"] == "pilot":
