@@ -472,7 +472,7 @@ class SiteSpider(scrapy.Spider):
             self._page(response, "failed", f"not_a_capture: {response.url}")
             return
         problem = (f"not_a_capture: {response.url}" if capture is None
-                   else self._replayed_elsewhere(response, *capture))
+                   else self._replayed_elsewhere(response.meta.get("redirect_urls"), *capture))
         if problem is not None:
             yield from self._replay_lost(response, problem, replay)
             return
@@ -486,22 +486,35 @@ class SiteSpider(scrapy.Spider):
 
     def _replay_lost(self, response: Response, problem: str, replay: dict[str, Any] | None) -> Iterator[Any]:
         """The capture asked for was replayed as ``response``, which does not stand for it (``problem``).
-        For the listed capture, the archive is asked for the page's other captures within the crawl's
-        days (a CDX request, and its answer's next pages where they may hold nearer ones, at the archive's
-        pace like any other); for one of those, the next is tried. Its body is never kept: a re-parse and
-        the capture index would read it as the page."""
-        reason = problem.split(":", 1)[0]
-        self._stat("archive_replayed_elsewhere")
-        log.warning("archive replayed another capture than the one asked for", extra={
-            "site": self.name, "url": response.url, "reason": reason, "run_id": self.run_id})
+        For the listed capture, its page's other captures are looked up (:meth:`_look_up_others`; the page
+        fails as ``response``, with its status, when none is read); for one of those, the next is tried.
+        Its body is never kept: a re-parse and the capture index would read it as the page."""
+        self._note_replayed(response.url, problem)
         if replay is not None:
             yield from self._next_capture(replay)
             return
-        listed = parse_capture_url(response.meta["redirect_urls"][0])  # _replayed_elsewhere found a chain
+        # _replayed_elsewhere found a chain: the listed capture is its first address
+        yield from self._look_up_others(response.meta["redirect_urls"][0], response.url, problem,
+                                        failed_as=(response.url, response.status))
+
+    def _note_replayed(self, url: str, problem: str) -> None:
+        """Count and log a capture replayed as ``url``, which does not stand for it (``problem``)."""
+        self._stat("archive_replayed_elsewhere")
+        log.warning("archive replayed another capture than the one asked for", extra={
+            "site": self.name, "url": url, "reason": problem.split(":", 1)[0], "run_id": self.run_id})
+
+    def _look_up_others(self, listed_url: str, replayed_url: str, problem: str,
+                        failed_as: tuple[str, int | None]) -> Iterator[scrapy.Request]:
+        """The listed capture ``listed_url`` was replayed as ``replayed_url``, which does not stand for it
+        (``problem``): the archive is asked for the page's other captures within the crawl's days (a CDX
+        request, and its answer's next pages where they may hold nearer ones, at the archive's pace like
+        any other). Should none read as the page, its failed page is ``failed_as``: the address and HTTP
+        status it is recorded under."""
+        listed = parse_capture_url(listed_url)
         assert listed is not None and self.archive_url is not None and self.archive_days is not None
-        replayed = parse_capture_url(response.url)
-        replay = {"listed": listed[0], "original": listed[1], "problem": problem, "url": response.url,
-                  "status": response.status, "replayed_as": replayed[0] if replayed else "", "tried": [listed[0]],
+        replayed = parse_capture_url(replayed_url)
+        replay = {"listed": listed[0], "original": listed[1], "problem": problem, "url": failed_as[0],
+                  "status": failed_as[1], "replayed_as": replayed[0] if replayed else "", "tried": [listed[0]],
                   "queue": []}
         # Never filtered as a duplicate: the archive may redirect every lookup to one address (an error
         # page) or back to itself, and each replayed page must still get its outcome.
@@ -595,9 +608,10 @@ class SiteSpider(scrapy.Spider):
         self._stat(f"failed/{reason}")
         self._record(replay["url"], b"", replay["status"], "failed", f"{replay['problem']}; {outcome}", keep=False)
 
-    def _replayed_elsewhere(self, response: Response, timestamp: str, original: str) -> str | None:
+    def _replayed_elsewhere(self, chain: list[str] | None, timestamp: str, original: str) -> str | None:
         """Why the capture ``(timestamp, original)`` that the listed capture was replayed as is not read
-        in its place, or None when it is the listed one or stands for it.
+        in its place, or None when it is the listed one or stands for it. ``chain`` holds the addresses
+        redirected from (Scrapy's ``redirect_urls``), the listed capture's first; None when not redirected.
 
         The Wayback Machine replays a capture it cannot serve as a redirect to another capture of the
         URL, however far away (edgi's wayback client refuses such a memento by default): one years
@@ -606,7 +620,6 @@ class SiteSpider(scrapy.Spider):
         page (any http/https/``www.`` spelling) stands for the listed one when it was taken within the
         crawl's days, or within :data:`REPLAY_TOLERANCE` of the listed capture (one that discovery
         listed after the days: the page that a redirect captured within them leads to)."""
-        chain = response.meta.get("redirect_urls")
         listed = parse_capture_url(chain[0]) if chain else None  # start() asked for it by its address
         if listed is None:
             return None
@@ -670,7 +683,8 @@ class SiteSpider(scrapy.Spider):
         redirects back to itself would otherwise vanish from the run without a trace. It is a
         failed page, ``redirect_loop``, and a discovery address (sitemap, feed, REST) that does it
         moves discovery on to the next one, as an error there does. A redirect to a page this crawl
-        already asked for is only counted (that page is recorded once, under its own address)."""
+        already asked for is only counted (that page is recorded once, under its own address), but
+        for a listed archive capture's (:meth:`_capture_redirect_dropped`)."""
         chain = request.meta.get("redirect_urls")
         if spider is self and self._crawling and request.meta.get("sitemap_index") is not None:
             self._schedule(self._sitemap_child_done(request.meta, gave=False))  # its pages, if any, come once
@@ -678,6 +692,9 @@ class SiteSpider(scrapy.Spider):
             return  # an ordinary duplicate link: its page is fetched once
         key = self.crawler.request_fingerprinter.fingerprint  # how the duplicate filter tells requests apart
         if key(request) not in {key(request.replace(url=u)) for u in chain}:
+            if request.callback == self.parse_capture and "replay" not in request.meta:
+                self._schedule(self._capture_redirect_dropped(chain, request.url))
+                return
             self._stat("redirected_to_requested")
             return
         if request.errback == self.on_discovery_error:  # a sitemap, feed or REST address: on to the next, as after an error
@@ -687,6 +704,26 @@ class SiteSpider(scrapy.Spider):
         self._unfetched(chain[0], f"redirect_loop: {chain[0]} redirects back to {request.url}")
         log.warning("page redirects to itself", extra={"site": self.name, "url": chain[0], "reason": "redirect_loop",
                                                        "run_id": self.run_id})
+
+    def _capture_redirect_dropped(self, chain: list[str], target: str) -> Iterator[scrapy.Request]:
+        """A listed capture (``chain[0]``) that the archive redirects to ``target``, a capture this crawl
+        already asked for: the Wayback Machine replays every capture it cannot serve of several posts as
+        one capture (the home page's), fetched once for the first of them. ``target`` stands for it only
+        when it is a capture of the same page within the crawl's days (:meth:`_replayed_elsewhere`); else
+        the page is read from its other captures as after any replay that does not stand for it, and
+        fails, when none reads as itself, under its listed address (``target``'s address is the first
+        post's). One redirected out of the archive is a failed page ``not_a_capture``, as when fetched."""
+        capture = parse_capture_url(target)
+        if capture is None:
+            self._stat("failed/not_a_capture")
+            self._unfetched(chain[0], f"not_a_capture: {chain[0]} was redirected out of the archive to {target}")
+            return
+        problem = self._replayed_elsewhere(chain, *capture)
+        if problem is None:
+            self._stat("redirected_to_requested")
+            return
+        self._note_replayed(target, problem)
+        yield from self._look_up_others(chain[0], target, problem, failed_as=(chain[0], None))
 
     def _schedule(self, requests: Iterator[scrapy.Request]) -> None:
         """Hand ``requests`` to the engine from outside a callback (a signal handler)."""
