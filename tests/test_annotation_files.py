@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -258,6 +259,86 @@ def test_unmapped_users_who_cannot_all_be_their_tasks_annotator_refuse_the_file(
     assert str(export) in str(err.value) and message in str(err.value)
     assert "ARASTANCE_ANNOTATION__ANNOTATOR_MAP='{" in str(err.value)
     assert _counts(warehouse) == (0, 0)
+
+
+def _shared_export(round_dir: Path, labellers: dict[str, object], label: str = "agree") -> list[dict[str, object]]:
+    """One shared Label Studio project holding the task files of the annotators in ``labellers``, each
+    file's tasks labelled ``label`` by the Label Studio user given for it (``completed_by``)."""
+    tasks = [t for annotator, user in labellers.items()
+             for t in ls_export_of(round_dir / f"{annotator}.json", user, [label] * 3)]
+    return [{**t, "id": i, "annotations": [{**a, "id": i} for a in t["annotations"]]} for i, t in enumerate(tasks, 1)]
+
+
+def test_an_unmapped_user_in_a_shared_project_with_mapped_users_refuses_the_file(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    # users 2 and 3 label their own tasks; the admin (user 1) labelled ann-3's before ann-3 started,
+    # and the map names 2 and 3 only: the admin's labels were stored as ann-3's
+    round_dir = _pilot(warehouse, tmp_path)
+    export = write_json(tmp_path / "shared.json", _shared_export(round_dir, {"ann-1": 2, "ann-2": 3, "ann-3": 1}))
+    with pytest.raises(AnnotationFileError) as err:
+        import_annotations(warehouse, export, annotator_map={"2": "ann-1", "3": "ann-2"})
+    message = str(err.value)
+    assert message.startswith(f"{export}: nothing imported: Label Studio user 1 has no entry in annotation.annotator_map "
+                              "and labelled tasks of 'ann-3' (first: task 7 (id 7), annotation 1), in a file that "
+                              "Label Studio users 2, 3 of the map labelled too (a shared project)")
+    assert """ARASTANCE_ANNOTATION__ANNOTATOR_MAP='{"1": "<annotator>"}'""" in message
+    assert _counts(warehouse) == (0, 0)
+    # mapped to the annotator they are, every user's labels import as their own
+    assert import_annotations(warehouse, export, annotator_map={"2": "ann-1", "3": "ann-2", "1": "ann-3"}).new == 9
+    assert _stored(warehouse) == [("ann-1", "agree")] * 3 + [("ann-2", "agree")] * 3 + [("ann-3", "agree")] * 3
+
+
+E_MAIL_MAP = {"ann1@team.org": "ann-1", "ann2@team.org": "ann-2", "ann3@team.org": "ann-3"}
+
+
+def test_an_e_mail_keyed_map_with_an_export_naming_users_by_id_says_to_key_it_by_id(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    # Label Studio's JSON export gives completed_by as a user id: the map's e-mails can name no one, yet
+    # ann-3's own export was refused "whom the map gives to Label Studio user ann3@team.org; have ann-3
+    # label their own tasks, or map user 1 too"
+    round_dir = _pilot(warehouse, tmp_path)
+    export = write_json(tmp_path / "export-ann-3.json", ls_export_of(round_dir / "ann-3.json", 1, ["agree"] * 3))
+    with pytest.raises(AnnotationFileError) as err:
+        import_annotations(warehouse, export, annotator_map=E_MAIL_MAP)
+    assert str(err.value) == (
+        f"{export}: nothing imported: Label Studio user 1 has no entry in annotation.annotator_map and labelled "
+        "tasks of 'ann-3' (first: task 1 (id 1), annotation 1), whom the map gives to ann3@team.org; but this "
+        "export names Label Studio users by id only (completed_by), which the map's e-mail keys never match: "
+        "in a shared project key annotation.annotator_map by user id, e.g. "
+        """ARASTANCE_ANNOTATION__ANNOTATOR_MAP='{"1": "<annotator>"}', or leave it unset with one Label Studio """
+        "per annotator")
+    assert _counts(warehouse) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("labellers", "stored", "message"),
+    [  # a shared project whose export gives users' e-mails: the map's e-mail keys name them
+        ({"ann-1": {"id": 2, "email": "ann1@team.org"}, "ann-3": {"id": 4, "email": "ann3@team.org"}},
+         [("ann-1", "agree")] * 3 + [("ann-3", "agree")] * 3, None),
+        ({"ann-1": {"id": 2, "email": "ann1@team.org"}, "ann-3": {"id": 1, "email": "admin@team.org"}}, [],
+         "Label Studio user 1 (admin@team.org) has no entry in annotation.annotator_map and labelled tasks of 'ann-3' "
+         "(first: task 4 (id 4), annotation 1), whom the map gives to Label Studio user ann3@team.org"),
+        # the default export gives ids only: two unmapped users, and why the map names neither
+        ({"ann-1": 2, "ann-3": 4}, [],
+         "Label Studio users 2 (first: task 1 (id 1), annotation 1), 4 (first: task 4 (id 4), annotation 1) have no "
+         "entry in annotation.annotator_map"),
+    ],
+)
+def test_an_e_mail_keyed_map_names_the_users_of_an_export_that_gives_e_mails(
+    warehouse: Warehouse, tmp_path: Path, labellers: dict[str, object], stored: list[tuple[str, str]],
+    message: str | None,
+) -> None:
+    round_dir = _pilot(warehouse, tmp_path)
+    export = write_json(tmp_path / "shared.json", _shared_export(round_dir, labellers))
+    if message is None:
+        assert import_annotations(warehouse, export, annotator_map=E_MAIL_MAP).new == len(stored)
+    else:
+        with pytest.raises(AnnotationFileError, match=re.escape(message)) as err:
+            import_annotations(warehouse, export, annotator_map=E_MAIL_MAP)
+        assert ("names Label Studio users by id only" in str(err.value)) == isinstance(labellers["ann-1"], int)
+    assert _stored(warehouse) == stored
 
 
 def test_an_unmapped_label_studio_user_id_of_a_task_without_its_annotator_says_how_to_map_it(

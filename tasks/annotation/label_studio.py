@@ -96,6 +96,12 @@ def _user(raw: Any) -> _User | None:
     return None
 
 
+def _key_kind(key: str) -> str:
+    """Whether a user key (of ``annotator_map``, or of a user the export names) is an e-mail or a user
+    id: a map key of one kind never matches a user the export names only by the other."""
+    return "e-mail" if "@" in key else "id"
+
+
 def _map_example(users: Sequence[_User]) -> str:
     """The annotator_map setting for ``users``, as the environment variable that sets it."""
     entries = json.dumps({u.id or u.email: "<annotator>" for u in users}, ensure_ascii=False)
@@ -120,14 +126,21 @@ class _Authors:
     user 1) would otherwise store one annotator's labels as another's. A user it does not name gives
     the labels of the tasks' annotator, when the file shows that it stands for one person: a single
     such user, on the tasks of a single annotator, whom no named user of the file is and the map
-    gives to no user (a shared project's admin labelling an annotator's task is not that annotator). That is the
-    file of one annotator labelled in their own Label Studio (or their own project), the way rounds
-    are handed out, with no setting at all. A task without ``data.annotator_id`` (a hand-made file)
+    gives to no user, in a file no mapped user labelled (a shared project, where every user needs an
+    entry: its admin labelling an annotator's task is not that annotator). That is the file of one
+    annotator labelled in their own Label Studio (or their own project), the way rounds are handed
+    out, with no setting at all. A map key tells users apart only where the export names users by
+    its kind (Label Studio's JSON export gives ids only, older ones e-mails too): an e-mail key says
+    nothing about who an id-only user is. A task without ``data.annotator_id`` (a hand-made file)
     takes the user's own e-mail or id as the annotator, and the warehouse check refuses one no round
     assigned."""
 
     annotator_map: Mapping[str, str]
     named: dict[str, _User] = field(default_factory=dict)
+    #: The kinds of key (:func:`_key_kind`) the export names its users by.
+    kinds: set[str] = field(default_factory=set)
+    #: The users of the file that ``annotator_map`` names, in the order they first labelled.
+    mapped_users: dict[_User, None] = field(default_factory=dict)
     unmapped: dict[_User, list[tuple[str, str]]] = field(default_factory=dict)
     misplaced: dict[tuple[_User, str, str], list[str]] = field(default_factory=dict)
 
@@ -135,6 +148,9 @@ class _Authors:
         """The annotator of ``user``'s label on a task given to ``assignee``; None for a mapped user
         on another annotator's task, which :meth:`problems` reports."""
         mapped = next((self.annotator_map[k] for k in user.keys if k in self.annotator_map), None)
+        self.kinds.update(_key_kind(k) for k in user.keys)
+        if mapped is not None:
+            self.mapped_users.setdefault(user)
         if mapped is not None and assignee is not None and mapped != assignee:
             self.misplaced.setdefault((user, mapped, assignee), []).append(where)
             return None
@@ -152,32 +168,51 @@ class _Authors:
                      for (user, mapped, assignee), wheres in self.misplaced.items()]
         return misplaced + self._unmapped_problems()
 
+    def _mapping_advice(self, users: Sequence[_User]) -> str:
+        """How to map ``users``: with their ids (or e-mails) as keys; and, where the map's keys are of a
+        kind the export does not name users by (e-mails, where Label Studio's JSON export gives ids
+        only), that those keys never match, else the user keeps mapping them by e-mail in vain."""
+        foreign = sorted({_key_kind(k) for k in self.annotator_map} - self.kinds)
+        if not foreign:
+            return f"set annotation.annotator_map, e.g. {_map_example(users)}"
+        given = " and ".join(sorted(self.kinds))
+        return (f"this export names Label Studio users by {given} only (completed_by), which the map's "
+                f"{' and '.join(foreign)} keys never match: in a shared project key annotation.annotator_map by "
+                f"user {given}, e.g. {_map_example(users)}, or leave it unset with one Label Studio per annotator")
+
     def _unmapped_problems(self) -> list[str]:
         """Why the labels of users ``annotator_map`` does not name cannot be their tasks' annotator's."""
         if not self.unmapped:
             return []
         users = list(self.unmapped)
+        advice = self._mapping_advice(users)
         if len(users) > 1:
             shown = ", ".join(f"{u} (first: {labels[0][1]})" for u, labels in self.unmapped.items())
             return [f"Label Studio users {shown} have no entry in annotation.annotator_map: a file labelled by "
-                    "more than one user (a shared project) needs each mapped to its annotator; set "
-                    f"annotation.annotator_map, e.g. {_map_example(users)}"]
+                    f"more than one user (a shared project) needs each mapped to its annotator; {advice}"]
         user, labels = users[0], self.unmapped[users[0]]
         assignees = sorted({a for a, _ in labels})
         if len(assignees) > 1:
             return [f"Label Studio user {user} has no entry in annotation.annotator_map and labelled the tasks of "
                     f"{', '.join(assignees)} (data.annotator_id; first: {labels[0][1]}), but one user is one "
-                    f"annotator; set annotation.annotator_map, e.g. {_map_example(users)}"]
+                    f"annotator; {advice}"]
+        head = (f"Label Studio user {user} has no entry in annotation.annotator_map and labelled tasks of "
+                f"{assignees[0]!r} (first: {labels[0][1]})")
         if assignees[0] in self.named:
-            return [f"Label Studio user {user} has no entry in annotation.annotator_map and labelled tasks of "
-                    f"{assignees[0]!r} (first: {labels[0][1]}), as Label Studio user {self.named[assignees[0]]} "
-                    f"does; set annotation.annotator_map, e.g. {_map_example(users)}"]
+            return [f"{head}, as Label Studio user {self.named[assignees[0]]} does; {advice}"]
         mapped_to = sorted(k for k, annotator in self.annotator_map.items() if annotator == assignees[0])
-        if mapped_to:  # a shared project's map names who that annotator is: this user is someone else
-            return [f"Label Studio user {user} has no entry in annotation.annotator_map and labelled tasks of "
-                    f"{assignees[0]!r} (first: {labels[0][1]}), whom the map gives to Label Studio user "
-                    f"{', '.join(mapped_to)}; have {assignees[0]} label their own tasks, or map user {user} too, e.g. "
-                    f"{_map_example(users)}"]
+        if any(_key_kind(k) in self.kinds for k in mapped_to):  # the map names who that annotator is: someone else
+            return [f"{head}, whom the map gives to Label Studio user {', '.join(mapped_to)}; have {assignees[0]} "
+                    f"label their own tasks, or map user {user} too, e.g. {_map_example(users)}"]
+        if mapped_to:  # by keys of a kind this export does not name users by: who user is, it cannot tell
+            return [f"{head}, whom the map gives to {', '.join(mapped_to)}; but {advice}"]
+        if self.mapped_users:  # a shared project, where every user needs an entry
+            shown = ", ".join(str(u) for u in self.mapped_users)
+            return [f"{head}, in a file that Label Studio user{'s' if len(self.mapped_users) > 1 else ''} {shown} "
+                    "of the map labelled too (a shared project): there every user who labels needs an entry, or "
+                    "an admin's labels would be stored as the annotator's; map user "
+                    f"{user} to the annotator they are, e.g. {_map_example(users)}, or delete their annotations "
+                    "in Label Studio"]
         return []
 
 
