@@ -22,10 +22,9 @@ from scrapy.utils.asyncio import call_later
 from twisted.internet.error import ConnectionLost
 from twisted.internet.error import ConnectionRefusedError as TxConnectionRefusedError
 from twisted.web.client import ResponseFailed
-from w3lib.http import basic_auth_header
 
 from arastance.base.retry_after import retry_after_s
-from arastance.base.secrets import split_url_credentials
+from arastance.base.secrets import basic_auth_header, split_url_credentials
 from arastance.logging import get_logger
 
 log = get_logger(__name__)
@@ -243,17 +242,35 @@ def credentials_kept(spider: Spider, url: str) -> str:
 
 
 class UrlCredentials:
-    """Adds the ``Authorization`` header kept by :func:`credentials_kept` to each request for that origin
-    (only there: a redirect elsewhere gets none, and Scrapy drops the header on one)."""
+    """Sends the basic authentication kept by :func:`credentials_kept` with each request for that origin (only
+    there: a redirect elsewhere gets none), and only while the request is in the downloader.
+
+    The header is put on when a request reaches the downloader, after every downloader middleware has seen
+    it, always as the current password's (overwriting any other), and taken off again when the request leaves,
+    before any middleware sees the answer. Set on the request in the middleware chain, it was kept by the
+    copies a same-origin redirect and a retry make, and those went to the resumable crawl's disk queue
+    (``JOBDIR``, kept when a crawl is interrupted) with the password in base64; and a resumed crawl sent such
+    a copy's old header after the password had changed, as a request already carrying one was left alone.
+    Registered as a downloader middleware only so that every crawl enables it; the signals do the work.
+    """
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
+        crawler.signals.connect(self.request_reached_downloader, signal=signals.request_reached_downloader)
+        crawler.signals.connect(self.request_left_downloader, signal=signals.request_left_downloader)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "UrlCredentials":
         return cls(crawler)
 
-    def process_request(self, request: Request) -> None:
-        header = getattr(self.crawler.spider, "url_credentials", {}).get(_origin(request.url))
-        if header is not None and b"Authorization" not in request.headers:
+    def _header(self, request: Request) -> bytes | None:
+        return getattr(self.crawler.spider, "url_credentials", {}).get(_origin(request.url))
+
+    def request_reached_downloader(self, request: Request) -> None:
+        header = self._header(request)
+        if header is not None:
             request.headers[b"Authorization"] = header
+
+    def request_left_downloader(self, request: Request) -> None:
+        if self._header(request) is not None:
+            request.headers.pop(b"Authorization", None)

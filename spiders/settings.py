@@ -39,7 +39,7 @@ RETRY_BACKOFF_MAX = _crawl.retry_backoff_max_s
 DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "spiders.middlewares.BackoffRetryMiddleware": 550,
-    "spiders.middlewares.UrlCredentials": 310,  # beside Scrapy's HttpAuthMiddleware
+    "spiders.middlewares.UrlCredentials": 310,  # adds its header by signal, as a request enters the downloader
 }
 # A cap on the claim-page requests of a run (0: none); `arastance sites check` sets it to its sample
 # and a small margin. Last in line (the lowest number), it counts only requests the built-in

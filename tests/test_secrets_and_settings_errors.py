@@ -216,6 +216,17 @@ def test_a_url_setting_that_is_no_url_is_echoed_without_its_password(monkeypatch
     assert ":****@mirror.example/" in str(err.value) and "ARASTANCE_SITES__NORUMORS" in str(err.value)
 
 
+@pytest.mark.parametrize("value", ["http//op:Ses@me9x@mirror.example/", "op:Ses ame9x@mirror.example/",
+                                   "http//op:S'e\"s@me9x@mirror.example/", "op:Ses @me9x@mirror.example/"])
+def test_a_rejected_value_is_echoed_without_a_password_holding_an_at_sign_a_space_or_a_quote(
+        monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("ARASTANCE_SITES__NORUMORS", value)
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert "me9x" not in str(err.value)  # it was: "http//op:****@me9x@mirror.example/", "op:Ses ame9x@..." whole
+    assert "op:****@mirror.example/" in str(err.value)
+
+
 def test_an_address_in_a_rejected_value_is_not_taken_for_a_password(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARASTANCE_SITES__NORUMORS", "mailto:ops@example.org")
     with pytest.raises(SettingsError) as err:

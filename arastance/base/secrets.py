@@ -9,6 +9,7 @@ layer so that the settings, which load the keys, can register them without impor
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 from collections.abc import Callable, Iterable
@@ -61,12 +62,28 @@ def split_url_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
     ``http://user:password@host/`` failed (Scrapy reads the userinfo as the host), stored the URL as the
     page's, and named it in its log; the crawlers send them as basic authentication instead.
     """
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # urlsplit's message quotes the netloc, password and all (one NFKC would change)
+        raise ValueError(f"not a valid URL: {REDACTED}@{url.rpartition('@')[2]}" if "@" in url
+                         else f"not a valid URL: {url}") from None
     userinfo, at, host = parts.netloc.rpartition("@")
     if not at:
         return url, None
     user, _, password = userinfo.partition(":")
     return urlunsplit(parts._replace(netloc=host)), (unquote(user), unquote(password))
+
+
+def basic_auth_header(user: str, password: str) -> bytes:
+    """The ``Authorization`` value of basic authentication as ``user`` with ``password``: their UTF-8 bytes
+    (RFC 7617's ``charset="UTF-8"``, what curl and browsers send for a URL's percent-encoded credentials).
+
+    Scrapy's own helper encoded them as latin-1: a password outside it (Arabic) failed the crawl with a
+    UnicodeEncodeError whose text, the log's and the error's, held ``user:password``; one inside it
+    (``pässwörd``) was sent as bytes that a server reading UTF-8 turned away (401). ``surrogatepass`` lets
+    no text fail to encode, so that no exception here ever carries the credentials.
+    """
+    return b"Basic " + base64.b64encode(f"{user}:{password}".encode("utf-8", "surrogatepass"))
 
 
 def url_passwords(text: str) -> list[str]:

@@ -278,9 +278,11 @@ def _field_at(loc: tuple[Any, ...]) -> Any:
 
 #: ``user:password@`` in a value that is no valid URL (``op:secret@host``, ``http//op:secret@host``), which
 #: the URL form of :func:`hide_url_passwords` does not see: a rejected URL setting was echoed with it. A
-#: password may hold an unencoded "/" (generated ones do), a user an "@" (an e-mail address); ``mailto:`` is an
-#: address, not a user.
-_USERINFO = re.compile(r"(?<![^\s'\"(/@])(?!mailto:)([^\s/@:'\"]+):(?!//)[^\s@'\"]+@")
+#: password may hold an unencoded "/" (generated ones do), "@", quotes and spaces, so it runs to the line's
+#: last "@", where the host begins (it stopped at the first "@", space or quote: ``op:****@cret@host`` and
+#: ``op:pa ss@host`` showed it); it starts with no space, so that a message's "setting: ..." is no user. A
+#: user may hold an "@" (an e-mail address); ``mailto:`` is an address, not a user.
+_USERINFO = re.compile(r"(?<![^\s'\"(/@])(?!mailto:)([^\s/@:'\"]+):(?!//)(?!\s).*@")
 
 
 def _shown_input(loc: tuple[Any, ...], value: Any) -> str:
