@@ -507,7 +507,7 @@ def test_a_migration_backfill_marked_for_lakes_runs_on_an_upgraded_lake(lake_env
             wh.insert_rows("claim_article_pairs", [{"pair_id": pair, "claim_id": "c", "article_id": pair, "rank": 1,
                                                     "reason": reason, "created_at": when}])
             wh.insert_rows("gold_labels", [{"pair_id": pair, "label": "agree", "method": "single", "decided_at": when}])
-        assert apply_migrations(wh) == [79, 80, 81, 82]
+        assert apply_migrations(wh) == [79, 80, 81, 82, 83]
         origins = dict(wh.con.execute("SELECT pair_id, origin FROM gold_labels ORDER BY pair_id").fetchall())
     assert origins == {"p-loaded": "dataset_file", "p-retrieved": "annotation"}
 

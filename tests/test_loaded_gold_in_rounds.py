@@ -102,7 +102,7 @@ def test_gold_loaded_before_the_origin_was_recorded_is_told_by_its_pair(tmp_path
         annotated = set(add_claims(wh, 1, 1))
         wh.insert_rows("gold_labels", [{"pair_id": p, "label": "agree", "method": "agreed", "decided_at": LOADED_AT}
                                        for p in annotated])
-        assert apply_migrations(wh) == [79, 80, 81, 82]
+        assert apply_migrations(wh) == [79, 80, 81, 82, 83]
         origins = {r["pair_id"]: r["origin"] for r in wh.query("SELECT pair_id, origin FROM gold_labels")}
     assert origins == {**{p: "dataset_file" for p in loaded}, **{p: "annotation" for p in annotated}}
 
