@@ -345,7 +345,7 @@ def _archive_arguments(site: str, settings: Settings, job: Path,
     log.info("archive captures chosen", extra={"site": site, "captures": len(captures), **counts})
     crawl = settings.crawl
     polite = crawl.archive_delay_s > 0
-    args = {"mode": "archive", "captures": str(captures_file), "archive_url": crawl.archive_url}
+    args = {"mode": "archive", "captures": str(captures_file), "archive_url": str(crawl.archive_url)}
     options: dict[str, object] = {
         "DOWNLOAD_DELAY": crawl.archive_delay_s, "AUTOTHROTTLE_ENABLED": False,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 1 if polite else crawl.concurrent_requests_per_domain,

@@ -22,6 +22,7 @@ does not stop within :data:`STOP_GRACE_S` is killed, and a child killed by any s
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shutil
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from arastance.base.secrets import URL_ARGUMENTS_ENV, split_url_credentials
 from arastance.base.stopping import StopRequested, stop_requested
 from arastance.config import Settings
 from arastance.logging import get_logger
@@ -131,6 +133,24 @@ def child_environment(settings: Settings, base: Mapping[str, str] | None = None)
     env["ARASTANCE_CRAWL"] = settings.crawl.model_dump_json()
     env["ARASTANCE_SITES"] = settings.sites.model_dump_json()
     return env
+
+
+def command_line_arguments(args: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """``(shown, hidden)``: the spider arguments as the child's command line carries them, every URL without
+    its ``user:password@``, and the URLs that had one, as given (the child reads them from
+    :data:`URL_ARGUMENTS_ENV`).
+
+    Every user of the machine reads a process's command line (``ps``, ``/proc/<pid>/cmdline``): an archive
+    or mirror behind basic authentication showed its password there for the whole crawl. A process's
+    environment is its own user's to read, as the settings handed over there are already.
+    """
+    shown: dict[str, str] = {}
+    hidden: dict[str, str] = {}
+    for name, value in args.items():
+        shown[name], credentials = split_url_credentials(value)
+        if credentials is not None:
+            hidden[name] = value
+    return shown, hidden
 
 
 def tail(path: Path, lines: int = 30) -> str:
@@ -236,14 +256,16 @@ def run_scrapy(
 ) -> SpiderProcess:
     """Run ``scrapy crawl <spider>`` to its end, its stdout and stderr in ``output``.
 
-    ``args`` become spider arguments (``-a``), ``scrapy_settings`` Scrapy settings (``-s``, after
-    the project's, so they win). Past ``timeout_s`` the child is stopped gracefully (a resumable
+    ``args`` become spider arguments (``-a``; a URL's credentials go through the environment,
+    :func:`command_line_arguments`), ``scrapy_settings`` Scrapy settings (``-s``, after the project's,
+    so they win). Past ``timeout_s`` the child is stopped gracefully (a resumable
     crawl saves its state) and :class:`SpiderTimeout` is raised; when the run is asked to stop,
     the same way, with :class:`StopRequested`. The ``JOBDIR`` of a child that had to be killed is
     removed (:func:`_close_jobdir`).
     """
     cmd = [sys.executable, "-m", "scrapy", "crawl", spider]
-    for name, value in (args or {}).items():
+    shown, hidden = command_line_arguments(args or {})
+    for name, value in shown.items():
         cmd += ["-a", f"{name}={value}"]
     for name, value in (scrapy_settings or {}).items():
         cmd += ["-s", f"{name}={value}"]
@@ -254,7 +276,8 @@ def run_scrapy(
     jobdir = _open_jobdir(scrapy_settings or {})
     started = time.monotonic()
     with open(output, "wb", buffering=0) as out:
-        proc = subprocess.Popen(cmd, env=child_environment(settings), cwd=Path.cwd(), stdout=subprocess.PIPE,
+        env = {**child_environment(settings), URL_ARGUMENTS_ENV: json.dumps(hidden)}  # never an inherited one
+        proc = subprocess.Popen(cmd, env=env, cwd=Path.cwd(), stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT,
                                 process_group=0)  # a terminal's Ctrl-C reaches this process only: it stops the child
         assert proc.stdout is not None

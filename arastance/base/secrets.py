@@ -10,7 +10,9 @@ layer so that the settings, which load the keys, can register them without impor
 from __future__ import annotations
 
 import base64
+import json
 import logging
+import os
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -110,3 +112,26 @@ class _RedactingFactory:
         record = self.inner(*args, **kwargs)
         record.__class__ = _RedactedRecord if type(record) is logging.LogRecord else record.__class__
         return record
+
+
+#: The environment variable in which :func:`tasks.scrapy_launcher.run_scrapy` hands its child the URL
+#: arguments that hold ``user:password@``, as given (a JSON object, argument name -> URL): their command
+#: line has them without it.
+URL_ARGUMENTS_ENV = "ARASTANCE_URL_ARGUMENTS"
+
+
+def url_argument(name: str, value: str) -> str:
+    """The URL spider argument ``name`` (``-a name=value``) as its launcher was given it, credentials and all.
+
+    Every user of the machine reads a process's command line (``ps``, ``/proc/<pid>/cmdline``), so the
+    launcher puts a URL there without its ``user:password@`` and the whole URL in :data:`URL_ARGUMENTS_ENV`,
+    which only the process's own user reads. That URL is taken only where the command line holds it without
+    its credentials: a URL typed by hand (``scrapy crawl norumors -a archive_url=http://user:pw@host/``) is
+    used as typed, and one inherited for another argument or URL is never sent anywhere.
+    """
+    try:
+        given = json.loads(os.environ.get(URL_ARGUMENTS_ENV) or "{}").get(name)
+    except (ValueError, AttributeError):
+        raise ValueError(f"environment variable {URL_ARGUMENTS_ENV} must be a JSON object of URL spider arguments "
+                         "(set by the crawl launcher); unset it to crawl with the arguments as given") from None
+    return given if isinstance(given, str) and split_url_credentials(given)[0] == value else value

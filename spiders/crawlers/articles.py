@@ -41,6 +41,7 @@ from twisted.python.failure import Failure
 from arastance.base.captures import capture_time, capture_url, parse_capture_url, to_site_url, valid_timestamp
 from arastance.base.ids import content_hash
 from arastance.base.page_text import page_text
+from arastance.base.secrets import url_argument
 from arastance.base.staging import read_archive_days, read_url_list
 from arastance.base.text_files import MAX_LINE_BYTES
 from arastance.base.urls import UrlError, canonicalize_url, mirror_url
@@ -138,9 +139,11 @@ class ArticleSpider(scrapy.Spider):
         super().__init__(*args, **kwargs)
         self.urls = read_url_list(Path(urls_file))
         # requested, recorded and logged without their user:password@, which go as basic authentication
-        self.mirror_base = credentials_kept(self, mirror_base) if mirror_base else None
-        self.archive_url = credentials_kept(self, archive_url) if archive_url else None
-        self.availability_url = credentials_kept(self, availability_url) if availability_url else None
+        # (the launcher hands over their credentials outside the command line: url_argument)
+        self.mirror_base = credentials_kept(self, url_argument("mirror_base", mirror_base)) if mirror_base else None
+        self.archive_url = credentials_kept(self, url_argument("archive_url", archive_url)) if archive_url else None
+        self.availability_url = (credentials_kept(self, url_argument("availability_url", availability_url))
+                                 if availability_url else None)
         self.archive_days = read_archive_days(Path(archive_days)) if archive_days else {}
 
     async def start(self) -> AsyncIterator[scrapy.Request]:

@@ -47,6 +47,7 @@ from arastance.base.captures import capture_time, capture_url, parse_capture_url
 from arastance.base.cdx import CdxAnswerError
 from arastance.base.input_paths import input_file_error
 from arastance.base.page_text import page_text
+from arastance.base.secrets import url_argument
 from arastance.base.sites import SiteConfig, load_site_config, parse_wp_rest_per_page
 from arastance.base.staging import PageItem, new_run_id
 from arastance.base.urls import UrlError, canonicalize_url
@@ -156,7 +157,7 @@ class SiteSpider(scrapy.Spider):
         self.run_id = run_id or new_run_id(self.name)
         self.incremental = parse_flag(incremental, "incremental")
         self.known: set[str] = read_known_urls(known_urls) if known_urls and self.incremental else set()
-        self._base_url = base_url
+        self._base_url = url_argument("base_url", base_url) if base_url else None
         self._crawling = False  # set by start(): only a crawl keeps pages, not the shell or `scrapy check`
         if mode not in ("live", "archive"):
             raise ValueError(f"spider argument mode must be live or archive, got {mode!r}")
@@ -164,7 +165,7 @@ class SiteSpider(scrapy.Spider):
             raise ValueError("archive mode needs -a captures=FILE and -a archive_url=URL")
         self.mode = mode
         self.captures = read_captures(captures) if mode == "archive" and captures else []
-        self.archive_url = credentials_kept(self, archive_url) if archive_url else None
+        self.archive_url = credentials_kept(self, url_argument("archive_url", archive_url)) if archive_url else None
         self.archive_days = archive_days() if mode == "archive" else None
         order = tuple(m.strip() for m in discovery.split(",")) if discovery else self.config.discovery
         unknown = [m for m in order if m not in METHODS]
