@@ -13,6 +13,8 @@ process writes the warehouse.
 
 from __future__ import annotations
 
+import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 from uuid import uuid4
@@ -154,10 +156,29 @@ class RetrievalStopped(RetrievalFailed):
     """A refused key or a spent quota stopped the searches: the claims not searched stay pending."""
 
 
-def stop_message(rows: list[dict[str, Any]], deferred: int = 0) -> str | None:
-    """The one line that says why the searches stopped and what is left, or None when they did not:
-    the claims that failed on their own and those the budget deferred are named too, as the run
-    ends on this line alone."""
+def next_run(backend: str, plan: RetrievalPlan, left: list[str], claim_ids: list[str] | None) -> str:
+    """Which command takes up the claims ``left`` (not searched, failed, deferred) by a run of
+    ``plan``: with ``--backend`` (a run's ``--backend`` holds for that run only), with the ids left
+    when the run was given ``claim_ids``, and with ``--redo`` when one of them only a redo run takes
+    (:attr:`RetrievalPlan.redo_only`), saying why: ``retrieve status`` shows those done, and a
+    run without it leaves them so."""
+    command = ["arastance", "retrieve", "--backend", backend]
+    done = len(plan.redo_only.intersection(left))
+    if done:
+        command.append("--redo")
+    for claim_id in left if claim_ids else []:
+        command += ["--claim", claim_id]
+    why = (f" ({done} of them stay done with their earlier documents, as `retrieve status` shows them: a run "
+           "without --redo leaves those as they are)") if done else ""
+    return f"`{shlex.join(command)}` takes them up{why}"
+
+
+def stop_message(rows: list[dict[str, Any]], plan: RetrievalPlan, backend: str,
+                 claim_ids: list[str] | None = None) -> str | None:
+    """The one line that says why the searches stopped, what is left and which command takes it
+    up, or None when they did not stop: the claims that failed on their own and those the budget
+    deferred are named too, as the run ends on this line alone. A redo run's claims stored done
+    stay done (``retrieve status`` shows them so), so the line says that only ``--redo`` takes them."""
     pending = [r for r in rows if r["status"] == "pending"]
     if not pending:
         return None
@@ -165,9 +186,10 @@ def stop_message(rows: list[dict[str, Any]], deferred: int = 0) -> str | None:
     searched = len(rows) - len(pending) - len(failed)
     why = " ".join(pending[0]["error"].split())  # one line, whatever the API's text holds
     also = f", {len(failed)} failed (first error: {' '.join(failed[0]['error'].split())})" if failed else ""
-    also += f", {deferred} deferred by the daily query budget" if deferred else ""
-    return (f"retrieval stopped: {why}. {len(pending)} claim(s) left pending for the next run, "
-            f"{searched} searched and stored{also}")
+    also += f", {len(plan.deferred)} deferred by the daily query budget" if plan.deferred else ""
+    left = [*(r["claim_id"] for r in pending + failed), *plan.deferred]
+    return (f"retrieval stopped: {why}. {len(pending)} claim(s) not searched, {searched} searched and stored{also}; "
+            f"{next_run(backend, plan, left, claim_ids)}")
 
 
 def _fetch_summary(fetched: dict[str, int]) -> str:
@@ -179,7 +201,33 @@ def _fetch_summary(fetched: dict[str, int]) -> str:
     return f"{fetched['waves']} wave(s), {fetched['fetched']} page(s) fetched ({statuses})"
 
 
-def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: RetrievalPlan, backend: str) -> None:
+@dataclass
+class SentQueries:
+    """What the searches of a run sent, as the workers' :class:`ClaimSearch` results say: the
+    queries the API answered and the requests (pages) it billed for them, out of those planned."""
+
+    planned: int
+    answered: int = 0
+    billed: int = 0
+
+    def add(self, search: ClaimSearch) -> None:
+        """Count one claim's search as it comes back (a stopped or failed one may have answered some)."""
+        self.answered += len(search.results)
+        self.billed += search.billed
+
+    def summary(self, cached: int) -> str:
+        """The report's sentence: what the cache answered, what was sent and answered (and billed:
+        a query of 30 results is up to 3 requests), and what is left unanswered (not sent after a
+        stop, refused, failed), which the claims' next run sends; the cache answers the rest."""
+        unanswered = self.planned - self.answered
+        left = (f"; {unanswered} not answered (not sent, refused or failed): the run that takes their claims up "
+                "again sends them") if unanswered else ""
+        return (f"{cached} answered from the cache, {self.answered} sent and answered ({self.billed} billed "
+                f"request(s): pages of results){left}")
+
+
+def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: RetrievalPlan, sent: SentQueries,
+             backend: str) -> None:
     table_artifact(rows, key="retrieve-documents-claims", description=f"retrieval per claim ({backend})")
     failed = [r for r in rows if r["status"] == "failed"]
     create_markdown_artifact(
@@ -187,25 +235,27 @@ def _publish(rows: list[dict[str, Any]], fetched: dict[str, int], plan: Retrieva
         f"- claims: {len(rows)} ({sum(r['status'] == 'done' for r in rows)} done, {len(failed)} failed, "
         f"{sum(r['status'] == 'pending' for r in rows)} left pending by a refused key or a spent quota, "
         f"{len(plan.deferred)} deferred by the query budget)\n"
-        f"- queries answered from the cache: {plan.cached_queries}; sent: "
-        f"{sum(len(v) for v in plan.to_send.values())}\n"
+        f"- queries: {sent.summary(plan.cached_queries)}\n"
         f"- kept documents: {sum(r['kept'] or 0 for r in rows)}; pairs: {sum(r['pairs'] or 0 for r in rows)}\n"
         f"- article fetch: {_fetch_summary(fetched)}\n",
         key="retrieve-documents-report",
     )
 
 
-def _search_and_store(path: Path, plan: RetrievalPlan, num: int, backend: str) -> dict[str, dict[str, Any]]:
-    """Each planned claim's searches, stored as they come back; a row per claim. A SIGTERM (or
-    Ctrl-C) that ends the wait asks the searching threads to stop at their next request.
+def _search_and_store(path: Path, plan: RetrievalPlan, num: int,
+                      backend: str) -> tuple[dict[str, dict[str, Any]], SentQueries]:
+    """Each planned claim's searches, stored as they come back; a row per claim, and what the
+    searches sent. A SIGTERM (or Ctrl-C) that ends the wait asks the searching threads to stop at
+    their next request.
 
     The stores publish nothing, so this publishes the readers' copy once at the end, also when
     every search failed, when a store failed or when the run was asked to stop (what was stored
     until then); a plan without claims stored nothing and publishes nothing.
     """
     rows: dict[str, dict[str, Any]] = {}
+    sent = SentQueries(planned=sum(len(v) for v in plan.to_send.values()))
     if not plan.claims:
-        return rows
+        return rows, sent
     try:
         with stop_on_exit():
             futures = search_claim.map(list(plan.to_send), list(plan.to_send.values()), unmapped(num),
@@ -216,13 +266,14 @@ def _search_and_store(path: Path, plan: RetrievalPlan, num: int, backend: str) -
                                                         backend)
             for future in as_completed(futures):
                 search = future.result()
+                sent.add(search)
                 rows[search.claim_id] = store_claim_search(path, plan.claims[search.claim_id],
                                                            plan.queries[search.claim_id], search, backend)
     except BaseException as exc:
         _publish_after(exc, path)
         raise
     publish_searches(path)
-    return rows
+    return rows, sent
 
 
 @flow(name="retrieve_documents", task_runner=ConfiguredTaskRunner(), validate_parameters=True)
@@ -247,7 +298,7 @@ def retrieve_documents(claim_ids: list[str] | None = None, limit: Annotated[int,
                                          "queries_cached": plan.cached_queries,
                                          "queries_to_send": sum(len(v) for v in plan.to_send.values()),
                                          "deferred": len(plan.deferred)})
-    rows = _search_and_store(path, plan, settings.search.results_per_query, backend)
+    rows, sent = _search_and_store(path, plan, settings.search.results_per_query, backend)
     searched = [c for c, r in rows.items() if r["status"] == "searched"]
     fetched: dict[str, int] = {}
     if fetch and searched:
@@ -256,18 +307,19 @@ def retrieve_documents(claim_ids: list[str] | None = None, limit: Annotated[int,
         for row in create_pairs(path, searched):
             rows[row["claim_id"]].update(row)
     ordered = [claim_row(plan.claims[claim_id], rows[claim_id]) for claim_id in plan.claims]
-    _publish(ordered, fetched, plan, backend)
+    _publish(ordered, fetched, plan, sent, backend)
     log.info("retrieval finished", extra={"claims": len(ordered), "deferred": len(plan.deferred), **fetched})
     failed = [r for r in ordered if r["status"] == "failed"]
     for row in failed:
         log.warning("claim search failed", extra={"claim": row["claim"], "claim_id": row["claim_id"], "error": row["error"]})
     if plan.deferred:
         log.warning("claims deferred by the daily query budget", extra={"claims": len(plan.deferred)})
-    if stopped := stop_message(ordered, len(plan.deferred)):
+    if stopped := stop_message(ordered, plan, backend, claim_ids):
         raise RetrievalStopped(stopped)
     if failed:
         raise RetrievalFailed(f"{len(failed)} of {len(ordered)} claim(s) failed (stored; a re-run resumes them); "
                               f"first error: {failed[0]['error']}")
     if plan.budget_error:
-        raise SearchBudgetExceeded(f"{plan.budget_error}; {len(plan.deferred)} claim(s) left for later")
+        raise SearchBudgetExceeded(f"{plan.budget_error}; {len(plan.deferred)} claim(s) left for later: "
+                                   f"{next_run(backend, plan, plan.deferred, claim_ids)}")
     return ordered

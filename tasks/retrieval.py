@@ -78,6 +78,10 @@ class RetrievalPlan:
     deferred: list[str] = field(default_factory=list)
     budget_error: str | None = None
     cached_queries: int = 0
+    #: the claims of a ``redo`` run (those deferred too) that a run without it leaves as they are:
+    #: stored done, nothing their queries were built from changed. A run stopped or deferred before
+    #: it stored them done again leaves them done, so only another ``redo`` takes them up.
+    redo_only: set[str] = field(default_factory=set)
 
 
 def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | None, limit: int | None,
@@ -106,6 +110,7 @@ def plan_retrieval(wh: Warehouse, settings: Settings, claim_ids: list[str] | Non
         log.info("done claims whose queries were built from other inputs are retrieved again", extra={"claims": changed})
     backend = configured_backend(settings)
     inputs = {c["claim_id"]: query_inputs(c, settings.search.date_window_months) for c in claims}
+    plan.redo_only = {c["claim_id"] for c in claims if not taken_without_redo(c, inputs[c["claim_id"]])}
     have = claims_with_current_queries(wh, inputs)
     missing = [c for c in claims if c["claim_id"] not in have]
     if missing:
@@ -147,8 +152,16 @@ def claims_to_retrieve(wh: Warehouse, settings: Settings, claim_ids: list[str] |
     """
     months = settings.search.date_window_months
     for claim in retrieval_candidates(wh, claim_ids, include_done=redo, period=settings.period.bounds):
-        if redo or claim["retrieval_status"] != "done" or claim["built_from"] != query_inputs(claim, months):
+        if redo or taken_without_redo(claim, query_inputs(claim, months)):
             yield claim
+
+
+def taken_without_redo(claim: Mapping[str, Any], inputs: str) -> bool:
+    """Whether a run without ``redo`` takes this candidate (:func:`retrieval_candidates`): one not
+    done, or done from queries built from other inputs than its current ``inputs``
+    (:func:`tasks.queries.query_inputs`). A done claim with no recorded query set (queries stored
+    before ``query_sets``, documents from a dataset) has nothing to compare: only ``redo`` takes it."""
+    return claim["retrieval_status"] != "done" or claim["built_from"] not in (None, inputs)
 
 
 def store_claim_search(wh: Warehouse, search_settings: SearchSettings, claim: dict[str, Any],

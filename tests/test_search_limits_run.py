@@ -17,11 +17,11 @@ from typer.testing import CliRunner
 from arastance.cli import app
 from arastance.config import load_settings
 from flows.retrieve_documents import retrieve_documents, stop_message
-from tasks.retrieval import plan_retrieval
+from tasks.retrieval import RetrievalPlan, plan_retrieval
 from tasks.search.cache import cached_search, utc_today
 from tasks.search.google import GoogleSearch
 from warehouse import Warehouse, open_warehouse
-from warehouse.retrieval import queries_used, retrieval_progress
+from warehouse.retrieval import queries_used, retrieval_progress, set_claim_status
 
 KEY = "AIzaSy-limits-run-key-0123456789"
 CLAIMS = ["إغلاق المدارس بسبب الإنفلونزا في القاهرة", "انهيار سد النهضة بعد الأمطار الغزيرة",
@@ -85,7 +85,7 @@ def test_a_spent_daily_quota_stops_the_run_keeps_what_was_answered_and_the_next_
         assert state.is_failed()
         message = state.message or ""
         assert "retrieval stopped: google search: HTTP 429, the API's own quota is spent" in message
-        assert "midnight Pacific time" in message and "left pending for the next run" in message
+        assert "midnight Pacific time" in message and "`arastance retrieve --backend google` takes them up" in message
         assert "\n" not in message.partition("retrieval stopped")[2]
         assert api.refused <= 2  # the first refusal, and at most one already in flight on the other thread
         assert "failed" not in _statuses().values()  # stopped claims stay pending
@@ -117,7 +117,8 @@ def test_a_refused_key_stops_the_cli_run_with_one_line_naming_the_setting(
         result = runner.invoke(app, ["retrieve", "--no-fetch"])
     assert result.exit_code == 2
     [line] = [ln for ln in result.output.splitlines() if ln.startswith("error:")]
-    assert "retrieval stopped" in line and setting in line and f"{len(CLAIMS)} claim(s) left pending" in line
+    assert "retrieval stopped" in line and setting in line and f"{len(CLAIMS)} claim(s) not searched" in line
+    assert f"`arastance retrieve --backend {backend}` takes them up" in line
     assert "Traceback" not in result.output and KEY not in result.output
     assert len(server.requests) <= 2  # no claim started after the refusal sends anything
     assert _statuses() == {}  # pending, as before the run: the next run takes them all
@@ -129,14 +130,25 @@ def test_a_refused_key_stops_the_cli_run_with_one_line_naming_the_setting(
 
 
 def test_a_stopped_runs_line_names_the_claims_that_failed_and_those_the_budget_deferred() -> None:
-    rows = [{"status": "pending", "error": "google search: HTTP 429, the API's own quota is spent: ...\nper day"},
-            {"status": "failed", "error": "google search: HTTP 400: Invalid Value"},
-            {"status": "searched", "error": None}]
-    assert stop_message(rows, deferred=2) == (
-        "retrieval stopped: google search: HTTP 429, the API's own quota is spent: ... per day. 1 claim(s) left "
-        "pending for the next run, 1 searched and stored, 1 failed (first error: google search: HTTP 400: Invalid "
-        "Value), 2 deferred by the daily query budget")  # it was: the failed and the deferred claims unsaid
-    assert stop_message(rows[1:]) is None
+    rows = [{"claim_id": "a", "status": "pending",
+             "error": "google search: HTTP 429, the API's own quota is spent: ...\nper day"},
+            {"claim_id": "b", "status": "failed", "error": "google search: HTTP 400: Invalid Value"},
+            {"claim_id": "c", "status": "searched", "error": None}]
+    plan = RetrievalPlan(deferred=["d", "e"])
+    assert stop_message(rows, plan, "google") == (
+        "retrieval stopped: google search: HTTP 429, the API's own quota is spent: ... per day. 1 claim(s) not "
+        "searched, 1 searched and stored, 1 failed (first error: google search: HTTP 400: Invalid "
+        "Value), 2 deferred by the daily query budget; `arastance retrieve --backend google` takes them up")
+    # it was: the failed and the deferred claims unsaid
+    assert stop_message(rows[1:], plan, "google") is None
+    # a redo run's claims found done (a, and d deferred) stay done: only --redo takes them, by the ids given
+    redo = RetrievalPlan(deferred=["d"], redo_only={"a", "c", "d"})
+    assert stop_message(rows, redo, "brave", ["a", "b", "c", "d"]) == (
+        "retrieval stopped: google search: HTTP 429, the API's own quota is spent: ... per day. 1 claim(s) not "
+        "searched, 1 searched and stored, 1 failed (first error: google search: HTTP 400: Invalid Value), 1 deferred "
+        "by the daily query budget; `arastance retrieve --backend brave --redo --claim a --claim b --claim d` takes "
+        "them up (2 of them stay done with their earlier documents, as `retrieve status` shows them: a run without "
+        "--redo leaves those as they are)")
 
 
 def test_the_budget_counts_billed_pages_not_queries(warehouse: Warehouse) -> None:
@@ -174,4 +186,30 @@ def test_claims_not_searched_yet_are_counted_within_the_period_only(warehouse: W
     assert retrieval_progress(warehouse) == [{"status": "not searched yet", "claims": 3}]
     # it was: 3 for good, though a run with the period takes only the one within it
     assert retrieval_progress(warehouse, (date(2012, 1, 1), date(2018, 12, 31))) == [
-        {"status": "not searched yet", "claims": 1}]
+        {"status": "not searched yet", "claims dated from 2012-01-01 to 2018-12-31": 1}]
+
+
+def test_every_row_of_retrieve_status_counts_the_claims_within_the_period_it_names(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    with open_warehouse(load_settings().warehouse) as wh:  # its close publishes the copy `retrieve status` reads
+        wh.insert_rows("claims", [
+            false_claim_row("in", "إغلاق المدارس بسبب الإنفلونزا في القاهرة", date(2016, 5, 1)),
+            false_claim_row("failed-in", "رفع أسعار الوقود في السعودية الشهر المقبل", date(2017, 5, 1)),
+            false_claim_row("failed-2021", "انهيار سد النهضة بعد الأمطار الغزيرة", date(2021, 5, 1)),
+            false_claim_row("failed-2022", "حظر تجول شامل في دبي بسبب العاصفة", date(2022, 5, 1)),
+            false_claim_row("done-undated", "زلزال قوي يضرب مدينة جدة فجر اليوم", None)])
+        for claim_id in ("failed-in", "failed-2021", "failed-2022"):
+            set_claim_status(wh, claim_id, backend="google", status="failed", queries=3, error="HTTP 500")
+        set_claim_status(wh, "done-undated", backend="google", status="done")
+        assert retrieval_progress(wh, (date(2012, 1, 1), None)) == [
+            {"status": "failed", "claims dated from 2012-01-01": 3},
+            {"status": "not searched yet", "claims dated from 2012-01-01": 1}]
+    monkeypatch.setenv("ARASTANCE_PERIOD__START", "2012-01-01")
+    monkeypatch.setenv("ARASTANCE_PERIOD__END", "2018-12-31")
+    shown = runner.invoke(app, ["retrieve", "status"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    table = shown.output.partition("Documents by decision")[0]
+    # it was: failed 3 (two claims of 2021-2022 no run with this period retries) and done 1 (an undated one)
+    assert re.search(r"status\s*┃\s*claims dated from 2012-01-01 to 2018-12-31\s*┃", table), table
+    assert re.search(r"failed\s*│\s*1\s*│", table) and re.search(r"not searched yet\s*│\s*1\s*│", table), table
+    assert "done" not in table, table

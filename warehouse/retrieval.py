@@ -121,8 +121,16 @@ def set_claim_status(wh: Warehouse, claim_id: str, *, backend: str, status: str,
 
 
 def retrieval_progress(wh: Warehouse, period: tuple[date | None, date | None] = (None, None)) -> list[dict[str, Any]]:
-    """Claims per retrieval status, those within ``period`` not searched yet included (``retrieval_progress.sql``)."""
-    return wh.query(load_sql("retrieval_progress"), {"period_start": period[0], "period_end": period[1]})
+    """Claims per retrieval status, every row counting the claims a run takes within ``period``,
+    those not searched yet included (``retrieval_progress.sql``). The count's column names the
+    period (``claims dated from 2012-01-01 to 2018-12-31``; ``claims`` when open), so a table of
+    these rows says which claims it counts: a set bound leaves out those dated outside it and the
+    undated ones."""
+    start, end = period
+    dated = " ".join(bound for bound in (start and f"from {start}", end and f"to {end}") if bound)
+    column = f"claims dated {dated}" if dated else "claims"
+    rows = wh.query(load_sql("retrieval_progress"), {"period_start": start, "period_end": end})
+    return [{"status": r["status"], column: r["claims"]} for r in rows]
 
 
 # -- search cache and budget -------------------------------------------------------------------
