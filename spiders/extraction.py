@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from itertools import chain
 
 from parsel import Selector, SelectorList
@@ -122,14 +122,16 @@ def extract_listing(html: str, page_url: str, config: SiteConfig, urls: SiteUrls
     return Listing(detail_urls=list(seen), next_url=next_url)
 
 
-def _date_choice(candidates: Iterable[tuple[str, str]], now: datetime | None) -> tuple[str, str] | None:
+def _date_choice(
+    candidates: Iterable[tuple[str, str]], now: datetime | None, tz: tzinfo | None
+) -> tuple[str, str] | None:
     """``(raw, layer)`` of the page's date among its ``(raw, layer)`` candidates: the one
     :func:`arastance.base.dates.preferred_date` picks (the first exact date, else the first relative
     one), else the first (kept raw, unparsed). A visible date is often rough ("منذ سنتين": counted from
     an archive capture, months off) or unreadable ("منذ أسابيع") where a ``datetime`` attribute or
-    ClaimReview states the day; a date is never guessed."""
+    ClaimReview states the day; a date is never guessed. ``tz`` is the site's time zone."""
     candidates = list(candidates)
-    chosen = preferred_date([raw for raw, _ in candidates], now=now)
+    chosen = preferred_date([raw for raw, _ in candidates], now=now, tz=tz)
     if chosen is not None:
         return candidates[chosen[0]]
     return candidates[0] if candidates else None
@@ -149,7 +151,9 @@ def extract_detail(
 
     Each field comes from the site's CSS selectors when they match, else from the first generic
     layer that has it (:mod:`spiders.layers`); ``field_layers`` says which, per field. The date is
-    the first of them (selectors in order, then layers) that is an exact date (:func:`_date_choice`).
+    the first of them (selectors in order, then layers) that is an exact date (:func:`_date_choice`),
+    told on the site's calendar (``config.timezone``): a relative stamp counted from ``fetched_at`` and a
+    UTC timestamp are the day they were where the site is.
     """
     sel = Selector(text=html)
     d = config.detail
@@ -179,7 +183,7 @@ def extract_detail(
     body = pick("body", "\n".join(css_paragraphs) if css_paragraphs else None)
     published_raw: str | None = None
     published = _date_choice(chain(((raw, "css") for raw in first_matches(sel, d.published)),
-                                   generic_values("published")), fetched_at)
+                                   generic_values("published")), fetched_at, config.timezone)
     if published is not None:
         published_raw, layers["published"] = published
     category = pick("category", first_text(sel, d.category))
@@ -201,7 +205,7 @@ def extract_detail(
         claim_text=claim or "",
         body_text=body_text,
         published_raw=published_raw,
-        published_date=parse_published(published_raw, now=fetched_at).iso,
+        published_date=parse_published(published_raw, now=fetched_at, tz=config.timezone).iso,
         category=category,
         is_multimedia=bool(has_media and len(body_text) <= config.multimedia_max_chars),
         claim_review=_claim_review(review),

@@ -8,6 +8,14 @@ never guessed, because a wrong date silently moves a claim out of its retrieval 
 
 Matching runs on :func:`arastance.base.arabic.normalize`'d text (alef/hamza/taa marbuta folded, western
 digits), so every month name below is written once and normalised the same way.
+
+A day is told on the site's calendar (``tz``, the site configuration's time zone). A relative stamp
+counts back from an instant (a fetch, an archive capture) and a timestamp that names its zone
+("2018-03-04T23:30:00Z", "10:44 GMT") is one: each becomes the day it was where the site is. Taken on
+UTC's calendar, a page stamped or read after 20:00-22:00 UTC was dated a day early, which moves a claim
+across the edge of its retrieval window. A date without a time, or a time without a zone, is the site's
+own day and stays as written. A caller that knows no site gives no zone: relative stamps then count on
+UTC's calendar and a timestamp keeps the day written in its own offset, usually the publisher's.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ import calendar
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from typing import Literal
 
 from hijridate import Hijri
@@ -89,6 +97,17 @@ _ORD = r"(?:st|nd|rd|th)?"
 # A second month name in brackets or after a slash: "3 أيار (مايو) 2016", "3 أيار/مايو 2016".
 _ALSO = rf"(?:\s*[/(\-]?\s*(?:{_GM}){_E}\s*\)?)?"
 _HIJRI_MARK = r"(?:\s*(?:ه|هجري|هجريه)" + _E + r")"
+# A clock time right after a date, and the zone it is told in: "2018-03-04T23:30:00+00:00",
+# "Tue, 03 May 2016 10:00:00 GMT", "9 يوليو 2014 | 10:44 PM GMT+3", "10:44 م بتوقيت غرينتش". A bare
+# offset needs its minutes ("+0300"), a named zone may add a short one ("GMT+3").
+_CLOCK = re.compile(
+    r"\s*(?:(?P<sep>[t,|\-–])\s*)?(?:(?:الساعه|at)\s+)?"
+    r"(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::(?P<second>\d{2})(?:[.,]\d+)?)?"
+    rf"(?:\s*(?P<half>am|pm|صباحا|مساء|ص|م){_E})?"
+    rf"\s*(?:(?:(?:ب?توقيت\s+)?(?P<zone>z|utc|gmt|غرينتش|جرينتش){_E}(?P<shift>[+-]\d{{1,2}}(?::?\d{{2}})?)?)"
+    r"|(?P<offset>[+-]\d{2}:?\d{2}))(?![\d:])"
+)
+_AFTERNOON = ("pm", "مساء", "م")
 
 _DAY_MONTH_YEAR = re.compile(
     rf"{_B}(?P<day>\d{{1,2}}){_ORD}\s*(?:من\s+)?(?:of\s+)?(?P<month>{_GM}){_E}\.?{_ALSO}\s*,?\s*(?P<year>\d{{4}})(?!\d)"
@@ -159,10 +178,49 @@ def _minus_months(day: date, months: int) -> date:
     return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
 
 
-def _relative(text: str, now: datetime) -> date | None:
+def _instant(now: datetime) -> datetime:
+    """``now`` as an aware moment; a naive one is UTC, as the warehouse and the crawls keep times."""
+    return now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+
+
+def _utc_offset(clock: re.Match[str]) -> timezone | None:
+    """The zone a :data:`_CLOCK` match names ("z", "gmt+3", "+04:00"); None for an impossible one."""
+    written = clock["offset"] or clock["shift"] or "+00"
+    sign = -1 if written[0] == "-" else 1
+    digits = written[1:].replace(":", "")
+    hours, minutes = (int(digits), 0) if len(digits) <= 2 else (int(digits[:-2]), int(digits[-2:]))
+    if hours > 14 or minutes > 59:
+        return None
+    return timezone(sign * timedelta(hours=hours, minutes=minutes))
+
+
+def _site_day(day: date, text: str, end: int, tz: tzinfo | None) -> date:
+    """``day``, written in ``text`` up to ``end``, on the site's calendar: when a clock time naming its
+    zone follows it, that instant's day in ``tz``; else (no time, a time without a zone, no site
+    zone known) the day as written."""
+    clock = _CLOCK.match(text, end) if tz is not None else None
+    # A bare offset only in ISO's own form: "10:30-11:30" is a span of hours, not 10:30 at UTC-11:30.
+    if clock is None or (clock["offset"] and not (clock["second"] or clock["sep"] == "t")):
+        return day
+    offset = _utc_offset(clock)
+    hour, minute, second = int(clock["hour"]), int(clock["minute"]), int(clock["second"] or 0)
+    if clock["half"]:
+        if not 1 <= hour <= 12:
+            return day
+        hour = hour % 12 + (12 if clock["half"] in _AFTERNOON else 0)
+    if offset is None or hour > 23 or minute > 59 or second > 59:
+        return day
+    return datetime.combine(day, time(hour, minute, second), tzinfo=offset).astimezone(tz).date()
+
+
+def _relative(text: str, now: datetime, tz: tzinfo | None) -> date | None:
+    """The day a relative stamp counts back to from the instant ``now``, on ``tz``'s calendar (UTC's
+    when None). Hours and shorter go back from the instant; days and longer from the site's date."""
+    now = _instant(now)
+    today = now.astimezone(tz or timezone.utc).date()
     for pattern, days_back in _DAY_WORDS:
         if pattern.search(text):
-            return (now - timedelta(days=days_back)).date()
+            return today - timedelta(days=days_back)
     m = _AR_RELATIVE.search(text) or _EN_RELATIVE.search(text)
     if not m:
         return None
@@ -172,13 +230,15 @@ def _relative(text: str, now: datetime) -> date | None:
     if count is None:  # a plural unit without a number ("منذ أيام"): no date can be told
         return None
     if unit == "months":
-        return _minus_months(now.date(), count)
+        return _minus_months(today, count)
     if unit == "years":
-        return _minus_months(now.date(), 12 * count)
-    return (now - timedelta(**{unit: count})).date()
+        return _minus_months(today, 12 * count)
+    if unit in ("days", "weeks"):
+        return today - timedelta(**{unit: count})
+    return (now - timedelta(**{unit: count})).astimezone(tz or timezone.utc).date()
 
 
-def _absolute(text: str) -> tuple[date | None, DateKind] | None:
+def _absolute(text: str, tz: tzinfo | None) -> tuple[date | None, DateKind] | None:
     """The first absolute Gregorian date in ``text``, else its first Hijri one: a page printing both
     calendars is dated by the Gregorian date wherever it stands ("12/9/1437 - 17/6/2016"), and every
     match of a pattern is tried, not only its first.
@@ -186,7 +246,8 @@ def _absolute(text: str) -> tuple[date | None, DateKind] | None:
     A numeric date is Hijri only with its هـ mark: a bare "1403/05/16" on an Iranian page is a
     Solar Hijri date (2024), and "1/2/1400" a decree's number or a price, so a bare one is never read
     as a date. Returns None when nothing date-like is present, ``(None, 'unparsed')`` when something
-    is present but names an impossible day.
+    is present but names an impossible day. A Gregorian date followed by a time in a named zone is that
+    instant's day in ``tz`` (:func:`_site_day`).
     """
     found_invalid = False
     hijri: date | None = None
@@ -194,39 +255,41 @@ def _absolute(text: str) -> tuple[date | None, DateKind] | None:
         for m in pattern.finditer(text):
             d = _gregorian(int(m["year"]), _G_MONTHS[re.sub(r"\s+", " ", m["month"])], int(m["day"]))
             if d:
-                return d, "gregorian"
+                return _site_day(d, text, m.end(), tz), "gregorian"
             found_invalid = True
-    numeric = [(int(m["year"]), int(m["month"]), int(m["day"]), bool(m["mark"]))
+    numeric = [(int(m["year"]), int(m["month"]), int(m["day"]), bool(m["mark"]), m.end())
                for pattern in (_ISO, _DMY) for m in pattern.finditer(text)]
-    named = [(int(m["year"]), _H_MONTHS[re.sub(r"\s+", " ", m["month"])], int(m["day"]), True)
+    named = [(int(m["year"]), _H_MONTHS[re.sub(r"\s+", " ", m["month"])], int(m["day"]), True, m.end())
              for m in _HIJRI_TEXT.finditer(text)]
-    for year, month, day, marked in numeric + named:
+    for year, month, day, marked, end in numeric + named:
         if marked:
             converted = _hijri_to_gregorian(year, month, day)
             hijri = hijri or converted
         else:
             converted = _gregorian(year, month, day)
             if converted:
-                return converted, "gregorian"
+                return _site_day(converted, text, end, tz), "gregorian"
         found_invalid = found_invalid or converted is None
     if hijri:
         return hijri, "hijri"
     return (None, "unparsed") if found_invalid else None
 
 
-def parse_published(raw: str | None, *, now: datetime | None = None) -> ParsedDate:
-    """Read a publication date string; ``now`` anchors relative stamps (default: current UTC time).
+def parse_published(raw: str | None, *, now: datetime | None = None, tz: tzinfo | None = None) -> ParsedDate:
+    """Read a publication date string; ``now`` anchors relative stamps (default: the current time; a
+    naive one is UTC) and ``tz`` is the site's time zone, whose calendar the day is told on (None
+    where the site is not known: see the module's docstring).
 
     Absolute dates win over relative words in the same string ("اليوم 3 مايو 2016" is 3 May).
     """
     if raw is None or not raw.strip():
         return ParsedDate(None, raw, "missing")
     text = normalize(raw)
-    absolute = _absolute(text)
+    absolute = _absolute(text, tz)
     if absolute is not None:
         return ParsedDate(absolute[0], raw, absolute[1])
     anchor = now or datetime.now(timezone.utc)
-    rel = _relative(text, anchor)
+    rel = _relative(text, anchor, tz)
     if rel is not None:
         return ParsedDate(rel, raw, "relative")
     return ParsedDate(None, raw, "unparsed")
@@ -236,14 +299,17 @@ def parse_published(raw: str | None, *, now: datetime | None = None) -> ParsedDa
 EXACT_KINDS: tuple[DateKind, ...] = ("gregorian", "hijri")
 
 
-def preferred_date(raws: Sequence[str], *, now: datetime | None = None) -> tuple[int, ParsedDate] | None:
+def preferred_date(
+    raws: Sequence[str], *, now: datetime | None = None, tz: tzinfo | None = None
+) -> tuple[int, ParsedDate] | None:
     """The index in ``raws`` (one page's date strings, in the order the page is trusted) and the reading
     of the date the page gives: the first exact one, else the first relative one; None when none reads as
     a date. A visible stamp is often rough ("منذ 9 سنوات", counted from a fetch years later, or from an
-    archive capture) where another element of the same page states the day."""
+    archive capture) where another element of the same page states the day. ``now`` and ``tz`` as in
+    :func:`parse_published`."""
     relative: tuple[int, ParsedDate] | None = None
     for i, raw in enumerate(raws):
-        parsed = parse_published(raw, now=now)
+        parsed = parse_published(raw, now=now, tz=tz)
         if parsed.kind in EXACT_KINDS:
             return i, parsed
         if parsed.date is not None and relative is None:

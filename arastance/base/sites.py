@@ -1,12 +1,12 @@
 """The site registry: one TOML file per site, everything else derived from it.
 
 ``arastance/base/site_configs/<site>.toml`` says who the site is (name, country, kind, the veracity of
-its claims, whether it is crawled by default), where its pages are (canonical base, listing
-start paths, the archive's claim-URL pattern) and which selectors override the generic
-extraction layers. The spider classes (:mod:`spiders.crawlers.sites`), the staging contract's
-``SITES`` table (:mod:`arastance.base.staging`), the loader's ``sources`` rows and the default
-site set are derived from these files: adding a site is adding a file. The registry sits in the
-base layer because both sides of the staging contract read it: the spiders (selectors,
+its claims, whether it is crawled by default, the time zone whose calendar its dates are told on),
+where its pages are (canonical base, listing start paths, the archive's claim-URL pattern) and which
+selectors override the generic extraction layers. The spider classes (:mod:`spiders.crawlers.sites`),
+the staging contract's ``SITES`` table (:mod:`arastance.base.staging`), the loader's ``sources`` rows
+and the default site set are derived from these files: adding a site is adding a file. The registry
+sits in the base layer because both sides of the staging contract read it: the spiders (selectors,
 discovery) and the tasks and flows (which sites exist, their archive claim-URL pattern, whether
 their live domain is trusted), and spiders and tasks never import each other.
 
@@ -25,6 +25,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 CONFIG_PACKAGE = "arastance.base.site_configs"
 
@@ -78,6 +79,11 @@ class SiteConfig:
     #: ``fact_check`` (false claims) or ``news`` (true claims: headlines), as ``sources.kind``.
     kind: Literal["fact_check", "news"] = "fact_check"
     country_name: str | None = None
+    #: The site's IANA time zone (``[site] timezone``): a relative stamp ("منذ 3 ساعات", counted from a
+    #: fetch or a capture) and a timestamp in UTC become the day it was there, not UTC's day, which is
+    #: a day early after 20:00-22:00 UTC (:mod:`arastance.base.dates`). None where nothing says where
+    #: the site is: relative stamps count on UTC's calendar, and a timestamp keeps its written day.
+    timezone: ZoneInfo | None = None
     #: Crawled when no site is named; the paper's four are, config-only extra sites are not.
     enabled: bool = True
     #: False when the live domain no longer is the site (Dabegad): it is read from the archive only.
@@ -146,6 +152,19 @@ def _discovery(table: dict, source: str) -> dict[str, Any]:
     return out
 
 
+def parse_timezone(value: object, where: str) -> ZoneInfo:
+    """``value`` as an IANA time zone; a misspelt one ("Asia/Dubia") is refused here, where its file is
+    known, not met as a wrong calendar day in every claim of the site."""
+    hint = "an IANA time zone name such as 'Asia/Dubai' or 'Africa/Cairo'"
+    if not isinstance(value, str) or not value.strip():
+        raise SiteConfigError(f"{where} must be {hint}, got {value!r}")
+    try:
+        return ZoneInfo(value)
+    # ValueError: a path-like key ("../x", "/etc/localtime"); OSError: a folder of zones ("Asia"), a name too long
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise SiteConfigError(f"{where} is no known time zone: {value!r} (must be {hint})") from None
+
+
 def parse_wp_rest_per_page(value: object, where: str) -> int:
     """``value`` as a REST page size; WordPress answers 400 to one outside 1..100, so it is refused here."""
     text = str(value).strip()
@@ -176,6 +195,7 @@ def parse_site_config(data: dict, source: str) -> SiteConfig:
             canonical_base=site["canonical_base"],
             kind=site.get("kind", "fact_check"),
             country_name=site.get("country_name") or None,
+            timezone=parse_timezone(site["timezone"], f"{source}: site.timezone") if "timezone" in site else None,
             enabled=bool(site.get("enabled", True)),
             live=bool(site.get("live", True)),
             start_paths=_strings(site["start_paths"], f"{source}: site.start_paths"),

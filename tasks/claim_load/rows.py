@@ -20,7 +20,7 @@ from arastance.base.arabic import normalize
 from arastance.base.dates import parse_published
 from arastance.base.ids import content_hash, stable_id
 from arastance.base.secrets import split_url_credentials
-from arastance.base.sites import site_base_url
+from arastance.base.sites import load_site_config, site_base_url
 from arastance.base.staging import CLAIMS_FILE, PAGES_FILE, SITES, StagedClaim, StagedPage, StagingError
 from arastance.base.urls import UrlError, canonicalize_url
 from arastance.config import Settings
@@ -138,8 +138,9 @@ def claim_row(
     if published is None and claim.published_raw:
         # Relative stamps ("منذ يومين") are anchored at the moment the page was written as read: an
         # archived page's capture, not the crawl that read it years later (a staging run written before
-        # a parser read the stamp is dated here).
-        published = parse_published(claim.published_raw, now=captured_at or claim.fetched_at).date
+        # a parser read the stamp is dated here), on the site's calendar, as the spider dates it.
+        published = parse_published(claim.published_raw, now=captured_at or claim.fetched_at,
+                                    tz=load_site_config(claim.source_id).timezone).date
     normalized, status, reason = cleaned.normalized_text, cleaned.status, cleaned.status_reason
     row = {
         "claim_id": claim_id,
