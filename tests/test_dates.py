@@ -9,6 +9,13 @@ from arastance.base.dates import parse_published
 NOW = datetime(2018, 3, 10, 12, 0, tzinfo=timezone.utc)
 
 
+@pytest.mark.parametrize("raw", ["منذ 3000 سنة", "قبل 3000 عام", "منذ 99319931 ساعة", "منذ 9999999999 يوم"])
+def test_a_count_reaching_before_year_one_is_no_date_not_a_crash(raw: str) -> None:
+    # an article's history box ("يعود إلى ما قبل 3000 عام") is read while its date is looked for
+    parsed = parse_published(raw, now=NOW)
+    assert (parsed.date, parsed.raw) == (None, raw)
+
+
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [

@@ -229,13 +229,16 @@ def _relative(text: str, now: datetime, tz: tzinfo | None) -> date | None:
     count = int(count_text) if count_text and count_text.isdigit() else implied
     if count is None:  # a plural unit without a number ("منذ أيام"): no date can be told
         return None
-    if unit == "months":
-        return _minus_months(today, count)
-    if unit == "years":
-        return _minus_months(today, 12 * count)
-    if unit in ("days", "weeks"):
-        return today - timedelta(**{unit: count})
-    return (now - timedelta(**{unit: count})).astimezone(tz or timezone.utc).date()
+    try:
+        if unit == "months":
+            return _minus_months(today, count)
+        if unit == "years":
+            return _minus_months(today, 12 * count)
+        if unit in ("days", "weeks"):
+            return today - timedelta(**{unit: count})
+        return (now - timedelta(**{unit: count})).astimezone(tz or timezone.utc).date()
+    except (OverflowError, ValueError):  # before year 1 ("قبل 3000 عام" in a history box): no day to tell
+        return None
 
 
 def _absolute(text: str, tz: tzinfo | None) -> tuple[date | None, DateKind] | None:
