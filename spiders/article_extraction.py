@@ -8,13 +8,16 @@ paragraphs (the text written directly in an element, cut at ``<br>`` and block c
 ``<p>`` pages, ``<div>`` blocks and forum posts with ``<br><br>`` all work), score each
 paragraph's parent (and half to its grandparent) by the paragraph's length, link-heavy ones
 not counting, and keep the paragraphs inside the best-scoring element, the headline excluded.
-Dates come from the page's machine-readable markup first (meta tags, JSON-LD) and only then
-from ``<time>`` elements and the visible date line, through
-:func:`arastance.base.dates.preferred_date` (an exact date wins over a relative stamp printed
-before it). Those are read only outside the never-content elements and the boilerplate blocks
-about other pages: a site header prints today's date, and a "most read" list the dates of other
-stories, before the article's own. The title is the ``og:title``, else the article's ``<h1>`` (not
-a logo's ``<h1>`` in the page header, which is the site name), else the ``<title>``'s headline.
+Dates come from the page's machine-readable markup first (meta tags, JSON-LD,
+``itemprop="datePublished"``), then from ``<time>`` elements and the visible date line, and last
+from an update's date line ("updated", "modified-date"), which dates a page only when nothing else
+does. A relative stamp ("منذ 3 أسابيع") gives way only to an exact date of the markup, or of its own
+date line (the byline) that agrees with it, never to one further down the body: a "read also" box,
+a birth date or a photo's caption is another's. Those are read only outside the never-content
+elements and the boilerplate blocks about other pages: a site header prints today's date, and a
+"most read" list the dates of other stories, before the article's own. The title is the
+``og:title``, else the article's ``<h1>`` (not a logo's ``<h1>`` in the page header, which is the
+site name), else the ``<title>``'s headline.
 
 On the demo world's 739 pages (13 site layouts) title, date and text all come out exactly as
 written; trafilatura 2.3 gets 47% of the texts and 84% of the dates exactly, 4x slower, so it
@@ -26,14 +29,16 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta, timezone
+from itertools import chain
+from typing import Literal
 
-from bs4 import BeautifulSoup, CData, Comment, NavigableString, Tag
+from bs4 import BeautifulSoup, CData, Comment, NavigableString, PageElement, Tag
 
 from arastance.base.arabic import normalize
-from arastance.base.dates import preferred_date
+from arastance.base.dates import EXACT_KINDS, ParsedDate, parse_published, preferred_date
 
 #: Elements that never hold the article's text.
 DROP_TAGS = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "iframe", "svg",
@@ -167,38 +172,169 @@ def _markup_dates(soup: BeautifulSoup) -> list[str]:
 
 #: What a date line's class holds ("post-date", "newsdate", "newsStoryDate", "timestamp", "published") ...
 _DATE_WORD = re.compile(r"date|time|published", re.IGNORECASE)
-#: ... outside the words that merely hold those letters, or name another date than the publication's:
-#: "candidate-card" (a birth date), "last-updated" / "update-notice", "sentiment-score", "timeline" (other
-#: stories), "prayer-times", "runtime", "maritime", "outdated".
+#: ... outside the words that merely hold those letters, or name a date that is no publication's:
+#: "candidate-card" (a birth date), "sentiment-score", "timeline" (other stories), "prayer-times",
+#: "runtime", "maritime", "outdated".
 _NOT_A_DATE_WORD = re.compile(r"candidate|validate|mandate|accommodate|consolidate|liquidate|outdated|intimidated"
-                              r"|updat(?:e[ds]?|ing)?|modified|sentiment|maritime|runtime|lifetime|timeline|prayer[-_]?times?",
-                              re.IGNORECASE)
+                              r"|sentiment|maritime|runtime|lifetime|timeline|prayer[-_]?times?", re.IGNORECASE)
+#: A class naming the date of an update rather than the publication ("updated", "lastupdate",
+#: "last-updated", "date-updated", "update-time", "modified-date"): the last tier, which dates a page
+#: only when nothing else does (hAtom's ``<span class="updated">`` may be a page's one date).
+_UPDATE_WORD = re.compile(r"updat|modified", re.IGNORECASE)
+#: The most text one date line holds (a byline: author, place, date, a relative stamp, an update).
+DATE_LINE_CHARS = 150
+
+_DateTier = Literal["line", "update"]
 
 
-def _names_a_date(css_class: str | None) -> bool:
-    """Whether one of an element's classes names a date line (BeautifulSoup asks of each class)."""
-    return bool(css_class) and _DATE_WORD.search(_NOT_A_DATE_WORD.sub(" ", css_class)) is not None
+def _date_tier(node: Tag) -> _DateTier | None:
+    """Which date an element's classes name: its publication's date line ("line"), else only an
+    update's ("update"), else none. A class naming the publication wins: WordPress marks a post never
+    edited ``<time class="entry-date published updated">``."""
+    tiers = {"update" if _UPDATE_WORD.search(css) else "line"
+             for css in node.get("class") or ()
+             if _UPDATE_WORD.search(css) or _DATE_WORD.search(_NOT_A_DATE_WORD.sub(" ", css))}
+    return "line" if "line" in tiers else "update" if tiers else None
 
 
-def _visible_dates(body: Tag) -> list[str]:
-    """The date strings of ``body``'s date elements, in page order by kind (``datePublished``
-    markup, ``<time>``, then date-like classes); ``body`` is already without the blocks about
-    other pages, so these are the article's own."""
-    candidates = [node.get("content") or node.get("datetime") or _text(node)
-                  for node in body.find_all(attrs={"itemprop": "datePublished"})]
-    candidates += [node.get("datetime") or _text(node) for node in body.find_all("time")]
-    candidates += [_text(node) for node in body.find_all(class_=_names_a_date)]
-    return candidates
+@dataclass(frozen=True)
+class _PageDates:
+    """A page's date strings by how far they are trusted, each tier in page order by kind: the
+    machine-readable markup (meta tags, JSON-LD, ``itemprop="datePublished"``), the visible date lines
+    (``<time>``, then date classes), and last the update's date classes."""
+
+    markup: list[tuple[str, Tag | None]]
+    lines: list[tuple[str, Tag]]
+    updates: list[tuple[str, Tag]]
 
 
-def _published(candidates: list[str], now: datetime | None) -> tuple[str | None, date | None]:
-    """The candidate that states the article's date (:func:`arastance.base.dates.preferred_date`:
-    an exact date wins over a relative stamp printed before it), and that date."""
-    candidates = [c for c in candidates if c]
-    chosen = preferred_date(candidates, now=now)
+def _page_dates(markup: list[str], body: Tag) -> _PageDates:
+    """``markup`` (the head's dates) and the date elements of ``body``, which is already without
+    the blocks about other pages, so these are the article's own."""
+    marked: list[tuple[str, Tag | None]] = [(raw, None) for raw in markup]
+    marked += [(node.get("content") or node.get("datetime") or _text(node), node)
+               for node in body.find_all(attrs={"itemprop": "datePublished"})]
+    tiers: dict[_DateTier, list[tuple[str, Tag]]] = {"line": [], "update": []}
+    seen: set[int] = set()
+    for node in body.find_all("time"):
+        seen.add(id(node))
+        tiers["update" if _date_tier(node) == "update" else "line"].append((node.get("datetime") or _text(node), node))
+    for node in body.find_all(class_=True):
+        tier = _date_tier(node) if id(node) not in seen else None
+        if tier is not None:
+            tiers[tier].append((_text(node), node))
+    return _PageDates(marked, tiers["line"], tiers["update"])
+
+
+def _text_left(node: PageElement, budget: int) -> int | None:
+    """How many characters of ``budget`` the text of ``node`` leaves, or None when it holds more;
+    read no further than that, since an ancestor of a date may hold the whole page."""
+    if isinstance(node, Comment):
+        return budget
+    for text in [node] if isinstance(node, NavigableString) else node.strings:
+        budget -= len(text.strip())
+        if budget < 0:
+            return None
+    return budget
+
+
+#: Elements that hold the whole story, never one date line of it.
+_WHOLE_PAGE = frozenset({"body", "html", "article", "main", "[document]"})
+
+
+class _DateLine:
+    """The date line a relative stamp is printed in: its largest ancestor of at most
+    :data:`DATE_LINE_CHARS` characters (a byline, a date ``<div>``; never the article itself), and
+    the siblings next to that with only inline text between (``<time>منذ 3 أسابيع</time> |
+    <span class="date">12 مايو 2016</span>``), up to a block or a line break."""
+
+    def __init__(self, stamp: Tag) -> None:
+        line, left = stamp, _text_left(stamp, DATE_LINE_CHARS)
+        while left is not None and isinstance(line.parent, Tag) and line.parent.name not in _WHOLE_PAGE:
+            wider: int | None = left  # the parent's text is the line's and its siblings': each read once
+            for sibling in chain(line.previous_siblings, line.next_siblings):
+                wider = _text_left(sibling, wider)
+                if wider is None:
+                    break
+            if wider is None:
+                break
+            line, left = line.parent, wider
+        members = [line]
+        for siblings in (line.next_siblings, line.previous_siblings):
+            budget: int | None = left or 0
+            for sibling in siblings:
+                if isinstance(sibling, Tag) and sibling.name == "br":
+                    break
+                budget = _text_left(sibling, budget)
+                if budget is None:
+                    break
+                members.append(sibling)
+                if isinstance(sibling, Tag) and sibling.name in BLOCK_TAGS:
+                    break
+        #: whether an element is inside the line, by id: each element's ancestors are walked once
+        #: for all the candidates (asking each candidate's every ancestor was quadratic in nested ones)
+        self._inside = {id(member): True for member in members}
+
+    def holds(self, node: Tag) -> bool:
+        """Whether ``node`` is printed in this date line."""
+        path: list[PageElement] = []
+        verdict = False
+        for element in chain((node,), node.parents):
+            known = self._inside.get(id(element))
+            if known is not None:
+                verdict = known
+                break
+            path.append(element)
+        self._inside.update((id(element), verdict) for element in path)
+        return verdict
+
+
+def _agrees(exact: date, stamp: date, now: datetime) -> bool:
+    """Whether an exact date may be the day a relative stamp (read as ``stamp``, counted from ``now``)
+    rounds: not after it, and at most about its own age again before it ("منذ 9 سنوات" is 9 to 10 years,
+    "منذ ساعتين" the same day); a day either way for the calendars they are told on."""
+    age = max((now.date() - stamp).days, 1)
+    return stamp - timedelta(days=2 * age + 1) <= exact <= stamp + timedelta(days=1)
+
+
+#: A date string of the page, the element it is printed in (None for a meta tag or JSON-LD), and its reading.
+_Dated = tuple[str, Tag | None, ParsedDate]
+
+
+def _preferred(pairs: Sequence[tuple[str, Tag | None]], now: datetime) -> _Dated | None:
+    """The ``(raw, element)`` pair :func:`arastance.base.dates.preferred_date` picks (the first exact
+    date, else the first relative one) and its reading."""
+    chosen = preferred_date([raw for raw, _ in pairs], now=now)
+    return None if chosen is None else (*pairs[chosen[0]], chosen[1])
+
+
+def _published(dates: _PageDates, now: datetime | None) -> tuple[str | None, date | None]:
+    """The candidate that states the article's date, and that date: the markup's (its first exact
+    date, else its first relative one), else the first date line that reads as a date (relative ones
+    counted from ``now``), else an update's, when nothing else dates the page.
+
+    A relative stamp gives way only to an exact date printed in its own date line (:class:`_DateLine`)
+    that agrees with it (:func:`_agrees`): "منذ 9 سنوات" counted from a fetch years later is rough where
+    the byline states the day, but an exact date further down the body is another's (a "read also"
+    box, a birth date, an event, a photo's caption) and dated the page outside its claim's window.
+    Strings are read only as far as the choice needs them."""
+    anchor = now or datetime.now(timezone.utc)
+    markup = [(raw, node) for raw, node in dates.markup if raw]
+    lines = [(raw, node) for raw, node in dates.lines if raw]
+    updates = [(raw, node) for raw, node in dates.updates if raw]
+    chosen = _preferred(markup, anchor) or next(
+        ((raw, node, parsed) for raw, node in lines if (parsed := parse_published(raw, now=anchor)).date), None)
+    if chosen is not None and chosen[1] is not None and chosen[2].kind not in EXACT_KINDS:
+        stamp, day = chosen[1], chosen[2].date
+        line = _DateLine(stamp)
+        held = ((raw, node, parse_published(raw, now=anchor)) for raw, node in lines
+                if node is not stamp and line.holds(node))
+        chosen = next((c for c in held if c[2].kind in EXACT_KINDS and _agrees(c[2].date, day, anchor)), chosen)
+    chosen = chosen or _preferred(updates, anchor)
     if chosen is not None:
-        return candidates[chosen[0]], chosen[1].date
-    return (candidates[0] if candidates else None), None
+        return chosen[0], chosen[2].date
+    first = next(iter(markup + lines + updates), None)
+    return (first[0] if first else None), None
 
 
 @dataclass
@@ -336,6 +472,6 @@ def extract_article(html: str | bytes, *, now: datetime | None = None) -> Extrac
     for node in body.find_all(DROP_TAGS):
         node.decompose()
     _drop_boilerplate(body, OTHER_PAGES)
-    published_raw, published = _published(markup_dates + _visible_dates(body), now)
+    published_raw, published = _published(_page_dates(markup_dates, body), now)
     _drop_boilerplate(body, DATE_LINE)
     return ExtractedArticle(title, published_raw, published, _main_paragraphs(body, title))

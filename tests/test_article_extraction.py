@@ -147,7 +147,8 @@ def test_an_exact_date_wins_over_a_relative_stamp_printed_before_it() -> None:
 @pytest.mark.parametrize("cls", ["candidate-card", "update-notice", "last-updated", "sentiment-score"])
 def test_a_box_whose_class_merely_holds_date_gives_no_date(cls: str) -> None:
     # it was: "candidate-card" (and after f2d97f2 "update-notice", "sentiment-score") matched the date classes,
-    # and the box's exact date beat the story's relative date line, dating it 1965
+    # and the box's exact date beat the story's relative date line, dating it 1965 (an update's class is a
+    # last tier now: tests/test_article_date_choice.py)
     box = f'<div class="{cls}"><b>أحمد علي</b> مواليد 12 مايو 1965، نائب سابق</div>'
     page = f'<html><body><article><h1>عنوان</h1><time>منذ 3 ساعات</time><p>{STORY[0]}</p>{box}</article></body></html>'
     article = extract_article(page, now=datetime(2016, 5, 20, 12, 0))
