@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
+from arastance.config import load_settings
+from warehouse import open_warehouse
+
 
 @dataclass
 class Reply:
@@ -234,6 +237,18 @@ def false_claim_row(claim_id: str, text: str, day: date | None, source_id: str =
     return {"claim_id": claim_id, "source_id": source_id, "url": url, "canonical_url": url.rstrip("/"),
             "title": text, "raw_text": text, "cleaned_text": text, "veracity": "false", "published_date": day,
             "first_seen": SEEN, "last_seen": SEEN, "status": "active"}
+
+
+#: The message of Google's 429 when a key's daily quota is spent.
+GOOGLE_DAILY_QUOTA = ("Quota exceeded for quota metric 'Queries' and limit 'Queries per day' of service "
+                      "'customsearch.googleapis.com'.")
+
+
+def store_false_claims(texts: list[str]) -> None:
+    """Store ``texts`` in the configured warehouse as active false claims ``c0``, ``c1``, ... dated from
+    2016-05-01 a day apart (inside the demo world's period)."""
+    with open_warehouse(load_settings().warehouse) as wh:
+        wh.insert_rows("claims", [false_claim_row(f"c{i}", text, date(2016, 5, 1 + i)) for i, text in enumerate(texts)])
 
 
 def write_warc(path: Path, pages: list[tuple[str, int, str, bytes]], *, gzip: bool = True) -> Path:

@@ -275,13 +275,20 @@ def _one_line(output: str) -> str:
     return " ".join(output.split())
 
 
-def test_a_pair_id_a_spreadsheet_turned_into_a_number_keeps_its_decision_and_is_imported(tmp_path: Path) -> None:
+def _discussed_through_the_cli(runner: CliRunner, tmp_path: Path) -> tuple[list[str], Path]:
+    """A pilot round's pairs and its discussion sheet, written by `annotate adjudicate` and filled in for the
+    third pair (a "discuss" decision with its reason)."""
     with open_warehouse(load_settings().warehouse) as wh:
         pairs, round_dir = _pilot(wh, tmp_path)
-    runner = CliRunner()
     assert runner.invoke(app, ["annotate", "adjudicate", "--out", str(tmp_path / "tasks")]).exit_code == 0
     sheet = round_dir / "discussion.csv"
     _fill(sheet, sheet, {pairs[2]: ("discuss", "same strike, no position taken")})
+    return pairs, sheet
+
+
+def test_a_pair_id_a_spreadsheet_turned_into_a_number_keeps_its_decision_and_is_imported(tmp_path: Path) -> None:
+    runner = CliRunner()
+    pairs, sheet = _discussed_through_the_cli(runner, tmp_path)
     _edit(sheet, pairs[2], pair_id=EXCEL_NUMBER)
     saved = tmp_path / "saved.csv"
     saved.write_bytes(sheet.read_bytes())
@@ -327,12 +334,8 @@ def test_a_later_problem_of_a_row_found_by_claim_and_article_names_its_pair_and_
 def test_a_filled_in_row_that_names_no_pair_stops_adjudicate_naming_the_sheet_and_row(
     tmp_path: Path, cells: dict[str, str], shown: str, message: str
 ) -> None:
-    with open_warehouse(load_settings().warehouse) as wh:
-        pairs, round_dir = _pilot(wh, tmp_path)
     runner = CliRunner()
-    assert runner.invoke(app, ["annotate", "adjudicate", "--out", str(tmp_path / "tasks")]).exit_code == 0
-    sheet = round_dir / "discussion.csv"
-    _fill(sheet, sheet, {pairs[2]: ("discuss", "same strike, no position taken")})
+    pairs, sheet = _discussed_through_the_cli(runner, tmp_path)
     saved = _edit(sheet, pairs[2], **cells).read_bytes()
     out = runner.invoke(app, ["annotate", "adjudicate", "--out", str(tmp_path / "tasks")])
     assert out.exit_code != 0  # it was: the sheet rewritten without the row's decision and reason, and no word

@@ -9,10 +9,10 @@ import re
 import shlex
 import threading
 from collections.abc import Iterator
-from datetime import date
 
 import pytest
-from helpers_search import ApiServer, Reply, brave_body, brave_error, false_claim_row, google_body, google_error
+from helpers_search import (GOOGLE_DAILY_QUOTA, ApiServer, Reply, brave_body, brave_error, google_body, google_error,
+                            store_false_claims)
 from prefect import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 from prefect.client.schemas.sorting import ArtifactSort
@@ -28,7 +28,6 @@ from warehouse.retrieval import mark_claims_done, set_claim_status
 KEY = "AIzaSy-stop-report-key-0123456789"
 CLAIMS = ["إغلاق المدارس بسبب الإنفلونزا في القاهرة", "انهيار سد النهضة بعد الأمطار الغزيرة",
           "رفع أسعار الوقود في السعودية الشهر المقبل", "حظر تجول شامل في دبي بسبب العاصفة"]
-DAILY = "Quota exceeded for quota metric 'Queries' and limit 'Queries per day' of service 'customsearch.googleapis.com'."
 runner = CliRunner()
 
 
@@ -37,10 +36,6 @@ def prefect_api() -> Iterator[None]:
     with prefect_test_harness(server_startup_timeout=180):
         yield
 
-
-def _claims() -> None:
-    with open_warehouse(load_settings().warehouse) as wh:
-        wh.insert_rows("claims", [false_claim_row(f"c{i}", text, date(2016, 5, 1 + i)) for i, text in enumerate(CLAIMS)])
 
 
 def _retrieval() -> dict[str, tuple[str, str]]:
@@ -83,7 +78,7 @@ def test_a_redo_run_stopped_by_a_spent_quota_names_the_redo_command_that_takes_i
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The README's `retrieve --backend brave --redo` over claims done with Google, Brave's monthly
     quota spent: they stay done, so the plain run the line promised planned none of them."""
-    _claims()
+    store_false_claims(CLAIMS)
     google = QuotaGate(lambda r: Reply(body=google_body(r.params["q"], int(r.params["start"]), 10, 3)), Reply(500))
     brave = QuotaGate(lambda r: Reply(body=brave_body(r.params["q"], int(r.params["offset"]), 10, 3)), Reply(
         429, brave_error(429, "QUOTA_LIMITED", "The monthly quota of the plan is used up."),
@@ -118,12 +113,12 @@ def test_a_stopped_run_over_claims_given_by_id_names_them_and_leaves_no_redo_for
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Claims stored failed are taken by a run without --redo; a run limited to --claim ids names
     the ids left, so the command takes those and no other claim."""
-    _claims()
+    store_false_claims(CLAIMS)
     with open_warehouse(load_settings().warehouse) as wh:
         for claim_id in ("c1", "c2"):
             set_claim_status(wh, claim_id, backend="google", status="failed", queries=3, error="HTTP 500")
     google = QuotaGate(lambda r: Reply(body=google_body(r.params["q"], int(r.params["start"]), 10, 3)),
-                       Reply(429, google_error(429, DAILY, "rateLimitExceeded")))
+                       Reply(429, google_error(429, GOOGLE_DAILY_QUOTA, "rateLimitExceeded")))
     google.open = False
     google_api, brave_api = ApiServer(google), ApiServer(lambda r: Reply(500))
     with google_api.running(), brave_api.running():
@@ -144,7 +139,7 @@ def test_a_stopped_run_over_claims_given_by_id_names_them_and_leaves_no_redo_for
 @pytest.mark.slow
 def test_a_redo_run_deferred_by_the_daily_budget_names_the_redo_command(monkeypatch: pytest.MonkeyPatch) -> None:
     """The budget's own stop of a --redo run: the claims it deferred are done, so tomorrow's run needs --redo."""
-    _claims()
+    store_false_claims(CLAIMS)
     google_api = ApiServer(lambda r: Reply(body=google_body(r.params["q"], int(r.params["start"]), 10, 3)))
     brave_api = ApiServer(lambda r: Reply(500))
     with google_api.running(), brave_api.running():
@@ -185,7 +180,7 @@ class DailyRequests:
     def __call__(self, request) -> Reply:
         with self._lock:
             if self.answered >= self.quota:
-                return Reply(429, google_error(429, DAILY, "rateLimitExceeded"))
+                return Reply(429, google_error(429, GOOGLE_DAILY_QUOTA, "rateLimitExceeded"))
             self.pages.setdefault(request.params["q"], set()).add(request.params["start"])
         return Reply(body=google_body(request.params["q"], int(request.params["start"]), 10, 30))
 
@@ -193,7 +188,7 @@ class DailyRequests:
 @pytest.mark.slow
 def test_the_report_of_a_stopped_run_counts_the_queries_answered_and_the_requests_billed(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    _claims()
+    store_false_claims(CLAIMS)
     api = DailyRequests(quota=4)
     server = ApiServer(api)
     with server.running():

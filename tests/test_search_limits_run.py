@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from datetime import date
 
 import pytest
-from helpers_search import ApiServer, Reply, brave_error, false_claim_row, google_body, google_error
+from helpers_search import (GOOGLE_DAILY_QUOTA, ApiServer, Reply, brave_error, false_claim_row, google_body, google_error,
+                            store_false_claims)
 from prefect.testing.utilities import prefect_test_harness
 from typer.testing import CliRunner
 
@@ -27,7 +28,6 @@ KEY = "AIzaSy-limits-run-key-0123456789"
 CLAIMS = ["إغلاق المدارس بسبب الإنفلونزا في القاهرة", "انهيار سد النهضة بعد الأمطار الغزيرة",
           "رفع أسعار الوقود في السعودية الشهر المقبل", "حظر تجول شامل في دبي بسبب العاصفة",
           "زلزال قوي يضرب مدينة جدة فجر اليوم", "إغلاق مطار القاهرة الدولي أمام الرحلات"]
-DAILY = "Quota exceeded for quota metric 'Queries' and limit 'Queries per day' of service 'customsearch.googleapis.com'."
 runner = CliRunner()
 
 
@@ -36,10 +36,6 @@ def prefect_api() -> Iterator[None]:
     with prefect_test_harness(server_startup_timeout=180):
         yield
 
-
-def _claims() -> None:
-    with open_warehouse(load_settings().warehouse) as wh:
-        wh.insert_rows("claims", [false_claim_row(f"c{i}", text, date(2016, 5, 1 + i)) for i, text in enumerate(CLAIMS)])
 
 
 def _statuses() -> dict[str, str]:
@@ -66,7 +62,7 @@ class DailyQuota:
         with self._lock:
             if len(self.answered) >= self.quota:
                 self.refused += 1
-                body = google_error(429, DAILY, "rateLimitExceeded")
+                body = google_error(429, GOOGLE_DAILY_QUOTA, "rateLimitExceeded")
                 body["error"]["status"] = "RESOURCE_EXHAUSTED"
                 return Reply(429, body)
             self.answered.append((request.params["q"], request.params.get("sort", "")))
@@ -76,7 +72,7 @@ class DailyQuota:
 @pytest.mark.slow
 def test_a_spent_daily_quota_stops_the_run_keeps_what_was_answered_and_the_next_day_resumes(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    _claims()
+    store_false_claims(CLAIMS)
     api = DailyQuota(quota=3)
     server = ApiServer(api)
     with server.running():
@@ -108,7 +104,7 @@ def test_a_spent_daily_quota_stops_the_run_keeps_what_was_answered_and_the_next_
 ])
 def test_a_refused_key_stops_the_cli_run_with_one_line_naming_the_setting(
         monkeypatch: pytest.MonkeyPatch, backend: str, reply: Reply, setting: str) -> None:
-    _claims()
+    store_false_claims(CLAIMS)
     server = ApiServer(lambda r: reply)
     with server.running():
         monkeypatch.setenv("ARASTANCE_SEARCH__BACKEND", backend)
@@ -165,7 +161,7 @@ def test_the_budget_counts_billed_pages_not_queries(warehouse: Warehouse) -> Non
 
 
 def test_the_plan_reserves_each_query_s_pages_and_says_the_budget_counts_pages(monkeypatch: pytest.MonkeyPatch) -> None:
-    _claims()
+    store_false_claims(CLAIMS)
     monkeypatch.setenv("ARASTANCE_SEARCH__RESULTS_PER_QUERY", "30")
     monkeypatch.setenv("ARASTANCE_SEARCH__DAILY_QUERY_BUDGET", "10")
     _google_env(monkeypatch, ApiServer(lambda r: Reply()))  # the plan sends nothing
