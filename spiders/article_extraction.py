@@ -291,10 +291,12 @@ class _DateLine:
 
 def _agrees(exact: date, stamp: date, now: datetime) -> bool:
     """Whether an exact date may be the day a relative stamp (read as ``stamp``, counted from ``now``)
-    rounds: not after it, and at most about its own age again before it ("منذ 9 سنوات" is 9 to 10 years,
-    "منذ ساعتين" the same day); a day either way for the calendars they are told on."""
+    rounds: at most about its own age again before it ("منذ 9 سنوات" is 9 to 10 years, "منذ ساعتين" the
+    same day), and at most half its age after it, as WordPress's ``human_time_diff`` and moment's
+    ``fromNow`` round to the nearest unit (18 days are "منذ 3 أسابيع", 20 months "منذ سنتين"); a day
+    either way for the calendars they are told on."""
     age = max((now.date() - stamp).days, 1)
-    return stamp - timedelta(days=2 * age + 1) <= exact <= stamp + timedelta(days=1)
+    return stamp - timedelta(days=2 * age + 1) <= exact <= stamp + timedelta(days=age // 2 + 1)
 
 
 #: A date string of the page, the element it is printed in (None for a meta tag or JSON-LD), and its reading.

@@ -47,11 +47,20 @@ def test_the_articles_relative_stamp_wins_over_an_exact_date_further_down(inner:
      f'<span class="date">27 مايو 2016</span></div><p>{STORY}</p>', "27 مايو 2016", date(2016, 5, 27)),
     (f'<span class="date">27 مايو 2016</span> <time>منذ 3 أسابيع</time><p>{STORY}</p>', "27 مايو 2016", date(2016, 5, 27)),
     (f'<time>منذ 3 أسابيع</time><div class="date">27 مايو 2016</div><p>{STORY}</p>', "27 مايو 2016", date(2016, 5, 27)),
+    # a stamp rounded to the nearest unit (WordPress, moment): the day printed beside it is up to half a unit
+    # after the day it counts back to (it was: "منذ 3 أسابيع" 2016-05-30, "منذ شهرين" 04-20, "منذ سنتين" 2014-06-20)
+    ('<div class="entry-meta"><span class="time-ago">منذ 3 أسابيع</span> | <span class="post-date">2 يونيو 2016'
+     f'</span></div><p>{STORY}</p>', "2 يونيو 2016", date(2016, 6, 2)),
+    ('<div class="entry-meta"><span class="time-ago">منذ شهرين</span> | <span class="post-date">5 مايو 2016'
+     f'</span></div><p>{STORY}</p>', "5 مايو 2016", date(2016, 5, 5)),
+    ('<div class="entry-meta"><span class="time-ago">منذ سنتين</span> | <span class="post-date">1 نوفمبر 2014'
+     f'</span></div><p>{STORY}</p>', "1 نوفمبر 2014", date(2014, 11, 1)),
     # an exact date after the day the stamp says is another's, even in the byline (an event, an update)
     (f'<time>منذ ساعتين</time> | <span class="date">20 يوليو 2016</span><p>{STORY}</p>', "منذ ساعتين", date(2016, 6, 20)),
     (f'<time>منذ ساعتين</time><div class="read-also"><a href="/x">خبر قديم</a><span class="date">12 مايو 2015</span></div>'
      f'<p>{STORY}</p>', "منذ ساعتين", date(2016, 6, 20)),
-], ids=["same-byline", "printed-before", "next-line", "later-event", "old-story-next-to-it"])
+], ids=["same-byline", "printed-before", "next-line", "weeks-rounded-up", "months-rounded-up", "years-rounded-up",
+        "later-event", "old-story-next-to-it"])
 def test_a_relative_stamp_gives_way_to_an_agreeing_exact_date_of_its_own_date_line(inner: str, raw: str, day: date) -> None:
     assert _dated(inner) == (day, raw)
 
