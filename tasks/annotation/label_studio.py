@@ -242,7 +242,7 @@ def _written_at(ann: Mapping[str, Any]) -> datetime:
     times: dict[str, datetime] = {}
     for name in _TIME_FIELDS:
         raw = ann.get(name)
-        if raw is None:
+        if raw is None or (isinstance(raw, str) and not raw.strip()):  # null, or a blank cell: no time given
             continue
         when = _timestamp(raw)
         if when is None:
