@@ -40,6 +40,8 @@ from bs4 import BeautifulSoup, CData, Comment, NavigableString, PageElement, Tag
 from arastance.base.arabic import normalize
 from arastance.base.dates import EXACT_KINDS, ParsedDate, parse_published, preferred_date
 
+#: The elements whose own ``<header>`` is the article's (HTML5), not the site's.
+ARTICLE_TAGS = ("article", "main")
 #: Elements that never hold the article's text.
 DROP_TAGS = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "iframe", "svg",
              "button", "select", "template")
@@ -472,8 +474,12 @@ def extract_article(html: str | bytes, *, now: datetime | None = None) -> Extrac
     markup_dates = _markup_dates(soup)
     body = soup.body or soup
     for node in body.find_all(DROP_TAGS):
-        node.decompose()
+        # an article's own <header> holds its title and byline: kept until its date is read
+        if node.name != "header" or node.find_parent(ARTICLE_TAGS) is None:
+            node.decompose()
     _drop_boilerplate(body, OTHER_PAGES)
     published_raw, published = _published(_page_dates(markup_dates, body), now)
+    for node in body.find_all("header"):
+        node.decompose()
     _drop_boilerplate(body, DATE_LINE)
     return ExtractedArticle(title, published_raw, published, _main_paragraphs(body, title))

@@ -97,3 +97,18 @@ def test_the_warc_index_keeps_a_page_dated_by_its_update_line_alone() -> None:
     record = page_record("https://news.example/a", html.encode(), WarcFilter(date(2016, 1, 1), date(2016, 12, 31)), stats,
                          extract_article, content_type="text/html; charset=utf-8", captured_at=CAPTURED)
     assert record is not None and record.published_date == date(2016, 6, 17) and dict(stats.counts) == {"extracted": 1}
+
+
+@pytest.mark.parametrize(("page", "day"), [
+    # HTML5: the article's own <header> holds its title and byline (it was dropped with the site's, undated)
+    (f'<header class="site-header"><nav><a href="/">الرئيسية</a></nav></header><article><header class="entry-header">'
+     f'<h1>عنوان الخبر</h1><time class="entry-date" datetime="2016-06-17">17 يونيو 2016</time></header>'
+     f'<p>{STORY}</p></article>', date(2016, 6, 17)),
+    # the site's header outside the article still dates nothing (a clock, today's date)
+    (f'<header class="site-header"><span class="date">20 يونيو 2016</span></header>'
+     f'<article><span class="date">منذ 3 أيام</span><p>{STORY}</p></article>', date(2016, 6, 17)),
+], ids=["article-header", "site-header"])
+def test_an_articles_own_header_dates_it_and_the_sites_does_not(page: str, day: date) -> None:
+    article = extract_article(f"<html><body>{page}</body></html>", now=CAPTURED)
+    assert article.published_date == day
+    assert "عنوان الخبر" not in " ".join(article.paragraphs) and STORY in article.paragraphs
