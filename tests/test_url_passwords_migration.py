@@ -46,6 +46,10 @@ FETCHED_BEFORE_THE_FIX = [
 ]
 
 
+#: An error that holds "word:x@" and no password: an address to write to, a time before a proxy's name.
+NO_PASSWORD = "http_403: blocked; contact mailto:abuse@example.org or xmpp:ops@example.org; timeout after 12:30@proxy"
+
+
 def _store_before_the_fix(wh: Warehouse) -> None:
     """The rows a warehouse at schema 081 held: the article fetcher's, a site crawl's failed page whose error
     names another URL than its own, and a search backend's error naming its URL."""
@@ -55,7 +59,9 @@ def _store_before_the_fix(wh: Warehouse) -> None:
     wh.insert_rows("raw_pages", [{
         "page_id": "redirected", "url": "http://127.0.0.1:8000/norumors/", "fetched_at": when, "content_hash": "",
         "parse_status": "failed", "html_zlib": zlib.compress(b""),
-        "parse_error": f"fetch_error: ValueError: invalid hostname: {USER}:{PASSWORD_IN_URL}@mirror.local"}])
+        "parse_error": f"fetch_error: ValueError: invalid hostname: {USER}:{PASSWORD_IN_URL}@mirror.local"}, {
+        "page_id": "no-password", "url": "http://127.0.0.1:8000/norumors/x/", "fetched_at": when,
+        "content_hash": "", "parse_status": "failed", "html_zlib": zlib.compress(b""), "parse_error": NO_PASSWORD}])
     wh.insert_rows("claim_retrieval", [{
         "claim_id": "c1", "backend": "searxng", "status": "failed", "updated_at": when,
         "error": "searxng search: Client error '401 Unauthorized' for url "
@@ -107,6 +113,7 @@ def test_passwords_that_082_left_are_hidden_by_the_upgrade_once(backend: str, tm
         captures = [c for (c,) in wh.con.execute("SELECT capture_url FROM articles WHERE capture_url IS NOT NULL")
                     .fetchall()]
         [search_error] = [e for (e,) in wh.con.execute("SELECT error FROM claim_retrieval").fetchall()]
+        assert wh.scalar("SELECT parse_error FROM raw_pages WHERE page_id = 'no-password'") == NO_PASSWORD
         upgraded = _contents(wh.con)
     hidden = f"http://{USER}:****@127.0.0.1:8000/"
     assert errors == {

@@ -4,8 +4,9 @@
 -- keep no page, only their error in `articles.fetch_error`
 -- ("fetch_error: ValueError: invalid hostname: user:password@127.0.0.1", the mirror's or the
 -- archive's, after "; archive copy: "). Every password is written as ****, as every log line writes
--- it, in a URL (scheme://user:****@) and in a word of its own (user:****@host, as Scrapy's
--- "invalid hostname: ..." gave it).
+-- it, in a URL (scheme://user:****@) and after Scrapy's "invalid hostname: " (user:****@host), the
+-- one place a bare user:password@host was written; elsewhere "word:x@" is other text ("mailto:
+-- abuse@example.org", "12:30@proxy") and stays as it is.
 -- Columns checked (the schema at 082), and why each is or is not rewritten here:
 --   rewritten, error texts: articles.fetch_error, raw_pages.parse_error (its password may be
 --     another URL's than the page's: an archive's, a redirect's), claim_retrieval.error (a search
@@ -27,7 +28,7 @@
 -- backfill, also on a lake:
 CREATE OR REPLACE TEMP MACRO url_passwords_hidden(text) AS regexp_replace(
     regexp_replace(text, '([A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:''"]*):[^/?#\s''"]*@', '\1:****@', 'g'),
-    '(^|[\s(<\[''"])([^/?#@\s:''"]+):[^/?#\s''"]*@', '\1\2:****@', 'g');
+    '(hostname: )([^/?#@\s:''"]+):[^/?#\s''"]*@', '\1\2:****@', 'g');
 UPDATE articles SET fetch_error = url_passwords_hidden(fetch_error), capture_url = url_passwords_hidden(capture_url)
 WHERE fetch_error <> url_passwords_hidden(fetch_error) OR capture_url <> url_passwords_hidden(capture_url);
 UPDATE raw_pages SET parse_error = url_passwords_hidden(parse_error), original_url = url_passwords_hidden(original_url)
