@@ -221,10 +221,19 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:
-    """``(scheme, host, port)`` of ``url``, the default port written out: what credentials are bound to."""
+    """``(scheme, host, port)`` of ``url``, the default port written out and the host as sent (IDNA: a
+    configured "bücher.example" is requested as "xn--bcher-kva.example"): what credentials are bound to."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
-    return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme)
+    return scheme, _ascii_host(parts.hostname or ""), parts.port or _DEFAULT_PORTS.get(scheme)
+
+
+def _ascii_host(host: str) -> str:
+    """``host`` lower-cased, its non-ASCII labels in their IDNA form (unchanged where it has none)."""
+    try:
+        return host.encode("idna").decode("ascii").lower()
+    except UnicodeError:  # no valid IDNA name (an empty label): compared as written
+        return host.lower()
 
 
 def credentials_kept(spider: Spider, url: str) -> str:

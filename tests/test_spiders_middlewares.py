@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from scrapy import Request
+from scrapy import Request, Spider
 from scrapy.settings import Settings
+from scrapy.utils.test import get_crawler
 
-from spiders.middlewares import BackoffRetryMiddleware
+from spiders.middlewares import BackoffRetryMiddleware, UrlCredentials, credentials_kept
 
 
 def test_the_backoff_doubles_and_is_capped() -> None:
@@ -95,3 +96,18 @@ def test_the_project_settings_enable_the_claim_page_cap_without_a_limit(monkeypa
     settings = get_project_settings()
     assert "spiders.middlewares.DetailRequestCap" in settings.getdict("SPIDER_MIDDLEWARES")
     assert settings.getint("ARASTANCE_MAX_DETAIL_REQUESTS") == 0
+
+
+@pytest.mark.parametrize("configured", ["http://op:pw@bücher.example/base/", "http://op:pw@BÜCHER.example:80/base/"])
+def test_credentials_of_a_host_with_non_ascii_letters_go_to_its_idna_form(configured: str) -> None:
+    """Scrapy requests "bücher.example" as "xn--bcher-kva.example": credentials bound to the host as written
+    were never sent (every request got 401)."""
+    crawler = get_crawler(Spider)
+    crawler.spider = spider = Spider("s")
+    credentials_kept(spider, configured)
+    request = Request("http://xn--bcher-kva.example/base/page")
+    UrlCredentials(crawler).request_reached_downloader(request)
+    assert request.headers.get(b"Authorization") == b"Basic b3A6cHc="
+    elsewhere = Request("http://buecher.example/base/page")
+    UrlCredentials(crawler).request_reached_downloader(elsewhere)
+    assert b"Authorization" not in elsewhere.headers
