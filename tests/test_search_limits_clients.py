@@ -4,19 +4,25 @@ client are paced instead of retrying in step."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from datetime import datetime, timezone
+from typing import Any
 
 import httpx
 import pytest
-from helpers_search import ApiServer, Reply, brave_body, brave_error, google_body, google_error
+from helpers_search import ApiServer, Reply, brave_body, brave_error, google_body, google_error, serpapi_body
 
-from tasks.search.base import SearchAuthError, SearchQuotaSpent, SearchStopsRun
+from tasks.search import http as http_module
+from tasks.search.base import SearchAuthError, SearchError, SearchQuotaSpent, SearchStopsRun
 from tasks.search.brave import BraveSearch, brave_quota_resets
+from tasks.search.cache import cached_search, utc_today
 from tasks.search.google import GoogleSearch, google_quota_resets
 from tasks.search.http import Pacer
 from tasks.search.serpapi import SerpApiSearch
+from warehouse import Warehouse
+from warehouse.retrieval import queries_used
 
 KEY = "AIzaSy-limits-test-key-0123456789"
 DAILY = ("Quota exceeded for quota metric 'Queries' and limit 'Queries per day' of service "
@@ -218,3 +224,72 @@ def test_serpapis_error_in_a_200_answer_stops_the_run_only_for_a_spent_plan_or_a
         else:  # it was: cached as an empty answer, every claim after it one with no documents
             with pytest.raises(stops, match="serpapi search: HTTP 200"):
                 client.search("q", None, 10)
+
+
+@pytest.mark.parametrize(("headers", "backoff_s"), [({"Retry-After": "1"}, 30.0), ({}, 1.0)],
+                         ids=["Retry-After", "backoff"])
+def test_threads_refused_together_wait_the_hold_then_retry_apart(
+        monkeypatch: pytest.MonkeyPatch, headers: dict[str, str], backoff_s: float) -> None:
+    """Four threads refused in one burst (429: every thread waits) each wait at least the hold the
+    answer asks for (Retry-After, or the backoff), then a stagger of their own, up to the jitter's
+    half of it. It was: every retry waited for the latest jittered wait of the others, and all four
+    arrived within a few milliseconds."""
+    fractions = itertools.cycle([1.0, 2 / 3, 1 / 3, 0.0])  # the random draws, largest first, in the order they are made
+    monkeypatch.setattr(http_module.random, "random", lambda: next(fractions))
+    lock, refused, retried = threading.Lock(), {}, {}
+
+    def handler(request) -> Reply:
+        with lock:
+            query, now = request.params["q"], time.monotonic()
+            if len(refused) < 4:
+                refused[query] = now
+                return Reply(429, google_error(429, "Rate Limit Exceeded", "rateLimitExceeded"), headers)
+            retried[query] = now
+        return Reply(body=google_body(query, 1, 10, 3))
+
+    server = ApiServer(handler)
+    client = GoogleSearch(KEY, "cx", endpoint=server.url, backoff_s=backoff_s, jitter=0.5)
+    together = threading.Barrier(4)
+
+    def search(n: int) -> None:
+        together.wait()
+        assert len(client.search(f"q{n}", None, 10)) == 3
+
+    with server.running():
+        threads = [threading.Thread(target=search, args=(n,)) for n in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert retried.keys() == refused.keys() == {f"q{n}" for n in range(4)}
+    assert all(retried[q] - refused[q] >= 1.0 for q in refused)  # the hold, each thread's at least
+    arrivals = sorted(retried.values())
+    assert arrivals[-1] - arrivals[0] >= 0.3  # staggers of 0, 1/6, 1/3 and 1/2 of the 1 s hold
+    assert arrivals[-1] - max(refused.values()) <= 1.5 + 0.4  # never more than the jitter's half longer
+
+
+@pytest.mark.parametrize(("second_page", "raised", "billed"), [
+    ({"search_metadata": {"status": "Error"}, "error": "Proxy timeout"}, SearchError, 1),
+    ({"search_metadata": {"status": "Success"}, "error": "Your account has run out of searches."},
+     SearchQuotaSpent, 1),
+    ("first", SearchQuotaSpent, 0),
+], ids=["failed-search", "out-of-searches", "out-of-searches-first"])
+def test_serpapi_200_that_tells_a_failure_is_not_counted_billed(
+        warehouse: Warehouse, second_page: dict[str, Any] | str, raised: type[SearchError], billed: int) -> None:
+    """SerpApi counts no failed search against the plan, though it answers one with 200: the day's
+    search_usage counts only the pages answered with results (it counted every 200, and deferred
+    claims for a budget not spent)."""
+    spent = {"search_metadata": {"status": "Success"}, "error": "Your account has run out of searches."}
+
+    def handler(request) -> Reply:
+        start = int(request.params["start"])
+        if second_page == "first":
+            return Reply(body=spent)
+        return Reply(body=serpapi_body(request.params["q"], 0, 30) if start == 0 else second_page)
+
+    server = ApiServer(handler)
+    with server.running(), pytest.raises(raised):
+        cached_search(warehouse, SerpApiSearch(KEY, endpoint=server.url, sleep=lambda s: None), "q", None, 30,
+                      daily_budget=100)
+    assert len(server.requests) == billed + 1
+    assert queries_used(warehouse, "serpapi", utc_today()) == billed

@@ -90,8 +90,11 @@ class SearchSettings(SettingsGroup):
     max_backoff_s: float = Field(default=60.0, ge=0, description="longest wait, Retry-After included")
     min_request_interval_s: float = Field(
         default=0.0, ge=0, le=3600,
-        description="least time between two requests to a web backend, across its worker threads (e.g. 1.1 for "
-                    "a plan of one request a second); Brave's pace is also learned from its X-RateLimit headers",
+        description="least time between two requests to a web backend, across a run's worker threads or the worker "
+                    "processes of its Dask LocalCluster, each in its turn (e.g. 1.1 for a plan of one request a second); "
+                    "Brave's pace is also learned from its X-RateLimit headers. The workers of a scheduler at "
+                    "orchestration.dask_address each keep it on their own: there, set the plan's interval times "
+                    "the worker processes that search (a learned pace is theirs alone too)",
     )
     results_per_query: int = Field(default=10, ge=1, le=100)
     date_window_months: int = Field(default=2, ge=1, le=24)

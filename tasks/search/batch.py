@@ -31,13 +31,15 @@ _stopped_runs: dict[str, str] = {}
 
 
 def _fingerprint(settings: Settings) -> str:
-    """Changes whenever the backend would be built differently (secrets hashed, never kept)."""
+    """Changes whenever the backend would be built differently (secrets hashed, never kept; the
+    orchestration settings say how many processes share its pace)."""
     s = settings.search
     secrets = [v.get_secret_value() if v else "" for v in (s.google_api_key, s.brave_api_key, s.serpapi_api_key,
                                                                s.searxng_api_key)]
     docs = settings.search_index_dir / DOCS_FILE
     stamp = docs.stat().st_mtime_ns if docs.exists() else 0
-    raw = "\x1f".join([s.model_dump_json(), *secrets, str(settings.search_index_dir), str(stamp)])
+    raw = "\x1f".join([s.model_dump_json(), settings.orchestration.model_dump_json(), *secrets,
+                       str(settings.search_index_dir), str(stamp)])
     return hashlib.sha256(raw.encode()).hexdigest()
 
 

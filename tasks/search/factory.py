@@ -8,10 +8,12 @@ from typing import Any
 
 from arastance.base.input_paths import not_a_file
 from arastance.config import Settings
+from arastance.config.orchestration import OrchestrationSettings
 from arastance.logging import get_logger
 from tasks.search.base import SearchBackend, SearchError
 from tasks.search.brave import BraveSearch
 from tasks.search.google import GoogleSearch
+from tasks.search.http import PaceShare
 from tasks.search.keys import resolve_key
 from tasks.search.local import DOCS_FILE, LocalIndex, build_info, read_corpus
 from tasks.search.searxng import SearxngSearch
@@ -56,12 +58,34 @@ def check_backend_available(backend: str, today: date | None = None) -> None:
                        "alternatives": "serpapi, brave, searxng, local"})
 
 
+def pace_share(orchestration: OrchestrationSettings) -> PaceShare:
+    """This process's part of a web backend's pace: in a worker process of the LocalCluster that
+    ``task_runner = "dask"`` starts, one of ``orchestration.workers`` (its turn the worker's name,
+    which the cluster numbers from 0), else the whole pace (a run's threads share one client; the
+    flow's own process only plans; a CLI search sends alone). The workers of a scheduler at
+    ``dask_address`` are counted nowhere here: each of them keeps the pace on its own.
+
+    Each LocalCluster worker kept the whole pace: three of them sent three times as fast as
+    ``search.min_request_interval_s`` allows, and a plan of one request a second refused most."""
+    if orchestration.task_runner != "dask" or orchestration.dask_address:
+        return PaceShare()
+    from distributed import get_worker  # installed with prefect-dask, which the dask runner needs
+
+    try:
+        worker = get_worker()
+    except ValueError:  # not in a Dask worker's task
+        return PaceShare()
+    return PaceShare(orchestration.workers, worker.name)
+
+
 def make_backend(settings: Settings, today: date | None = None) -> SearchBackend:
-    """The backend named by ``search.backend``, with its key and retry policy."""
+    """The backend named by ``search.backend``, with its key and retry policy; a web backend's pace
+    is shared with the run's other worker processes (:func:`pace_share`)."""
     s = settings.search
     check_backend_available(s.backend, today)
     options = dict(timeout_s=s.request_timeout_s, max_retries=s.max_retries, backoff_s=s.backoff_s,
-                   max_backoff_s=s.max_backoff_s, min_interval_s=s.min_request_interval_s, jitter=RETRY_JITTER)
+                   max_backoff_s=s.max_backoff_s, min_interval_s=s.min_request_interval_s,
+                   share=pace_share(settings.orchestration), jitter=RETRY_JITTER)
     if s.backend == "google":
         key = resolve_key(s.google_api_key, s.google_api_key_block, "search.google_api_key")
         return GoogleSearch(key, s.google_engine_id or "", endpoint=str(s.google_endpoint), language=s.language, **options)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import codecs
 import json
 import logging
+import math
 import random
 import re
 import threading
@@ -66,13 +67,16 @@ class LimitRule:
 class ApiLimits:
     """How one API tells its limits, in one place per client: its refusals (``rules``, the first
     match wins; otherwise 401 and 403 are ``auth``, 429 and 5xx ``retry``), the setting that holds
-    its key, when a spent quota comes back (``resets``: a sentence from the answer's headers), and
-    the pace its headers ask for (``pace``: seconds between requests, None when they do not say)."""
+    its key, when a spent quota comes back (``resets``: a sentence from the answer's headers), the
+    pace its headers ask for (``pace``: seconds between requests, None when they do not say), and
+    whether a 200 answer's JSON object is a request it bills (``billed``: SerpApi bills no failed
+    search, though it answers one with 200; counted, it took a day's budget early)."""
 
     key_setting: str = ""
     rules: tuple[LimitRule, ...] = ()
     resets: Callable[[httpx.Headers], str] = lambda headers: "the API does not say when it resets"
     pace: Callable[[httpx.Headers], float | None] = lambda headers: None
+    billed: Callable[[dict[str, Any]], bool] = lambda body: True
 
     def kind(self, status: int, reason: str, headers: httpx.Headers) -> LimitKind | None:
         """What a refused answer means; None: a plain error (a bad request, a missing page)."""
@@ -84,35 +88,83 @@ class ApiLimits:
         return "retry" if status in _RETRY_STATUSES else None
 
 
+def jittered(wait_s: float, jitter: float, cap_s: float) -> float:
+    """``wait_s`` made up to ``jitter`` (a share of it) longer at random, so that waits begun
+    together end apart; the share added never takes it past ``cap_s`` (a longer wait is kept)."""
+    if not jitter or not wait_s:
+        return wait_s
+    return min(max(wait_s, cap_s), wait_s * (1 + random.random() * jitter))
+
+
+@dataclass(frozen=True)
+class PaceShare:
+    """One process's part of a pace that ``processes`` processes of one machine keep together, each
+    with a client of its own (a Dask LocalCluster's workers): it sends at ``processes`` times the
+    interval, and only in its ``turn`` (0 to ``processes`` - 1) of the API's slots, counted from the
+    zero of the monotonic clock, which every process of a machine reads alike. At the interval
+    times ``processes`` alone, their requests came together as often as not, and were refused."""
+
+    processes: int = 1
+    turn: int = 0
+
+    def __post_init__(self) -> None:
+        if self.processes < 1 or not 0 <= self.turn < self.processes:
+            raise ValueError(f"turn {self.turn} of {self.processes} process(es): processes are 1 or more, "
+                             "and a turn one of 0 to processes - 1")
+
+
 class Pacer:
     """When the threads sharing one API client may send: at most one request per ``interval_s``
     (the plan's pace: a setting, or learned from the API's headers), and none before a time a 429
-    asked to wait for. Threads that each waited out the same hint on their own were sent again
-    together, in step, and refused together again, until their claims failed."""
+    asked every thread to wait for (the hold), each thread then after a stagger of its own (up to
+    ``jitter`` of what it had left of the hold, never past ``max_wait_s``). Threads that each
+    waited out the same hint on their own were sent again together, in step, and refused together
+    again, until their claims failed; held until one shared time without a stagger, they were too
+    (each retry waited for the latest jittered wait of the others). ``share``: the part of the
+    pace this process keeps, when other processes keep the rest (:class:`PaceShare`)."""
 
-    def __init__(self, interval_s: float = 0.0, clock: Callable[[], float] = time.monotonic) -> None:
-        self.interval_s = interval_s
+    def __init__(self, interval_s: float = 0.0, *, share: PaceShare = PaceShare(), jitter: float = 0.0,
+                 max_wait_s: float = float("inf"), clock: Callable[[], float] = time.monotonic) -> None:
+        self.share = share
+        self.interval_s = interval_s * share.processes  # this process's: the API's times the processes
+        self.jitter = jitter
+        self.max_wait_s = max_wait_s
         self._clock = clock
-        self._next = float("-inf")
+        self._next = float("-inf")  # the first time the pace leaves free
+        self._hold = float("-inf")  # no request before this time (a refusal's wait, for every thread)
         self._lock = threading.Lock()
         self._mine = threading.local()  # the slot each thread was last given
 
     def delay(self, wait_s: float = 0.0) -> float:
-        """Seconds the caller waits before its next request: at least ``wait_s``, and past the
-        slots taken before; its slot is taken now. A thread counts as no earlier than the slot it
-        was last given (it waited until then, even where its clock says otherwise)."""
+        """Seconds the caller waits before its next request: to the hold, made at least ``wait_s``
+        from now, plus its own stagger; and past the slots taken before, when there is a pace. Its
+        slot is taken now. A thread counts as no earlier than the slot it was last given (it waited
+        until then, even where its clock says otherwise)."""
         with self._lock:
             now = max(self._clock(), getattr(self._mine, "at", float("-inf")))
-            delay = max(wait_s, self._next - now)
+            self._hold = max(self._hold, now + wait_s)
+            delay = jittered(max(0.0, self._hold - now), self.jitter, self.max_wait_s)
+            if self.interval_s:  # without a pace, slots need no order: each keeps its own stagger
+                delay = self._turn_from(now + max(delay, self._next - now)) - now
             self._mine.at = now + delay
             self._next = self._mine.at + self.interval_s
             return delay
 
+    def _turn_from(self, at: float) -> float:
+        """The first time from ``at`` that is this process's turn (``at`` itself for a process that
+        keeps the whole pace)."""
+        if self.share.processes == 1:
+            return at
+        offset = self.share.turn * self.interval_s / self.share.processes
+        periods = math.ceil((at - offset) / self.interval_s - 1e-9)  # a time on its turn, give or take rounding
+        return offset + periods * self.interval_s
+
     def slow_to(self, interval_s: float | None) -> None:
-        """Never less than ``interval_s`` between requests from now on (a pace is only learned upwards)."""
-        if interval_s is not None and interval_s > self.interval_s:
+        """Never less than ``interval_s`` between the requests of all processes from now on (a pace
+        is only learned upwards)."""
+        if interval_s is not None and interval_s * self.share.processes > self.interval_s:
             with self._lock:
-                self.interval_s = max(self.interval_s, interval_s)
+                self.interval_s = max(self.interval_s, interval_s * self.share.processes)
 
 
 # What no HTTP header can carry (h11 refuses it) and no real key holds: a control or non-ASCII character.
@@ -397,7 +449,8 @@ def _same_host(a: httpx.URL, b: httpx.URL) -> bool:
 class JsonClient:
     """GETs JSON from one API with retries; ``describe_error`` turns an error body into text,
     ``limits`` says what a refusal means (:class:`ApiLimits`). One client serves every thread of
-    a process: its :class:`Pacer` spaces their requests."""
+    a process: its :class:`Pacer` spaces their requests (and, with ``share``, those of the run's
+    other processes, each of which has a client of its own)."""
 
     backend: str
     secrets: list[SecretStr]  # masked in this dataclass's repr; unwrapped only to redact
@@ -408,6 +461,7 @@ class JsonClient:
     max_backoff_s: float = 60.0
     limits: ApiLimits = field(default_factory=ApiLimits)
     min_interval_s: float = 0.0  # the least time between two requests of all threads (more when the API asks)
+    share: PaceShare = field(default_factory=PaceShare)  # of a pace kept with other processes' clients
     jitter: float = 0.0  # each retry waits up to this share longer, at random, so that threads do not retry in step
     sleep: Callable[[float], None] = pause  # ends early when the run is asked to stop
     client: httpx.Client = field(default_factory=httpx.Client)
@@ -416,10 +470,11 @@ class JsonClient:
 
     def __post_init__(self) -> None:
         guard_http_logs(self.secrets)
-        self.pacer = Pacer(self.min_interval_s)
+        self.pacer = Pacer(self.min_interval_s, share=self.share, jitter=self.jitter, max_wait_s=self.max_backoff_s)
 
     def requests_answered(self) -> int:
-        """Requests this client had answered (200) in the calling thread: the ones an API bills."""
+        """Requests this client had answered (200) in the calling thread that the API bills
+        (:attr:`ApiLimits.billed`)."""
         return getattr(self._answered, "n", 0)
 
     def _fail(self, message: str, cls: type[SearchError] = SearchError) -> SearchError:
@@ -451,8 +506,8 @@ class JsonClient:
         attempt, wait, shared = 0, 0.0, False
         while True:
             if wait and not shared:  # this request's own backoff: the other threads go on meanwhile
-                self.sleep(wait)
-            delay = self.pacer.delay(wait if shared else 0.0)
+                self.sleep(jittered(wait, self.jitter, self.max_backoff_s))
+            delay = self.pacer.delay(wait if shared else 0.0)  # a shared wait: the pacer staggers the threads
             if (attempt and shared) or delay > 0:
                 self.sleep(delay)
             check_stop(f"{self.backend} request")
@@ -479,14 +534,20 @@ class JsonClient:
             attempt += 1
 
     def _body(self, response: httpx.Response) -> dict[str, Any]:
-        """A 200 answer's JSON object, counted as a billed request of this thread."""
-        self._answered.n = self.requests_answered() + 1
+        """A 200 answer's JSON object, counted as a billed request of this thread unless
+        :attr:`limits` says the API bills no such answer (one that is no JSON object is counted:
+        nothing in it says that it was not billed)."""
         try:
             body = json_answer(response)
         except (ValueError, RecursionError):  # RecursionError: nested deeper than json can decode
-            raise self._fail("the answer is not JSON") from None
-        if not isinstance(body, dict):
-            raise self._fail(f"unexpected answer: a JSON {type(body).__name__}, expected an object")
+            body, problem = None, "the answer is not JSON"
+        else:
+            problem = (None if isinstance(body, dict)
+                       else f"unexpected answer: a JSON {type(body).__name__}, expected an object")
+        if problem or self.limits.billed(body):
+            self._answered.n = self.requests_answered() + 1
+        if problem:
+            raise self._fail(problem)
         return body
 
     def _retry_wait(self, response: httpx.Response, attempt: int) -> tuple[float, bool]:
@@ -510,5 +571,6 @@ class JsonClient:
         return wait, status in (403, 429) or asked is not None
 
     def _capped(self, wait: float) -> float:
-        """``wait``, made up to :attr:`jitter` longer at random, and never past :attr:`max_backoff_s`."""
-        return min(self.max_backoff_s, wait * (1 + random.random() * self.jitter) if self.jitter else wait)
+        """``wait``, never past :attr:`max_backoff_s`; it is made up to :attr:`jitter` longer, at
+        random, where it is waited (by the pacer, when every thread waits, else by :meth:`get`)."""
+        return min(self.max_backoff_s, wait)

@@ -10,7 +10,9 @@ one), the next page in ``serpapi_pagination.next``. Errors are ``{"error": "..."
 key, 429 for the hourly throughput limit *or* an account out of searches, 5xx for SerpApi's own
 failures; a search that found nothing is a 200 with ``search_information.organic_results_state``
 ``"Fully empty"`` and an ``error`` text, which is an empty result, not a failure.
-Every page sent is one search of the SerpApi plan.
+Every page answered is one search of the SerpApi plan, but for a search that failed (a 200 whose
+``search_metadata.status`` is ``Error``, or whose ``error`` says the plan is spent or the key
+refused): SerpApi counts no errored or failed search against the plan.
 """
 
 from __future__ import annotations
@@ -28,12 +30,13 @@ from tasks.search.http import ApiLimits, JsonClient, LimitRule, api_error, requi
 PAGE_SIZE = 10
 MAX_RESULTS = 100
 #: SerpApi's answers under a limit: 429 is both "slow down" (the hourly throughput limit, waited
-#: out) and "the plan is used up" (not); 401 a bad key.
+#: out) and "the plan is used up" (not); 401 a bad key. A 200 that tells a failure is not billed.
 SERPAPI_LIMITS = ApiLimits(
     key_setting="search.serpapi_api_key (or serpapi_api_key_block)",
     rules=(LimitRule("quota", 429, r"run out of searches|no searches left"),),
     resets=lambda headers: "SerpApi does not say when: the plan's searches come back with its next month, "
                            "or a larger plan",
+    billed=lambda body: _failure(body) is None,
 )
 
 
@@ -63,17 +66,26 @@ def _refused_in_200(error: str) -> SearchError | None:
     return None
 
 
-def _results_of(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The organic results of a 200 answer; a failed search (status Error) is a SearchError, and
-    one whose error says the plan is spent or the key refused stops the run."""
+def _failure(body: dict[str, Any]) -> SearchError | None:
+    """The error a 200 answer tells instead of results, or None (results, or none found): a failed
+    search (status Error) is a SearchError, one whose error says the plan is spent or the key
+    refused a :class:`SearchStopsRun`. SerpApi bills none of them."""
     metadata = body.get("search_metadata")
     status = metadata.get("status") if isinstance(metadata, dict) else None
-    organic = body.get("organic_results")
-    refused = _refused_in_200(str(body.get("error") or "")) if organic is None else None
+    refused = _refused_in_200(str(body.get("error") or "")) if body.get("organic_results") is None else None
     if refused is not None:
-        raise refused
+        return refused
     if status == "Error":
-        raise SearchError(f"serpapi search: the search failed: {body.get('error') or 'no reason given'}")
+        return SearchError(f"serpapi search: the search failed: {body.get('error') or 'no reason given'}")
+    return None
+
+
+def _results_of(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The organic results of a 200 answer; raises the failure it tells (:func:`_failure`)."""
+    failure = _failure(body)
+    if failure is not None:
+        raise failure
+    organic = body.get("organic_results")
     if organic is None:
         return []  # "Fully empty": Google found nothing; SerpApi says so in "error", with status Success
     if not isinstance(organic, list):
