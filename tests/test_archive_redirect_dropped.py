@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -118,3 +119,32 @@ def test_a_dropped_post_with_no_other_capture_is_a_failed_page_saying_why(
     assert crawled.second.original in crawled.looked_up
     assert crawled.result.summary["dropped"]["capture_of_another_page"] == 1
     assert not [c for c in claims_of(crawled.result) if c["url"] == crawled.second.original.rstrip("/")]
+
+
+def test_a_listed_capture_another_listed_one_redirects_to_first_is_read_as_itself(tmp_path: Path) -> None:
+    # it was: the later page's own request was dropped as a duplicate of the earlier page's redirect (an
+    # old slug's capture 301 to the new slug's); its body was read only as the earlier page's replay, so the
+    # later page had no claim, its address held the earlier page's failed row, and the earlier none of its own
+    root = tmp_path / "web"
+    shutil.copytree(snapshot_root(), root)
+    with SnapshotServer(root) as srv:
+        settings = crawl_settings(root.parent / "data", srv, archive_url=srv.archive_url,
+                                  archive_delay_s=0.0, archive_page_size=25)
+        listed = [Listed(c.timestamp, c.original) for c in archive_claim_captures(SITE, settings)[0]]
+        old, new = listed[0], listed[-1]  # the new page's own request comes long after the old one's redirect
+        old_address, new_address = (capture_url(srv.archive_url, *post) for post in (old, new))
+        srv.faults[_path(old_address)] = {"redirect": new_address}
+        before = len(srv.requests)
+        result = run_spider(SITE, settings, mode="archive", timeout_s=120)
+        asked = [r.path for r in srv.requests[before:]]
+    assert asked.count(_path(new_address)) == 2, "the redirect's, and its own asked for once more"
+    assert result.summary["stats"]["arastance/archive_listed_capture_asked_again"] == 1
+    page = _read_from(result, new)
+    assert page["parse_status"] == "ok" and _path(page["url"]) == _path(new_address)
+    assert [p["parse_status"] for p in pages_of(result) if p["original_url"] == new.original] == ["ok"]
+    [failed] = [p for p in pages_of(result) if p["original_url"] == old.original]
+    assert failed["url"] == old_address and failed["parse_status"] == "failed" and failed["http_status"] is None
+    assert failed["parse_error"] == (
+        f"capture_of_another_page: {old_address} was replayed as a capture of {new.original}; "
+        "1 capture tried: the archive lists no other of the page within the crawl's days")
+    assert len(pages_of(result)) == len(listed), "one row a listed page"

@@ -30,6 +30,7 @@ failed page only when none replays as itself.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -488,15 +489,31 @@ class SiteSpider(scrapy.Spider):
     def _replay_lost(self, response: Response, problem: str, replay: dict[str, Any] | None) -> Iterator[Any]:
         """The capture asked for was replayed as ``response``, which does not stand for it (``problem``).
         For the listed capture, its page's other captures are looked up (:meth:`_look_up_others`; the page
-        fails as ``response``, with its status, when none is read); for one of those, the next is tried.
-        Its body is never kept: a re-parse and the capture index would read it as the page."""
+        fails as ``response``, with its status, when none is read, but under its listed address when
+        ``response`` is another listed capture: that address is the other page's own, read as itself by
+        :meth:`_listed_capture_dropped`); for one of those, the next is tried. Its body is never kept: a
+        re-parse and the capture index would read it as the page."""
         self._note_replayed(response.url, problem)
         if replay is not None:
             yield from self._next_capture(replay)
             return
-        # _replayed_elsewhere found a chain: the listed capture is its first address
-        yield from self._look_up_others(response.meta["redirect_urls"][0], response.url, problem,
-                                        failed_as=(response.url, response.status))
+        listed = response.meta["redirect_urls"][0]  # _replayed_elsewhere found a chain: the listed capture's first
+        failed_as = (listed, None) if self._times_listed(response.request) else (response.url, response.status)
+        yield from self._look_up_others(listed, response.url, problem, failed_as=failed_as)
+
+    def _times_listed(self, request: scrapy.Request) -> int:
+        """How many times ``request``'s address is among the listed captures, by the duplicate filter's key
+        (the request fingerprint, which reads a slug however it is escaped): one the archive replays another
+        listed capture as is a page of its own, and one listed twice is read once. Counted on first use, and
+        not in a property: Scrapy's disk queue reads every member of the spider to name a callback."""
+        key = self.crawler.request_fingerprinter.fingerprint
+        counts: Counter[bytes] | None = getattr(self, "_listed_counts", None)
+        if counts is None:
+            assert self.archive_url is not None
+            counts = Counter(key(scrapy.Request(capture_url(self.archive_url, c["timestamp"], c["original"])))
+                             for c in self.captures)
+            self._listed_counts = counts
+        return counts[key(request)]
 
     def _note_replayed(self, url: str, problem: str) -> None:
         """Count and log a capture replayed as ``url``, which does not stand for it (``problem``)."""
@@ -685,13 +702,19 @@ class SiteSpider(scrapy.Spider):
         failed page, ``redirect_loop``, and a discovery address (sitemap, feed, REST) that does it
         moves discovery on to the next one, as an error there does. A redirect to a page this crawl
         already asked for is only counted (that page is recorded once, under its own address), but
-        for a listed archive capture's (:meth:`_capture_redirect_dropped`)."""
+        for a listed archive capture's (:meth:`_capture_redirect_dropped`). A listed capture's own
+        request that another listed capture's redirect got ahead of is asked for again
+        (:meth:`_listed_capture_dropped`)."""
         chain = request.meta.get("redirect_urls")
         if spider is self and self._crawling and request.meta.get("sitemap_index") is not None:
             self._schedule(self._sitemap_child_done(request.meta, gave=False))  # its pages, if any, come once
-        if spider is not self or not chain or not self._crawling:
-            return  # an ordinary duplicate link: its page is fetched once
+        if spider is not self or not self._crawling:
+            return
         key = self.crawler.request_fingerprinter.fingerprint  # how the duplicate filter tells requests apart
+        if not chain:
+            if request.callback == self.parse_capture and self._times_listed(request) == 1:
+                self._schedule(self._listed_capture_dropped(request))
+            return  # an ordinary duplicate link: its page is fetched once
         if key(request) not in {key(request.replace(url=u)) for u in chain}:
             if request.callback == self.parse_capture and "replay" not in request.meta:
                 self._schedule(self._capture_redirect_dropped(chain, request.url))
@@ -725,6 +748,17 @@ class SiteSpider(scrapy.Spider):
             return
         self._note_replayed(target, problem)
         yield from self._look_up_others(chain[0], target, problem, failed_as=(chain[0], None))
+
+    def _listed_capture_dropped(self, request: scrapy.Request) -> Iterator[scrapy.Request]:
+        """A listed capture's own request, dropped as a duplicate: the archive redirected another listed
+        capture to it (an old slug's capture to the new slug's) before it was asked for. That redirect's
+        answer is read only as the other page's replay (:meth:`_replay_lost`), never as this page, so it is
+        asked for once more, unfiltered (one more archive request, at the archive's pace), and read as
+        itself; else the page had no claim and no row of its own."""
+        self._stat("archive_listed_capture_asked_again")
+        log.info("listed capture already reached by another's redirect: asked for again", extra={
+            "site": self.name, "url": request.url, "run_id": self.run_id})
+        yield request.replace(dont_filter=True)
 
     def _schedule(self, requests: Iterator[scrapy.Request]) -> None:
         """Hand ``requests`` to the engine from outside a callback (a signal handler)."""
