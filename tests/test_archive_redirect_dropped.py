@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
+import scrapy
 
 from arastance.base.captures import capture_time, capture_url
 from helpers_spiders import Listed, claims_of, crawl_settings, pages_of, snapshot_root
@@ -148,3 +149,26 @@ def test_a_listed_capture_another_listed_one_redirects_to_first_is_read_as_itsel
         f"capture_of_another_page: {old_address} was replayed as a capture of {new.original}; "
         "1 capture tried: the archive lists no other of the page within the crawl's days")
     assert len(pages_of(result)) == len(listed), "one row a listed page"
+
+
+def test_a_listed_capture_a_resumed_crawls_filter_drops_is_not_asked_again(tmp_path: Path) -> None:
+    """A resumed crawl's duplicate filter drops every listed capture the run before fetched: those are not
+    asked for again (only one a redirect of this process reached first is); else a resumed crawl of
+    thousands of captures fetched them all a second time."""
+    from scrapy.utils.test import get_crawler
+
+    from spiders.crawlers.sites import SPIDERS
+
+    listed = {"timestamp": "20160504101500", "original": "https://araanews.ae/2016/05/school-closure/"}
+    captures = tmp_path / "captures.jsonl"
+    captures.write_text(json.dumps(listed) + "\n", encoding="utf-8")
+    archive = "http://127.0.0.1:9/archive/"
+    crawler = get_crawler(SPIDERS[SITE])
+    crawler._apply_settings()
+    spider = SPIDERS[SITE].from_crawler(crawler, mode="archive", captures=str(captures), archive_url=archive)
+    crawler.spider = spider
+    spider._crawling = True
+    request = scrapy.Request(capture_url(archive, listed["timestamp"], listed["original"]), callback=spider.parse_capture)
+    spider.on_scheduled(request, spider)
+    spider.on_dropped(request, spider)  # it was: asked for again, unfiltered (here: no engine to schedule it on)
+    assert spider.crawler.stats.get_value("arastance/archive_listed_capture_asked_again") is None

@@ -160,6 +160,7 @@ class SiteSpider(scrapy.Spider):
         self.known: set[str] = read_known_urls(known_urls) if known_urls and self.incremental else set()
         self._base_url = url_argument("base_url", base_url) if base_url else None
         self._crawling = False  # set by start(): only a crawl keeps pages, not the shell or `scrapy check`
+        self._redirect_targets: set[bytes] = set()  # fingerprints a listed capture's redirect asked for (on_scheduled)
         if mode not in ("live", "archive"):
             raise ValueError(f"spider argument mode must be live or archive, got {mode!r}")
         if mode == "archive" and not (captures and archive_url):
@@ -194,6 +195,7 @@ class SiteSpider(scrapy.Spider):
         # name a known post: read them as today's keys, so a re-crawl adds no second claim.
         spider.known = {spider.urls.canonical(url) for url in spider.known}
         crawler.signals.connect(spider.on_dropped, signal=signals.request_dropped)
+        crawler.signals.connect(spider.on_scheduled, signal=signals.request_scheduled)
         log.info("spider configured", extra={"site": spider.name, "base_url": spider.urls.base_url,
                                               "run_id": spider.run_id, "known_urls": len(spider.known)})
         return spider
@@ -712,9 +714,10 @@ class SiteSpider(scrapy.Spider):
             return
         key = self.crawler.request_fingerprinter.fingerprint  # how the duplicate filter tells requests apart
         if not chain:
-            if request.callback == self.parse_capture and self._times_listed(request) == 1:
+            if (request.callback == self.parse_capture and key(request) in self._redirect_targets
+                    and self._times_listed(request) == 1):
                 self._schedule(self._listed_capture_dropped(request))
-            return  # an ordinary duplicate link: its page is fetched once
+            return  # an ordinary duplicate link (or a capture a resumed crawl fetched before): fetched once
         if key(request) not in {key(request.replace(url=u)) for u in chain}:
             if request.callback == self.parse_capture and "replay" not in request.meta:
                 self._schedule(self._capture_redirect_dropped(chain, request.url))
@@ -748,6 +751,13 @@ class SiteSpider(scrapy.Spider):
             return
         self._note_replayed(target, problem)
         yield from self._look_up_others(chain[0], target, problem, failed_as=(chain[0], None))
+
+    def on_scheduled(self, request: scrapy.Request, spider: scrapy.Spider) -> None:
+        """Notes the address a listed capture's redirect asks for, before the duplicate filter sees it: a
+        listed capture's own request dropped after it was reached by such a redirect in this process, not
+        one a resumed crawl's filter holds from the run before (those were fetched then)."""
+        if spider is self and request.callback == self.parse_capture and request.meta.get("redirect_urls"):
+            self._redirect_targets.add(self.crawler.request_fingerprinter.fingerprint(request))
 
     def _listed_capture_dropped(self, request: scrapy.Request) -> Iterator[scrapy.Request]:
         """A listed capture's own request, dropped as a duplicate: the archive redirected another listed
