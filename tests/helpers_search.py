@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+
 from arastance.config import load_settings
 from warehouse import open_warehouse
 
@@ -242,6 +244,40 @@ def false_claim_row(claim_id: str, text: str, day: date | None, source_id: str =
 #: The message of Google's 429 when a key's daily quota is spent.
 GOOGLE_DAILY_QUOTA = ("Quota exceeded for quota metric 'Queries' and limit 'Queries per day' of service "
                       "'customsearch.googleapis.com'.")
+
+
+class GoogleDailyQuota:
+    """Google answering ``quota`` requests (pages of results) a day, ``total`` results a query,
+    then 429 RESOURCE_EXHAUSTED 'Queries per day', as the real API does when a key's daily quota
+    is spent. It keeps each request answered as (query, first result, date sort) and counts those
+    refused."""
+
+    def __init__(self, quota: int, total: int = 3) -> None:
+        self.quota, self.total = quota, total
+        self.answered: list[tuple[str, str, str]] = []
+        self.refused = 0
+        self._lock = threading.Lock()
+
+    def pages(self, query: str) -> int:
+        """How many different pages of ``query``'s results were answered."""
+        return len({start for q, start, _ in self.answered if q == query})
+
+    def __call__(self, request: SeenRequest) -> Reply:
+        with self._lock:
+            if len(self.answered) >= self.quota:
+                self.refused += 1
+                body = google_error(429, GOOGLE_DAILY_QUOTA, "rateLimitExceeded")
+                body["error"]["status"] = "RESOURCE_EXHAUSTED"
+                return Reply(429, body)
+            self.answered.append((request.params["q"], request.params["start"], request.params.get("sort", "")))
+        return Reply(body=google_body(request.params["q"], int(request.params["start"]), 10, self.total))
+
+
+def search_env(monkeypatch: pytest.MonkeyPatch, **settings: str) -> None:
+    """Set the search settings a run reads (``ARASTANCE_SEARCH__<NAME>``: a backend's key and local
+    endpoint, say), with retry waits of 10 ms unless ``settings`` names its own."""
+    for name, value in {"BACKOFF_S": "0.01", **settings}.items():
+        monkeypatch.setenv(f"ARASTANCE_SEARCH__{name.upper()}", value)
 
 
 def store_false_claims(texts: list[str]) -> None:

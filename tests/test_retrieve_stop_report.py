@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import re
 import shlex
-import threading
 from collections.abc import Iterator
 
 import pytest
-from helpers_search import (GOOGLE_DAILY_QUOTA, ApiServer, Reply, brave_body, brave_error, google_body, google_error,
-                            store_false_claims)
+from helpers_search import (GOOGLE_DAILY_QUOTA, ApiServer, GoogleDailyQuota, Reply, brave_body, brave_error, google_body,
+                            google_error, search_env, store_false_claims)
 from prefect import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 from prefect.client.schemas.sorting import ArtifactSort
@@ -68,9 +67,8 @@ class QuotaGate:
 
 
 def _env(monkeypatch: pytest.MonkeyPatch, google: ApiServer, brave: ApiServer) -> None:
-    for name, value in {"GOOGLE_API_KEY": KEY, "GOOGLE_ENGINE_ID": "cx", "GOOGLE_ENDPOINT": google.url + "/cs",
-                        "BRAVE_API_KEY": KEY, "BRAVE_ENDPOINT": brave.url + "/b", "BACKOFF_S": "0.01"}.items():
-        monkeypatch.setenv(f"ARASTANCE_SEARCH__{name}", value)
+    search_env(monkeypatch, google_api_key=KEY, google_engine_id="cx", google_endpoint=google.url + "/cs",
+               brave_api_key=KEY, brave_endpoint=brave.url + "/b")
 
 
 @pytest.mark.slow
@@ -164,44 +162,22 @@ def _latest_report() -> str:
     return str(report.data)
 
 
-class DailyRequests:
-    """Google answering ``quota`` requests (pages) a day, then 429 'Queries per day'; it logs the
-    pages it answered of each query."""
-
-    def __init__(self, quota: int) -> None:
-        self.quota = quota
-        self.pages: dict[str, set[str]] = {}
-        self._lock = threading.Lock()
-
-    @property
-    def answered(self) -> int:
-        return sum(len(p) for p in self.pages.values())
-
-    def __call__(self, request) -> Reply:
-        with self._lock:
-            if self.answered >= self.quota:
-                return Reply(429, google_error(429, GOOGLE_DAILY_QUOTA, "rateLimitExceeded"))
-            self.pages.setdefault(request.params["q"], set()).add(request.params["start"])
-        return Reply(body=google_body(request.params["q"], int(request.params["start"]), 10, 30))
-
-
 @pytest.mark.slow
 def test_the_report_of_a_stopped_run_counts_the_queries_answered_and_the_requests_billed(
         monkeypatch: pytest.MonkeyPatch) -> None:
     store_false_claims(CLAIMS)
-    api = DailyRequests(quota=4)
+    api = GoogleDailyQuota(quota=4, total=30)
     server = ApiServer(api)
     with server.running():
-        for name, value in {"BACKEND": "google", "GOOGLE_API_KEY": KEY, "GOOGLE_ENGINE_ID": "cx", "BACKOFF_S": "0.01",
-                            "GOOGLE_ENDPOINT": server.url + "/cs", "RESULTS_PER_QUERY": "30"}.items():
-            monkeypatch.setenv(f"ARASTANCE_SEARCH__{name}", value)
+        search_env(monkeypatch, backend="google", google_api_key=KEY, google_engine_id="cx",
+                   google_endpoint=server.url + "/cs", results_per_query="30")
         assert retrieve_documents(fetch=False, return_state=True).is_failed()
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
         planned = wh.scalar("SELECT count(*) FROM queries")
         cached = wh.scalar("SELECT count(*) FROM search_cache")
         billed = wh.scalar("SELECT sum(queries) FROM search_usage")
-    whole = sum(len(p) == 3 for p in api.pages.values())  # a query of 30 results is 3 pages of 10
-    assert api.answered == billed == 4 and cached == whole and planned > 4
+    whole = sum(api.pages(q) == 3 for q in {q for q, _, _ in api.answered})  # a query of 30 results is 3 pages of 10
+    assert len(api.answered) == billed == 4 and cached == whole and planned > 4
     [line] = [ln for ln in _latest_report().splitlines() if ln.startswith("- queries")]
     # it was: "- queries answered from the cache: 0; sent: 17", the queries planned
     assert line == (f"- queries: 0 answered from the cache, {whole} sent and answered (4 billed request(s): pages of "

@@ -5,20 +5,20 @@ claims not searched pending and says in one line what to fix; the budget counts 
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
 from datetime import date
 
 import pytest
-from helpers_search import (GOOGLE_DAILY_QUOTA, ApiServer, Reply, brave_error, false_claim_row, google_body, google_error,
+from helpers_search import (ApiServer, GoogleDailyQuota, Reply, brave_error, false_claim_row, google_body,
+                            search_env,
                             store_false_claims)
 from prefect.testing.utilities import prefect_test_harness
 from typer.testing import CliRunner
 
 from arastance.cli import app
 from arastance.config import load_settings
-from flows.retrieve_documents import retrieve_documents, stop_message
-from tasks.retrieval import RetrievalPlan, plan_retrieval
+from flows.retrieve_documents import retrieve_documents
+from tasks.retrieval import plan_retrieval
 from tasks.search.cache import cached_search, utc_today
 from tasks.search.google import GoogleSearch
 from warehouse import Warehouse, open_warehouse
@@ -44,36 +44,15 @@ def _statuses() -> dict[str, str]:
 
 
 def _google_env(monkeypatch: pytest.MonkeyPatch, server: ApiServer) -> None:
-    for name, value in {"BACKEND": "google", "GOOGLE_API_KEY": KEY, "GOOGLE_ENGINE_ID": "cx",
-                        "GOOGLE_ENDPOINT": server.url + "/customsearch/v1", "BACKOFF_S": "0.01"}.items():
-        monkeypatch.setenv(f"ARASTANCE_SEARCH__{name}", value)
-
-
-class DailyQuota:
-    """Google answering ``quota`` requests a day, then 429 RESOURCE_EXHAUSTED 'Queries per day'."""
-
-    def __init__(self, quota: int) -> None:
-        self.quota = quota
-        self.answered: list[tuple[str, str]] = []  # (query, date range) of each answered request
-        self.refused = 0
-        self._lock = threading.Lock()
-
-    def __call__(self, request) -> Reply:
-        with self._lock:
-            if len(self.answered) >= self.quota:
-                self.refused += 1
-                body = google_error(429, GOOGLE_DAILY_QUOTA, "rateLimitExceeded")
-                body["error"]["status"] = "RESOURCE_EXHAUSTED"
-                return Reply(429, body)
-            self.answered.append((request.params["q"], request.params.get("sort", "")))
-        return Reply(body=google_body(request.params["q"], int(request.params["start"]), 10, 3))
+    search_env(monkeypatch, backend="google", google_api_key=KEY, google_engine_id="cx",
+               google_endpoint=server.url + "/customsearch/v1")
 
 
 @pytest.mark.slow
 def test_a_spent_daily_quota_stops_the_run_keeps_what_was_answered_and_the_next_day_resumes(
         monkeypatch: pytest.MonkeyPatch) -> None:
     store_false_claims(CLAIMS)
-    api = DailyQuota(quota=3)
+    api = GoogleDailyQuota(quota=3)
     server = ApiServer(api)
     with server.running():
         _google_env(monkeypatch, server)
@@ -123,28 +102,6 @@ def test_a_refused_key_stops_the_cli_run_with_one_line_naming_the_setting(
     shown = runner.invoke(app, ["retrieve", "status"], env={"COLUMNS": "200"})
     # it was: no row at all, so the claims the line called pending were nowhere to be seen
     assert shown.exit_code == 0 and re.search(rf"not searched yet\s*│\s*{len(CLAIMS)}\b", shown.output), shown.output
-
-
-def test_a_stopped_runs_line_names_the_claims_that_failed_and_those_the_budget_deferred() -> None:
-    rows = [{"claim_id": "a", "status": "pending",
-             "error": "google search: HTTP 429, the API's own quota is spent: ...\nper day"},
-            {"claim_id": "b", "status": "failed", "error": "google search: HTTP 400: Invalid Value"},
-            {"claim_id": "c", "status": "searched", "error": None}]
-    plan = RetrievalPlan(deferred=["d", "e"])
-    assert stop_message(rows, plan, "google") == (
-        "retrieval stopped: google search: HTTP 429, the API's own quota is spent: ... per day. 1 claim(s) not "
-        "searched, 1 searched and stored, 1 failed (first error: google search: HTTP 400: Invalid "
-        "Value), 2 deferred by the daily query budget; `arastance retrieve --backend google` takes them up")
-    # it was: the failed and the deferred claims unsaid
-    assert stop_message(rows[1:], plan, "google") is None
-    # a redo run's claims found done (a, and d deferred) stay done: only --redo takes them, by the ids given
-    redo = RetrievalPlan(deferred=["d"], redo_only={"a", "c", "d"})
-    assert stop_message(rows, redo, "brave", ["a", "b", "c", "d"]) == (
-        "retrieval stopped: google search: HTTP 429, the API's own quota is spent: ... per day. 1 claim(s) not "
-        "searched, 1 searched and stored, 1 failed (first error: google search: HTTP 400: Invalid Value), 1 deferred "
-        "by the daily query budget; `arastance retrieve --backend brave --redo --claim a --claim b --claim d` takes "
-        "them up (2 of them stay done with their earlier documents, as `retrieve status` shows them: a run without "
-        "--redo leaves those as they are)")
 
 
 def test_the_budget_counts_billed_pages_not_queries(warehouse: Warehouse) -> None:
