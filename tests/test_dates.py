@@ -224,3 +224,21 @@ def test_hijri_round_trip_over_the_dataset_years() -> None:
         raw = f"{h.day} {HIJRI_MONTHS[h.month - 1]} {h.year}هـ"
         assert parse_published(raw).date == day, raw
         day += timedelta(days=5)
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("Tue, 06/07/2016 - 10:30", date(2016, 6, 7)),        # Drupal's default D, m/d/Y: 7 June was a Tuesday
+    ("نشر في الثلاثاء، 06/07/2016 - 10:30", date(2016, 6, 7)),
+    ("Wed 07/13/2016", date(2016, 7, 13)),                  # no month 13: read month first only with its weekday
+    ("الأربعاء 06/07/2016", date(2016, 7, 6)),              # the day-first reading is the one the weekday names
+    ("السبت 3/9/2016", date(2016, 9, 3)),                   # both readings: day first holds
+    ("06/07/2016", date(2016, 7, 6)),                       # no weekday: day first, as Arabic pages write it
+    ("الثلاثاء والأربعاء 06/07/2016", date(2016, 7, 6)),   # two weekdays name none: day first
+])
+def test_a_weekday_beside_a_numeric_date_tells_which_number_is_the_month(raw: str, expected: date) -> None:
+    assert parse_published(raw).date == expected
+
+
+def test_a_weekday_never_turns_a_hijri_date_month_first() -> None:
+    # 3/6/1437 هـ is 12 March 2016 (a Saturday); month first (6 March 1437) would be another day
+    assert parse_published("السبت 3/6/1437 هـ").date == parse_published("3/6/1437 هـ").date

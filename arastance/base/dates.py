@@ -120,6 +120,12 @@ _HIJRI_TEXT = re.compile(
 )
 _ISO = re.compile(r"(?<!\d)(?P<year>\d{4})[-/.](?P<month>\d{1,2})[-/.](?P<day>\d{1,2})(?!\d)(?P<mark>" + _HIJRI_MARK + ")?")
 _DMY = re.compile(r"(?<!\d)(?P<day>\d{1,2})[-/.](?P<month>\d{1,2})[-/.](?P<year>\d{4})(?!\d)(?P<mark>" + _HIJRI_MARK + ")?")
+#: The weekday names a date line may print beside a numeric date (normalised Arabic, English in full
+#: or abbreviated), by ``date.weekday()`` (Monday 0).
+_WEEKDAY_NAMES = (("اثنين", "monday", "mon"), ("ثلاثاء", "tuesday", "tue", "tues"), ("اربعاء", "wednesday", "wed"),
+                  ("خميس", "thursday", "thu", "thur", "thurs"), ("جمعه", "friday", "fri"),
+                  ("سبت", "saturday", "sat"), ("احد", "sunday", "sun"))
+_WEEKDAY = re.compile(rf"{_B}(?:و?ال)?(?P<name>{'|'.join(n for names in _WEEKDAY_NAMES for n in names)}){_E}")
 
 # Relative stamps. Singular and dual forms (ساعه, ساعتين, يومين) carry their own count; a plural
 # form of a day or longer (ايام, سنوات) has none: "منذ سنوات" is "years ago", not one year ago, so
@@ -241,6 +247,19 @@ def _relative(text: str, now: datetime, tz: tzinfo | None) -> date | None:
         return None
 
 
+def _day_first_or_weekday(text: str, first: int, second: int, year: int) -> tuple[int, int]:
+    """The (month, day) of a numeric Gregorian ``first/second/year``: day first, as Arabic pages write it, unless
+    the one weekday ``text`` names is that of the month-first reading and not of the day-first one.
+    Drupal's default date format is the US ``D, m/d/Y - H:i`` ("Tue, 06/07/2016 - 10:30", 7 June 2016,
+    a Tuesday), which day first is 6 July, a Wednesday."""
+    names = {i for m in _WEEKDAY.finditer(text) for i, forms in enumerate(_WEEKDAY_NAMES) if m["name"] in forms}
+    if len(names) == 1 and first <= 12 and first != second:
+        day_first, month_first = _gregorian(year, second, first), _gregorian(year, first, second)
+        if month_first and month_first.weekday() in names and not (day_first and day_first.weekday() in names):
+            return first, second
+    return second, first
+
+
 def _absolute(text: str, tz: tzinfo | None) -> tuple[date | None, DateKind] | None:
     """The first absolute Gregorian date in ``text``, else its first Hijri one: a page printing both
     calendars is dated by the Gregorian date wherever it stands ("12/9/1437 - 17/6/2016"), and every
@@ -260,8 +279,10 @@ def _absolute(text: str, tz: tzinfo | None) -> tuple[date | None, DateKind] | No
             if d:
                 return _site_day(d, text, m.end(), tz), "gregorian"
             found_invalid = True
-    numeric = [(int(m["year"]), int(m["month"]), int(m["day"]), bool(m["mark"]), m.end())
-               for pattern in (_ISO, _DMY) for m in pattern.finditer(text)]
+    numeric = [(int(m["year"]), int(m["month"]), int(m["day"]), bool(m["mark"]), m.end()) for m in _ISO.finditer(text)]
+    numeric += [(int(m["year"]), *(_day_first_or_weekday(text, int(m["day"]), int(m["month"]), int(m["year"]))
+                                   if not m["mark"] else (int(m["month"]), int(m["day"]))), bool(m["mark"]), m.end())
+                for m in _DMY.finditer(text)]
     named = [(int(m["year"]), _H_MONTHS[re.sub(r"\s+", " ", m["month"])], int(m["day"]), True, m.end())
              for m in _HIJRI_TEXT.finditer(text)]
     for year, month, day, marked, end in numeric + named:
