@@ -9,11 +9,16 @@ paragraphs (the text written directly in an element, cut at ``<br>`` and block c
 paragraph's parent (and half to its grandparent) by the paragraph's length, link-heavy ones
 not counting, and keep the paragraphs inside the best-scoring element, the headline excluded.
 Dates come from the page's machine-readable markup first (meta tags, JSON-LD,
-``itemprop="datePublished"``), then from ``<time>`` elements and the visible date line, and last
-from an update's date line ("updated", "modified-date"), which dates a page only when nothing else
-does. A relative stamp ("منذ 3 أسابيع") gives way only to an exact date of the markup, or of its own
-date line (the byline) that agrees with it, never to one further down the body: a "read also" box,
-a birth date or a photo's caption is another's. Those are read only outside the never-content
+``itemprop="datePublished"``, Drupal's RDFa ``property="dc:date dc:created"``), then from ``<time>``
+elements and the visible date line (Drupal's ``field--name-created`` / ``submitted``, Joomla's
+``create``), and last from an update's date line ("updated", "modified-date",
+``itemprop="dateModified"``), which dates a page only when nothing else does. A modification date
+that only the markup states (``article:modified_time``, JSON-LD ``dateModified``) is never read:
+the CMS fills it from the latest edit, often years after the story, and a page dated by it falls
+after its claim's window, where an undated page is kept (``tasks.date_window``). A relative stamp
+("منذ 3 أسابيع") gives way only to an exact date of the markup, or of its own date line (the byline)
+that agrees with it, never to one further down the body: a "read also" box, a birth date or a
+photo's caption is another's. Those are read only outside the never-content
 elements and the boilerplate blocks about other pages: a site header prints today's date, and a
 "most read" list the dates of other stories, before the article's own. The title is the
 ``og:title``, else the article's ``<h1>`` (not a logo's ``<h1>`` in the page header, which is the
@@ -40,11 +45,14 @@ from bs4 import BeautifulSoup, CData, Comment, NavigableString, PageElement, Tag
 from arastance.base.arabic import normalize
 from arastance.base.dates import EXACT_KINDS, ParsedDate, parse_published, preferred_date
 
-#: The elements whose own ``<header>`` is the article's (HTML5), not the site's.
+#: The elements whose own ``<header>`` and ``<footer>`` are the article's (HTML5), not the site's.
 ARTICLE_TAGS = ("article", "main")
 #: Elements that never hold the article's text.
 DROP_TAGS = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "iframe", "svg",
              "button", "select", "template")
+#: An article's own ``<header>`` and ``<footer>`` hold its byline (Drupal's ``<footer class="node__meta">``,
+#: WordPress themes' ``entry-footer``): kept inside an article until its date is read, never its text.
+BYLINE_TAGS = ("header", "footer")
 #: class/id words of the boilerplate blocks that hold other pages' text (menus, share bars, related
 #: lists, comments, ads): a date in one is not the article's.
 OTHER_PAGES = re.compile(
@@ -172,16 +180,19 @@ def _markup_dates(soup: BeautifulSoup) -> list[str]:
     return [metas[n] for n in DATE_META if n in metas] + _json_ld_dates(soup)
 
 
-#: What a date line's class holds ("post-date", "newsdate", "newsStoryDate", "timestamp", "published") ...
-_DATE_WORD = re.compile(r"date|time|published", re.IGNORECASE)
+#: What a date line's class holds ("post-date", "newsdate", "newsStoryDate", "timestamp", "published";
+#: Drupal's ``field--name-created`` and ``submitted`` / ``node__submitted`` bylines, Joomla's ``create``) ...
+_DATE_WORD = re.compile(r"date|time|published|submitted|created?(?![a-z])", re.IGNORECASE)
 #: ... outside the words that merely hold those letters, or name a date that is no publication's:
 #: "candidate-card" (a birth date), "sentiment-score", "timeline" (other stories), "prayer-times",
 #: "runtime", "maritime", "outdated".
 _NOT_A_DATE_WORD = re.compile(r"candidate|validate|mandate|accommodate|consolidate|liquidate|outdated|intimidated"
                               r"|sentiment|maritime|runtime|lifetime|timeline|prayer[-_]?times?", re.IGNORECASE)
 #: A class naming the date of an update rather than the publication ("updated", "lastupdate",
-#: "last-updated", "date-updated", "update-time", "modified-date"): the last tier, which dates a page
-#: only when nothing else does (hAtom's ``<span class="updated">`` may be a page's one date).
+#: "last-updated", "date-updated", "update-time", "modified-date"), or an element marked
+#: ``itemprop="dateModified"`` (Joomla's ``<dd class="modified"><time itemprop="dateModified">``): the
+#: last tier, which dates a page only when nothing else does (hAtom's ``<span class="updated">`` may be
+#: a page's one date).
 _UPDATE_WORD = re.compile(r"updat|modified", re.IGNORECASE)
 #: The most text one date line holds (a byline: author, place, date, a relative stamp, an update).
 DATE_LINE_CHARS = 150
@@ -189,10 +200,19 @@ DATE_LINE_CHARS = 150
 _DateTier = Literal["line", "update"]
 
 
+def _tokens(value: object) -> set[str]:
+    """The space-separated names of a microdata or RDFa attribute (``itemprop``, ``property``), lowercased."""
+    return set(value.lower().split()) if isinstance(value, str) else set()
+
+
 def _date_tier(node: Tag) -> _DateTier | None:
     """Which date an element's classes name: its publication's date line ("line"), else only an
     update's ("update"), else none. A class naming the publication wins: WordPress marks a post never
-    edited ``<time class="entry-date published updated">``."""
+    edited ``<time class="entry-date published updated">``; but ``itemprop="dateModified"`` states the
+    modification whatever the classes say (a ``<time>`` has none in Joomla's layout, and was read as
+    the publication's)."""
+    if "datemodified" in _tokens(node.get("itemprop")):
+        return "update"
     tiers = {"update" if _UPDATE_WORD.search(css) else "line"
              for css in node.get("class") or ()
              if _UPDATE_WORD.search(css) or _DATE_WORD.search(_NOT_A_DATE_WORD.sub(" ", css))}
@@ -202,12 +222,24 @@ def _date_tier(node: Tag) -> _DateTier | None:
 @dataclass(frozen=True)
 class _PageDates:
     """A page's date strings by how far they are trusted, each tier in page order by kind: the
-    machine-readable markup (meta tags, JSON-LD, ``itemprop="datePublished"``), the visible date lines
-    (``<time>``, then date classes), and last the update's date classes."""
+    machine-readable markup (meta tags, JSON-LD, ``itemprop="datePublished"``, RDFa creation dates), the
+    visible date lines (``<time>``, then date classes), and last the update's date lines."""
 
     markup: list[tuple[str, Tag | None]]
     lines: list[tuple[str, Tag]]
     updates: list[tuple[str, Tag]]
+
+
+#: The RDFa properties of an element whose ``content`` is the publication's instant: Drupal's core RDF
+#: module (Drupal 7 to 10) marks a node's creation date ``<span property="dc:date dc:created"
+#: content="2016-05-03T09:15:00+03:00">``, around or beside a byline that prints it in the site's format,
+#: by default the US ``m/d/Y``, which :func:`parse_published` reads day first (06/07 as 6 July).
+RDFA_PUBLISHED = frozenset({"dc:created", "dcterms:created", "datepublished", "schema:datepublished"})
+
+
+def _states_publication(node: Tag) -> bool:
+    """Whether an element's microdata or RDFa names its value the publication date."""
+    return "datepublished" in _tokens(node.get("itemprop")) or bool(_tokens(node.get("property")) & RDFA_PUBLISHED)
 
 
 def _page_dates(markup: list[str], body: Tag) -> _PageDates:
@@ -215,7 +247,7 @@ def _page_dates(markup: list[str], body: Tag) -> _PageDates:
     the blocks about other pages, so these are the article's own."""
     marked: list[tuple[str, Tag | None]] = [(raw, None) for raw in markup]
     marked += [(node.get("content") or node.get("datetime") or _text(node), node)
-               for node in body.find_all(attrs={"itemprop": "datePublished"})]
+               for node in body.find_all(_states_publication)]
     tiers: dict[_DateTier, list[tuple[str, Tag]]] = {"line": [], "update": []}
     seen: set[int] = set()
     for node in body.find_all("time"):
@@ -474,12 +506,12 @@ def extract_article(html: str | bytes, *, now: datetime | None = None) -> Extrac
     markup_dates = _markup_dates(soup)
     body = soup.body or soup
     for node in body.find_all(DROP_TAGS):
-        # an article's own <header> holds its title and byline: kept until its date is read
-        if node.name != "header" or node.find_parent(ARTICLE_TAGS) is None:
+        # an article's own <header> / <footer> holds its title and byline: kept until its date is read
+        if node.name not in BYLINE_TAGS or node.find_parent(ARTICLE_TAGS) is None:
             node.decompose()
     _drop_boilerplate(body, OTHER_PAGES)
     published_raw, published = _published(_page_dates(markup_dates, body), now)
-    for node in body.find_all("header"):
+    for node in body.find_all(BYLINE_TAGS):
         node.decompose()
     _drop_boilerplate(body, DATE_LINE)
     return ExtractedArticle(title, published_raw, published, _main_paragraphs(body, title))

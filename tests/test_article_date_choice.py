@@ -112,3 +112,87 @@ def test_an_articles_own_header_dates_it_and_the_sites_does_not(page: str, day: 
     article = extract_article(f"<html><body>{page}</body></html>", now=CAPTURED)
     assert article.published_date == day
     assert "عنوان الخبر" not in " ".join(article.paragraphs) and STORY in article.paragraphs
+
+
+# Drupal and Joomla bylines (class names of core templates: Drupal 8+ classy/olivero
+# field--node--created.html.twig and node.html.twig, Drupal 7 node.tpl.php and rdf.module, Joomla's
+# com_content info block). A page's only date was in them, and it came out undated.
+@pytest.mark.parametrize(("inner", "raw"), [
+    # Drupal 8 classy / bartik: the byline is the node's own <footer class="node__meta"> (it was dropped with
+    # the site's footer before the date was read)
+    ('<footer class="node__meta"><div class="node__submitted">نشره <span class="field field--name-uid field--type-'
+     'entity-reference field--label-hidden">سلمى</span> في <span class="field field--name-created field--type-created '
+     f'field--label-hidden">الجمعة، 17 حزيران 2016 - 10:30</span></div></footer><div class="node__content"><p>{STORY}</p>'
+     '</div>', "نشره سلمى في الجمعة، 17 حزيران 2016 - 10:30"),
+    # Drupal 9+ olivero: in the node's <header>, the created field's class alone names the date
+    ('<header><div class="node__meta"><span>بقلم <span class="node__author">سلمى</span>، <span class="field '
+     f'field--name-created field--type-created">17 يونيو 2016</span></span></div></header><p>{STORY}</p>', "17 يونيو 2016"),
+    # Drupal 7 node.tpl.php without the RDF module
+    (f'<div class="submitted">أرسلته سلمى يوم 17 يونيو 2016</div><div class="content"><p>{STORY}</p></div>',
+     "أرسلته سلمى يوم 17 يونيو 2016"),
+    # a Drupal 7 date field named post_date (this one was read already)
+    ('<div class="field field-name-post-date field-type-ds field-label-hidden"><div class="field-items"><div '
+     f'class="field-item even">17 يونيو 2016</div></div></div><p>{STORY}</p>', "17 يونيو 2016"),
+    # Joomla 2.5's info block: "create", not its author's "createdby"
+    ('<dl class="article-info"><dd class="createdby">كتبه سلمى</dd><dd class="create">أنشئ يوم الجمعة، 17 حزيران 2016 '
+     f'10:30</dd></dl><p>{STORY}</p>', "أنشئ يوم الجمعة، 17 حزيران 2016 10:30"),
+    # WordPress twentysixteen: the article's own <footer class="entry-footer"> holds its posted-on date
+    (f'<div class="entry-content"><p>{STORY}</p></div><footer class="entry-footer"><span class="posted-on"><a href="/x" '
+     'rel="bookmark"><time class="entry-date published" datetime="2016-06-17T10:30:00+03:00">17 يونيو 2016</time></a></span>'
+     '<span class="tags-links"><a href="/t">وسم</a></span></footer>', "2016-06-17T10:30:00+03:00"),
+], ids=["drupal8-footer-created", "drupal9-created", "drupal7-submitted", "drupal7-post-date-field", "joomla-create",
+        "wordpress-entry-footer"])
+def test_a_cms_byline_dates_the_page(inner: str, raw: str) -> None:
+    assert _dated(inner) == (date(2016, 6, 17), raw)
+
+
+@pytest.mark.parametrize("prop", ["dc:date dc:created", "dcterms:created", "datePublished", "schema:datePublished"])
+def test_an_rdfa_creation_date_is_read_from_its_content_not_its_us_ordered_text(prop: str) -> None:
+    # Drupal's RDF module wraps the byline in <span property="dc:date dc:created" content="..."> and the default
+    # date format is m/d/Y: "06/07/2016" is 7 June, read day first as 6 July once the byline was a date line
+    rdfa = (f'<span property="{prop}" content="2016-06-07T10:30:00+03:00" datatype="xsd:dateTime">أرسلته سلمى يوم '
+            'الثلاثاء، 06/07/2016 - 10:30</span>')
+    assert _dated(f'<div class="submitted">{rdfa}</div><p>{STORY}</p>') == (date(2016, 6, 7), "2016-06-07T10:30:00+03:00")
+    # Drupal 8's RDF module prints it empty in the byline (rdf-metadata.html.twig)
+    hidden = ('<div class="node__submitted">أرسلته سلمى يوم الثلاثاء، 06/07/2016 - 10:30'
+              f'<span property="{prop}" content="2016-06-07T10:30:00+03:00" class="rdf-meta hidden"></span></div>')
+    assert _dated(f'{hidden}<p>{STORY}</p>') == (date(2016, 6, 7), "2016-06-07T10:30:00+03:00")
+
+
+def test_a_drupal_byline_without_rdfa_is_read_month_first_when_its_weekday_says_so() -> None:
+    # Drupal's default "D, m/d/Y - H:i": 06/07/2016 beside Tuesday is 7 June (6 July was a Wednesday)
+    byline = "أرسلته سلمى يوم الثلاثاء، 06/07/2016 - 10:30"
+    assert _dated(f'<div class="node__submitted">{byline}</div><p>{STORY}</p>') == (date(2016, 6, 7), byline)
+
+
+def test_a_comments_rdfa_date_is_not_the_articles() -> None:
+    comment = ('<div id="comments" class="comment-wrapper"><div class="submitted"><span property="dc:date dc:created" '
+               'content="2019-01-05T08:00:00+03:00">علّق زائر يوم 01/05/2019</span></div></div>')
+    assert _dated(f'<span class="date">منذ 3 أيام</span><p>{STORY}</p>{comment}') == (date(2016, 6, 17), "منذ 3 أيام")
+
+
+@pytest.mark.parametrize("modified", [
+    '<time itemprop="dateModified" datetime="2019-03-01T09:00:00+03:00">آخر تحديث: 1 مارس 2019</time>',
+    # Joomla's info block: the class is on the <dd>, the <time> has only its itemprop
+    '<dd class="modified"><time datetime="2019-03-01T09:00:00+03:00" itemprop="dateModified">آخر تحديث: 1 آذار 2019'
+    '</time></dd>',
+    '<span class="date" itemprop="dateModified">آخر تحديث: 1 مارس 2019</span>',
+], ids=["time", "joomla-dd", "date-class"])
+def test_an_element_marked_date_modified_is_an_updates_date(modified: str) -> None:
+    # it was a date line like any other, printed first here (and a <time> is read before every date class even
+    # when printed after it): a story of 17 June 2016 was dated by its 2019 edit and dropped from its claim's window
+    assert _dated(f'{modified}<span class="post-date">17 يونيو 2016</span><p>{STORY}</p>') == (date(2016, 6, 17), "17 يونيو 2016")
+    assert _dated(f'{modified}<span class="post-date">منذ 3 أيام</span><p>{STORY}</p>') == (date(2016, 6, 17), "منذ 3 أيام")
+    # the update tier still dates a page that prints nothing else, as a class naming an update does
+    assert _dated(f"{modified}<p>{STORY}</p>")[0] == date(2019, 3, 1)
+
+
+def test_a_modification_date_only_the_markup_states_never_dates_the_page() -> None:
+    # a CMS fills article:modified_time / JSON-LD dateModified from the latest edit, often years after the story:
+    # an undated page is kept (and flagged) by the date window, one dated by its edit falls after the window
+    head = ('<meta property="article:modified_time" content="2019-03-01T09:00:00+03:00">'
+            '<meta property="og:updated_time" content="2019-03-01T09:00:00+03:00">'
+            '<script type="application/ld+json">{"@type": "NewsArticle", "dateModified": "2019-03-01T09:00:00Z"}</script>')
+    body = f'<meta itemprop="dateModified" content="2019-03-01"><p>{STORY}</p>'
+    assert _dated(body, head) == (None, None)
+    assert _dated(f'<span class="date">منذ 3 أيام</span>{body}', head) == (date(2016, 6, 17), "منذ 3 أيام")

@@ -185,3 +185,22 @@ def test_json_ld_nested_past_the_parsers_depth_is_skipped_and_the_pages_other_bl
             f'<script type="application/ld+json">{dated}</script></head><body><div>{body}</div></body></html>')
     article = extract_article(html)
     assert article.paragraphs == STORY and article.published_date == date(2017, 11, 20)
+
+
+def test_a_drupal_node_page_is_dated_by_its_created_field_and_its_byline_is_not_text() -> None:
+    # Drupal 8 classy / bartik print the byline in the node's own <footer class="node__meta">, the creation date in
+    # <span class="field--name-created">; the footer was dropped with the site's before the date was read: undated
+    body = "".join(f"<p>{p}</p>" for p in STORY)
+    page = ('<html><head><title>الصحة تنفي إغلاق المدارس | بوابة الأخبار</title></head><body>'
+            '<header role="banner"><div class="site-branding">بوابة الأخبار</div><span class="today">الأحد 10 مايو 2026</span>'
+            '</header><main><article role="article" class="node node--type-article node--view-mode-full">'
+            '<h1><span class="field field--name-title">الصحة تنفي إغلاق المدارس</span></h1>'
+            '<footer class="node__meta"><div class="node__submitted">نشره <span class="field field--name-uid">محرر الموقع</span>'
+            ' في <span class="field field--name-created field--type-created field--label-hidden">الثلاثاء، 03 أيار 2016 - 09:15'
+            '</span></div></footer>'
+            f'<div class="node__content"><div class="field field--name-body field--type-text-with-summary">{body}</div></div>'
+            '</article></main><footer role="contentinfo"><p>جميع الحقوق محفوظة لبوابة الأخبار، آخر تحديث 9 مايو 2026</p></footer>'
+            '</body></html>')
+    article = extract_article(page)
+    assert article.published_date == date(2016, 5, 3) and article.paragraphs == STORY
+    assert article.title == "الصحة تنفي إغلاق المدارس"
