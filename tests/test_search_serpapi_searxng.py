@@ -7,13 +7,17 @@ import logging
 from datetime import date
 
 import pytest
-from helpers_search import ApiServer, Reply, searxng_body, serpapi_body
+from helpers_search import ApiServer, Reply, SeenRequest, searxng_body, serpapi_body
 
 from arastance.config import load_settings
 from tasks.search.base import DateWindow, SearchAuthError, SearchError
+from tasks.search.batch import QuerySpec, run_claim_queries
+from tasks.search.cache import cached_search, refund_queries, reserve_queries, utc_today
 from tasks.search.factory import GOOGLE_CSE_SHUTDOWN, BackendRetired, check_backend_available, make_backend
 from tasks.search.searxng import SearxngSearch, time_range_for
 from tasks.search.serpapi import SerpApiSearch, date_range_tbs
+from warehouse import Warehouse
+from warehouse.retrieval import queries_used
 
 KEY = "serpapi-secret-key-0123456789abcdef"
 WINDOW = DateWindow(date(2016, 4, 1), date(2016, 6, 30))
@@ -110,6 +114,38 @@ def test_serpapi_failed_search_and_odd_shapes_are_search_errors() -> None:
     server = ApiServer(lambda r: Reply(503, {"error": "Internal error"}))
     with server.running(), pytest.raises(SearchError, match="HTTP 503 after 3 attempt"):
         _serpapi(server).search("q", None, 10)
+
+
+def _cached_first_and_third_pages(request: SeenRequest) -> Reply:
+    """SerpApi answering pages 1 and 3 of every query from its cache (``search_metadata.status``
+    ``Cached``, as SerpApi's own client libraries read it), page 2 afresh (``Success``)."""
+    start = int(request.params["start"])
+    body = serpapi_body(request.params["q"], start, 30)
+    if start != 10:
+        body["search_metadata"]["status"] = "Cached"
+    return Reply(body=body)
+
+
+def test_serpapi_answers_from_its_cache_are_not_counted_against_the_budget(warehouse: Warehouse) -> None:
+    """SerpApi does not bill a search it answers from its cache ("cached searches are free, and are
+    not counted towards your searches per month"): the day's search_usage counts only the page it
+    answered afresh, by a single query and by a claim's queries settled as the run settles them
+    (it counted all three pages of each, and deferred claims for a budget not spent)."""
+    server = ApiServer(_cached_first_and_third_pages)
+    with server.running():
+        serpapi = _serpapi(server)
+        results, from_cache = cached_search(warehouse, serpapi, "سد النهضة", None, 30, daily_budget=10)
+        assert (len(results), from_cache) == (30, False)
+        assert queries_used(warehouse, "serpapi", utc_today()) == 1
+
+        specs = [QuerySpec(f"q{i}", ("claim",), f"نص {i}", None, None, f"key{i}") for i in range(2)]
+        reserve_queries(warehouse, serpapi, 2 * serpapi.max_requests(30), daily_budget=10)
+        assert queries_used(warehouse, "serpapi", utc_today()) == 7  # the plan reserves 3 pages a query
+        search = run_claim_queries("c1", specs, 30, serpapi)
+        refund_queries(warehouse, "serpapi", search.unanswered)  # as store_claim_search settles a claim
+    assert len(search.results) == 2 and (search.reserved, search.billed, search.unanswered) == (6, 2, 4)
+    assert queries_used(warehouse, "serpapi", utc_today()) == 3
+    assert len(server.requests) == 9
 
 
 def test_date_range_tbs_uses_us_dates_without_padding() -> None:

@@ -96,7 +96,7 @@ class BraveSearch:
         self.endpoint = endpoint
         self.language = language
         self.http = http or JsonClient(self.name, [self._key], describe_brave_error, limits=BRAVE_LIMITS,
-                                       **client_options)
+                                       endpoint_setting="search.brave_endpoint", **client_options)
 
     def __repr__(self) -> str:
         return f"BraveSearch(endpoint={self.endpoint!r})"

@@ -96,7 +96,7 @@ class GoogleSearch:
         self.endpoint = endpoint
         self.language = language
         self.http = http or JsonClient(self.name, [self._key], describe_google_error, limits=GOOGLE_LIMITS,
-                                       **client_options)
+                                       endpoint_setting="search.google_endpoint", **client_options)
 
     def __repr__(self) -> str:  # the key must not show up in reprs (Prefect and tracebacks print them)
         return f"GoogleSearch(engine_id={self.engine_id!r}, endpoint={self.endpoint!r})"

@@ -13,6 +13,7 @@ content codings undone here a piece at a time, so that the cap bounds memory too
 from __future__ import annotations
 
 import codecs
+import html
 import json
 import logging
 import math
@@ -196,6 +197,12 @@ def require_key(api_key: str | SecretStr | None, backend: str, setting: str) -> 
     return SecretStr(plain)
 
 
+def env_var(setting: str) -> str:
+    """The environment variable that sets settings field ``setting`` (``search.google_endpoint``:
+    ``ARASTANCE_SEARCH__GOOGLE_ENDPOINT``), for messages that say what to change."""
+    return "ARASTANCE_" + setting.replace(".", "__").upper()
+
+
 def _plain(secret: str | SecretStr) -> str:
     return secret.get_secret_value() if isinstance(secret, SecretStr) else secret
 
@@ -239,6 +246,47 @@ def api_error(response: httpx.Response) -> dict[str, Any] | str:
     if isinstance(error, dict):
         return error
     return str(error) if error else fallback
+
+
+def is_json(response: httpx.Response) -> bool:
+    """Whether the answer's body is JSON as :func:`json_answer` reads it."""
+    try:
+        json_answer(response)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+#: The start of a page that its <title> or first words are looked for in (a page's head comes first),
+#: and the most characters of them an error message quotes.
+GIST_SCAN_CHARS = 64 * 1024
+GIST_CHARS = 100
+_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_UNSEEN = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def answer_gist(response: httpx.Response, secrets: Iterable[str | SecretStr]) -> str:
+    """What an answer that is no API's JSON is, in a few words an error message can quote: the
+    page's <title>, else its first words (markup dropped), and its Content-Type; never the whole page.
+
+    The page is read in the charset it declares (UTF-8 when it declares none or none Python reads
+    as text), its entities undone and every secret redacted before any of it is cut: a proxy's or
+    portal's page may quote the request URL, which holds the key for some APIs, and a key cut in
+    two would no longer be found whole.
+    """
+    try:
+        text = response.content.decode(response.encoding or "utf-8", errors="replace")
+    except LookupError:  # a codec that is no text encoding (base64): read as UTF-8
+        text = response.content.decode("utf-8", errors="replace")
+    text = redact(html.unescape(text), secrets)[:GIST_SCAN_CHARS]
+    title = _TITLE.search(text)
+    words = " ".join((title.group(1) if title else _TAG.sub(" ", _UNSEEN.sub(" ", text))).split())
+    if len(words) > GIST_CHARS:
+        words = words[:GIST_CHARS].rsplit(" ", 1)[0] + "…"
+    what = (f"a page titled {words!r}" if title and words else f"an answer beginning {words!r}" if words
+            else "an empty answer")
+    return f"{what} (Content-Type {response.headers.get('content-type') or 'not given'})"
 
 
 def redact(text: str, secrets: Iterable[str | SecretStr]) -> str:
@@ -465,6 +513,7 @@ class JsonClient:
     jitter: float = 0.0  # each retry waits up to this share longer, at random, so that threads do not retry in step
     sleep: Callable[[float], None] = pause  # ends early when the run is asked to stop
     client: httpx.Client = field(default_factory=httpx.Client)
+    endpoint_setting: str = ""  # the field of the API's address (search.google_endpoint), told when no JSON comes
     pacer: Pacer = field(init=False, repr=False)
     _answered: threading.local = field(init=False, repr=False, default_factory=threading.local)
 
@@ -479,6 +528,17 @@ class JsonClient:
 
     def _fail(self, message: str, cls: type[SearchError] = SearchError) -> SearchError:
         return cls(redact(f"{self.backend} search: {message}", self.secrets))
+
+    def _not_json(self, response: httpx.Response) -> str:
+        """Why an answer that is not JSON is no answer of the API, and what to check: a proxy, a
+        captive portal or a gateway in front of it answers with an HTML page (a 200, a 502), which
+        read as "not JSON" or "Bad Gateway" alone said neither who answered nor what to change."""
+        url = response.request.url
+        setting = (f"{self.endpoint_setting} ({env_var(self.endpoint_setting)})" if self.endpoint_setting
+                   else "the API's endpoint setting")
+        where = f"{url.scheme}://{url.netloc.decode('ascii')}{url.path}"  # no query: it holds the key for some APIs
+        return (f"the answer is not JSON, so not the API's: {answer_gist(response, self.secrets)} from {where}; "
+                f"a proxy, captive portal or gateway in front of the API answered, or {setting} names another address")
 
     def _send(self, url: str, params: Mapping[str, Any], headers: Mapping[str, str] | None) -> httpx.Response:
         """One GET, following redirects on the same host only (the request carries the key)."""
@@ -540,7 +600,7 @@ class JsonClient:
         try:
             body = json_answer(response)
         except (ValueError, RecursionError):  # RecursionError: nested deeper than json can decode
-            body, problem = None, "the answer is not JSON"
+            body, problem = None, f"HTTP {response.status_code}, {self._not_json(response)}"
         else:
             problem = (None if isinstance(body, dict)
                        else f"unexpected answer: a JSON {type(body).__name__}, expected an object")
@@ -555,13 +615,17 @@ class JsonClient:
         the client waits too (a 429, a rate-limit 403 or a ``Retry-After`` speak of the whole API; a
         5xx of this request only, so the others go on); raises when it is not retried."""
         status, reason = response.status_code, self.describe_error(response)
-        kind = self.limits.kind(status, reason, response.headers)
+        kind = self.limits.kind(status, reason, response.headers)  # from the API's error only, never a page's words
+        page = (kind != "retry" or attempt >= self.max_retries) and bool(response.content) and not is_json(response)
+        if page:  # said once, when it is raised
+            reason += f"; {self._not_json(response)}"
         if kind == "quota":
             raise self._fail(f"HTTP {status}, the API's own quota is spent: {reason}; "
                              f"{self.limits.resets(response.headers)}", SearchQuotaSpent)
         if kind == "auth":
             fix = f"; check {self.limits.key_setting}" if self.limits.key_setting else ""
-            raise self._fail(f"HTTP {status}, the API refused the request: {reason}{fix}", SearchAuthError)
+            who = "the request was refused" if page else "the API refused the request"  # a page: a proxy's, maybe
+            raise self._fail(f"HTTP {status}, {who}: {reason}{fix}", SearchAuthError)
         if kind is None:
             raise self._fail(f"HTTP {status}: {reason}")
         if attempt >= self.max_retries:

@@ -11,7 +11,7 @@ from pydantic import SecretStr
 
 from arastance.logging import register_secrets
 from tasks.search.base import SearchAuthError
-from tasks.search.http import clean_key
+from tasks.search.http import clean_key, env_var
 
 
 def resolve_key(value: SecretStr | None, block_name: str | None, setting: str) -> SecretStr:
@@ -34,7 +34,7 @@ def resolve_key(value: SecretStr | None, block_name: str | None, setting: str) -
             raise SearchAuthError(f"Prefect Secret block {block_name!r} named by {setting}_block is empty")
         register_secrets([plain])  # the key as it is sent, hence as a log line would show it
         return SecretStr(plain)
-    env = "ARASTANCE_" + setting.replace(".", "__").upper()
+    env = env_var(setting)
     plain = clean_key(value, f"{setting} ({env})")
     if not plain:
         raise SearchAuthError(f"no key for {setting}: set {env} or {setting}_block")

@@ -70,7 +70,7 @@ class SearxngSearch:
         self._today = today
         self.http = http or JsonClient(self.name, [self._key or ""], describe_searxng_error,
                                        limits=ApiLimits(key_setting="search.searxng_url and search.searxng_api_key"),
-                                       **client_options)
+                                       endpoint_setting="search.searxng_url", **client_options)
 
     def __repr__(self) -> str:
         return f"SearxngSearch(endpoint={self.endpoint!r}, categories={self.categories!r})"

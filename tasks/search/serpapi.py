@@ -12,7 +12,10 @@ failures; a search that found nothing is a 200 with ``search_information.organic
 ``"Fully empty"`` and an ``error`` text, which is an empty result, not a failure.
 Every page answered is one search of the SerpApi plan, but for a search that failed (a 200 whose
 ``search_metadata.status`` is ``Error``, or whose ``error`` says the plan is spent or the key
-refused): SerpApi counts no errored or failed search against the plan.
+refused): SerpApi counts no errored or failed search against the plan; and for one it answered
+from its own cache (``search_metadata.status`` ``Cached``, as SerpApi's client libraries read it:
+an identical search within the hour; "cached searches are free, and are not counted towards your
+searches per month", its ``no_cache`` parameter says).
 """
 
 from __future__ import annotations
@@ -29,14 +32,18 @@ from tasks.search.http import ApiLimits, JsonClient, LimitRule, api_error, requi
 
 PAGE_SIZE = 10
 MAX_RESULTS = 100
+#: ``search_metadata.status`` of a search SerpApi answered from its cache, which it does not bill.
+CACHED_STATUS = "Cached"
+
 #: SerpApi's answers under a limit: 429 is both "slow down" (the hourly throughput limit, waited
-#: out) and "the plan is used up" (not); 401 a bad key. A 200 that tells a failure is not billed.
+#: out) and "the plan is used up" (not); 401 a bad key. A 200 that tells a failure, or that SerpApi
+#: answered from its cache, is not billed (:func:`_billed`).
 SERPAPI_LIMITS = ApiLimits(
     key_setting="search.serpapi_api_key (or serpapi_api_key_block)",
     rules=(LimitRule("quota", 429, r"run out of searches|no searches left"),),
     resets=lambda headers: "SerpApi does not say when: the plan's searches come back with its next month, "
                            "or a larger plan",
-    billed=lambda body: _failure(body) is None,
+    billed=lambda body: _billed(body),
 )
 
 
@@ -80,6 +87,16 @@ def _failure(body: dict[str, Any]) -> SearchError | None:
     return None
 
 
+def _billed(body: dict[str, Any]) -> bool:
+    """Whether SerpApi bills a 200 answer: neither a failure (:func:`_failure`) nor a search it
+    answered from its cache. A run taken up again within the hour asks again the pages of the
+    queries it did not finish (a redo, all of them): counted, their free answers took the day's
+    budget and deferred claims."""
+    metadata = body.get("search_metadata")
+    cached = isinstance(metadata, dict) and metadata.get("status") == CACHED_STATUS
+    return not cached and _failure(body) is None
+
+
 def _results_of(body: dict[str, Any]) -> list[dict[str, Any]]:
     """The organic results of a 200 answer; raises the failure it tells (:func:`_failure`)."""
     failure = _failure(body)
@@ -106,7 +123,7 @@ class SerpApiSearch:
         self.language = language
         self.country = country
         self.http = http or JsonClient(self.name, [self._key], describe_serpapi_error, limits=SERPAPI_LIMITS,
-                                       **client_options)
+                                       endpoint_setting="search.serpapi_endpoint", **client_options)
 
     def __repr__(self) -> str:  # the key must not show up in reprs (Prefect and tracebacks print them)
         return f"SerpApiSearch(endpoint={self.endpoint!r}, country={self.country!r})"
