@@ -75,6 +75,8 @@ class DebunkPatterns:
     min_arabic_ratio: float
     #: Stripped claims that open with one of these words lost their start to the framing.
     fragment_openers: frozenset[str]
+    #: Stripped claims whose start this matches name what circulated without stating it (None: no such check).
+    fragment_start: re.Pattern[str] | None
     #: After "ما" these words make it no relative pronoun ("ما زال ..."): see :func:`_opens_relative_clause`.
     not_relative_after_ma: frozenset[str]
 
@@ -163,6 +165,18 @@ def _any_prefix(prefixes: tuple[Framing, ...], source: Path) -> re.Pattern[str]:
         raise PatternConfigError(f"{source}: two [[prefix]] framings name the same group: {exc}") from exc
 
 
+def _fragment_start(pattern: object, parts: dict[str, str], source: Path) -> re.Pattern[str] | None:
+    """The [review] ``fragment_pattern``, anchored at a claim's start (None when the file sets none)."""
+    if pattern is None:
+        return None
+    if not isinstance(pattern, str):
+        raise PatternConfigError(f"{source}: [review] fragment_pattern must be a pattern string, not {pattern!r}")
+    try:
+        return re.compile("^(?:" + fold(_expand(pattern, parts, "[review] fragment_pattern", source)) + ")")
+    except re.error as exc:
+        raise PatternConfigError(f"{source}: [review] fragment_pattern is an invalid pattern: {exc}") from exc
+
+
 @lru_cache(maxsize=8)
 def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
     """Read and compile the pattern file (cached per path)."""
@@ -177,6 +191,7 @@ def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
         raise PatternConfigError(f"{path}: no [[prefix]] framings")
     any_prefix = _any_prefix(prefixes, path)
     review = data.get("review", {})
+    fragment_start = _fragment_start(review.get("fragment_pattern"), parts, path) if isinstance(review, dict) else None
     try:
         multimedia = re.compile(fold(_expand(data["multimedia"]["pattern"], parts, "[multimedia]", path)), re.IGNORECASE)
         words = [fold(w) for w in review["residual_framing"]]
@@ -192,6 +207,7 @@ def load_patterns(path: Path = DEFAULT_PATTERNS_PATH) -> DebunkPatterns:
             max_tokens=int(review["max_tokens"]),
             min_arabic_ratio=float(review["min_arabic_ratio"]),
             fragment_openers=frozenset(fold(w) for w in review.get("fragment_openers", [])),
+            fragment_start=fragment_start,
             not_relative_after_ma=frozenset(fold(w) for w in review.get("not_relative_after_ma", [])),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
@@ -311,9 +327,10 @@ def _review_reason(statement: str, normalized: str, patterns: DebunkPatterns, *,
     tokens = tokenize(normalized)
     if len(tokens) < patterns.min_tokens:
         return "too_short"
-    # A claim left opening with a linker ("عن الوزير") or a relative clause ("ما تعرض له ...") is no
-    # statement: the framing stopped short of its own end.
-    relative = not labelled and _opens_relative_clause(tokens, patterns)
+    # A claim left opening with a linker ("عن الوزير"), a relative clause ("ما تعرض له ...") or a report
+    # and its clause ("الأنباء التي تعرض لها ...") is no statement: the framing stopped short of its own end.
+    relative = not labelled and (_opens_relative_clause(tokens, patterns)
+                                 or bool(patterns.fragment_start and patterns.fragment_start.match(normalized)))
     if stripped and tokens and (tokens[0] in patterns.fragment_openers or relative):
         return "fragment"
     if len(tokens) > patterns.max_tokens:

@@ -832,3 +832,137 @@ def test_a_topic_after_what_circulated_is_the_claims_own(published: str, claim: 
     cleaned = clean_claim(published, veracity="false")
     assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "active", None)
     assert cleaned.rules == (rule,)
+
+
+@pytest.mark.parametrize(
+    ("published", "claim"),
+    [
+        # the quoted words after a colon, with or without "قوله" (they were left whole)
+        ("لا صحة لما نسب إلى وزير الصحة: المدارس ستغلق غدا", "وزير الصحة: المدارس ستغلق غدا"),
+        ("لا صحة لما نقل عن الوزير قوله: المدارس ستغلق غدا", "الوزير: المدارس ستغلق غدا"),
+        # after "إلى / لسان", which name only a speaker, a quotation mark opens the words (left whole)
+        ("لا صحة لما نسب إلى وزير الصحة «المدارس ستغلق غدا»", "وزير الصحة: «المدارس ستغلق غدا»"),
+        ('لا صحة لما ورد على لسان الوزير "المدارس ستغلق غدا"', 'الوزير: "المدارس ستغلق غدا"'),
+        # "عن أن" after the speaker (it was: "المدارس ستغلق غدا", the speaker dropped)
+        ("لا صحة لما ورد على لسان الوزير عن أن المدارس ستغلق غدا", "الوزير: المدارس ستغلق غدا"),
+    ],
+)
+def test_quoted_words_after_a_colon_or_a_quotation_mark_keep_their_speaker(published: str, claim: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason, cleaned.rules) == (
+        claim, "active", None, ("quoted_speaker",))
+
+
+@pytest.mark.parametrize(
+    ("published", "claim", "status"),
+    [
+        # after "عن" a quotation mark may be the claim's own: what was reported is the claim, as before
+        ("لا صحة لما نقلته الصحف عن زيادة الأسعار «بنسبة 50%»", "زيادة الأسعار «بنسبة 50%»", "active"),
+        # no colon, quotation mark or "أن" after the speaker: where the speaker ends is not known
+        ("لا صحة لما نسب إلى وزير الصحة المدارس ستغلق غدا", "لا صحة لما نسب إلى وزير الصحة المدارس ستغلق غدا", "review"),
+        # "على لسان" the speaker, then "عن" a topic: what he said is not given (it was: "إغلاق المدارس
+        # غدا" or "لسان الوزير عن إغلاق المدارس", active, the speaker dropped or taken for the claim)
+        ("لا صحة لما ورد على لسان وزير الصحة عن إغلاق المدارس غدا",
+         "لا صحة لما ورد على لسان وزير الصحة عن إغلاق المدارس غدا", "review"),
+        ("لا صحة لما ورد عن لسان الوزير عن إغلاق المدارس", "لا صحة لما ورد عن لسان الوزير عن إغلاق المدارس", "review"),
+        ("غير صحيح ما نقلته الصحف على لسان الوزير عن إغلاق المدارس",
+         "غير صحيح ما نقلته الصحف على لسان الوزير عن إغلاق المدارس", "review"),
+        # a person named with no title is not told from what happened: after a verb that quotes, his name
+        # and a topic are left whole, as a titled person's are
+        ("لا صحة لما نسب عن محمد صلاح بشأن اعتزاله اللعب دوليا",
+         "لا صحة لما نسب عن محمد صلاح بشأن اعتزاله اللعب دوليا", "review"),
+    ],
+)
+def test_a_speaker_whose_words_are_not_given_is_not_dropped(published: str, claim: str, status: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == (claim, status)
+
+
+@pytest.mark.parametrize(
+    ("published", "claim", "rule"),
+    [
+        # any verb of circulation or report noun, then "عن" + a listed person and "أنه / أنها": said of
+        # that person, as after "قيل عن" (it was: "الوزير من أنه سيستقيل من منصبه", active)
+        ("لا صحة لما تردد عن الوزير من أنه سيستقيل من منصبه", "الوزير سيستقيل من منصبه", "said_about"),
+        ("لا صحة لما يتم تداوله عن الفنانة أحلام من أنها اعتزلت الغناء", "الفنانة أحلام اعتزلت الغناء", "said_about"),
+        ("لا صحة لما نشرته بعض المواقع عن وزير المالية بأنه سيستقيل", "وزير المالية سيستقيل", "said_about"),
+        ("لا صحة لما قاله النائب عن الوزير أنه سيستقيل", "الوزير سيستقيل", "said_about"),
+        ("لا صحة للأنباء المتداولة عن الوزير من أنه سيستقيل", "الوزير سيستقيل", "said_about"),
+        ("نفي ما تردد عن الوزير من أنه سيستقيل", "الوزير سيستقيل", "said_about"),
+        ("ما تردد عن الوزير من أنه سيستقيل غير صحيح", "الوزير سيستقيل", "said_about"),
+        # "أنه" after a verb of saying is the claim's own, after "قيل عن" too (it was: "مسؤول قال سيستقيل")
+        ("لا صحة لما يتم تداوله عن مسؤول قال إنه سيستقيل", "مسؤول قال إنه سيستقيل", "la_sihha_ma_yutadawal"),
+        ("لا صحة لما قيل عن مسؤول قال إنه سيستقيل", "مسؤول قال إنه سيستقيل", "la_sihha_ma_yutadawal"),
+        # so is "من أنه" after a word that is no listed person
+        ("لا صحة لما يتم تداوله عن تحذير وزارة الصحة من أنه سيتم إغلاق المدارس",
+         "تحذير وزارة الصحة من أنه سيتم إغلاق المدارس", "la_sihha_ma_yutadawal"),
+    ],
+)
+def test_what_circulated_about_a_listed_person_is_stated_of_them(published: str, claim: str, rule: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "active", None)
+    assert rule in cleaned.rules
+
+
+@pytest.mark.parametrize("published", [
+    # a listed person, then a bare "أن / إن": about him or his words, as after "قيل عن" (it was:
+    # "وزير الصحة من أن المدارس ستغلق غدا", active)
+    "لا صحة لما تردد عن وزير الصحة من أن المدارس ستغلق غدا",
+    "لا صحة لما يتم تداوله عن الحكومة بأن الرواتب سترتفع",
+    "لا صحة للأنباء المتداولة عن الوزير أن المدارس ستغلق",
+])
+def test_a_listed_person_before_a_bare_that_is_left_whole_after_any_verb(published: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == (published, "review")
+
+
+@pytest.mark.parametrize(
+    ("published", "claim"),
+    [
+        # a report and its clause, whose verb is none of circulation: the reports are named, what they
+        # claimed is not (it was: active, and after "نفي" the claim opened with "التي")
+        ("حقيقة الأنباء التي تعرض لها الرئيس من محاولة اغتيال", "الأنباء التي تعرض لها الرئيس من محاولة اغتيال"),
+        ("نفي الأنباء التي تعرض لها الرئيس من محاولة اغتيال", "الأنباء التي تعرض لها الرئيس من محاولة اغتيال"),
+        ("ما حقيقة الأخبار التي تعرضت لها الفنانة من اعتداء؟", "الأخبار التي تعرضت لها الفنانة من اعتداء"),
+        ("الحقيقة وراء الأنباء المتداولة التي تعرض لها الرئيس من محاولة اغتيال",
+         "الأنباء المتداولة التي تعرض لها الرئيس من محاولة اغتيال"),
+    ],
+)
+def test_a_report_and_its_relative_clause_left_by_a_framing_go_to_review(published: str, claim: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "review", "fragment")
+
+
+@pytest.mark.parametrize(
+    ("published", "claim"),
+    [
+        # a report clause with a verb of circulation or saying still gives its claim
+        ("حقيقة الأنباء التي تزعم أن الرئيس تعرض لمحاولة اغتيال", "الرئيس تعرض لمحاولة اغتيال"),
+        ("نفي الأنباء التي نقلتها الصحف عن إغلاق المدارس", "إغلاق المدارس"),
+        # after a label the report is the claim's own subject
+        ("حقيقة: الرسائل التي تصل باسم البنك احتيال", "الرسائل التي تصل باسم البنك احتيال"),
+    ],
+)
+def test_a_report_clause_that_states_its_claim_or_follows_a_label_stays_active(published: str, claim: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "active", None)
+
+
+@pytest.mark.parametrize(
+    ("fragment", "message"),
+    [
+        ("'(التي'", r"\[review\] fragment_pattern is an invalid pattern"),
+        ("['التي']", r"\[review\] fragment_pattern must be a pattern string"),
+        ("'{report} التي'", r"\[review\] fragment_pattern uses the part \{report\}"),
+    ],
+)
+def test_a_bad_fragment_pattern_is_named(tmp_path: Path, fragment: str, message: str) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        "[[prefix]]\nname = 'x'\npattern = 'a'\n[multimedia]\npattern = '^فيديو'\n"
+        "[review]\nmin_tokens = 1\nmax_tokens = 10\nmin_arabic_ratio = 0.5\nresidual_framing = ['كاذب']\n"
+        f"fragment_pattern = {fragment}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(PatternConfigError, match=message):
+        load_patterns(bad)
