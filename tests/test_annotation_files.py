@@ -173,7 +173,8 @@ def test_a_label_conflicting_with_a_stored_one_is_refused(warehouse: Warehouse, 
     add_round(warehouse, "prod-1", "production")
     import_annotations(warehouse, write_json(tmp_path / "a.json", [ls_task(pairs[0], "prod-1", [ls_annotation("ann-1", "agree")])]))
     changed = write_json(tmp_path / "b.json", [ls_task(pairs[0], "prod-1", [ls_annotation("ann-1", "disagree", "2021-03-03T10:00:00Z")])])
-    with pytest.raises(AnnotationFileError, match="'agree' is stored already \\(from a.json\\)"):
+    with pytest.raises(AnnotationFileError, match="'agree' is stored already \\(from a.json\\): a stored label is never "
+                                                  "replaced .*--keep-stored-labels"):
         import_annotations(warehouse, changed)
     assert warehouse.scalar("SELECT label FROM annotations") == "agree"
     assert _counts(warehouse) == (1, 1)

@@ -11,17 +11,20 @@ both are refused whole (tests/test_annotation_files.py)."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers_annotation import add_claims, add_round, ls_annotation, ls_assigned_task, write_json
+from typer.testing import CliRunner
 
+from arastance.cli import app
 from arastance.config import load_settings
 from tasks.annotation.records import AnnotationFileError
 from tasks.annotation.workflow import decide_gold_labels, import_annotations
-from warehouse import Warehouse
+from warehouse import Warehouse, open_warehouse
 
 CREATED = "2021-03-02T10:00:00.000000Z"
 CHANGED = "2021-03-05T16:30:00.250000Z"  # the annotator opened the task again and saved another label
@@ -132,8 +135,41 @@ def test_a_later_export_of_the_project_adds_its_new_labels_and_refuses_a_changed
                                                 ("unrelated", {"updated_at": "2021-03-09T09:00:00Z"})])
     with pytest.raises(AnnotationFileError) as err:
         import_annotations(warehouse, changed)
-    assert str(err.value) == (f"{changed}: nothing imported: task 1 (id 1), annotation 1: annotator 'ann-1' labels "
-                              f"pair {pairs[0]} 'disagree' in round 'prod-1', but 'agree' is stored already "
-                              "(from project-1-at-0305.json)")
+    line = (f"task 1 (id 1), annotation 1: annotator 'ann-1' labels pair {pairs[0]} 'disagree' in round 'prod-1', "
+            "but 'agree' is stored already (from project-1-at-0305.json)")
+    assert str(err.value) == (f"{changed}: nothing imported: {line}: a stored label is never replaced (agreement and "
+                              "gold labels were decided on it); `annotate import --keep-stored-labels` takes the "
+                              "file's other labels and keeps it")
     assert _stored(warehouse) == stored  # nothing lost, nothing changed, pair 2's new label not stored either
     assert _counts(warehouse) == (2, 2)
+
+    # it was: no way in for the export's new labels short of editing the file by hand
+    kept = import_annotations(warehouse, changed, keep_stored=True)
+    assert (kept.annotations, kept.new, kept.kept_stored) == (3, 1, (line,))
+    stored[pairs[2]] = ("unrelated", "2021-03-09 09:00:00", "project-1-at-0309.json")
+    assert _stored(warehouse) == stored  # pair 0 keeps 'agree'
+    assert _counts(warehouse) == (3, 3)
+    assert import_annotations(warehouse, changed, keep_stored=True).already_imported
+
+
+def test_the_command_line_takes_an_export_with_a_changed_label_only_when_told_and_says_which(tmp_path: Path) -> None:
+    with open_warehouse(load_settings().warehouse) as wh:
+        pairs = add_claims(wh, 1, 2)
+        add_round(wh, "prod-1", "production")
+    first = write_json(tmp_path / "first.json", [ls_assigned_task(pairs[0], "prod-1", "ann-1", [_labelled("ann-1", "agree")])])
+    later = write_json(tmp_path / "later.json", [
+        ls_assigned_task(p, "prod-1", "ann-1", [_labelled("ann-1", label, updated_at="2021-03-09T08:00:00Z")], i)
+        for i, (p, label) in enumerate(zip(pairs, ["disagree", "discuss"]), start=1)])
+    runner = CliRunner()
+    assert runner.invoke(app, ["annotate", "import", str(first)]).exit_code == 0
+    refused = runner.invoke(app, ["annotate", "import", str(later)])
+    assert refused.exit_code == 2 and "--keep-stored-labels" in refused.output
+    taken = runner.invoke(app, ["annotate", "import", "--keep-stored-labels", str(later)], env={"COLUMNS": "250"})
+    assert taken.exit_code == 0, taken.output
+    assert re.search(rf"warning: {re.escape(str(later))}: task 1 \(id 1\), annotation 1: annotator 'ann-1' labels pair "
+                     rf"{pairs[0]} 'disagree' in round 'prod-1', but 'agree' is stored already \(from first.json\): "
+                     "the stored label is kept", " ".join(taken.output.split())), taken.output
+    assert "1 changed label(s) not taken, the stored ones kept" in " ".join(taken.output.split())
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert dict(wh.con.execute("SELECT pair_id, label FROM annotations").fetchall()) == {pairs[0]: "agree",
+                                                                                             pairs[1]: "discuss"}

@@ -31,6 +31,11 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def warn(message: str) -> None:
+    """Print a warning in yellow on stderr: something the command left undone and went on without."""
+    err_console.print(Text("warning:", style="bold yellow"), shown(message), highlight=False)
+
+
 def require_stdout(remedy: str = "run it with standard output open, e.g. > FILE") -> None:
     """Stop, before any work, a command whose result is what it prints, where the process was started
     with standard output closed (a cron job's ``>&-``): it would run, print to nowhere and exit 0. A

@@ -169,6 +169,14 @@ class ImportResult:
     annotations: int
     new: int
     already_imported: bool
+    #: the file's labels that differ from one stored for the same pair, annotator and round, not taken
+    #: (``keep_stored``): one line each, naming the row, both labels and the stored one's file
+    kept_stored: tuple[str, ...] = ()
+
+
+#: What the refusal of a changed label says the user can do.
+KEEP_STORED_HINT = ("a stored label is never replaced (agreement and gold labels were decided on it); "
+                    "`annotate import --keep-stored-labels` takes the file's other labels and keeps it")
 
 
 def read_annotation_file(
@@ -200,12 +208,18 @@ def _not_assigned(path: Path, r: Annotation, assigned: set[tuple[str, str, str]]
             f"annotation.annotator_map; map it to its annotator, e.g. {ANNOTATOR_MAP_ENV}='{example}'")
 
 
-def _check_against_warehouse(wh: Warehouse, path: Path, records: Sequence[Annotation]) -> dict[str, str]:
+def _check_against_warehouse(wh: Warehouse, path: Path, records: Sequence[Annotation],
+                             keep_stored: bool = False) -> tuple[dict[str, str], list[str]]:
     """Every record must answer an assignment (a known round that holds the pair, given to that
-    annotator) and agree with what is stored; returns round kinds.
+    annotator) and agree with what is stored; returns round kinds, and the records whose label
+    differs from the stored one when ``keep_stored`` lets the file in without them (else each is a
+    problem).
 
     A label nobody asked for (an annotator who was not given the pair, a pair outside the round,
-    a file edited by hand) would otherwise count towards agreement and become gold.
+    a file edited by hand) would otherwise count towards agreement and become gold. A changed label
+    (an annotator who edited their annotation in Label Studio before the next export) is refused:
+    agreement figures and gold labels were decided on the stored one, and a whole later export
+    refused for it would leave every new label of it out, so ``keep_stored`` takes the rest.
     """
     kinds = store.round_kinds(wh)
     known = store.known_pair_ids(wh, (r.pair_id for r in records))
@@ -214,6 +228,7 @@ def _check_against_warehouse(wh: Warehouse, path: Path, records: Sequence[Annota
     pairs_in_round = {(round_name, pair_id) for round_name, pair_id, _ in assigned}
     with_assignments = store.annotators_with_assignments(wh)
     problems: list[str] = []
+    changed: list[str] = []
     for r in records:
         if r.round not in kinds:
             problems.append(f"{r.where}: unknown round {r.round!r} (rounds: {', '.join(sorted(kinds)) or 'none yet'})")
@@ -225,13 +240,12 @@ def _check_against_warehouse(wh: Warehouse, path: Path, records: Sequence[Annota
             problems.append(_not_assigned(path, r, assigned, with_assignments))
         old = stored.get((r.pair_id, r.annotator_id, r.round))
         if old is not None and old["label"] != r.label:
-            problems.append(
-                f"{r.where}: annotator {r.annotator_id!r} labels pair {r.pair_id} {r.label!r} in round {r.round!r}, "
-                f"but {old['label']!r} is stored already (from {old['source_file']})"
-            )
-    if problems:
-        raise AnnotationFileError(str(path), problems)
-    return kinds
+            changed.append(f"{r.where}: annotator {r.annotator_id!r} labels pair {r.pair_id} {r.label!r} in round "
+                           f"{r.round!r}, but {old['label']!r} is stored already (from {old['source_file']})")
+    if problems or (changed and not keep_stored):
+        raise AnnotationFileError(str(path), problems + ([] if keep_stored else [f"{c}: {KEEP_STORED_HINT}"
+                                                                                 for c in changed]))
+    return kinds, changed
 
 
 def import_annotations(
@@ -241,15 +255,20 @@ def import_annotations(
     annotator_map: Mapping[str, str] | None = None,
     round_override: str | None = None,
     now: datetime | None = None,
+    keep_stored: bool = False,
 ) -> ImportResult:
-    """Import one file all-or-nothing; the same bytes imported again change nothing."""
+    """Import one file all-or-nothing; the same bytes imported again change nothing. A label that
+    differs from the one stored for its pair, annotator and round refuses the file, unless
+    ``keep_stored``: then the stored label stays and the file's other labels are taken
+    (:attr:`ImportResult.kept_stored` lists those not taken)."""
     with stage_lock(warehouse_locks(wh.path), "annotation-import"):
-        return _import(wh, path, annotator_map=annotator_map, round_override=round_override, now=now)
+        return _import(wh, path, annotator_map=annotator_map, round_override=round_override, now=now,
+                       keep_stored=keep_stored)
 
 
 def _import(
     wh: Warehouse, path: Path, *, annotator_map: Mapping[str, str] | None, round_override: str | None,
-    now: datetime | None,
+    now: datetime | None, keep_stored: bool,
 ) -> ImportResult:
     data = path.read_bytes() if path.is_file() else None
     if data is None:
@@ -261,7 +280,7 @@ def _import(
         return ImportResult(path, int(earlier["annotations"]), 0, True)
     fmt, records = read_annotation_file(path, annotator_map=annotator_map, round_override=round_override,
                                         pairs=partial(store.pair_tasks, wh), pair_ids=partial(store.pair_ids_of, wh))
-    kinds = _check_against_warehouse(wh, path, records)
+    kinds, changed = _check_against_warehouse(wh, path, records, keep_stored)
     rows = [
         {
             "annotation_id": stable_id(r.pair_id, r.annotator_id, r.round),
@@ -276,9 +295,11 @@ def _import(
         for r in records
     ]
     record = {"file_hash": digest, "file_name": str(path), "file_format": fmt, "annotations": len(rows), "imported_at": now or _now()}
-    new = store.store_annotations(wh, rows, record)
+    new = store.store_annotations(wh, rows, record)  # a changed label's row meets the stored one: not inserted
     log.info("annotations imported", extra={"file": str(path), "format": fmt, "annotations": len(rows), "new": new})
-    return ImportResult(path, len(rows), new, False)
+    for line in changed:
+        log.warning("a changed label was not taken: the stored one is kept", extra={"file": str(path), "label": line})
+    return ImportResult(path, len(rows), new, False, tuple(changed))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Literal
 
 import typer
 
-from arastance.cli.common import console, fail, print_table, require_stdout, settings
+from arastance.cli.common import console, fail, print_table, require_stdout, settings, warn
 from arastance.cli.shown_text import assembled
 from arastance.config import Settings
 from tasks.annotation.discussion import import_discussion
@@ -83,13 +83,22 @@ def _model_predictions(s: Settings, wh: Warehouse, directory: Path | None) -> di
 def import_(
     files: list[Path] = typer.Argument(..., help="Label Studio JSON exports (.json) or filled-in task sheets (.csv)"),
     round_name: str | None = typer.Option(None, "--round", help="the round every label belongs to (default: the file's round field)"),
+    keep_stored_labels: bool = typer.Option(
+        False, "--keep-stored-labels",
+        help="take a file in which an annotator changed a label already stored (a later Label Studio export): "
+             "the stored label stays, the file's other labels are taken, and the changed ones are listed"),
 ) -> None:
     """Import annotations; each file is all-or-nothing and importing it again changes nothing."""
     s = settings()
 
     def one(wh: Warehouse, path: Path) -> dict[str, object]:
-        res = import_annotations(wh, path, annotator_map=s.annotation.annotator_map, round_override=round_name)
+        res = import_annotations(wh, path, annotator_map=s.annotation.annotator_map, round_override=round_name,
+                                 keep_stored=keep_stored_labels)
         status = "imported before: nothing to do" if res.already_imported else "imported"
+        if res.kept_stored:
+            status += f"; {len(res.kept_stored)} changed label(s) not taken, the stored ones kept"
+            for line in res.kept_stored:
+                warn(f"{path}: {line}: the stored label is kept")
         return {"annotations": res.annotations, "new": res.new, "status": status}
 
     _import_each(s, files, one, title="Annotation import")
