@@ -24,6 +24,7 @@ from tasks.annotation.csv_io import KEEP_IDS_AS_TEXT
 from tasks.annotation.discussion import import_discussion
 from tasks.annotation.records import AnnotationFileError
 from tasks.annotation.workflow import adjudicate, export_round, import_annotations
+from tasks.dataset.load_export import load_export
 from warehouse import Warehouse, open_warehouse
 from warehouse import annotation as store
 
@@ -31,9 +32,10 @@ from warehouse import annotation as store
 PILOT = [("agree", "agree", "agree"), ("agree", "agree", "unrelated"), ("agree", "discuss", "unrelated")]
 
 
-def _pilot(wh: Warehouse, tmp_path: Path) -> tuple[list[str], Path]:
+def _pilot(wh: Warehouse, tmp_path: Path, claims: int = 1) -> tuple[list[str], Path]:
+    """A pilot round of three pairs (of one claim, or each of its own) labelled as :data:`PILOT` says, in pair order."""
     cfg = load_settings().annotation
-    add_claims(wh, 1, 3)
+    add_claims(wh, claims, 3 // claims)
     pilot = export_round(wh, "pilot", cfg, tmp_path / "tasks", size=3)
     pairs = sorted({t["pair_id"] for t in store.round_tasks(wh, pilot.round)})
     for k, annotator in enumerate(cfg.annotators):
@@ -362,3 +364,183 @@ def test_a_discussion_sheet_problem_names_the_row_a_spreadsheet_shows_blank_rows
     assert done.exit_code != 0
     # it was: "line 3", as csv.DictReader counts the rows it gives, skipping the blank one
     assert f"row 4 (pair {pairs[2]}): decision 'agree' without a reason" in _one_line(done.output)
+
+
+#: Our own claims and articles, one article to a claim, so that the rows of a sheet show different claims:
+#: (claim, article title, article).
+NEWS = (
+    ("افتتاح جسر الملك فهد الثاني بين الدمام والبحرين مطلع الشهر المقبل",
+     "وزارة النقل: الجسر الجديد يُفتح أمام السيارات في مارس",
+     "أعلنت وزارة النقل أن الجسر الثاني سيُفتح أمام السيارات في مارس بعد اكتمال أعمال الرصف والإنارة."),
+    ("إغلاق جميع مدارس القاهرة أسبوعين بسبب الأمطار الغزيرة",
+     "التعليم تنفي إغلاق المدارس وتؤكد انتظام الدراسة",
+     "نفت وزارة التربية والتعليم ما تداولته صفحات التواصل عن إغلاق المدارس، وأكدت انتظام الدراسة غدًا."),
+    ("رفع سعر رغيف الخبز المدعم إلى جنيه واحد ابتداءً من يوليو",
+     "مجلس الوزراء يناقش منظومة الدعم في اجتماعه الأسبوعي",
+     "ناقش مجلس الوزراء في اجتماعه الأسبوعي منظومة الدعم دون أن يصدر قرارًا بشأن سعر الخبز."),
+)
+
+
+def _pilot_of_three_claims(wh: Warehouse, tmp_path: Path) -> tuple[list[str], Path]:
+    """:func:`_pilot` over three claims of one article each, their text our :data:`NEWS`, in pair order."""
+    pairs, round_dir = _pilot(wh, tmp_path, claims=3)
+    for pair_id, (claim, title, text) in zip(pairs, NEWS):
+        [ids] = wh.query("SELECT claim_id, article_id FROM claim_article_pairs WHERE pair_id = ?", [pair_id])
+        wh.con.execute("UPDATE claims SET cleaned_text = ? WHERE claim_id = ?", [claim, ids["claim_id"]])
+        wh.con.execute("UPDATE articles SET title = ?, text = ? WHERE article_id = ?", [title, text, ids["article_id"]])
+    return pairs, round_dir
+
+
+def _sort_alone(sheet: Path, column: str) -> list[dict[str, str]]:
+    """Sort ``column`` of ``sheet`` on its own, as Excel does when told to "continue with the current
+    selection", A to Z or Z to A, whichever moves its cells; return the rows as they were."""
+    rows = _sheet(sheet)
+    cells = [r[column] for r in rows]
+    moved = sorted(cells) if sorted(cells) != cells else sorted(cells, reverse=True)
+    assert moved != cells
+    with sheet.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows({**r, column: cell} for r, cell in zip(rows, moved))
+    return rows
+
+
+def test_a_decision_taken_beside_another_pairs_claim_is_refused_naming_sheet_row_and_pair(tmp_path: Path) -> None:
+    runner = CliRunner()
+    with open_warehouse(load_settings().warehouse) as wh:
+        pairs, round_dir = _pilot_of_three_claims(wh, tmp_path)
+    assert runner.invoke(app, ["annotate", "adjudicate", "--out", str(tmp_path / "tasks")]).exit_code == 0
+    sheet = round_dir / "discussion.csv"
+    before = _sort_alone(sheet, "claim")  # the team sorts the sheet by claim, the claim column alone
+    # and decides each row on the claim and article it shows now
+    _fill(sheet, sheet, {pairs[1]: ("unrelated", "المقال عن الجسر لا عن المدارس"),
+                         pairs[2]: ("unrelated", "المقال عن المدارس لا عن الخبز")})
+    done = runner.invoke(app, ["annotate", "discuss", str(sheet)])
+    assert done.exit_code != 0  # it was: both decisions stored as gold of the pairs the rows' pair_ids name
+    shown = _one_line(done.output)
+    assert f"{sheet}: nothing imported, 2 problem(s):" in shown
+    assert (f"row 2 (pair {pairs[1]}): the row's claim {before[1]['claim'][:40] + '…'!r} is not pair {pairs[1]}'s "
+            f"(claim {before[0]['claim'][:40] + '…'!r}): the row shows another pair than its pair_id names "
+            "(was the claim column sorted apart from the rest of the row, or edited?)") in shown
+    assert f"row 3 (pair {pairs[2]}): the row's claim" in shown
+    with open_warehouse(load_settings().warehouse, read_only=True) as wh:
+        assert store.pilot_discussions(wh) == [] and wh.query("SELECT * FROM gold_labels WHERE pair_id <> ?", [pairs[0]]) == []
+
+
+@pytest.mark.parametrize(
+    ("column", "disagrees"),
+    [("pair_id", "claim_id"), ("claim_id", "claim_id"), ("article_id", "article_id"), ("claim", "claim"),
+     ("article_title", "article_title"), ("article", "article")],
+)
+def test_a_column_sorted_apart_from_the_row_stops_both_the_import_and_the_rewrite(
+    warehouse: Warehouse, tmp_path: Path, column: str, disagrees: str
+) -> None:
+    pairs, round_dir = _pilot_of_three_claims(warehouse, tmp_path)
+    cfg = load_settings().annotation
+    adjudicate(warehouse, cfg, tmp_path / "tasks")
+    sheet = round_dir / "discussion.csv"
+    _sort_alone(sheet, column)
+    decided = _sheet(sheet)[0]  # the first row decided, on the claim and article it shows
+    _fill(sheet, sheet, {decided["pair_id"]: ("disagree", "المقال ينفي الخبر صراحة")})
+    with pytest.raises(AnnotationFileError) as err:
+        import_discussion(warehouse, sheet)
+    [problem] = err.value.problems
+    assert problem.startswith(f"row 2 (pair {decided['pair_id']}): the row's {disagrees} ")
+    assert store.pilot_discussions(warehouse) == []
+    saved = sheet.read_bytes()
+    with pytest.raises(ValueError) as stopped:  # rewritten, the row would show its pair's text beside that decision
+        adjudicate(warehouse, cfg, tmp_path / "tasks")
+    assert f"{sheet}: cannot read the discussion sheet back to keep what was filled in: {problem}" in str(stopped.value)
+    assert sheet.read_bytes() == saved
+
+
+def test_a_sheet_a_spreadsheet_saved_with_its_own_line_ends_apostrophes_and_cut_cells_is_imported(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    pairs, round_dir = _pilot_of_three_claims(warehouse, tmp_path)
+    warehouse.con.execute("UPDATE claims SET cleaned_text = '- ' || cleaned_text")  # a sign: written as a formula's text
+    warehouse.con.execute("UPDATE articles SET text = text || '\n\n' || ?", [LONG_ARTICLE])
+    cfg = load_settings().annotation
+    sheet = round_dir / "discussion.csv"
+    adjudicate(warehouse, cfg, tmp_path / "tasks")
+    with csv_cell_limit(10 * len(LONG_ARTICLE)):
+        rows = _sheet(sheet)
+        assert rows[0]["claim"].startswith("'- ")
+        resaved = [{**r, "claim": r["claim"].removeprefix("'"), "article": r["article"][:32_767].replace("\n", "\r\n"),
+                    "decision": "discuss", "reason": "نفس الحدث دون موقف"} for r in rows]
+        with sheet.open("w", encoding="utf-8", newline="") as fh:  # Excel: the apostrophe taken, a cell cut at 32,767
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\r\n")
+            writer.writeheader()
+            writer.writerows(resaved)
+        copy = tmp_path / "resaved.csv"
+        copy.write_bytes(sheet.read_bytes())
+        adjudicate(warehouse, cfg, tmp_path / "tasks")  # reads the sheet back to keep the decisions
+        assert [r["decision"] for r in _sheet(sheet)] == ["discuss", "discuss"]
+        done = import_discussion(warehouse, copy)
+    assert (done.decisions, done.new) == (2, 2)
+
+
+def test_a_filled_in_row_whose_pair_was_decided_otherwise_stops_adjudicate_and_is_not_dropped(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
+    pairs, round_dir = _pilot(warehouse, tmp_path)
+    cfg = load_settings().annotation
+    adjudicate(warehouse, cfg, tmp_path / "tasks")
+    sheet = round_dir / "discussion.csv"
+    # one member of the team imports a copy; on the shared sheet another decides the same pair otherwise
+    import_discussion(warehouse, _fill(sheet, tmp_path / "copy.csv", {pairs[1]: ("agree", "المقال يؤكد الخبر")}))
+    _fill(sheet, sheet, {pairs[1]: ("disagree", "المقال ينفي الخبر في فقرته الأخيرة")})
+    saved = sheet.read_bytes()
+    with pytest.raises(ValueError) as err:
+        adjudicate(warehouse, cfg, tmp_path / "tasks")  # it was: the sheet rewritten without the row, and no word
+    assert str(err.value) == (
+        f"{sheet}: cannot read the discussion sheet back to keep what was filled in: row 2 (pair {pairs[1]}): "
+        f"pair {pairs[1]} was decided 'agree' before (from copy.csv), so the sheet no longer lists it: rewriting "
+        "the sheet would drop the row's decision 'disagree' and its reason; clear the row's decision, reason and "
+        "decided_by. Nothing was written and no adjudication round was created; fix the sheet and run "
+        "`annotate adjudicate` again")
+    assert sheet.read_bytes() == saved
+    _edit(sheet, pairs[1], decision="agree")  # the decision stored: nothing is lost when the row goes
+    adjudicate(warehouse, cfg, tmp_path / "tasks")
+    assert [r["pair_id"] for r in _sheet(sheet)] == [pairs[2]]
+
+
+def test_a_filled_in_row_whose_pair_a_dataset_file_made_gold_stops_adjudicate(warehouse: Warehouse, tmp_path: Path) -> None:
+    pairs, round_dir = _pilot(warehouse, tmp_path)
+    cfg = load_settings().annotation
+    adjudicate(warehouse, cfg, tmp_path / "tasks")
+    sheet = round_dir / "discussion.csv"
+    _fill(sheet, sheet, {pairs[2]: ("discuss", "المقال عن الحدث نفسه دون موقف")})
+    row = _sheet(sheet)[1]
+    release = tmp_path / "release"
+    write_json(release / "train.jsonl", {"id": row["claim_id"], "claim": row["claim"], "article": [row["article"]],
+                                         "article_title": [row["article_title"]], "article_url": [row["article_url"]],
+                                         "stance": ["Unrelated"]})
+    load_export(warehouse, release, source_id="arastance")
+    saved = sheet.read_bytes()
+    with pytest.raises(ValueError) as err:
+        adjudicate(warehouse, cfg, tmp_path / "tasks")  # it was: the sheet rewritten without the row, and no word
+    assert (f"row 3 (pair {pairs[2]}): pair {pairs[2]}'s gold label 'unrelated' comes from a dataset file "
+            "(`dataset load`), which a discussion does not replace, so the sheet no longer lists it") in str(err.value)
+    assert sheet.read_bytes() == saved
+
+
+def test_a_filled_in_row_whose_pairs_annotators_now_agree_stops_adjudicate(warehouse: Warehouse, tmp_path: Path) -> None:
+    pairs, round_dir = _pilot(warehouse, tmp_path)
+    cfg = load_settings().annotation
+    adjudicate(warehouse, cfg, tmp_path / "tasks")
+    sheet = round_dir / "discussion.csv"
+    _fill(sheet, sheet, {pairs[1]: ("disagree", "المقال ينفي الخبر في فقرته الأخيرة")})
+    # ann-3 is asked again: the label withdrawn in the warehouse, and the new one imported
+    warehouse.con.execute("DELETE FROM annotations WHERE pair_id = ? AND annotator_id = 'ann-3'", [pairs[1]])
+    again = [ls_task(pairs[1], "pilot-1", [ls_annotation("ann-3", "agree")])]
+    import_annotations(warehouse, write_json(tmp_path / "again" / "ann-3.json", again))
+    saved = sheet.read_bytes()
+    with pytest.raises(ValueError) as err:
+        adjudicate(warehouse, cfg, tmp_path / "tasks")  # it was: the sheet rewritten without the row, and no word
+    assert (f"row 2 (pair {pairs[1]}): pair {pairs[1]} is gold (agreed, 'agree'), so the sheet no longer lists it: "
+            "rewriting the sheet would drop the row's decision 'disagree' and its reason") in str(err.value)
+    assert sheet.read_bytes() == saved
+    _edit(sheet, pairs[1], decision="", reason="", decided_by="")  # the team lets the row go
+    adjudicate(warehouse, cfg, tmp_path / "tasks")
+    assert [r["pair_id"] for r in _sheet(sheet)] == [pairs[2]]

@@ -10,7 +10,9 @@ hand (``parse_csv(pairs=...)``) a labelled row whose cells are not those of the 
 names is refused: the row shows one pair and names another, as every row does once the pair_id
 column alone is sorted (Excel's "continue with the current selection"), and its label, given
 after reading one article, would be stored on another pair. A sheet without those columns (made
-by hand) is read on its pair_ids alone.
+by hand) is read on its pair_ids alone. The pilot's discussion sheet is checked so too, and, as its
+adjudicator decides on the claim and article the row shows, on that text as well
+(:func:`shown_pair_problem`).
 
 A spreadsheet takes about one pair id in 800 for a number and saves it rewritten (``1.23457E+14``);
 with the warehouse's pairs by claim and article at hand too (``parse_csv(pair_ids=...)``), such a
@@ -46,6 +48,9 @@ READ_COLUMNS: tuple[str, ...] = ("pair_id", "annotator_id", "round", "label", "a
 LABEL_STUDIO_CSV_COLUMNS = frozenset({"annotation_id", "lead_time"})
 #: Columns of text from the web, which a spreadsheet must not take for formulas.
 WEB_TEXT_COLUMNS: tuple[str, ...] = ("claim", "article_title", "article_url", "article", "claim_url")
+#: How much of a text a row shows is compared with its pair's: an article longer than a spreadsheet's
+#: cell comes back cut (Excel keeps 32,767 characters), but two articles differ well before that.
+SHOWN_TEXT_COMPARED = 1_000
 
 #: The stored pairs among the given pair ids, by pair id, each with its ``claim_id`` and
 #: ``article_id`` (``functools.partial(warehouse.annotation.pair_tasks, wh)``).
@@ -260,17 +265,54 @@ class _SheetRows:
 
     def check_pairs(self, pairs: PairLookup) -> None:
         """Add a problem for each labelled row whose claim_id or article_id is not that of the pair
-        its pair_id names; a pair the warehouse does not hold is left to the import's own check."""
+        its pair_id names (:func:`shown_pair_problem`); a pair the warehouse does not hold is left to
+        the import's own check."""
         stored = pairs({record.pair_id for _, record, _ in self.shown})
         for number, record, cells in self.shown:
-            pair = {c: str(v) for c, v in stored.get(record.pair_id, {}).items() if c in PAIR_KEY_COLUMNS}
-            wrong = [c for c in cells if c in pair and cells[c] != pair[c] and not _read_as_number(pair[c])]
-            if wrong:
-                self.problems.append((number, (
-                    f"{record.where}: the row's {' and '.join(f'{c} {cells[c]!r}' for c in wrong)} "
-                    f"{'is' if len(wrong) == 1 else 'are'} not pair {record.pair_id}'s "
-                    f"({', '.join(f'{c} {pair[c]!r}' for c in wrong)}): the row shows another pair than its "
-                    "pair_id names (was the pair_id column sorted apart from the rest of the row?)")))
+            problem = shown_pair_problem(record.where, record.pair_id, cells, stored.get(record.pair_id, {}))
+            if problem:
+                self.problems.append((number, problem))
+
+
+def _shown_text(text: str) -> str:
+    """``text`` as compared with the pair's: blank runs (a spreadsheet saves line ends its own way)
+    as one space, the apostrophe that kept it from acting as a formula left out (a spreadsheet takes
+    it on reading), and only its first :data:`SHOWN_TEXT_COMPARED` characters."""
+    return " ".join(text.split()).removeprefix("'")[:SHOWN_TEXT_COMPARED]
+
+
+def _shows(column: str, cell: str, stored: str) -> bool:
+    """Whether a sheet's ``cell`` of ``column`` can be the pair's ``stored`` value: an id the same
+    (one a spreadsheet takes for a number is not compared: it may be saved rewritten), a text the
+    same as written on the sheet, whether the spreadsheet kept the apostrophes put in it or not."""
+    if column in PAIR_KEY_COLUMNS:
+        return cell == stored or _read_as_number(stored)
+    return _shown_text(cell) in (_shown_text(stored), _shown_text(inert_cell(stored)))
+
+
+def _quoted(text: str) -> str:
+    """``text`` quoted in a problem, cut after 40 characters: a claim or an article would fill the message."""
+    return repr(text if len(text) <= 40 else text[:40] + "…")
+
+
+def shown_pair_problem(where: str, pair_id: str, cells: Mapping[str, str], pair: Mapping[str, Any]) -> str | None:
+    """Why the row named ``where`` shows another pair than ``pair_id``, whose stored cells are
+    ``pair``, or None. Its claim_id and article_id must be the pair's; those alike, its claim and
+    article text and URLs (:data:`WEB_TEXT_COLUMNS`) must be too, as read by whoever decided on
+    the row (a discussion sheet's adjudicator). A cell left empty, or a column the row or
+    ``pair`` lacks, is not compared: a sheet made by hand is read on its pair_ids."""
+    stored = {c: str(pair[c] or "") for c in (*PAIR_KEY_COLUMNS, *WEB_TEXT_COLUMNS) if c in pair and cells.get(c)}
+    differ = [c for c in stored if not _shows(c, cells[c], stored[c])]
+    ids = [c for c in differ if c in PAIR_KEY_COLUMNS]
+    wrong = ids or differ
+    if not wrong:
+        return None
+    hint = "was the pair_id column sorted apart from the rest of the row?" if ids else \
+        f"was the {' or '.join(wrong)} column sorted apart from the rest of the row, or edited?"
+    return (f"{where}: the row's {' and '.join(f'{c} {_quoted(cells[c])}' for c in wrong)} "
+            f"{'is' if len(wrong) == 1 else 'are'} not pair {pair_id}'s "
+            f"({', '.join(f'{c} {_quoted(stored[c])}' for c in wrong)}): the row shows another pair than its "
+            f"pair_id names ({hint})")
 
 
 def _is_label_studio_csv(header: Sequence[str]) -> bool:

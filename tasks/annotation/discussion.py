@@ -10,23 +10,28 @@ the pair's gold label, and ``annotate status`` reports the discussions per round
 A row is the pair it shows: where a spreadsheet turned its pair_id into a number
 (``0123456789012345`` saved as ``1.23457E+14``), the pair its claim_id and article_id name, as on
 a task sheet (:func:`tasks.annotation.csv_io.recovered_pair_ids`); a problem names the row as the
-spreadsheet numbers it (the header is row 1) and its pair.
+spreadsheet numbers it (the header is row 1) and its pair. A filled-in row whose claim_id,
+article_id, claim or article is not its pair's (one column sorted on its own: the decision was
+taken reading another pair) is refused (:func:`tasks.annotation.csv_io.shown_pair_problem`).
 
 Writing the sheet again (after more labels came in) keeps whatever was already filled in, so a
 sheet that cannot be read back (saved by a spreadsheet in another encoding or with ``;`` between
-fields), or a filled-in row that names no pair, stops ``adjudicate`` before it stores anything of
-its own.
+fields), a filled-in row that names no pair or shows another pair, or one whose pair the sheet no
+longer lists while the row's decision is not the one stored for it (decided otherwise from another
+file, made gold by a dataset file), stops ``adjudicate`` before it stores anything of its own: the
+rewritten sheet would drop the row unseen, as ``annotate discuss`` refuses such stale rows too.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from tasks.annotation.gold import GoldDecision
 from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
@@ -37,6 +42,7 @@ from tasks.annotation.csv_io import (
     recovered_pair_ids,
     row_where,
     sheet_rows,
+    shown_pair_problem,
 )
 from tasks.annotation.records import AnnotationFileError, parse_label
 from tasks.annotation.sheet_cells import SHEET_QUOTING, inert_cell
@@ -78,12 +84,14 @@ class UnreadableSheetError(ValueError):
 @dataclass(frozen=True, slots=True)
 class _Row:
     """A row of a sheet: its number as a spreadsheet shows it (the header is row 1), its cells
-    stripped, by column, the pair it shows, and how a problem names it."""
+    stripped, by column, the pair it shows, how a problem names it, and whether the warehouse
+    holds that pair."""
 
     number: int
     cells: dict[str, str]
     pair_id: str
     where: str
+    known: bool
 
 
 def _read_sheet(path: Path) -> list[tuple[int, dict[str, str]]]:
@@ -110,22 +118,69 @@ def _read_sheet(path: Path) -> list[tuple[int, dict[str, str]]]:
 def _pairs_shown(wh: Warehouse, rows: Sequence[tuple[int, dict[str, str]]]) -> tuple[list[_Row], dict[int, str]]:
     """The ``rows`` with the pair each shows (a pair_id a spreadsheet turned into a number gives way
     to the pair the row's claim_id and article_id name), and by row number the problem of each
-    row whose cells name none: its decision would be stored on, or kept for, no pair."""
-    given, unfound = recovered_pair_ids(((n, cells.get("pair_id", ""), cells) for n, cells in rows),
-                                        partial(store.pair_tasks, wh), partial(store.pair_ids_of, wh))
+    row whose cells name none, or whose ids, claim or article are another pair's than its pair_id
+    names: its decision would be stored on, or kept for, no pair or another one."""
+    given, problems = recovered_pair_ids(((n, cells.get("pair_id", ""), cells) for n, cells in rows),
+                                         partial(store.pair_tasks, wh), partial(store.pair_ids_of, wh))
+    named = {n: given.get(n, cells.get("pair_id", "")) for n, cells in rows if n not in problems}
+    stored = store.pair_tasks(wh, set(named.values()))
     shown = []
     for number, cells in rows:
-        saved_as = cells.get("pair_id", "")
-        pair_id = given.get(number, saved_as)
-        if number not in unfound:
-            shown.append(_Row(number, cells, pair_id, row_where(number, pair_id, saved_as if number in given else "")))
-    return shown, unfound
+        if number not in named:
+            continue
+        pair_id, saved_as = named[number], cells.get("pair_id", "")
+        row = _Row(number, cells, pair_id, row_where(number, pair_id, saved_as if number in given else ""),
+                   pair_id in stored)
+        problem = shown_pair_problem(row.where, pair_id, cells, stored.get(pair_id, {}))
+        if problem:
+            problems[number] = problem
+        else:
+            shown.append(row)
+    return shown, problems
 
 
-def _filled_in(wh: Warehouse, sheet: Path) -> dict[str, dict[str, str]]:
-    """What the discussion already wrote on ``sheet``, by pair (nothing when there is no sheet yet);
-    a sheet that cannot be read back, or a filled-in row that names no pair, raises
-    :class:`UnreadableSheetError`: rewriting the sheet would drop what the row holds."""
+@dataclass(frozen=True)
+class _Standing:
+    """Where the pilot pairs stand now, to tell why a filled-in row's pair is not on its sheet any
+    more: each pair's decision, the discussion decisions stored, the gold labels a dataset file
+    gave, and the round each pair waiting for discussion is discussed in."""
+
+    decisions: Mapping[str, GoldDecision]
+    discussed: Mapping[str, Mapping[str, Any]]
+    from_files: Mapping[str, Mapping[str, Any]]
+    waiting: Mapping[str, str]
+
+    def left(self, row: _Row) -> str | None:
+        """The problem of a filled-in ``row`` whose pair its sheet no longer lists, or None where
+        the decision stored for the pair is the row's: then the row has nothing to lose."""
+        p, cells = row.pair_id, row.cells
+        old = self.discussed.get(p)
+        if old is not None and old["label"] == parse_label(cells.get("decision")):
+            return None
+        decision = self.decisions.get(p)
+        if old is not None:
+            why = f"pair {p} was decided {old['label']!r} before (from {old['source_file']})"
+        elif p in self.from_files:
+            why = (f"pair {p}'s gold label {self.from_files[p]['label']!r} comes from a dataset file (`dataset load`), "
+                   "which a discussion does not replace")
+        elif p in self.waiting:
+            why = f"pair {p} is discussed on the sheet of round {self.waiting[p]}"
+        elif decision is None:
+            why = f"pair {p} has no pilot labels"
+        else:
+            why = f"pair {p} is {decision.status}" + (f" ({decision.method}, {decision.label!r})" if decision.label else "")
+        held = (f"decision {cells['decision']!r}" + (" and its reason" if cells.get("reason") else "")
+                if cells.get("decision") else "reason" if cells.get("reason") else "decided_by")
+        return (f"{row.where}: {why}, so the sheet no longer lists it: rewriting the sheet would drop the row's "
+                f"{held}; clear the row's decision, reason and decided_by")
+
+
+def _filled_in(wh: Warehouse, sheet: Path, listed: Collection[str], standing: _Standing) -> dict[str, dict[str, str]]:
+    """What the discussion already wrote on ``sheet``, by pair (nothing when there is no sheet yet),
+    the sheet to list the pairs ``listed``; a sheet that cannot be read back, a filled-in row that
+    names no pair or shows another one, or one whose pair is not ``listed`` and whose decision is
+    not stored (:meth:`_Standing.left`) raises :class:`UnreadableSheetError`: rewriting the sheet
+    would drop what the row holds, or keep it beside another claim and article than it was taken on."""
     if not sheet.is_file():
         return {}
     try:
@@ -134,13 +189,13 @@ def _filled_in(wh: Warehouse, sheet: Path) -> dict[str, dict[str, str]]:
         raise _unreadable(sheet, exc.problems) from None
     if not filled:
         return {}
-    rows, unfound = _pairs_shown(wh, filled)
-    stored = store.pair_tasks(wh, {row.pair_id for row in rows})
-    problems = dict(unfound) | {
-        row.number: (f"{row.where}: {f'unknown pair {row.pair_id!r}' if row.pair_id else 'no pair_id'}: "
-                     "the row's decision and reason belong to no pair; give the row back its pair_id")
-        for row in rows if row.pair_id not in stored
-    }
+    rows, problems = _pairs_shown(wh, filled)
+    for row in rows:
+        if not row.known:
+            problems[row.number] = (f"{row.where}: {f'unknown pair {row.pair_id!r}' if row.pair_id else 'no pair_id'}: "
+                                    "the row's decision and reason belong to no pair; give the row back its pair_id")
+        elif row.pair_id not in listed and (gone := standing.left(row)):
+            problems[row.number] = gone
     if problems:
         raise _unreadable(sheet, [problems[n] for n in sorted(problems)])
     return {row.pair_id: row.cells for row in rows}
@@ -166,10 +221,12 @@ def discussion_sheets(wh: Warehouse, decisions: Sequence[GoldDecision], out_dir:
         if a["round_kind"] == "pilot" and a["pair_id"] in waiting:
             labels.setdefault((a["round"], a["pair_id"]), []).append(f"{a['annotator_id']}={a['label']}")
     tasks = store.pair_tasks(wh, waiting)
+    standing = _Standing({d.pair_id: d for d in decisions}, {d["pair_id"]: d for d in store.pilot_discussions(wh)},
+                         store.gold_not_from_annotations(wh), {p: r for r, p in labels})
     sheets = {}
     for round_name in sorted({r for r, _ in labels}):
         sheet = out_dir / round_name / SHEET_NAME
-        filled = _filled_in(wh, sheet)
+        filled = _filled_in(wh, sheet, {p for r, p in labels if r == round_name}, standing)
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=SHEET_COLUMNS, lineterminator="\n", quoting=SHEET_QUOTING)
         writer.writeheader()
