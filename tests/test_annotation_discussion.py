@@ -421,7 +421,7 @@ def test_a_decision_taken_beside_another_pairs_claim_is_refused_naming_sheet_row
     assert f"{sheet}: nothing imported, 2 problem(s):" in shown
     assert (f"row 2 (pair {pairs[1]}): the row's claim {before[1]['claim'][:40] + '…'!r} is not pair {pairs[1]}'s "
             f"(claim {before[0]['claim'][:40] + '…'!r}): the row shows another pair than its pair_id names "
-            "(was the claim column sorted apart from the rest of the row, or edited?)") in shown
+            "(was the claim column sorted apart from the rest of the row?)") in shown
     assert f"row 3 (pair {pairs[2]}): the row's claim" in shown
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
         assert store.pilot_discussions(wh) == [] and wh.query("SELECT * FROM gold_labels WHERE pair_id <> ?", [pairs[0]]) == []

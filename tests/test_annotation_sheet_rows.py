@@ -68,6 +68,29 @@ def test_a_row_showing_another_article_of_the_same_claim_names_the_article_only(
         "pair_id names (was the pair_id column sorted apart from the rest of the row?)")
 
 
+@pytest.mark.parametrize("column", ["claim", "article_title", "article"])
+def test_a_sheet_whose_claim_or_article_column_alone_was_sorted_is_refused_naming_the_column(
+        warehouse: Warehouse, tmp_path: Path, column: str) -> None:
+    rows = _exported_sheet(warehouse, tmp_path)
+    shown = sorted((r[column] for r in rows), reverse=True)
+    moved = [{**r, column: text} for r, text in zip(rows, shown)]  # the annotator read another pair's text
+    with pytest.raises(AnnotationFileError) as err:  # it was: each label stored on the pair the ids name
+        parse_csv(_write(tmp_path / "sorted.csv", moved), pairs=partial(store.pair_tasks, warehouse))
+    wrong = [n for n, (r, m) in enumerate(zip(rows, moved), start=2) if r[column] != m[column]]
+    assert wrong and [p.split(":")[0] for p in err.value.problems] == [
+        f"row {n} (pair {rows[n - 2]['pair_id']})" for n in wrong]
+    assert all(f"was the {column} column sorted apart from the rest of the row?" in p
+               for p in err.value.problems)
+
+
+def test_a_sheet_whose_claims_text_changed_since_it_was_written_still_reads(warehouse: Warehouse, tmp_path: Path) -> None:
+    rows = _exported_sheet(warehouse, tmp_path)
+    # a reviewer rewrote a claim after the export: the row shows its old text, no other pair's
+    warehouse.con.execute("UPDATE claims SET cleaned_text = cleaned_text || ' (نص منقح)'")
+    read = parse_csv(_write(tmp_path / "labelled.csv", rows), pairs=partial(store.pair_tasks, warehouse))
+    assert [r.pair_id for r in read] == [r["pair_id"] for r in rows]
+
+
 def test_sheets_as_exported_or_without_the_id_columns_read_back(warehouse: Warehouse, tmp_path: Path) -> None:
     rows = _exported_sheet(warehouse, tmp_path)
     lookup = partial(store.pair_tasks, warehouse)

@@ -10,9 +10,9 @@ hand (``parse_csv(pairs=...)``) a labelled row whose cells are not those of the 
 names is refused: the row shows one pair and names another, as every row does once the pair_id
 column alone is sorted (Excel's "continue with the current selection"), and its label, given
 after reading one article, would be stored on another pair. A sheet without those columns (made
-by hand) is read on its pair_ids alone. The pilot's discussion sheet is checked so too, and, as its
-adjudicator decides on the claim and article the row shows, on that text as well
-(:func:`shown_pair_problem`).
+by hand) is read on its pair_ids alone. As the annotator labels the claim and article the row shows,
+that text is checked as well (:class:`ShownPairs`): sorting the claim or article column alone
+puts another pair's text beside the ids. The pilot's discussion sheet is checked the same way.
 
 A spreadsheet takes about one pair id in 800 for a number and saves it rewritten (``1.23457E+14``);
 with the warehouse's pairs by claim and article at hand too (``parse_csv(pair_ids=...)``), such a
@@ -218,6 +218,7 @@ class _SheetRows:
     labelled: list[tuple[int, Annotation, dict[str, str]]] = field(default_factory=list)
     found: dict[tuple[str, str, str], Annotation] = field(default_factory=dict)
     shown: list[tuple[int, Annotation, dict[str, str]]] = field(default_factory=list)
+    every: set[str] = field(default_factory=set)  # the pair_id of every row, labelled or not
 
     def take(self, number: int, record: Annotation, pair_cells: dict[str, str]) -> None:
         """Keep ``record`` unless an earlier row gave its annotator, pair and round another label."""
@@ -234,7 +235,8 @@ class _SheetRows:
         """Take the annotation of row ``number`` (``cells``), or its problem; a blank row gives neither."""
         if not cells:  # a blank line
             return
-        row = {c: cell.strip() for c, cell in zip(header, cells) if c in READ_COLUMNS}
+        row = {c: cell.strip() for c, cell in zip(header, cells) if c in READ_COLUMNS or c in WEB_TEXT_COLUMNS}
+        self.every.add(row.get("pair_id", ""))
         where = row_where(number, row.get("pair_id", ""))
         if len(cells) > len(header):
             self.problems.append((number, f"{where}: more fields than the header has"))
@@ -245,7 +247,9 @@ class _SheetRows:
             self.problems.append((number, f"{where}: {exc}"))
             return
         if record is not None:
-            self.labelled.append((number, record, {c: row[c] for c in PAIR_KEY_COLUMNS if row.get(c)}))
+            # the ids and the text the annotator read beside them (ShownPairs)
+            self.labelled.append((number, record, {c: row[c] for c in (*PAIR_KEY_COLUMNS, *WEB_TEXT_COLUMNS)
+                                                   if row.get(c)}))
 
     def recover_pair_ids(self, pairs: PairLookup, pair_ids: PairIdLookup) -> int:
         """Give each labelled row whose pair_id a spreadsheet turned into a number (no stored pair
@@ -265,11 +269,11 @@ class _SheetRows:
 
     def check_pairs(self, pairs: PairLookup) -> None:
         """Add a problem for each labelled row whose claim_id or article_id is not that of the pair
-        its pair_id names (:func:`shown_pair_problem`); a pair the warehouse does not hold is left to
+        its pair_id names (:class:`ShownPairs`); a pair the warehouse does not hold is left to
         the import's own check."""
-        stored = pairs({record.pair_id for _, record, _ in self.shown})
+        shown = ShownPairs(pairs({record.pair_id for _, record, _ in self.shown} | self.every))
         for number, record, cells in self.shown:
-            problem = shown_pair_problem(record.where, record.pair_id, cells, stored.get(record.pair_id, {}))
+            problem = shown.problem(record.where, record.pair_id, cells)
             if problem:
                 self.problems.append((number, problem))
 
@@ -295,24 +299,47 @@ def _quoted(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:40] + "…")
 
 
-def shown_pair_problem(where: str, pair_id: str, cells: Mapping[str, str], pair: Mapping[str, Any]) -> str | None:
-    """Why the row named ``where`` shows another pair than ``pair_id``, whose stored cells are
-    ``pair``, or None. Its claim_id and article_id must be the pair's; those alike, its claim and
-    article text and URLs (:data:`WEB_TEXT_COLUMNS`) must be too, as read by whoever decided on
-    the row (a discussion sheet's adjudicator). A cell left empty, or a column the row or
-    ``pair`` lacks, is not compared: a sheet made by hand is read on its pair_ids."""
-    stored = {c: str(pair[c] or "") for c in (*PAIR_KEY_COLUMNS, *WEB_TEXT_COLUMNS) if c in pair and cells.get(c)}
-    differ = [c for c in stored if not _shows(c, cells[c], stored[c])]
-    ids = [c for c in differ if c in PAIR_KEY_COLUMNS]
-    wrong = ids or differ
-    if not wrong:
-        return None
-    hint = "was the pair_id column sorted apart from the rest of the row?" if ids else \
-        f"was the {' or '.join(wrong)} column sorted apart from the rest of the row, or edited?"
-    return (f"{where}: the row's {' and '.join(f'{c} {_quoted(cells[c])}' for c in wrong)} "
-            f"{'is' if len(wrong) == 1 else 'are'} not pair {pair_id}'s "
-            f"({', '.join(f'{c} {_quoted(stored[c])}' for c in wrong)}): the row shows another pair than its "
-            f"pair_id names ({hint})")
+class ShownPairs:
+    """The stored pairs a sheet's rows name (pair id -> a task's cells, as ``warehouse.annotation.pair_tasks``
+    gives them), to tell a row that shows another pair than its pair_id names (:meth:`problem`)."""
+
+    def __init__(self, stored: Mapping[str, Mapping[str, Any]]) -> None:
+        self.stored = stored
+        #: each text column's shown texts (as written on a sheet, apostrophes or not) -> the pairs that hold it
+        self._holders: dict[str, dict[str, set[str]]] = {c: {} for c in WEB_TEXT_COLUMNS}
+        for pair_id, pair in stored.items():
+            for column in WEB_TEXT_COLUMNS:
+                if column in pair:
+                    text = str(pair[column] or "")
+                    for form in {_shown_text(text), _shown_text(inert_cell(text))}:
+                        self._holders[column].setdefault(form, set()).add(pair_id)
+
+    def _another_pairs(self, column: str, cell: str, pair_id: str) -> bool:
+        """Whether ``cell`` of a text ``column`` shows another of the sheet's pairs' text, not ``pair_id``'s."""
+        holders = self._holders[column].get(_shown_text(cell), set())
+        return bool(holders) and pair_id not in holders
+
+    def problem(self, where: str, pair_id: str, cells: Mapping[str, str]) -> str | None:
+        """Why the row named ``where`` shows another pair than ``pair_id``, or None. Its claim_id and
+        article_id must be the pair's; those alike, none of its claim and article text and URLs
+        (:data:`WEB_TEXT_COLUMNS`), read by whoever labelled or decided on the row, may be another
+        pair's of the sheet, as after a column sorted on its own. A text that is no pair's of the
+        sheet is not held against the row: the claim's text may have changed since the sheet was
+        written (a reviewer's override, a re-run of the cleaning), or the cell been edited. A cell
+        left empty, or a column the row or the pair lacks, is not compared: a sheet made by hand is
+        read on its pair_ids."""
+        pair = self.stored.get(pair_id, {})
+        stored = {c: str(pair[c] or "") for c in (*PAIR_KEY_COLUMNS, *WEB_TEXT_COLUMNS) if c in pair and cells.get(c)}
+        ids = [c for c in PAIR_KEY_COLUMNS if c in stored and not _shows(c, cells[c], stored[c])]
+        wrong = ids or [c for c in WEB_TEXT_COLUMNS if c in stored and self._another_pairs(c, cells[c], pair_id)]
+        if not wrong:
+            return None
+        hint = "was the pair_id column sorted apart from the rest of the row?" if ids else \
+            f"was the {' or '.join(wrong)} column sorted apart from the rest of the row?"
+        return (f"{where}: the row's {' and '.join(f'{c} {_quoted(cells[c])}' for c in wrong)} "
+                f"{'is' if len(wrong) == 1 else 'are'} not pair {pair_id}'s "
+                f"({', '.join(f'{c} {_quoted(stored[c])}' for c in wrong)}): the row shows another pair than its "
+                f"pair_id names ({hint})")
 
 
 def _is_label_studio_csv(header: Sequence[str]) -> bool:

@@ -12,7 +12,7 @@ A row is the pair it shows: where a spreadsheet turned its pair_id into a number
 a task sheet (:func:`tasks.annotation.csv_io.recovered_pair_ids`); a problem names the row as the
 spreadsheet numbers it (the header is row 1) and its pair. A filled-in row whose claim_id,
 article_id, claim or article is not its pair's (one column sorted on its own: the decision was
-taken reading another pair) is refused (:func:`tasks.annotation.csv_io.shown_pair_problem`).
+taken reading another pair) is refused (:class:`tasks.annotation.csv_io.ShownPairs`).
 
 Writing the sheet again (after more labels came in) keeps whatever was already filled in, so a
 sheet that cannot be read back (saved by a spreadsheet in another encoding or with ``;`` between
@@ -38,11 +38,11 @@ from tasks.annotation.guidelines import FILE_NAME as GUIDELINES_FILE
 from tasks.annotation.guidelines import guidelines_markdown
 from tasks.annotation.csv_io import (
     WEB_TEXT_COLUMNS,
+    ShownPairs,
     read_sheet_text,
     recovered_pair_ids,
     row_where,
     sheet_rows,
-    shown_pair_problem,
 )
 from tasks.annotation.records import AnnotationFileError, parse_label
 from tasks.annotation.sheet_cells import SHEET_QUOTING, inert_cell
@@ -115,23 +115,25 @@ def _read_sheet(path: Path) -> list[tuple[int, dict[str, str]]]:
     return read
 
 
-def _pairs_shown(wh: Warehouse, rows: Sequence[tuple[int, dict[str, str]]]) -> tuple[list[_Row], dict[int, str]]:
-    """The ``rows`` with the pair each shows (a pair_id a spreadsheet turned into a number gives way
-    to the pair the row's claim_id and article_id name), and by row number the problem of each
-    row whose cells name none, or whose ids, claim or article are another pair's than its pair_id
-    names: its decision would be stored on, or kept for, no pair or another one."""
+def _pairs_shown(wh: Warehouse, rows: Sequence[tuple[int, dict[str, str]]],
+                 sheet: Sequence[tuple[int, dict[str, str]]]) -> tuple[list[_Row], dict[int, str]]:
+    """The ``rows`` (the filled-in ones of the ``sheet``'s) with the pair each shows (a pair_id a
+    spreadsheet turned into a number gives way to the pair the row's claim_id and article_id name),
+    and by row number the problem of each row whose cells name none, or whose ids, claim or article
+    are another pair's of the sheet than its pair_id names: its decision would be stored on, or kept
+    for, no pair or another one."""
     given, problems = recovered_pair_ids(((n, cells.get("pair_id", ""), cells) for n, cells in rows),
                                          partial(store.pair_tasks, wh), partial(store.pair_ids_of, wh))
     named = {n: given.get(n, cells.get("pair_id", "")) for n, cells in rows if n not in problems}
-    stored = store.pair_tasks(wh, set(named.values()))
+    pairs = ShownPairs(store.pair_tasks(wh, {*named.values(), *(cells.get("pair_id", "") for _, cells in sheet)}))
     shown = []
     for number, cells in rows:
         if number not in named:
             continue
         pair_id, saved_as = named[number], cells.get("pair_id", "")
         row = _Row(number, cells, pair_id, row_where(number, pair_id, saved_as if number in given else ""),
-                   pair_id in stored)
-        problem = shown_pair_problem(row.where, pair_id, cells, stored.get(pair_id, {}))
+                   pair_id in pairs.stored)
+        problem = pairs.problem(row.where, pair_id, cells)
         if problem:
             problems[number] = problem
         else:
@@ -184,12 +186,13 @@ def _filled_in(wh: Warehouse, sheet: Path, listed: Collection[str], standing: _S
     if not sheet.is_file():
         return {}
     try:
-        filled = [(n, cells) for n, cells in _read_sheet(sheet) if any(cells.get(c) for c in _FILLED)]
+        read = _read_sheet(sheet)
     except AnnotationFileError as exc:
         raise _unreadable(sheet, exc.problems) from None
+    filled = [(n, cells) for n, cells in read if any(cells.get(c) for c in _FILLED)]
     if not filled:
         return {}
-    rows, problems = _pairs_shown(wh, filled)
+    rows, problems = _pairs_shown(wh, filled, read)
     for row in rows:
         if not row.known:
             problems[row.number] = (f"{row.where}: {f'unknown pair {row.pair_id!r}' if row.pair_id else 'no pair_id'}: "
@@ -258,7 +261,8 @@ def parse_discussion_sheet(wh: Warehouse, path: Path) -> tuple[list[DiscussionDe
     """The decided rows of a sheet and the number still undecided; every problem reported at once,
     in row order, each naming the row as a spreadsheet numbers it and its pair."""
     read = _read_sheet(path)
-    rows, unfound = _pairs_shown(wh, [(n, cells) for n, cells in read if cells.get("decision") or cells.get("reason")])
+    rows, unfound = _pairs_shown(wh, [(n, cells) for n, cells in read if cells.get("decision") or cells.get("reason")],
+                                 read)
     problems = dict(unfound)
     found: dict[str, DiscussionDecision] = {}
     for row in rows:
