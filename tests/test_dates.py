@@ -229,11 +229,11 @@ def test_hijri_round_trip_over_the_dataset_years() -> None:
 @pytest.mark.parametrize(("raw", "expected"), [
     ("Tue, 06/07/2016 - 10:30", date(2016, 6, 7)),        # Drupal's default D, m/d/Y: 7 June was a Tuesday
     ("نشر في الثلاثاء، 06/07/2016 - 10:30", date(2016, 6, 7)),
-    ("Wed 07/13/2016", date(2016, 7, 13)),                  # no month 13: read month first only with its weekday
+    ("Wed, 07/13/2016", date(2016, 7, 13)),                 # no month 13: read month first only with its weekday
     ("الأربعاء 06/07/2016", date(2016, 7, 6)),              # the day-first reading is the one the weekday names
     ("السبت 3/9/2016", date(2016, 9, 3)),                   # both readings: day first holds
     ("06/07/2016", date(2016, 7, 6)),                       # no weekday: day first, as Arabic pages write it
-    ("الثلاثاء والأربعاء 06/07/2016", date(2016, 7, 6)),   # two weekdays name none: day first
+    ("الثلاثاء والأربعاء 06/07/2016", date(2016, 7, 6)),   # the weekday right before it: Wednesday, day first
 ])
 def test_a_weekday_beside_a_numeric_date_tells_which_number_is_the_month(raw: str, expected: date) -> None:
     assert parse_published(raw).date == expected
@@ -242,3 +242,19 @@ def test_a_weekday_beside_a_numeric_date_tells_which_number_is_the_month(raw: st
 def test_a_weekday_never_turns_a_hijri_date_month_first() -> None:
     # 3/6/1437 هـ is 12 March 2016 (a Saturday); month first (6 March 1437) would be another day
     assert parse_published("السبت 3/6/1437 هـ").date == parse_published("3/6/1437 هـ").date
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("كتب: محمد جمعة | 04/01/2016", date(2016, 1, 4)),        # a name, not Friday (1 April 2016 was one)
+    ("جمعه وأعده: أحمد علي - 04/01/2016", date(2016, 1, 4)),  # "compiled it"
+    ("نقلا عن أحد المصادر 05/01/2016", date(2016, 1, 5)),     # "one of", not Sunday
+    ("مقتل اثنين في حادث 02/01/2016", date(2016, 1, 2)),      # "two", not Monday
+    ("The Sun 05/01/2016", date(2016, 1, 5)),
+    ("Wed 07/13/2016", None),                                  # an abbreviation counts only before its comma
+    # the weekday is the update's (12 July 2016 was a Tuesday), not the first date's
+    ("نشر في 06/07/2016 - آخر تحديث الثلاثاء 12/07/2016", date(2016, 7, 6)),
+    ("Published 06/07/2016, updated Tuesday 12/07/2016", date(2016, 7, 6)),
+])
+def test_only_a_weekday_right_before_a_numeric_date_can_turn_it_month_first(raw: str, expected: date | None) -> None:
+    # it was: any weekday word anywhere in the line, so 06/07/2016 became 7 June beside an update's Tuesday
+    assert parse_published(raw).date == expected

@@ -120,12 +120,18 @@ _HIJRI_TEXT = re.compile(
 )
 _ISO = re.compile(r"(?<!\d)(?P<year>\d{4})[-/.](?P<month>\d{1,2})[-/.](?P<day>\d{1,2})(?!\d)(?P<mark>" + _HIJRI_MARK + ")?")
 _DMY = re.compile(r"(?<!\d)(?P<day>\d{1,2})[-/.](?P<month>\d{1,2})[-/.](?P<year>\d{4})(?!\d)(?P<mark>" + _HIJRI_MARK + ")?")
-#: The weekday names a date line may print beside a numeric date (normalised Arabic, English in full
-#: or abbreviated), by ``date.weekday()`` (Monday 0).
-_WEEKDAY_NAMES = (("اثنين", "monday", "mon"), ("ثلاثاء", "tuesday", "tue", "tues"), ("اربعاء", "wednesday", "wed"),
-                  ("خميس", "thursday", "thu", "thur", "thurs"), ("جمعه", "friday", "fri"),
-                  ("سبت", "saturday", "sat"), ("احد", "sunday", "sun"))
-_WEEKDAY = re.compile(rf"{_B}(?:و?ال)?(?P<name>{'|'.join(n for names in _WEEKDAY_NAMES for n in names)}){_E}")
+#: The weekday names a date line prints right before a numeric date (normalised Arabic, English in
+#: full, English abbreviated), by ``date.weekday()`` (Monday 0).
+_WEEKDAY_NAMES = (("اثنين", "monday", ("mon",)), ("ثلاثاء", "tuesday", ("tue", "tues")),
+                  ("اربعاء", "wednesday", ("wed",)), ("خميس", "thursday", ("thu", "thur", "thurs")),
+                  ("جمعه", "friday", ("fri",)), ("سبت", "saturday", ("sat",)), ("احد", "sunday", ("sun",)))
+#: A weekday that ends the text before a date, with nothing but blanks and commas between: the Arabic
+#: name with its article or after "يوم" (a bare "جمعه" / "خميس" / "احد" is a name, a verb or "one"),
+#: the English one in full, or abbreviated before a comma ("Tue, 06/07/2016": Drupal's default format).
+_WEEKDAY_BEFORE = re.compile(
+    rf"(?:(?:{_B}يوم\s+(?:ال)?|{_B}و?ال)(?P<ar>{'|'.join(a for a, _, _ in _WEEKDAY_NAMES)})"
+    rf"|{_B}(?P<en>{'|'.join(e for _, e, _ in _WEEKDAY_NAMES)})"
+    rf"|{_B}(?P<abbr>{'|'.join(x for _, _, xs in _WEEKDAY_NAMES for x in xs)})\.?\s*,)[\s,]*$")
 
 # Relative stamps. Singular and dual forms (ساعه, ساعتين, يومين) carry their own count; a plural
 # form of a day or longer (ايام, سنوات) has none: "منذ سنوات" is "years ago", not one year ago, so
@@ -247,15 +253,25 @@ def _relative(text: str, now: datetime, tz: tzinfo | None) -> date | None:
         return None
 
 
-def _day_first_or_weekday(text: str, first: int, second: int, year: int) -> tuple[int, int]:
-    """The (month, day) of a numeric Gregorian ``first/second/year``: day first, as Arabic pages write it, unless
-    the one weekday ``text`` names is that of the month-first reading and not of the day-first one.
-    Drupal's default date format is the US ``D, m/d/Y - H:i`` ("Tue, 06/07/2016 - 10:30", 7 June 2016,
-    a Tuesday), which day first is 6 July, a Wednesday."""
-    names = {i for m in _WEEKDAY.finditer(text) for i, forms in enumerate(_WEEKDAY_NAMES) if m["name"] in forms}
-    if len(names) == 1 and first <= 12 and first != second:
+def _weekday_before(text: str) -> int | None:
+    """The weekday (Monday 0) that ``text`` (what precedes a date) ends with, or None."""
+    m = _WEEKDAY_BEFORE.search(text[-40:])
+    if m is None:
+        return None
+    name = m["ar"] or m["en"] or m["abbr"]
+    return next(i for i, (ar, en, abbrs) in enumerate(_WEEKDAY_NAMES) if name in (ar, en, *abbrs))
+
+
+def _day_first_or_weekday(before: str, first: int, second: int, year: int) -> tuple[int, int]:
+    """The (month, day) of a numeric Gregorian ``first/second/year``: day first, as Arabic pages write
+    it, unless the weekday right before it (``before`` ends with it) is that of the month-first
+    reading and not of the day-first one. Drupal's default date format is the US ``D, m/d/Y - H:i``
+    ("Tue, 06/07/2016 - 10:30", 7 June 2016, a Tuesday), which day first is 6 July, a Wednesday. A
+    weekday elsewhere in the line (an update's, a name) says nothing of this date."""
+    weekday = _weekday_before(before)
+    if weekday is not None and first <= 12 and first != second:
         day_first, month_first = _gregorian(year, second, first), _gregorian(year, first, second)
-        if month_first and month_first.weekday() in names and not (day_first and day_first.weekday() in names):
+        if month_first and month_first.weekday() == weekday and not (day_first and day_first.weekday() == weekday):
             return first, second
     return second, first
 
@@ -280,7 +296,7 @@ def _absolute(text: str, tz: tzinfo | None) -> tuple[date | None, DateKind] | No
                 return _site_day(d, text, m.end(), tz), "gregorian"
             found_invalid = True
     numeric = [(int(m["year"]), int(m["month"]), int(m["day"]), bool(m["mark"]), m.end()) for m in _ISO.finditer(text)]
-    numeric += [(int(m["year"]), *(_day_first_or_weekday(text, int(m["day"]), int(m["month"]), int(m["year"]))
+    numeric += [(int(m["year"]), *(_day_first_or_weekday(text[:m.start()], int(m["day"]), int(m["month"]), int(m["year"]))
                                    if not m["mark"] else (int(m["month"]), int(m["day"]))), bool(m["mark"]), m.end())
                 for m in _DMY.finditer(text)]
     named = [(int(m["year"]), _H_MONTHS[re.sub(r"\s+", " ", m["month"])], int(m["day"]), True, m.end())
