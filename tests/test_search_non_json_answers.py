@@ -12,9 +12,10 @@ from urllib.parse import quote
 import pytest
 from helpers_search import raw_answers
 
-from tasks.search.base import SearchBackend, SearchError
+from tasks.search.base import SearchAuthError, SearchBackend, SearchError
 from tasks.search.brave import BraveSearch
 from tasks.search.google import GoogleSearch
+from tasks.search.http import KEY_RUN_CHARS
 from tasks.search.searxng import SearxngSearch
 from tasks.search.serpapi import SerpApiSearch
 
@@ -103,7 +104,6 @@ def test_a_json_error_from_the_api_is_told_as_before() -> None:
     assert message == "serpapi search: HTTP 503 after 2 attempt(s): Internal error, please retry" and requests == 2
 
 
-
 @pytest.mark.parametrize("backend", ["google", "brave", "serpapi"])
 def test_an_html_refusal_is_not_called_the_api_s(backend: str) -> None:
     page = b"<html><head><title>Proxy login required</title></head><body>sign in</body></html>"
@@ -111,3 +111,26 @@ def test_an_html_refusal_is_not_called_the_api_s(backend: str) -> None:
     # it was: "HTTP 403, the API refused the request: ...; the answer is not JSON, so not the API's: ..."
     assert message.startswith(f"{backend} search: HTTP 403, the request was refused: "), message
     assert "the API refused" not in message and "a page titled 'Proxy login required'" in message
+
+
+@pytest.mark.parametrize("written", [
+    f"{KEY[:10]}<wbr>{KEY[10:]}",                 # a word break inside it
+    KEY.replace("-", "%2d"),                       # percent-encoded in lower case
+    KEY.replace("-", "\\u002d"),                   # a JSON escape
+    KEY[:-6] + "...",                              # cut short
+], ids=["word-break", "lower-case-percent", "json-escape", "cut-short"])
+def test_a_key_the_page_writes_its_own_way_is_not_quoted(written: str) -> None:
+    # it was: the key shown whole but for a space, or all but its last characters
+    message, _ = _error("google", f"<html><body>Blocked: /customsearch/v1?q=x&cx=cx&k={written} </body></html>".encode(),
+                        200)
+    assert KEY[:KEY_RUN_CHARS] not in message and KEY[-KEY_RUN_CHARS:] not in message, message
+    assert "Blocked: /customsearch/v1?q=x&cx=cx&k=****" in message
+
+
+@pytest.mark.parametrize("charset", ["undefined", "idna", "base64"])
+def test_a_refusal_with_a_charset_no_text_codec_reads_still_stops_the_run(charset: str) -> None:
+    # it was: UnicodeError from decoding the page, which replaced the SearchAuthError that stops the run
+    with raw_answers(b"<title>Access denied</title>", status=401, content_type=f"text/html; charset={charset}") as (
+            url, _), pytest.raises(SearchAuthError) as err:
+        BACKENDS["google"][0](url).search("x", None, 10)
+    assert "a page titled 'Access denied'" in str(err.value)

@@ -25,7 +25,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote
 
 import brotli
 import httpx
@@ -266,20 +266,47 @@ _UNSEEN = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->", re.IGNORECASE |
 _TAG = re.compile(r"<[^>]*>")
 
 
+#: What a page may write a key as, undone before the key is looked for: a word break (``<wbr>``) inside
+#: it, a JSON escape (``\u002d``) and percent-encoding in either case (``%2d``).
+_WORD_BREAK = re.compile(r"<wbr\s*/?>", re.IGNORECASE)
+_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+#: A URL's query value that holds a credential, whatever it is: masked in a quoted page.
+_KEY_PARAMETER = re.compile(r"(?i)\b((?:api[_-]?|access[_-]?|subscription[_-]?)?(?:key|token)=)[^&\s\"'<>]+")
+#: The fewest characters of a key that a quoted page is not let show (one cut short: "key=AIzaSy-port...").
+KEY_RUN_CHARS = 12
+
+
+def _page_text(response: httpx.Response) -> str:
+    """The start of a page as text: in the charset it declares, else UTF-8 (a label Python knows that
+    is no text codec, ``base64`` or ``undefined``, raises on decoding: read as UTF-8 too)."""
+    head = response.content[:2 * GIST_SCAN_CHARS * 4]  # at most 4 bytes a character
+    try:
+        return head.decode(response.encoding or "utf-8", errors="replace")
+    except (LookupError, UnicodeError):
+        return head.decode("utf-8", errors="replace")
+
+
+def _redacted_page(text: str, secrets: Iterable[str | SecretStr]) -> str:
+    """``text`` with every secret gone however the page wrote it (entities, word breaks, JSON escapes,
+    percent-encoding undone first), as every credential value of a URL in it and every run of
+    :data:`KEY_RUN_CHARS` or more of a secret's first or last characters (a URL the page cut short)."""
+    text = unquote(_JSON_ESCAPE.sub(lambda m: chr(int(m[1], 16)), _WORD_BREAK.sub("", html.unescape(text))))
+    text = _KEY_PARAMETER.sub(lambda m: m[1] + REDACTED, redact(text, secrets))
+    for secret in map(_plain, secrets):
+        for size in range(len(secret) - 1, KEY_RUN_CHARS - 1, -1):
+            text = text.replace(secret[:size], REDACTED).replace(secret[-size:], REDACTED)
+    return text
+
+
 def answer_gist(response: httpx.Response, secrets: Iterable[str | SecretStr]) -> str:
     """What an answer that is no API's JSON is, in a few words an error message can quote: the
     page's <title>, else its first words (markup dropped), and its Content-Type; never the whole page.
 
-    The page is read in the charset it declares (UTF-8 when it declares none or none Python reads
-    as text), its entities undone and every secret redacted before any of it is cut: a proxy's or
+    Every secret is redacted (:func:`_redacted_page`) before any of the page is cut: a proxy's or
     portal's page may quote the request URL, which holds the key for some APIs, and a key cut in
     two would no longer be found whole.
     """
-    try:
-        text = response.content.decode(response.encoding or "utf-8", errors="replace")
-    except LookupError:  # a codec that is no text encoding (base64): read as UTF-8
-        text = response.content.decode("utf-8", errors="replace")
-    text = redact(html.unescape(text), secrets)[:GIST_SCAN_CHARS]
+    text = _redacted_page(_page_text(response), secrets)[:GIST_SCAN_CHARS]
     title = _TITLE.search(text)
     words = " ".join((title.group(1) if title else _TAG.sub(" ", _UNSEEN.sub(" ", text))).split())
     if len(words) > GIST_CHARS:
