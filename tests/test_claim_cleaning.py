@@ -966,3 +966,119 @@ def test_a_bad_fragment_pattern_is_named(tmp_path: Path, fragment: str, message:
     )
     with pytest.raises(PatternConfigError, match=message):
         load_patterns(bad)
+
+
+@pytest.mark.parametrize(
+    ("published", "claim"),
+    [
+        # a verbal noun of saying or refusing with its pronoun takes the "أن / إن" itself: the report's
+        # claim, with that "أن" kept (it was: "لاعب الأهلي واعترافه تعاطى المنشطات", active, or whole for review)
+        ("لا صحة لما تردد عن لاعب الأهلي واعترافه بأنه تعاطى المنشطات", "لاعب الأهلي واعترافه بأنه تعاطى المنشطات"),
+        ("لا صحة لما يتم تداوله عن الوزير وقوله إنه سيستقيل", "الوزير وقوله إنه سيستقيل"),
+        ("لا صحة لما يتم تداوله حول رئيس الوزراء وتصريحه بأنه لن يترشح", "رئيس الوزراء وتصريحه بأنه لن يترشح"),
+        ("لا صحة لما تردد عن الوزيرة وتأكيدها أنها ستستقيل", "الوزيرة وتأكيدها أنها ستستقيل"),
+        ("لا صحة لما يتم تداوله عن وزارة الصحة وإعلانها أن المدارس ستغلق", "وزارة الصحة وإعلانها أن المدارس ستغلق"),
+        ("لا صحة لما يتم تداوله عن الحكومة ورفضها أن تدفع الرواتب", "الحكومة ورفضها أن تدفع الرواتب"),
+        # so does a verb of saying after "و"
+        ("لا صحة لما يتم تداوله عن الوزير وقال إنه سيستقيل", "الوزير وقال إنه سيستقيل"),
+    ],
+)
+def test_a_that_after_a_noun_or_verb_of_saying_stays_with_it(published: str, claim: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason, cleaned.rules) == (
+        claim, "active", None, ("la_sihha_ma_yutadawal",))
+
+
+@pytest.mark.parametrize("published", [
+    # "أنه" before "سيتم / لن يتم / من المقرر" refers back to no one: a bare "أن", about the person or
+    # body or their words (it was: "مصدر حكومي سيتم رفع الأسعار", active)
+    "لا صحة لما تردد عن مصدر حكومي من أنه سيتم رفع الأسعار",
+    "لا صحة لما يتم تداوله عن وزارة التعليم من أنه سيتم تأجيل الدراسة",
+    "لا صحة لما قيل عن وزارة الصحة أنه لن يتم فتح المدارس",
+    "لا صحة لما تردد عن وزارة التعليم أنه من المقرر تأجيل الدراسة",
+    # a bare "أن" after a listed person or body, as before
+    "لا صحة لما يتم تداوله عن جامعة الملك سعود أن الدراسة ستكون عن بعد",
+    "لا صحة لما يتم تداوله عن وزير الحج بأن الحج سيلغى",
+])
+def test_an_impersonal_that_after_a_listed_person_is_left_whole(published: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.rules) == (published, "review", ())
+
+
+@pytest.mark.parametrize(
+    ("published", "claim"),
+    [
+        # "يتم" before a noun whose pronoun refers back: said of the person
+        ("لا صحة لما تردد عن الوزير من أنه سيتم إقالته", "الوزير سيتم إقالته"),
+        ("لا صحة لما قيل عن الوزيرة أنها سيتم تعيينها سفيرة", "الوزيرة سيتم تعيينها سفيرة"),
+    ],
+)
+def test_a_that_whose_pronoun_is_taken_up_again_is_said_of_the_person(published: str, claim: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.rules) == (claim, "active", ("said_about",))
+
+
+@pytest.mark.parametrize(
+    ("published", "claim", "reason"),
+    [
+        # after the colon someone answers, in the fact-check's own headline: the words ascribed are not
+        # given (it was: "وزير التعليم: الوزارة توضح", active)
+        ("لا صحة لما نسب إلى وزير التعليم: الوزارة توضح", "لا صحة لما نسب إلى وزير التعليم: الوزارة توضح",
+         "residual_framing"),
+        ("لا صحة لما نُسب إلى وزير الصحة: مصدر بالوزارة يرد", "لا صحة لما نسب إلى وزير الصحة: مصدر بالوزارة يرد",
+         "residual_framing"),
+        ("لا صحة لما نسب إلى وزير الصحة: التفاصيل", "لا صحة لما نسب إلى وزير الصحة: التفاصيل", "residual_framing"),
+        ("نفي ما نسب إلى رئيس الجامعة: الجامعة تصدر بيانا", "ما نسب إلى رئيس الجامعة: الجامعة تصدر بيانا", "fragment"),
+        # a quotation mark whose quotation is one word, or does not run to the end, names what was ascribed
+        # (it was: 'الأزهر: "فتوى" بتحريم التطعيم', active)
+        ('لا صحة لما نُسب إلى الأزهر "فتوى" بتحريم التطعيم', 'لا صحة لما نسب إلى الأزهر "فتوى" بتحريم التطعيم',
+         "residual_framing"),
+        ('لا صحة لما نسب إلى وزارة الصحة "كورونا" انتهى', 'لا صحة لما نسب إلى وزارة الصحة "كورونا" انتهى',
+         "residual_framing"),
+        ('لا صحة لما نسب إلى الأزهر "فتوى رسمية" بتحريم التطعيم',
+         'لا صحة لما نسب إلى الأزهر "فتوى رسمية" بتحريم التطعيم', "residual_framing"),
+    ],
+)
+def test_an_answer_after_a_colon_or_a_named_thing_in_quotes_is_no_quotation(published: str, claim: str,
+                                                                             reason: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "review", reason)
+    assert "quoted_speaker" not in cleaned.rules
+
+
+def test_a_quotation_that_runs_to_a_stripped_verdict_keeps_its_speaker() -> None:
+    cleaned = clean_claim("لا صحة لما نسب إلى وزير الصحة «المدارس ستغلق غدا» - شائعة", veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == ("وزير الصحة: «المدارس ستغلق غدا»", "active")
+    assert set(cleaned.rules) == {"quoted_speaker", "verdict_after_separator"}
+
+
+@pytest.mark.parametrize(
+    ("published", "claim"),
+    [
+        # a message or post that asks, warns or calls for something: the clause states what circulated
+        # (it was: review, "fragment")
+        ("حقيقة الرسالة التي تطلب من المواطنين تحديث بياناتهم البنكية",
+         "الرسالة التي تطلب من المواطنين تحديث بياناتهم البنكية"),
+        ("الحقيقة وراء الرسالة التي تحذر من شرب الماء البارد", "الرسالة التي تحذر من شرب الماء البارد"),
+        ("نفي الرسالة التي تطلب من المواطنين تحديث بياناتهم البنكية",
+         "الرسالة التي تطلب من المواطنين تحديث بياناتهم البنكية"),
+        ("حقيقة المنشور الذي يدعو إلى مقاطعة الانتخابات", "المنشور الذي يدعو إلى مقاطعة الانتخابات"),
+    ],
+)
+def test_a_message_and_what_it_says_is_the_claim(published: str, claim: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "active", None)
+
+
+@pytest.mark.parametrize(
+    ("published", "claim"),
+    [
+        # the report is its clause's object: what happened to someone, or what someone did, is not stated
+        ("حقيقة الرسالة التي تحذر منها وزارة الصحة", "الرسالة التي تحذر منها وزارة الصحة"),
+        ("حقيقة الخبر الذي تعرض له الرئيس من محاولة اغتيال", "الخبر الذي تعرض له الرئيس من محاولة اغتيال"),
+        ("حقيقة الرسائل التي أرسلها البنك للعملاء", "الرسائل التي أرسلها البنك للعملاء"),
+    ],
+)
+def test_a_report_that_is_its_clauses_object_goes_to_review(published: str, claim: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "review", "fragment")
