@@ -1077,8 +1077,31 @@ def test_a_message_and_what_it_says_is_the_claim(published: str, claim: str) -> 
         ("حقيقة الرسالة التي تحذر منها وزارة الصحة", "الرسالة التي تحذر منها وزارة الصحة"),
         ("حقيقة الخبر الذي تعرض له الرئيس من محاولة اغتيال", "الخبر الذي تعرض له الرئيس من محاولة اغتيال"),
         ("حقيقة الرسائل التي أرسلها البنك للعملاء", "الرسائل التي أرسلها البنك للعملاء"),
+        # a report noun other than a message, or a message that says nothing, with any clause: names the
+        # reports and states nothing (it was: active, framing and all)
+        ("حقيقة الأخبار التي انتشرت عن وفاة الفنان", "الأخبار التي انتشرت عن وفاة الفنان"),
+        ("حقيقة التصريحات التي نسبت للوزير", "التصريحات التي نسبت للوزير"),
+        ("حقيقة الخبر الذي انتشر على مواقع التواصل", "الخبر الذي انتشر على مواقع التواصل"),
+        ("حقيقة الرسائل التي وصلت إلى هواتف المواطنين", "الرسائل التي وصلت إلى هواتف المواطنين"),
     ],
 )
 def test_a_report_that_is_its_clauses_object_goes_to_review(published: str, claim: str) -> None:
     cleaned = clean_claim(published, veracity="false")
     assert (cleaned.cleaned_text, cleaned.status, cleaned.status_reason) == (claim, "review", "fragment")
+
+
+@pytest.mark.parametrize(("published", "claim"), [
+    # a colon before words that hold a verb or a noun of answering, but go on: the words ascribed
+    # (it was: review, the whole post)
+    ("لا صحة لما نسب إلى وزير الطيران: مصر تعلق الرحلات مع الصين", "وزير الطيران: مصر تعلق الرحلات مع الصين"),
+    ("لا صحة لما نسب إلى رئيس الوزراء: الحكومة تصدر قرارا بحظر التجول الشامل",
+     "رئيس الوزراء: الحكومة تصدر قرارا بحظر التجول الشامل"),
+    ("لا صحة لما نسب إلى وزير الداخلية: بيان رسمي بحظر التجول", "وزير الداخلية: بيان رسمي بحظر التجول"),
+    # "أنه يتم" with his pronoun after a preposition: the pronoun refers back (it was: review, the whole post)
+    ("لا صحة لما تردد عن الفنان محمد رمضان من أنه سيتم التحقيق معه", "الفنان محمد رمضان سيتم التحقيق معه"),
+    ("لا صحة لما تردد عن الوزير من أنه سيتم القبض عليه", "الوزير سيتم القبض عليه"),
+])
+def test_words_that_go_on_after_an_answer_verb_and_a_pronoun_after_yutam_keep_the_claim(published: str,
+                                                                                        claim: str) -> None:
+    cleaned = clean_claim(published, veracity="false")
+    assert (cleaned.cleaned_text, cleaned.status) == (claim, "active")
