@@ -251,6 +251,10 @@ def test_a_weekday_never_turns_a_hijri_date_month_first() -> None:
     ("مقتل اثنين في حادث 02/01/2016", date(2016, 1, 2)),      # "two", not Monday
     ("The Sun 05/01/2016", date(2016, 1, 5)),
     ("Wed 07/13/2016", None),                                  # an abbreviation counts only before its comma
+    ("The Sun, 05/01/2016", date(2016, 1, 5)),                 # ... where the line starts it, or a label, or "on"
+    ("Baltimore Sun, 05/01/2016", date(2016, 1, 5)),
+    ("Source: The Sun, 05/01/2016 - 10:30", date(2016, 1, 5)),
+    ("Submitted by admin on Sun, 05/01/2016 - 10:30", date(2016, 5, 1)),
     # the weekday is the update's (12 July 2016 was a Tuesday), not the first date's
     ("نشر في 06/07/2016 - آخر تحديث الثلاثاء 12/07/2016", date(2016, 7, 6)),
     ("Published 06/07/2016, updated Tuesday 12/07/2016", date(2016, 7, 6)),

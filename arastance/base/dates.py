@@ -127,11 +127,12 @@ _WEEKDAY_NAMES = (("اثنين", "monday", ("mon",)), ("ثلاثاء", "tuesday"
                   ("جمعه", "friday", ("fri",)), ("سبت", "saturday", ("sat",)), ("احد", "sunday", ("sun",)))
 #: A weekday that ends the text before a date, with nothing but blanks and commas between: the Arabic
 #: name with its article or after "يوم" (a bare "جمعه" / "خميس" / "احد" is a name, a verb or "one"),
-#: the English one in full, or abbreviated before a comma ("Tue, 06/07/2016": Drupal's default format).
+#: the English one in full, or abbreviated before a comma ("Tue, 06/07/2016": Drupal's default format)
+#: where a date line starts it, after "on" or after a label's colon, dash or bar (not "The Sun, ...").
 _WEEKDAY_BEFORE = re.compile(
     rf"(?:(?:{_B}يوم\s+(?:ال)?|{_B}و?ال)(?P<ar>{'|'.join(a for a, _, _ in _WEEKDAY_NAMES)})"
     rf"|{_B}(?P<en>{'|'.join(e for _, e, _ in _WEEKDAY_NAMES)})"
-    rf"|{_B}(?P<abbr>{'|'.join(x for _, _, xs in _WEEKDAY_NAMES for x in xs)})\.?\s*,)[\s,]*$")
+    rf"|(?:^|{_B}on\s+|[:|\-–]\s*)(?P<abbr>{'|'.join(x for _, _, xs in _WEEKDAY_NAMES for x in xs)})\.?\s*,)[\s,]*$")
 
 # Relative stamps. Singular and dual forms (ساعه, ساعتين, يومين) carry their own count; a plural
 # form of a day or longer (ايام, سنوات) has none: "منذ سنوات" is "years ago", not one year ago, so
@@ -255,7 +256,7 @@ def _relative(text: str, now: datetime, tz: tzinfo | None) -> date | None:
 
 def _weekday_before(text: str) -> int | None:
     """The weekday (Monday 0) that ``text`` (what precedes a date) ends with, or None."""
-    m = _WEEKDAY_BEFORE.search(text[-40:])
+    m = _WEEKDAY_BEFORE.search(text, max(0, len(text) - 40))  # "^" only where the text starts
     if m is None:
         return None
     name = m["ar"] or m["en"] or m["abbr"]
