@@ -91,6 +91,19 @@ def test_a_sheet_whose_claims_text_changed_since_it_was_written_still_reads(ware
     assert [r.pair_id for r in read] == [r["pair_id"] for r in rows]
 
 
+def test_two_claims_of_one_text_one_reworded_after_the_export_still_read(warehouse: Warehouse, tmp_path: Path) -> None:
+    add_claims(warehouse, 2, 2)
+    warehouse.con.execute("UPDATE claims SET cleaned_text = 'وفاة الفنان عادل إمام'")  # two sites, one rumour
+    done = export_round(warehouse, "pilot", AnnotationSettings(), tmp_path / "tasks", size=4)
+    with (done.directory / "ann-1.csv").open(encoding="utf-8", newline="") as fh:
+        rows = [{**r, "label": "agree"} for r in csv.DictReader(fh)]
+    first = warehouse.scalar("SELECT min(claim_id) FROM claims")
+    warehouse.con.execute("UPDATE claims SET cleaned_text = 'وفاة الفنان المصري عادل إمام' WHERE claim_id = ?", [first])
+    # it was: the reworded claim's rows refused, their old text now only the other claim's
+    read = parse_csv(_write(tmp_path / "labelled.csv", rows), pairs=partial(store.pair_tasks, warehouse))
+    assert len(read) == len(rows)
+
+
 def test_sheets_as_exported_or_without_the_id_columns_read_back(warehouse: Warehouse, tmp_path: Path) -> None:
     rows = _exported_sheet(warehouse, tmp_path)
     lookup = partial(store.pair_tasks, warehouse)

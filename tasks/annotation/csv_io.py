@@ -218,7 +218,7 @@ class _SheetRows:
     labelled: list[tuple[int, Annotation, dict[str, str]]] = field(default_factory=list)
     found: dict[tuple[str, str, str], Annotation] = field(default_factory=dict)
     shown: list[tuple[int, Annotation, dict[str, str]]] = field(default_factory=list)
-    every: set[str] = field(default_factory=set)  # the pair_id of every row, labelled or not
+    every: list[dict[str, str]] = field(default_factory=list)  # the pair_id and text of every row, labelled or not
 
     def take(self, number: int, record: Annotation, pair_cells: dict[str, str]) -> None:
         """Keep ``record`` unless an earlier row gave its annotator, pair and round another label."""
@@ -236,7 +236,7 @@ class _SheetRows:
         if not cells:  # a blank line
             return
         row = {c: cell.strip() for c, cell in zip(header, cells) if c in READ_COLUMNS or c in WEB_TEXT_COLUMNS}
-        self.every.add(row.get("pair_id", ""))
+        self.every.append({c: row[c] for c in ("pair_id", *WEB_TEXT_COLUMNS) if row.get(c)})
         where = row_where(number, row.get("pair_id", ""))
         if len(cells) > len(header):
             self.problems.append((number, f"{where}: more fields than the header has"))
@@ -271,7 +271,8 @@ class _SheetRows:
         """Add a problem for each labelled row whose claim_id or article_id is not that of the pair
         its pair_id names (:class:`ShownPairs`); a pair the warehouse does not hold is left to
         the import's own check."""
-        shown = ShownPairs(pairs({record.pair_id for _, record, _ in self.shown} | self.every))
+        named = {record.pair_id for _, record, _ in self.shown} | {cells.get("pair_id", "") for cells in self.every}
+        shown = ShownPairs(pairs(named), self.every)
         for number, record, cells in self.shown:
             problem = shown.problem(record.where, record.pair_id, cells)
             if problem:
@@ -303,8 +304,11 @@ class ShownPairs:
     """The stored pairs a sheet's rows name (pair id -> a task's cells, as ``warehouse.annotation.pair_tasks``
     gives them), to tell a row that shows another pair than its pair_id names (:meth:`problem`)."""
 
-    def __init__(self, stored: Mapping[str, Mapping[str, Any]]) -> None:
+    def __init__(self, stored: Mapping[str, Mapping[str, Any]], sheet: Iterable[Mapping[str, str]]) -> None:
+        """``stored``: the pairs the ``sheet``'s rows (every row's cells, filled in or not) name."""
         self.stored = stored
+        #: each text column's texts as the sheet shows them, on any of its rows
+        self._on_sheet = {c: {_shown_text(cells[c]) for cells in sheet if cells.get(c)} for c in WEB_TEXT_COLUMNS}
         #: each text column's shown texts (as written on a sheet, apostrophes or not) -> the pairs that hold it
         self._holders: dict[str, dict[str, set[str]]] = {c: {} for c in WEB_TEXT_COLUMNS}
         for pair_id, pair in stored.items():
@@ -314,24 +318,28 @@ class ShownPairs:
                     for form in {_shown_text(text), _shown_text(inert_cell(text))}:
                         self._holders[column].setdefault(form, set()).add(pair_id)
 
-    def _another_pairs(self, column: str, cell: str, pair_id: str) -> bool:
-        """Whether ``cell`` of a text ``column`` shows another of the sheet's pairs' text, not ``pair_id``'s."""
+    def _moved(self, column: str, cell: str, pair_id: str) -> bool:
+        """Whether ``cell`` of a text ``column`` shows another of the sheet's pairs' text, not ``pair_id``'s,
+        while ``pair_id``'s own stands on another row: the cells of the column changed rows."""
         holders = self._holders[column].get(_shown_text(cell), set())
-        return bool(holders) and pair_id not in holders
+        own = str(self.stored[pair_id][column] or "")
+        return (bool(holders) and pair_id not in holders
+                and not self._on_sheet[column].isdisjoint({_shown_text(own), _shown_text(inert_cell(own))}))
 
     def problem(self, where: str, pair_id: str, cells: Mapping[str, str]) -> str | None:
         """Why the row named ``where`` shows another pair than ``pair_id``, or None. Its claim_id and
         article_id must be the pair's; those alike, none of its claim and article text and URLs
         (:data:`WEB_TEXT_COLUMNS`), read by whoever labelled or decided on the row, may be another
-        pair's of the sheet, as after a column sorted on its own. A text that is no pair's of the
-        sheet is not held against the row: the claim's text may have changed since the sheet was
-        written (a reviewer's override, a re-run of the cleaning), or the cell been edited. A cell
-        left empty, or a column the row or the pair lacks, is not compared: a sheet made by hand is
-        read on its pair_ids."""
+        pair's of the sheet while its own stands on another row, as after a column sorted on its own.
+        A text that is no pair's of the sheet, or another's while the pair's own is on no row, is not
+        held against the row: the claim's text may have changed since the sheet was written (a
+        reviewer's override, a re-run of the cleaning; two claims of one text, one of them reworded),
+        or the cell been edited. A cell left empty, or a column the row or the pair lacks, is not
+        compared: a sheet made by hand is read on its pair_ids."""
         pair = self.stored.get(pair_id, {})
         stored = {c: str(pair[c] or "") for c in (*PAIR_KEY_COLUMNS, *WEB_TEXT_COLUMNS) if c in pair and cells.get(c)}
         ids = [c for c in PAIR_KEY_COLUMNS if c in stored and not _shows(c, cells[c], stored[c])]
-        wrong = ids or [c for c in WEB_TEXT_COLUMNS if c in stored and self._another_pairs(c, cells[c], pair_id)]
+        wrong = ids or [c for c in WEB_TEXT_COLUMNS if c in stored and self._moved(c, cells[c], pair_id)]
         if not wrong:
             return None
         hint = "was the pair_id column sorted apart from the rest of the row?" if ids else \

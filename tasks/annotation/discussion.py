@@ -125,7 +125,8 @@ def _pairs_shown(wh: Warehouse, rows: Sequence[tuple[int, dict[str, str]]],
     given, problems = recovered_pair_ids(((n, cells.get("pair_id", ""), cells) for n, cells in rows),
                                          partial(store.pair_tasks, wh), partial(store.pair_ids_of, wh))
     named = {n: given.get(n, cells.get("pair_id", "")) for n, cells in rows if n not in problems}
-    pairs = ShownPairs(store.pair_tasks(wh, {*named.values(), *(cells.get("pair_id", "") for _, cells in sheet)}))
+    pairs = ShownPairs(store.pair_tasks(wh, {*named.values(), *(cells.get("pair_id", "") for _, cells in sheet)}),
+                       [cells for _, cells in sheet])
     shown = []
     for number, cells in rows:
         if number not in named:
