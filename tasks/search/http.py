@@ -25,6 +25,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from unicodedata import category
 from urllib.parse import quote, quote_plus, unquote
 
 import brotli
@@ -272,8 +273,9 @@ _WORD_BREAK = re.compile(r"<wbr\s*/?>", re.IGNORECASE)
 _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 #: A URL's query value that holds a credential, whatever it is: masked in a quoted page.
 _KEY_PARAMETER = re.compile(r"(?i)\b((?:api[_-]?|access[_-]?|subscription[_-]?)?(?:key|token)=)[^&\s\"'<>]+")
-#: The fewest characters of a key that a quoted page is not let show (one cut short: "key=AIzaSy-port...").
-KEY_RUN_CHARS = 12
+#: The fewest characters of a key in a row that a quoted page is not let show (a key cut short, "key=AIzaSy-port...",
+#: or broken into pieces by blanks, soft hyphens or tags).
+KEY_RUN_CHARS = 8
 
 
 def _page_text(response: httpx.Response) -> str:
@@ -287,14 +289,17 @@ def _page_text(response: httpx.Response) -> str:
 
 
 def _redacted_page(text: str, secrets: Iterable[str | SecretStr]) -> str:
-    """``text`` with every secret gone however the page wrote it (entities, word breaks, JSON escapes,
-    percent-encoding undone first), as every credential value of a URL in it and every run of
-    :data:`KEY_RUN_CHARS` or more of a secret's first or last characters (a URL the page cut short)."""
-    text = unquote(_JSON_ESCAPE.sub(lambda m: chr(int(m[1], 16)), _WORD_BREAK.sub("", html.unescape(text))))
+    """``text`` with every secret gone however the page wrote it (entities, word breaks, invisible format
+    characters, JSON escapes, percent-encoding undone first), as every credential value of a URL in it and
+    every run of :data:`KEY_RUN_CHARS` or more of a secret's characters (a URL the page cut short, a key
+    broken into pieces)."""
+    text = _WORD_BREAK.sub("", html.unescape(text))
+    text = unquote(_JSON_ESCAPE.sub(lambda m: chr(int(m[1], 16)), "".join(c for c in text if category(c) != "Cf")))
     text = _KEY_PARAMETER.sub(lambda m: m[1] + REDACTED, redact(text, secrets))
     for secret in map(_plain, secrets):
         for size in range(len(secret) - 1, KEY_RUN_CHARS - 1, -1):
-            text = text.replace(secret[:size], REDACTED).replace(secret[-size:], REDACTED)
+            for start in range(len(secret) - size + 1):
+                text = text.replace(secret[start:start + size], REDACTED)
     return text
 
 
