@@ -170,6 +170,7 @@ def test_the_command_line_takes_an_export_with_a_changed_label_only_when_told_an
                      rf"{pairs[0]} 'disagree' in round 'prod-1', but 'agree' is stored already \(from first.json\): "
                      "the stored label is kept", " ".join(taken.output.split())), taken.output
     assert "1 changed label(s) not taken, the stored ones kept" in " ".join(taken.output.split())
+    assert taken.output.count("is stored already") == 1  # told once, not by the log as well
     with open_warehouse(load_settings().warehouse, read_only=True) as wh:
         assert dict(wh.con.execute("SELECT pair_id, label FROM annotations").fetchall()) == {pairs[0]: "agree",
                                                                                              pairs[1]: "discuss"}

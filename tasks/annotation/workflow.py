@@ -296,9 +296,8 @@ def _import(
     ]
     record = {"file_hash": digest, "file_name": str(path), "file_format": fmt, "annotations": len(rows), "imported_at": now or _now()}
     new = store.store_annotations(wh, rows, record)  # a changed label's row meets the stored one: not inserted
-    log.info("annotations imported", extra={"file": str(path), "format": fmt, "annotations": len(rows), "new": new})
-    for line in changed:
-        log.warning("a changed label was not taken: the stored one is kept", extra={"file": str(path), "label": line})
+    log.info("annotations imported", extra={"file": str(path), "format": fmt, "annotations": len(rows), "new": new,
+                                            "changed_labels_not_taken": len(changed)})
     return ImportResult(path, len(rows), new, False, tuple(changed))
 
 
