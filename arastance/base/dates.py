@@ -254,22 +254,23 @@ def _relative(text: str, now: datetime, tz: tzinfo | None) -> date | None:
         return None
 
 
-def _weekday_before(text: str) -> int | None:
-    """The weekday (Monday 0) that ``text`` (what precedes a date) ends with, or None."""
-    m = _WEEKDAY_BEFORE.search(text, max(0, len(text) - 40))  # "^" only where the text starts
+def _weekday_before(text: str, end: int) -> int | None:
+    """The weekday (Monday 0) that ``text`` ends with at ``end`` (where a date starts), or None; only its 40
+    characters before ``end`` are read, and "^" matches only where the text starts."""
+    m = _WEEKDAY_BEFORE.search(text, max(0, end - 40), end)
     if m is None:
         return None
     name = m["ar"] or m["en"] or m["abbr"]
     return next(i for i, (ar, en, abbrs) in enumerate(_WEEKDAY_NAMES) if name in (ar, en, *abbrs))
 
 
-def _day_first_or_weekday(before: str, first: int, second: int, year: int) -> tuple[int, int]:
+def _day_first_or_weekday(text: str, start: int, first: int, second: int, year: int) -> tuple[int, int]:
     """The (month, day) of a numeric Gregorian ``first/second/year``: day first, as Arabic pages write
-    it, unless the weekday right before it (``before`` ends with it) is that of the month-first
+    it, unless the weekday right before it (``text`` ends with it at ``start``) is that of the month-first
     reading and not of the day-first one. Drupal's default date format is the US ``D, m/d/Y - H:i``
     ("Tue, 06/07/2016 - 10:30", 7 June 2016, a Tuesday), which day first is 6 July, a Wednesday. A
     weekday elsewhere in the line (an update's, a name) says nothing of this date."""
-    weekday = _weekday_before(before)
+    weekday = _weekday_before(text, start)
     if weekday is not None and first <= 12 and first != second:
         day_first, month_first = _gregorian(year, second, first), _gregorian(year, first, second)
         if month_first and month_first.weekday() == weekday and not (day_first and day_first.weekday() == weekday):
@@ -297,8 +298,9 @@ def _absolute(text: str, tz: tzinfo | None) -> tuple[date | None, DateKind] | No
                 return _site_day(d, text, m.end(), tz), "gregorian"
             found_invalid = True
     numeric = [(int(m["year"]), int(m["month"]), int(m["day"]), bool(m["mark"]), m.end()) for m in _ISO.finditer(text)]
-    numeric += [(int(m["year"]), *(_day_first_or_weekday(text[:m.start()], int(m["day"]), int(m["month"]), int(m["year"]))
-                                   if not m["mark"] else (int(m["month"]), int(m["day"]))), bool(m["mark"]), m.end())
+    numeric += [(int(m["year"]),
+                 *(_day_first_or_weekday(text, m.start(), int(m["day"]), int(m["month"]), int(m["year"]))
+                   if not m["mark"] else (int(m["month"]), int(m["day"]))), bool(m["mark"]), m.end())
                 for m in _DMY.finditer(text)]
     named = [(int(m["year"]), _H_MONTHS[re.sub(r"\s+", " ", m["month"])], int(m["day"]), True, m.end())
              for m in _HIJRI_TEXT.finditer(text)]
