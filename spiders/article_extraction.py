@@ -9,10 +9,13 @@ paragraphs (the text written directly in an element, cut at ``<br>`` and block c
 paragraph's parent (and half to its grandparent) by the paragraph's length, link-heavy ones
 not counting, and keep the paragraphs inside the best-scoring element, the headline excluded.
 Dates come from the page's machine-readable markup first (meta tags, JSON-LD,
-``itemprop="datePublished"``, Drupal's RDFa ``property="dc:date dc:created"``), then from ``<time>``
-elements and the visible date line (Drupal's ``field--name-created`` / ``submitted``, Joomla's
-``create``), and last from an update's date line ("updated", "modified-date",
-``itemprop="dateModified"``), which dates a page only when nothing else does. A modification date
+``itemprop="datePublished"``, Drupal's RDFa ``property="dc:date dc:created"`` of the node itself), then
+from ``<time>`` elements and the visible date line (Drupal's ``field--name-created`` / ``submitted``,
+Joomla's ``create``), those of the article's own ``<footer>`` counting only when nothing above it dates
+the page (a "read also" list, an edit's date, a comment's byline are printed there), and last
+from an update's date line ("updated", "modified-date", ``itemprop="dateModified"``), which dates a
+page only when nothing else does. A Drupal byline's numeric date that reads as two days, its US
+``m/d/Y`` or day first, with no weekday to tell them apart, dates nothing. A modification date
 that only the markup states (``article:modified_time``, JSON-LD ``dateModified``) is never read:
 the CMS fills it from the latest edit, often years after the story, and a page dated by it falls
 after its claim's window, where an undated page is kept (``tasks.date_window``). A relative stamp
@@ -38,21 +41,22 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from itertools import chain
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from bs4 import BeautifulSoup, CData, Comment, NavigableString, PageElement, Tag
 
 from arastance.base.arabic import normalize
 from arastance.base.dates import EXACT_KINDS, ParsedDate, parse_published, preferred_date
 
-#: The elements whose own ``<header>`` and ``<footer>`` are the article's (HTML5), not the site's.
+#: The elements whose own ``<header>`` is the article's (HTML5), not the site's.
 ARTICLE_TAGS = ("article", "main")
 #: Elements that never hold the article's text.
 DROP_TAGS = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "iframe", "svg",
              "button", "select", "template")
 #: An article's own ``<header>`` and ``<footer>`` hold its byline (Drupal's ``<footer class="node__meta">``,
-#: WordPress themes' ``entry-footer``): kept inside an article until its date is read, never its text.
-BYLINE_TAGS = ("header", "footer")
+#: WordPress themes' ``entry-footer``): kept until its date is read, never its text. A ``<footer>`` is the
+#: article's only inside an ``<article>``: one of a ``<main>`` (or ``<div>``) is the site's, with today's date.
+BYLINE_TAGS: dict[str, tuple[str, ...]] = {"header": ARTICLE_TAGS, "footer": ("article",)}
 #: class/id words of the boilerplate blocks that hold other pages' text (menus, share bars, related
 #: lists, comments, ads): a date in one is not the article's.
 OTHER_PAGES = re.compile(
@@ -63,6 +67,13 @@ OTHER_PAGES = re.compile(
 )
 #: class/id words of the article's own date line and byline: boilerplate for the text, where its date is.
 DATE_LINE = re.compile(r"\b(meta|date|byline|author|write by|writer)\b", re.IGNORECASE)
+#: Drupal's byline classes (core templates: Drupal 7 node.tpl.php ``submitted``, Drupal 8+ classy
+#: ``node__submitted`` and field--node--created.html.twig ``field--name-created``), whole class names: the
+#: words alone name other things ("user-submitted-photo", "created-by").
+DRUPAL_BYLINE = frozenset({"submitted", "node__submitted", "field--name-created"})
+#: The CMS classes that name a date line, Drupal's and Joomla's ``<dd class="create">`` (not its author's
+#: ``createdby``): date lines like "post-date", and text of no paragraph.
+CMS_DATE_LINE = DRUPAL_BYLINE | {"create"}
 #: ... unless they also say they hold the content ("pager-content", "post-body entry-content").
 CONTENT_MARK = re.compile(r"\b(content|body|story|article|entry|text|post body|main)\b", re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -105,11 +116,18 @@ def _class_words(node: Tag) -> str:
     return _CAMEL.sub(" ", marks).replace("-", " ").replace("_", " ")
 
 
-def _is_boilerplate(node: Tag, words_of: re.Pattern[str]) -> bool:
+def _classes(node: Tag) -> set[str]:
+    """An element's class names, lowercased."""
+    return {css.lower() for css in node.get("class") or ()}
+
+
+def _is_boilerplate(node: Tag, words_of: re.Pattern[str], classes: frozenset[str] = frozenset()) -> bool:
+    """Whether a block's class/id words match ``words_of``, or one of its class names is in ``classes``,
+    and none of its words says it holds the content."""
     if node.attrs is None or node.name in ("body", "html", "article", "main"):
         return False
     words = _class_words(node)
-    return bool(words_of.search(words)) and not CONTENT_MARK.search(words)
+    return bool(words_of.search(words) or classes & _classes(node)) and not CONTENT_MARK.search(words)
 
 
 def _is_site_chrome(node: Tag, in_story: bool) -> bool:
@@ -180,9 +198,9 @@ def _markup_dates(soup: BeautifulSoup) -> list[str]:
     return [metas[n] for n in DATE_META if n in metas] + _json_ld_dates(soup)
 
 
-#: What a date line's class holds ("post-date", "newsdate", "newsStoryDate", "timestamp", "published";
-#: Drupal's ``field--name-created`` and ``submitted`` / ``node__submitted`` bylines, Joomla's ``create``) ...
-_DATE_WORD = re.compile(r"date|time|published|submitted|created?(?![a-z])", re.IGNORECASE)
+#: What a date line's class holds ("post-date", "newsdate", "newsStoryDate", "timestamp", "published"; a
+#: CMS's byline is named by a whole class name, :data:`CMS_DATE_LINE`) ...
+_DATE_WORD = re.compile(r"date|time|published", re.IGNORECASE)
 #: ... outside the words that merely hold those letters, or name a date that is no publication's:
 #: "candidate-card" (a birth date), "sentiment-score", "timeline" (other stories), "prayer-times",
 #: "runtime", "maritime", "outdated".
@@ -213,6 +231,8 @@ def _date_tier(node: Tag) -> _DateTier | None:
     the publication's)."""
     if "datemodified" in _tokens(node.get("itemprop")):
         return "update"
+    if CMS_DATE_LINE & _classes(node):
+        return "line"
     tiers = {"update" if _UPDATE_WORD.search(css) else "line"
              for css in node.get("class") or ()
              if _UPDATE_WORD.search(css) or _DATE_WORD.search(_NOT_A_DATE_WORD.sub(" ", css))}
@@ -222,12 +242,14 @@ def _date_tier(node: Tag) -> _DateTier | None:
 @dataclass(frozen=True)
 class _PageDates:
     """A page's date strings by how far they are trusted, each tier in page order by kind: the
-    machine-readable markup (meta tags, JSON-LD, ``itemprop="datePublished"``, RDFa creation dates), the
-    visible date lines (``<time>``, then date classes), and last the update's date lines."""
+    machine-readable markup (meta tags, JSON-LD, the node's own ``itemprop="datePublished"`` and RDFa
+    creation dates), the visible date lines (in :func:`_page_dates`'s order), and last the update's
+    date lines (``<time>``, then date classes); and which date lines are printed in a Drupal byline, by id."""
 
     markup: list[tuple[str, Tag | None]]
     lines: list[tuple[str, Tag]]
     updates: list[tuple[str, Tag]]
+    in_drupal_byline: frozenset[int]
 
 
 #: The RDFa properties of an element whose ``content`` is the publication's instant: Drupal's core RDF
@@ -242,22 +264,116 @@ def _states_publication(node: Tag) -> bool:
     return "datepublished" in _tokens(node.get("itemprop")) or bool(_tokens(node.get("property")) & RDFA_PUBLISHED)
 
 
+class _Place(NamedTuple):
+    """Where an element is printed. ``stretch`` counts the stretches between the article's own
+    ``<footer>``s (the site's are gone by now): 0 above the first footer, 1 inside it, 2 between it and
+    the next one, and so on; a footer's is odd."""
+
+    stretch: int
+    #: inside a list item (another story) or an ``<article>`` inside another (a comment, a teaser: a node
+    #: of its own)
+    another_items: bool
+    #: inside (or is) an element with a :data:`DRUPAL_BYLINE` class
+    drupal_byline: bool
+
+
+def _places(body: Tag) -> dict[int, _Place]:
+    """The :class:`_Place` of every element of ``body``, by id, in one walk down the page with its own
+    stack (asking each date element about its ancestors was quadratic in nested ones)."""
+    places: dict[int, _Place] = {}
+    stretch = 0
+    # an element, whether it is inside another item, the articles around it, whether in a Drupal byline;
+    # None: the end of a footer
+    stack: list[tuple[Tag, bool, int, bool] | None] = [(body, False, 0, False)]
+    while stack:
+        entry = stack.pop()
+        if entry is None:
+            stretch += 1
+            continue
+        node, another, articles, byline = entry
+        if node.name == "footer" and stretch % 2 == 0:
+            stretch += 1
+            stack.append(None)
+        another = another or node.name == "li" or (node.name == "article" and articles > 0)
+        byline = byline or bool(DRUPAL_BYLINE & _classes(node))
+        places[id(node)] = _Place(stretch, another, byline)
+        articles += node.name == "article"
+        stack.extend((child, another, articles, byline) for child in reversed(node.contents) if isinstance(child, Tag))
+    return places
+
+
 def _page_dates(markup: list[str], body: Tag) -> _PageDates:
     """``markup`` (the head's dates) and the date elements of ``body``, which is already without
-    the blocks about other pages, so these are the article's own."""
+    the blocks about other pages, so these are the article's own, or its own footer's.
+
+    A machine-readable date is the markup's, unless another item's (not read) or a footer's, which is a
+    date line: Drupal prints a comment's ``dc:created`` in its byline outside any "comment" wrapper, as
+    it does the node's in its ``node__meta`` footer. Date lines are read in the stretches of the page
+    between its footers (:class:`_Place`), top down, and in each the machine-readable dates, then
+    ``<time>``, then the date classes: a footer's count only when nothing above it dates the page. The
+    byline is printed in the article's header or top (Drupal's ``node__meta`` footer itself is); a footer
+    below it holds a "read also" list, an edit's date or a comment's byline, and its ``<time>``, read
+    before every date class, beat the byline above it."""
     marked: list[tuple[str, Tag | None]] = [(raw, None) for raw in markup]
-    marked += [(node.get("content") or node.get("datetime") or _text(node), node)
-               for node in body.find_all(_states_publication)]
-    tiers: dict[_DateTier, list[tuple[str, Tag]]] = {"line": [], "update": []}
+    places = _places(body)
+    lines: list[tuple[tuple[int, int], str, Tag]] = []  # (stretch, kind), raw, element
+    updates: list[tuple[str, Tag]] = []
     seen: set[int] = set()
+    for node in body.find_all(_states_publication):
+        raw, place = node.get("content") or node.get("datetime") or _text(node), places[id(node)]
+        if place.another_items or place.stretch % 2:
+            seen.add(id(node))
+            if not place.another_items:
+                lines.append(((place.stretch, 0), raw, node))
+        else:
+            marked.append((raw, node))
     for node in body.find_all("time"):
+        if id(node) in seen:
+            continue
         seen.add(id(node))
-        tiers["update" if _date_tier(node) == "update" else "line"].append((node.get("datetime") or _text(node), node))
+        raw = node.get("datetime") or _text(node)
+        if _date_tier(node) == "update":
+            updates.append((raw, node))
+        else:
+            lines.append(((places[id(node)].stretch, 1), raw, node))
     for node in body.find_all(class_=True):
         tier = _date_tier(node) if id(node) not in seen else None
-        if tier is not None:
-            tiers[tier].append((_text(node), node))
-    return _PageDates(marked, tiers["line"], tiers["update"])
+        if tier == "update":
+            updates.append((_text(node), node))
+        elif tier == "line":
+            lines.append(((places[id(node)].stretch, 2), _text(node), node))
+    lines.sort(key=lambda line: line[0])  # stable: page order within a stretch and kind
+    return _PageDates(marked, [(raw, node) for _, raw, node in lines], updates,
+                      frozenset(id(node) for _, _, node in lines if places[id(node)].drupal_byline))
+
+
+#: A numeric day/month/year whose first two numbers may each be the month ("06/07/2016").
+_TWO_WAY = re.compile(r"(?<!\d)(0?[1-9]|1[0-2])([-/.])(0?[1-9]|1[0-2])(?=[-/.]\d{4}(?!\d))")
+
+
+def _swapped(m: re.Match[str]) -> str:
+    """A :data:`_TWO_WAY` match with its two first numbers swapped."""
+    return m[0] if int(m[1]) == int(m[3]) else m[3] + m[2] + m[1]
+
+
+def _read_line(raw: str, now: datetime, *, in_drupal_byline: bool) -> ParsedDate:
+    """A date line's reading, but none for a Drupal byline's numeric date that reads as another day with
+    its day and month swapped ("Submitted by admin on 06/07/2016 - 10:30"): Drupal's default format is
+    the US ``m/d/Y`` (7 June) and :func:`parse_published` reads day first (6 July), as Arabic pages write
+    it, unless a weekday beside it fits one reading only; a site may set either. An undated page is kept
+    (and flagged) by the date window, one dated a month off may fall outside it; an RDFa or
+    ``<time datetime>`` beside it states the day. Nor for a line of a Drupal byline longer than a date line
+    (:data:`DATE_LINE_CHARS`), which holds more than the byline: read in full, every block of a page of
+    3,000 nested byline blocks that read two ways would be parsed twice (190 s)."""
+    if in_drupal_byline and len(raw) > DATE_LINE_CHARS:
+        return ParsedDate(None, raw, "unparsed")
+    parsed = parse_published(raw, now=now)
+    if in_drupal_byline and parsed.kind in EXACT_KINDS:
+        text = normalize(raw)
+        swapped = _TWO_WAY.sub(_swapped, text)
+        if swapped != text and parse_published(swapped, now=now).date != parsed.date:
+            return ParsedDate(None, raw, "unparsed")
+    return parsed
 
 
 def _text_left(node: PageElement, budget: int) -> int | None:
@@ -347,7 +463,7 @@ def _preferred(pairs: Sequence[tuple[str, Tag | None]], now: datetime) -> _Dated
 def _published(dates: _PageDates, now: datetime | None) -> tuple[str | None, date | None]:
     """The candidate that states the article's date, and that date: the markup's (its first exact
     date, else its first relative one), else the first date line that reads as a date (relative ones
-    counted from ``now``), else an update's, when nothing else dates the page.
+    counted from ``now``; :func:`_read_line`), else an update's, when nothing else dates the page.
 
     A relative stamp gives way only to an exact date printed in its own date line (:class:`_DateLine`)
     that agrees with it (:func:`_agrees`): "منذ 9 سنوات" counted from a fetch years later is rough where
@@ -358,12 +474,16 @@ def _published(dates: _PageDates, now: datetime | None) -> tuple[str | None, dat
     markup = [(raw, node) for raw, node in dates.markup if raw]
     lines = [(raw, node) for raw, node in dates.lines if raw]
     updates = [(raw, node) for raw, node in dates.updates if raw]
+
+    def read(raw: str, node: Tag) -> ParsedDate:
+        return _read_line(raw, anchor, in_drupal_byline=id(node) in dates.in_drupal_byline)
+
     chosen = _preferred(markup, anchor) or next(
-        ((raw, node, parsed) for raw, node in lines if (parsed := parse_published(raw, now=anchor)).date), None)
+        ((raw, node, parsed) for raw, node in lines if (parsed := read(raw, node)).date), None)
     if chosen is not None and chosen[1] is not None and chosen[2].kind not in EXACT_KINDS:
         stamp, day = chosen[1], chosen[2].date
         line = _DateLine(stamp)
-        held = ((raw, node, parse_published(raw, now=anchor)) for raw, node in lines
+        held = ((raw, node, read(raw, node)) for raw, node in lines
                 if node is not stamp and line.holds(node))
         chosen = next((c for c in held if c[2].kind in EXACT_KINDS and _agrees(c[2].date, day, anchor)), chosen)
     chosen = chosen or _preferred(updates, anchor)
@@ -479,9 +599,9 @@ def _main_paragraphs(body: Tag, title: str | None) -> list[str]:
     return kept
 
 
-def _drop_boilerplate(body: Tag, words_of: re.Pattern[str]) -> None:
-    """Remove the blocks whose class/id words match ``words_of``, top down: a removed block's
-    descendants are never visited.
+def _drop_boilerplate(body: Tag, words_of: re.Pattern[str], classes: frozenset[str] = frozenset()) -> None:
+    """Remove the blocks whose class/id words match ``words_of`` or that have a class in ``classes``
+    (:func:`_is_boilerplate`), top down: a removed block's descendants are never visited.
 
     (Asking each node ``decomposed`` instead made bs4 search the node's subtree for a
     ``<_decomposed>`` tag: 9.8 s for 5,000 nested ``<div>``s, 152 s for 20,000.)"""
@@ -490,7 +610,7 @@ def _drop_boilerplate(body: Tag, words_of: re.Pattern[str]) -> None:
         for child in list(stack.pop().children):
             if not isinstance(child, Tag):
                 continue
-            if _is_boilerplate(child, words_of):
+            if _is_boilerplate(child, words_of, classes):
                 child.decompose()
             else:
                 stack.append(child)
@@ -507,11 +627,11 @@ def extract_article(html: str | bytes, *, now: datetime | None = None) -> Extrac
     body = soup.body or soup
     for node in body.find_all(DROP_TAGS):
         # an article's own <header> / <footer> holds its title and byline: kept until its date is read
-        if node.name not in BYLINE_TAGS or node.find_parent(ARTICLE_TAGS) is None:
+        if node.name not in BYLINE_TAGS or node.find_parent(BYLINE_TAGS[node.name]) is None:
             node.decompose()
     _drop_boilerplate(body, OTHER_PAGES)
     published_raw, published = _published(_page_dates(markup_dates, body), now)
-    for node in body.find_all(BYLINE_TAGS):
+    for node in body.find_all(list(BYLINE_TAGS)):
         node.decompose()
-    _drop_boilerplate(body, DATE_LINE)
+    _drop_boilerplate(body, DATE_LINE, CMS_DATE_LINE)
     return ExtractedArticle(title, published_raw, published, _main_paragraphs(body, title))

@@ -204,3 +204,17 @@ def test_a_drupal_node_page_is_dated_by_its_created_field_and_its_byline_is_not_
     article = extract_article(page)
     assert article.published_date == date(2016, 5, 3) and article.paragraphs == STORY
     assert article.title == "الصحة تنفي إغلاق المدارس"
+
+
+@pytest.mark.parametrize("byline", [
+    '<dl class="article-info"><dd class="createdby">كتبه سلمى</dd><dd class="create">أنشئ يوم الجمعة، 17 حزيران 2016 10:30'
+    "</dd></dl>",
+    '<div class="node__submitted">نشره محرر الموقع في الجمعة 17 يونيو 2016</div>',
+    '<div class="submitted">أرسلته سلمى يوم 17 يونيو 2016 - 10:30</div>',
+], ids=["joomla-create", "drupal8-node-submitted", "drupal7-submitted"])
+def test_a_cms_byline_dates_the_article_and_is_not_its_text(byline: str) -> None:
+    # since 31725d3 these date the page, but the Joomla create line and the Drupal byline beside the story's <p>s
+    # stayed its first paragraph, where the other date lines ("post-date", "meta") are dropped
+    body = "".join(f"<p>{p}</p>" for p in STORY)
+    article = extract_article(f"<html><body><article><h1>عنوان</h1>{byline}{body}</article></body></html>")
+    assert article.published_date == date(2016, 6, 17) and article.paragraphs == STORY
