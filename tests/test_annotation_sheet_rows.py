@@ -104,6 +104,21 @@ def test_two_claims_of_one_text_one_reworded_after_the_export_still_read(warehou
     assert len(read) == len(rows)
 
 
+def test_a_claim_reworded_to_a_third_claims_text_after_the_export_still_reads(warehouse: Warehouse, tmp_path: Path) -> None:
+    add_claims(warehouse, 3, 1)
+    ids = [r["claim_id"] for r in warehouse.query("SELECT claim_id FROM claims ORDER BY claim_id")]
+    warehouse.con.execute("UPDATE claims SET cleaned_text = 'وفاة الفنان عادل إمام' WHERE claim_id <> ?", [ids[0]])
+    done = export_round(warehouse, "pilot", AnnotationSettings(), tmp_path / "tasks", size=3)
+    with (done.directory / "ann-1.csv").open(encoding="utf-8", newline="") as fh:
+        rows = [{**r, "label": "agree"} for r in csv.DictReader(fh)]
+    # the same rumour as the first claim, a reviewer says: the second takes its text; its row shows the old one,
+    # which the third claim's row shows too
+    warehouse.con.execute("UPDATE claims SET cleaned_text = (SELECT cleaned_text FROM claims WHERE claim_id = ?) "
+                          "WHERE claim_id = ?", [ids[0], ids[1]])
+    read = parse_csv(_write(tmp_path / "labelled.csv", rows), pairs=partial(store.pair_tasks, warehouse))
+    assert len(read) == len(rows)  # it was: the second claim's row refused as showing the third's text
+
+
 def test_sheets_as_exported_or_without_the_id_columns_read_back(warehouse: Warehouse, tmp_path: Path) -> None:
     rows = _exported_sheet(warehouse, tmp_path)
     lookup = partial(store.pair_tasks, warehouse)

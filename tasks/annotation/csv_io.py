@@ -307,8 +307,12 @@ class ShownPairs:
     def __init__(self, stored: Mapping[str, Mapping[str, Any]], sheet: Iterable[Mapping[str, str]]) -> None:
         """``stored``: the pairs the ``sheet``'s rows (every row's cells, filled in or not) name."""
         self.stored = stored
-        #: each text column's texts as the sheet shows them, on any of its rows
-        self._on_sheet = {c: {_shown_text(cells[c]) for cells in sheet if cells.get(c)} for c in WEB_TEXT_COLUMNS}
+        #: each text column's texts as the sheet shows them on the rows of each pair
+        self._shown: dict[str, dict[str, set[str]]] = {c: {} for c in WEB_TEXT_COLUMNS}
+        for cells in sheet:
+            for column in WEB_TEXT_COLUMNS:
+                if cells.get(column):
+                    self._shown[column].setdefault(cells.get("pair_id", ""), set()).add(_shown_text(cells[column]))
         #: each text column's shown texts (as written on a sheet, apostrophes or not) -> the pairs that hold it
         self._holders: dict[str, dict[str, set[str]]] = {c: {} for c in WEB_TEXT_COLUMNS}
         for pair_id, pair in stored.items():
@@ -320,21 +324,21 @@ class ShownPairs:
 
     def _moved(self, column: str, cell: str, pair_id: str) -> bool:
         """Whether ``cell`` of a text ``column`` shows another of the sheet's pairs' text, not ``pair_id``'s,
-        while ``pair_id``'s own stands on another row: the cells of the column changed rows."""
+        while that pair's own row shows something else: the cells of the column changed rows."""
         holders = self._holders[column].get(_shown_text(cell), set())
-        own = str(self.stored[pair_id][column] or "")
-        return (bool(holders) and pair_id not in holders
-                and not self._on_sheet[column].isdisjoint({_shown_text(own), _shown_text(inert_cell(own))}))
+        if not holders or pair_id in holders:
+            return False
+        return any(self._shown[column].get(holder, set()) - {_shown_text(cell)} for holder in holders)
 
     def problem(self, where: str, pair_id: str, cells: Mapping[str, str]) -> str | None:
         """Why the row named ``where`` shows another pair than ``pair_id``, or None. Its claim_id and
         article_id must be the pair's; those alike, none of its claim and article text and URLs
         (:data:`WEB_TEXT_COLUMNS`), read by whoever labelled or decided on the row, may be another
-        pair's of the sheet while its own stands on another row, as after a column sorted on its own.
-        A text that is no pair's of the sheet, or another's while the pair's own is on no row, is not
-        held against the row: the claim's text may have changed since the sheet was written (a
-        reviewer's override, a re-run of the cleaning; two claims of one text, one of them reworded),
-        or the cell been edited. A cell left empty, or a column the row or the pair lacks, is not
+        pair's of the sheet while that pair's own row shows something else, as after a column sorted
+        on its own. A text that is no pair's of the sheet, or another's whose own row shows it too, is
+        not held against the row: the claim's text may have changed since the sheet was written (a
+        reviewer's override, a re-run of the cleaning; two claims of one text, one of them reworded
+        to a third's), or the cell been edited. A cell left empty, or a column the row or the pair lacks, is not
         compared: a sheet made by hand is read on its pair_ids."""
         pair = self.stored.get(pair_id, {})
         stored = {c: str(pair[c] or "") for c in (*PAIR_KEY_COLUMNS, *WEB_TEXT_COLUMNS) if c in pair and cells.get(c)}
