@@ -71,6 +71,9 @@ DATE_LINE = re.compile(r"\b(meta|date|byline|author|write by|writer)\b", re.IGNO
 #: ``node__submitted`` and field--node--created.html.twig ``field--name-created``), whole class names: the
 #: words alone name other things ("user-submitted-photo", "created-by").
 DRUPAL_BYLINE = frozenset({"submitted", "node__submitted", "field--name-created"})
+#: The classes of a Drupal 8+ node's own byline (classy's ``<footer class="node__meta">``), which a comment's
+#: byline ("submitted" in its own footer) does not have.
+NODE_BYLINE = frozenset({"node__meta", "node__submitted", "field--name-created"})
 #: The CMS classes that name a date line, Drupal's and Joomla's ``<dd class="create">`` (not its author's
 #: ``createdby``): date lines like "post-date", and text of no paragraph.
 CMS_DATE_LINE = DRUPAL_BYLINE | {"create"}
@@ -265,11 +268,10 @@ def _states_publication(node: Tag) -> bool:
 
 
 class _Place(NamedTuple):
-    """Where an element is printed. ``stretch`` counts the stretches between the article's own
-    ``<footer>``s (the site's are gone by now): 0 above the first footer, 1 inside it, 2 between it and
-    the next one, and so on; a footer's is odd."""
+    """Where an element is printed."""
 
-    stretch: int
+    #: inside (or is) one of the article's own ``<footer>``s (the site's are gone by now)
+    in_footer: bool
     #: inside a list item (another story) or an ``<article>`` inside another (a comment, a teaser: a node
     #: of its own)
     another_items: bool
@@ -281,24 +283,18 @@ def _places(body: Tag) -> dict[int, _Place]:
     """The :class:`_Place` of every element of ``body``, by id, in one walk down the page with its own
     stack (asking each date element about its ancestors was quadratic in nested ones)."""
     places: dict[int, _Place] = {}
-    stretch = 0
-    # an element, whether it is inside another item, the articles around it, whether in a Drupal byline;
-    # None: the end of a footer
-    stack: list[tuple[Tag, bool, int, bool] | None] = [(body, False, 0, False)]
+    # an element, whether it is inside a footer, inside another item, the articles around it, in a Drupal byline
+    stack: list[tuple[Tag, bool, bool, int, bool]] = [(body, False, False, 0, False)]
     while stack:
-        entry = stack.pop()
-        if entry is None:
-            stretch += 1
-            continue
-        node, another, articles, byline = entry
-        if node.name == "footer" and stretch % 2 == 0:
-            stretch += 1
-            stack.append(None)
+        node, footer, another, articles, byline = stack.pop()
+        # Drupal 8's node__meta footer is the node's own byline, printed at its top: not read as a footer
+        footer = (footer or node.name == "footer") and not NODE_BYLINE & _classes(node)
         another = another or node.name == "li" or (node.name == "article" and articles > 0)
         byline = byline or bool(DRUPAL_BYLINE & _classes(node))
-        places[id(node)] = _Place(stretch, another, byline)
+        places[id(node)] = _Place(footer, another, byline)
         articles += node.name == "article"
-        stack.extend((child, another, articles, byline) for child in reversed(node.contents) if isinstance(child, Tag))
+        stack.extend((child, footer, another, articles, byline) for child in reversed(node.contents)
+                     if isinstance(child, Tag))
     return places
 
 
@@ -306,25 +302,27 @@ def _page_dates(markup: list[str], body: Tag) -> _PageDates:
     """``markup`` (the head's dates) and the date elements of ``body``, which is already without
     the blocks about other pages, so these are the article's own, or its own footer's.
 
-    A machine-readable date is the markup's, unless another item's (not read) or a footer's, which is a
-    date line: Drupal prints a comment's ``dc:created`` in its byline outside any "comment" wrapper, as
-    it does the node's in its ``node__meta`` footer. Date lines are read in the stretches of the page
-    between its footers (:class:`_Place`), top down, and in each the machine-readable dates, then
-    ``<time>``, then the date classes: a footer's count only when nothing above it dates the page. The
-    byline is printed in the article's header or top (Drupal's ``node__meta`` footer itself is); a footer
-    below it holds a "read also" list, an edit's date or a comment's byline, and its ``<time>``, read
-    before every date class, beat the byline above it."""
+    A machine-readable date is the markup's, unless a footer's (then a date line, ahead of the ``<time>``
+    and class lines beside it) or another item's (a list item, a nested article: a date line after them,
+    which dates a page holding its one story in a list item, not one with teasers in a list). Drupal prints
+    a comment's ``dc:created`` in its byline outside any "comment" wrapper. Date lines are read outside
+    every footer first, then in the footers (:class:`_Place`), each part top down with its machine-readable
+    dates and Drupal's node byline, then ``<time>``, then the date classes: a footer dates the page only
+    when nothing outside the footers does. Footers hold a "read also" list, an edit's date, a comment's
+    byline, a photo's credit, or the footers of teasers printed above the story, whose ``<time>``, read
+    before every date class, beat the story's byline; the byline a footer holds (WordPress'
+    ``entry-footer``) dates a page that has no other, and Drupal 8's ``node__meta`` footer, the node's own
+    byline at its top, is read as no footer."""
     marked: list[tuple[str, Tag | None]] = [(raw, None) for raw in markup]
     places = _places(body)
-    lines: list[tuple[tuple[int, int], str, Tag]] = []  # (stretch, kind), raw, element
+    lines: list[tuple[tuple[bool, int], str, Tag]] = []  # (in a footer, kind), raw, element
     updates: list[tuple[str, Tag]] = []
     seen: set[int] = set()
     for node in body.find_all(_states_publication):
         raw, place = node.get("content") or node.get("datetime") or _text(node), places[id(node)]
-        if place.another_items or place.stretch % 2:
-            seen.add(id(node))
-            if not place.another_items:
-                lines.append(((place.stretch, 0), raw, node))
+        if place.another_items or place.in_footer:
+            seen.add(id(node))  # another item's: after the lines of its part (a teaser's, or the one story's)
+            lines.append(((place.in_footer, 3 if place.another_items else 0), raw, node))
         else:
             marked.append((raw, node))
     for node in body.find_all("time"):
@@ -335,14 +333,15 @@ def _page_dates(markup: list[str], body: Tag) -> _PageDates:
         if _date_tier(node) == "update":
             updates.append((raw, node))
         else:
-            lines.append(((places[id(node)].stretch, 1), raw, node))
+            lines.append(((places[id(node)].in_footer, 1), raw, node))
     for node in body.find_all(class_=True):
         tier = _date_tier(node) if id(node) not in seen else None
         if tier == "update":
             updates.append((_text(node), node))
-        elif tier == "line":
-            lines.append(((places[id(node)].stretch, 2), _text(node), node))
-    lines.sort(key=lambda line: line[0])  # stable: page order within a stretch and kind
+        elif tier == "line":  # a CMS's byline of the node names its date: ahead of a <time> in its part
+            place = places[id(node)]
+            lines.append(((place.in_footer, 0 if place.drupal_byline else 2), _text(node), node))
+    lines.sort(key=lambda line: line[0])  # stable: page order within a part and kind
     return _PageDates(marked, [(raw, node) for _, raw, node in lines], updates,
                       frozenset(id(node) for _, _, node in lines if places[id(node)].drupal_byline))
 

@@ -292,3 +292,29 @@ def test_nested_drupal_byline_blocks_are_read_no_further_than_a_date_line() -> N
     page = '<div class="submitted">06/07/2016 ' * depth + "</div>" * depth + f"<p>{STORY}</p>"
     article = extract_article(_page(page), now=CAPTURED)
     assert article.published_date is None and article.paragraphs == [STORY]
+
+
+STORY_DATE = '<div class="story-date">الأربعاء 6 يوليو 2016</div>'
+
+
+@pytest.mark.parametrize(("page", "day"), [
+    # teasers above the story, each with its footer's <time> (it was dated 2024-11-30)
+    ('<section class="top-stories"><article class="teaser"><h3>خبر</h3><footer><time datetime="2024-11-30">أمس</time>'
+     f'</footer></article></section><main><article class="story"><h1>عنوان الخبر</h1>{STORY_DATE}<p>{STORY}</p>'
+     '</article></main>', date(2016, 7, 6)),
+    # a photo credit's date in a figure's footer (2010-01-01)
+    ('<article><h1>عنوان الخبر</h1><figure><img src="x"><footer class="credit">تصوير: <time datetime="2010-01-01">2010'
+     f'</time></footer></figure><span class="date">6 يوليو 2016</span><p>{STORY}</p></article>', date(2016, 7, 6)),
+    # the one story printed in a list item, dated by its microdata only (undated)
+    ('<ul class="list"><li class="item"><h1>عنوان الخبر</h1><time itemprop="datePublished" '
+     f'datetime="2016-07-06T10:00:00+03:00">6 يوليو 2016</time><div class="body"><p>{STORY}</p></div></li></ul>',
+     date(2016, 7, 6)),
+    ('<ol><li><h1>عنوان الخبر</h1><span itemprop="datePublished" content="2016-07-06">نشر في 2016</span>'
+     f'<div><p>{STORY}</p></div></li></ol>', date(2016, 7, 6)),
+    # a theme that wraps the page in an <article> around the story's (undated)
+    ('<article class="page-wrap"><article class="news" itemscope><h1>عنوان الخبر</h1><span itemprop="datePublished" '
+     f'content="2016-07-06">الأربعاء 6 يوليو 2016</span><div class="text"><p>{STORY}</p></div></article></article>',
+     date(2016, 7, 6)),
+], ids=["teasers-above", "figure-credit", "li-story-time", "li-story-span", "nested-article"])
+def test_a_footer_outside_the_story_or_a_story_in_a_list_item_dates_the_page_as_before(page: str, day: date) -> None:
+    assert _dated(page)[0] == day
