@@ -311,7 +311,10 @@ def answer_gist(response: httpx.Response, secrets: Iterable[str | SecretStr]) ->
     portal's page may quote the request URL, which holds the key for some APIs, and a key cut in
     two would no longer be found whole.
     """
-    text = _redacted_page(_page_text(response), secrets)[:GIST_SCAN_CHARS]
+    # cut (with room for a key across the cut) before the key's runs are masked: a pass per run over the page
+    plain = [_plain(secret) for secret in secrets]
+    longest = max(map(len, plain), default=0)
+    text = _redacted_page(_page_text(response)[:GIST_SCAN_CHARS + 8 * longest], plain)[:GIST_SCAN_CHARS]
     title = _TITLE.search(text)
     words = " ".join((title.group(1) if title else _TAG.sub(" ", _UNSEEN.sub(" ", text))).split())
     if len(words) > GIST_CHARS:
