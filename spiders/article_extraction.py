@@ -11,8 +11,8 @@ not counting, and keep the paragraphs inside the best-scoring element, the headl
 Dates come from the page's machine-readable markup first (meta tags, JSON-LD,
 ``itemprop="datePublished"``, Drupal's RDFa ``property="dc:date dc:created"`` of the node itself), then
 from ``<time>`` elements and the visible date line (Drupal's ``field--name-created`` / ``submitted``,
-Joomla's ``create``), those of the article's own ``<footer>`` counting only when nothing above it dates
-the page (a "read also" list, an edit's date, a comment's byline are printed there), and last
+Joomla's ``create``), those of the article's own ``<footer>``s counting only when nothing outside them
+dates the page (a "read also" list, an edit's date, a comment's byline are printed there), and last
 from an update's date line ("updated", "modified-date", ``itemprop="dateModified"``), which dates a
 page only when nothing else does. A Drupal byline's numeric date that reads as two days, its US
 ``m/d/Y`` or day first, with no weekday to tell them apart, dates nothing. A modification date

@@ -10,9 +10,10 @@ the pair's gold label, and ``annotate status`` reports the discussions per round
 A row is the pair it shows: where a spreadsheet turned its pair_id into a number
 (``0123456789012345`` saved as ``1.23457E+14``), the pair its claim_id and article_id name, as on
 a task sheet (:func:`tasks.annotation.csv_io.recovered_pair_ids`); a problem names the row as the
-spreadsheet numbers it (the header is row 1) and its pair. A filled-in row whose claim_id,
-article_id, claim or article is not its pair's (one column sorted on its own: the decision was
-taken reading another pair) is refused (:class:`tasks.annotation.csv_io.ShownPairs`).
+spreadsheet numbers it (the header is row 1) and its pair. A filled-in row whose claim_id or
+article_id is not its pair's, or whose claim or article is another pair's of the sheet (one column
+sorted on its own: the decision was taken reading another pair), is refused
+(:class:`tasks.annotation.csv_io.ShownPairs`).
 
 Writing the sheet again (after more labels came in) keeps whatever was already filled in, so a
 sheet that cannot be read back (saved by a spreadsheet in another encoding or with ``;`` between
