@@ -286,13 +286,10 @@ def _shown_text(text: str) -> str:
     return " ".join(text.split()).removeprefix("'")[:SHOWN_TEXT_COMPARED]
 
 
-def _shows(column: str, cell: str, stored: str) -> bool:
-    """Whether a sheet's ``cell`` of ``column`` can be the pair's ``stored`` value: an id the same
-    (one a spreadsheet takes for a number is not compared: it may be saved rewritten), a text the
-    same as written on the sheet, whether the spreadsheet kept the apostrophes put in it or not."""
-    if column in PAIR_KEY_COLUMNS:
-        return cell == stored or _read_as_number(stored)
-    return _shown_text(cell) in (_shown_text(stored), _shown_text(inert_cell(stored)))
+def _shows_id(cell: str, stored: str) -> bool:
+    """Whether a sheet's id ``cell`` can be the pair's ``stored`` id: the same, or one a spreadsheet
+    takes for a number (not compared: it may be saved rewritten)."""
+    return cell == stored or _read_as_number(stored)
 
 
 def _quoted(text: str) -> str:
@@ -338,11 +335,11 @@ class ShownPairs:
         on its own. A text that is no pair's of the sheet, or another's whose own row shows it too, is
         not held against the row: the claim's text may have changed since the sheet was written (a
         reviewer's override, a re-run of the cleaning; two claims of one text, one of them reworded
-        to a third's), or the cell been edited. A cell left empty, or a column the row or the pair lacks, is not
-        compared: a sheet made by hand is read on its pair_ids."""
+        to a third's), or the cell been edited. A cell left empty, or a column the row or the pair
+        lacks, is not compared: a sheet made by hand is read on its pair_ids."""
         pair = self.stored.get(pair_id, {})
         stored = {c: str(pair[c] or "") for c in (*PAIR_KEY_COLUMNS, *WEB_TEXT_COLUMNS) if c in pair and cells.get(c)}
-        ids = [c for c in PAIR_KEY_COLUMNS if c in stored and not _shows(c, cells[c], stored[c])]
+        ids = [c for c in PAIR_KEY_COLUMNS if c in stored and not _shows_id(cells[c], stored[c])]
         wrong = ids or [c for c in WEB_TEXT_COLUMNS if c in stored and self._moved(c, cells[c], pair_id)]
         if not wrong:
             return None
